@@ -1,0 +1,88 @@
+// Micro-benchmarks: pi and triad per CPU backend per thread count, registered dynamically
+// from the runtime registry so every backend of this build is measured in the same process.
+//
+//   build/release/bench/parlab_bench --benchmark_filter='pi/' --benchmark_repetitions=5
+//
+// Counters: samples_per_second (pi), bytes_per_second (triad, BabelStream's byte count).
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <string>
+#include <thread>
+
+#include "core/kernels.hpp"
+#include "experiments/backends.hpp"
+
+namespace {
+
+using namespace parlab;
+
+void run_workload(benchmark::State& state, const BackendEntry& backend, Problem problem) {
+  std::unique_ptr<Workload> w;
+  try {
+    w = backend.make(problem);
+    w->run();  // warm-up: first touch, thread start, caches
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  for (auto _ : state) {
+    w->run();
+  }
+  const Validation v = w->validate();
+  if (!v.pass) {
+    state.SkipWithError(("validation failed: " + v.detail).c_str());
+    return;
+  }
+  const WorkCount work = w->work();
+  const auto iters = static_cast<double>(state.iterations());
+  if (work.samples > 0) {
+    state.counters["samples_per_second"] = benchmark::Counter(work.samples * iters, benchmark::Counter::kIsRate);
+  }
+  if (work.bytes > 0) state.SetBytesProcessed(static_cast<std::int64_t>(work.bytes * iters));
+  if (v.hits) state.counters["hits"] = static_cast<double>(*v.hits);
+}
+
+std::vector<int> thread_counts() {
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<int> t;
+  for (int n = 1; n < hw; n *= 2) t.push_back(n);
+  t.push_back(hw);
+  return t;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  static const Registry registry = make_registry();
+  for (const auto& backend : registry.entries()) {
+    if (backend.kind != "cpu" || !backend.available) continue;
+    for (int threads : thread_counts()) {
+      if (backend.name == "serial" && threads != 1) continue;
+      Problem pi;
+      pi.kernel = "pi";
+      pi.precision = Precision::i32;
+      pi.size = std::uint64_t{1} << 28;
+      pi.seed = 42;
+      pi.threads = threads;
+      benchmark::RegisterBenchmark(("pi/" + backend.name + "/threads:" + std::to_string(threads)).c_str(),
+                                   [&backend, pi](benchmark::State& s) { run_workload(s, backend, pi); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+      Problem triad;
+      triad.kernel = "triad";
+      triad.precision = Precision::f64;
+      triad.size = std::uint64_t{1} << 25;
+      triad.threads = threads;
+      benchmark::RegisterBenchmark(("triad/" + backend.name + "/threads:" + std::to_string(threads)).c_str(),
+                                   [&backend, triad](benchmark::State& s) { run_workload(s, backend, triad); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime();
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

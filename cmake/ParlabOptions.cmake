@@ -1,0 +1,45 @@
+# Compile flags shared by every target: warnings, reproducible floating point, CPU tuning and
+# sanitizers. Applied with add_compile_options so that every part (and the tests) agree.
+
+# Warnings. Third-party headers come in as SYSTEM includes, so -Werror only judges our code.
+if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Wall;-Wextra;-Wpedantic;-Wshadow;-Wnon-virtual-dtor>")
+  if(PARLAB_WERROR)
+    add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Werror>")
+  endif()
+  # No fused multiply-add contraction: a*b+c must round twice everywhere, or the same kernel
+  # inlined in two places could give two different bit patterns (DESIGN.md, deterministic dot).
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>")
+endif()
+
+if(PARLAB_NATIVE)
+  include(CheckCXXCompilerFlag)
+  check_cxx_compiler_flag("-march=native" PARLAB_HAS_MARCH_NATIVE)
+  if(PARLAB_HAS_MARCH_NATIVE)
+    add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-march=native>")
+  endif()
+endif()
+
+string(TOLOWER "${PARLAB_SANITIZE}" PARLAB_SANITIZE)
+if(PARLAB_SANITIZE STREQUAL "")
+  set(PARLAB_SANITIZE_LABEL "none")
+elseif(PARLAB_SANITIZE STREQUAL "thread")
+  set(PARLAB_SANITIZE_LABEL "ThreadSanitizer")
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=thread;-fno-omit-frame-pointer;-g>")
+  add_link_options(-fsanitize=thread)
+elseif(PARLAB_SANITIZE STREQUAL "address,undefined")
+  set(PARLAB_SANITIZE_LABEL "AddressSanitizer+UndefinedBehaviorSanitizer")
+  add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined;-fno-sanitize-recover=all;-fno-omit-frame-pointer;-g>")
+  add_link_options(-fsanitize=address,undefined -fno-sanitize-recover=all)
+else()
+  message(FATAL_ERROR "PARLAB_SANITIZE must be empty, 'thread' or 'address,undefined', got '${PARLAB_SANITIZE}'")
+endif()
+
+# The flags the results' context block records ("compiler and flags").
+string(TOUPPER "${CMAKE_BUILD_TYPE}" _bt)
+get_directory_property(_opts COMPILE_OPTIONS)
+string(REPLACE ";" " " _opts "${_opts}")
+string(REGEX REPLACE "\\$<\\$<COMPILE_LANGUAGE:CXX>:([^>]*)>" "\\1" _opts "${_opts}")
+string(REPLACE ";" " " _opts "${_opts}")
+set(PARLAB_CXX_FLAGS_SUMMARY "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${_bt}} ${_opts}")
+string(STRIP "${PARLAB_CXX_FLAGS_SUMMARY}" PARLAB_CXX_FLAGS_SUMMARY)

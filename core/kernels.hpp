@@ -1,0 +1,106 @@
+// Every CPU kernel written once, against the Executor interface. A backend only supplies the
+// executor; what runs on each index is identical, so results are too.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "executor.hpp"
+#include "pi.hpp"
+#include "stream.hpp"
+
+namespace parlab {
+
+// Grains: the smallest range a body is given. They bound scheduling overhead per chunk; they do
+// not affect results (integer sums, per-element writes, fixed dot blocks).
+inline constexpr Index kPiGrainPairs = Index{1} << 12;
+inline constexpr Index kArrayGrain = 1024;
+inline constexpr Index kTile2D = 64;      // add2d and matmul output tiles
+inline constexpr Index kMatmulKBlock = 256;
+
+// The canonical hit count of points [0, samples) for `seed`.
+inline std::uint64_t pi_hits(Executor& ex, std::uint64_t seed, std::uint64_t samples) {
+  const Index pairs = samples / 2;
+  std::uint64_t hits = ex.parallel_sum(
+      pairs, kPiGrainPairs, [seed](Index b, Index e) { return pi_hits_pairs(seed, b, e); });
+  if (samples & 1u) hits += pi_hits_points(seed, samples - 1, samples);
+  return hits;
+}
+
+// One STREAM array kernel over a, b, c of n elements (not dot).
+template <class T>
+inline void stream_run(Executor& ex, StreamKernel k, T* a, T* b, T* c, Index n) {
+  const T s = StreamInit<T>::scalar;
+  ex.parallel_for(n, kArrayGrain, [=](Index lo, Index hi) { stream_range(k, a, b, c, s, lo, hi); });
+}
+
+// The deterministic dot. `partials` is scratch of at least dot_block_count(n) elements, so the
+// timed region allocates nothing.
+template <class T>
+inline T stream_dot(Executor& ex, const T* a, const T* b, Index n, T* partials) {
+  const Index blocks = dot_block_count(n);
+  ex.parallel_for(blocks, 1, [=](Index lo, Index hi) {
+    for (Index blk = lo; blk < hi; ++blk) partials[blk] = dot_block(a, b, n, blk);
+  });
+  return dot_pairwise_inplace(partials, blocks);
+}
+
+// plus_one: y[i] = x[i] + 1 over int32.
+// PRECONDITION: no x[i] is INT32_MAX (signed overflow); see plus_one_init.
+inline void plus_one(Executor& ex, const std::int32_t* x, std::int32_t* y, Index n) {
+  ex.parallel_for(n, kArrayGrain, [=](Index lo, Index hi) {
+    for (Index i = lo; i < hi; ++i) y[i] = x[i] + 1;
+  });
+}
+
+inline std::int32_t plus_one_init(Index i) { return static_cast<std::int32_t>(i & 0x3fffffffu); }
+
+// add2d: res[y*nx + x] = a[..] + b[..] over an nx-by-ny float grid, cut into 2-D tiles.
+inline void add2d(Executor& ex, const float* a, const float* b, float* res, Index nx, Index ny) {
+  ex.parallel_for_2d(nx, ny, kTile2D, kTile2D, [=](const Tile2D& t) {
+    for (Index y = t.y0; y < t.y1; ++y) {
+      const Index row = y * nx;
+      for (Index x = t.x0; x < t.x1; ++x) res[row + x] = a[row + x] + b[row + x];
+    }
+  });
+}
+
+// Blocked matmul, C = A * B, all n-by-n row-major float. Each output tile accumulates over k
+// in ascending order, so every C element is the same sum, in the same order, as the naive
+// i-j-k loop: results are bit-identical across tilings and thread counts.
+inline void matmul_blocked(Executor& ex, const float* A, const float* B, float* C, Index n) {
+  ex.parallel_for_2d(n, n, kTile2D, kTile2D, [=](const Tile2D& t) {
+    for (Index i = t.y0; i < t.y1; ++i) {
+      for (Index j = t.x0; j < t.x1; ++j) C[i * n + j] = 0.0f;
+    }
+    for (Index kb = 0; kb < n; kb += kMatmulKBlock) {
+      const Index ke = kb + kMatmulKBlock < n ? kb + kMatmulKBlock : n;
+      for (Index i = t.y0; i < t.y1; ++i) {
+        float* crow = C + i * n;
+        for (Index k = kb; k < ke; ++k) {
+          const float aik = A[i * n + k];
+          const float* brow = B + k * n;
+          for (Index j = t.x0; j < t.x1; ++j) crow[j] += aik * brow[j];
+        }
+      }
+    }
+  });
+}
+
+// The reference the blocked kernel is tested against: the textbook triple loop.
+inline void matmul_naive(const float* A, const float* B, float* C, Index n) {
+  for (Index i = 0; i < n; ++i) {
+    for (Index j = 0; j < n; ++j) {
+      float sum = 0.0f;
+      for (Index k = 0; k < n; ++k) sum += A[i * n + k] * B[k * n + j];
+      C[i * n + j] = sum;
+    }
+  }
+}
+
+// Inputs for add2d and matmul: small exactly representable values, a pure function of the index.
+inline float seed_input(Index i, int which) {
+  return static_cast<float>(static_cast<int>((i * (2 * which + 3) + which) % 17) - 8) * 0.125f;
+}
+
+}  // namespace parlab

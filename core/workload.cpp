@@ -1,0 +1,413 @@
+#include "workload.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+#include "aligned_buffer.hpp"
+#include "kernels.hpp"
+
+namespace parlab {
+
+const char* to_string(Precision p) {
+  switch (p) {
+    case Precision::f32: return "float";
+    case Precision::f64: return "double";
+    case Precision::i32: return "int32";
+  }
+  return "double";
+}
+
+std::optional<Precision> precision_from_name(std::string_view name) {
+  if (name == "float" || name == "f32") return Precision::f32;
+  if (name == "double" || name == "f64") return Precision::f64;
+  if (name == "int32" || name == "i32") return Precision::i32;
+  return std::nullopt;
+}
+
+const std::vector<KernelSpec>& kernel_specs() {
+  static const std::vector<KernelSpec> specs = [] {
+    std::vector<KernelSpec> s;
+    s.push_back({"pi", KernelFamily::pi, {Precision::i32}, "samples"});
+    for (const auto& k : kStreamKernels) {
+      s.push_back({k.name, KernelFamily::stream, {Precision::f64, Precision::f32}, "elements"});
+    }
+    s.push_back({"plus_one", KernelFamily::seed, {Precision::i32}, "elements"});
+    s.push_back({"add2d", KernelFamily::seed, {Precision::f32}, "nx (grid nx-by-ny, square by default)"});
+    s.push_back({"matmul", KernelFamily::seed, {Precision::f32}, "n (n-by-n matrices)"});
+    return s;
+  }();
+  return specs;
+}
+
+const KernelSpec* find_kernel(std::string_view name) {
+  for (const auto& k : kernel_specs()) {
+    if (k.name == name) return &k;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> cpu_kernel_names() {
+  std::vector<std::string> names;
+  for (const auto& k : kernel_specs()) names.emplace_back(k.name);
+  return names;
+}
+
+namespace {
+
+// ---------------------------------------------------------------- pi
+class PiWorkload final : public Workload {
+ public:
+  PiWorkload(std::unique_ptr<Executor> ex, const Problem& p)
+      : ex_(std::move(ex)), seed_(p.seed), samples_(p.size) {}
+
+  void run() override {
+    const std::uint64_t hits = pi_hits(*ex_, seed_, samples_);
+    if (runs_ == 0) first_hits_ = hits;
+    if (hits != first_hits_) changed_ = true;  // must never happen: the count is a pure function
+    last_hits_ = hits;
+    ++runs_;
+  }
+
+  Validation validate() override {
+    Validation v;
+    if (runs_ == 0) {
+      v.pass = false;
+      v.detail = "never ran";
+      return v;
+    }
+    const PiCheck c = pi_check(last_hits_, samples_);
+    v.hits = last_hits_;
+    v.checksum = c.estimate;
+    v.pass = c.pass && !changed_;
+    std::ostringstream os;
+    if (changed_) os << "hit count changed between repetitions (" << first_hits_ << " then "
+                     << last_hits_ << "); ";
+    os << "hits " << last_hits_ << " of " << samples_ << ", " << c.sigmas << " sigma from N*pi/4";
+    if (!c.pass) os << " (beyond 3 sigma)";
+    v.detail = os.str();
+    return v;
+  }
+
+  WorkCount work() const override {
+    WorkCount w;
+    w.samples = static_cast<double>(samples_);
+    return w;
+  }
+
+ private:
+  std::unique_ptr<Executor> ex_;
+  std::uint64_t seed_, samples_;
+  std::uint64_t first_hits_ = 0, last_hits_ = 0;
+  std::uint64_t runs_ = 0;
+  bool changed_ = false;
+};
+
+// ---------------------------------------------------------------- STREAM
+template <class T>
+class StreamWorkload final : public Workload {
+ public:
+  StreamWorkload(std::unique_ptr<Executor> ex, StreamKernel k, std::uint64_t n)
+      : ex_(std::move(ex)), kernel_(k), n_(n), a_(n), b_(n), c_(n),
+        partials_(k == StreamKernel::dot ? dot_block_count(n) : 0) {
+    T* a = a_.data();
+    T* b = b_.data();
+    T* c = c_.data();
+    ex_->parallel_for(n_, kArrayGrain, [=](Index lo, Index hi) {
+      for (Index i = lo; i < hi; ++i) {
+        a[i] = StreamInit<T>::a;
+        b[i] = StreamInit<T>::b;
+        c[i] = StreamInit<T>::c;
+      }
+    });
+  }
+
+  void run() override {
+    if (kernel_ == StreamKernel::dot) {
+      const T sum = stream_dot(*ex_, a_.data(), b_.data(), n_, partials_.data());
+      if (runs_ > 0 && std::memcmp(&sum, &last_sum_, sizeof(T)) != 0) changed_ = true;
+      last_sum_ = sum;
+    } else {
+      stream_run(*ex_, kernel_, a_.data(), b_.data(), c_.data(), n_);
+    }
+    gold_.apply(kernel_);
+    ++runs_;
+  }
+
+  Validation validate() override {
+    Validation v;
+    const auto check = check_stream_arrays(a_.data(), b_.data(), c_.data(), n_, gold_);
+    v.pass = check.pass;
+    v.detail = check.detail;
+    if (kernel_ == StreamKernel::dot) {
+      v.checksum = static_cast<double>(last_sum_);
+      const double gold = static_cast<double>(gold_.dot(n_));
+      const double err = gold != 0 ? std::fabs((v.checksum - gold) / gold) : std::fabs(v.checksum);
+      std::ostringstream os;
+      os.precision(17);
+      if (err > dot_tolerance<T>()) {
+        v.pass = false;
+        os << "dot " << v.checksum << " differs from gold " << gold << " by relative " << err;
+      }
+      if (changed_) {
+        v.pass = false;
+        os << (os.tellp() > 0 ? "; " : "") << "dot changed between repetitions";
+      }
+      if (!os.str().empty()) v.detail += (v.detail.empty() ? "" : "; ") + os.str();
+    } else {
+      // A cheap fingerprint of the outputs: mean of each array's first and last element.
+      double sum = 0;
+      if (n_ > 0) {
+        sum = static_cast<double>(a_[0]) + static_cast<double>(b_[0]) + static_cast<double>(c_[0]) +
+              static_cast<double>(a_[n_ - 1]) + static_cast<double>(b_[n_ - 1]) +
+              static_cast<double>(c_[n_ - 1]);
+      }
+      v.checksum = sum;
+    }
+    if (v.pass && v.detail.empty()) v.detail = "matches BabelStream gold values";
+    return v;
+  }
+
+  WorkCount work() const override {
+    const auto& i = info(kernel_);
+    WorkCount w;
+    w.bytes = static_cast<double>(i.words) * sizeof(T) * static_cast<double>(n_);
+    w.flops = static_cast<double>(i.flops) * static_cast<double>(n_);
+    return w;
+  }
+
+ private:
+  std::unique_ptr<Executor> ex_;
+  StreamKernel kernel_;
+  std::uint64_t n_;
+  AlignedBuffer<T> a_, b_, c_, partials_;
+  StreamGold<T> gold_;
+  T last_sum_{};
+  std::uint64_t runs_ = 0;
+  bool changed_ = false;
+};
+
+// ---------------------------------------------------------------- plus_one
+class PlusOneWorkload final : public Workload {
+ public:
+  PlusOneWorkload(std::unique_ptr<Executor> ex, std::uint64_t n)
+      : ex_(std::move(ex)), n_(n), x_(n), y_(n) {
+    std::int32_t* x = x_.data();
+    std::int32_t* y = y_.data();
+    ex_->parallel_for(n_, kArrayGrain, [=](Index lo, Index hi) {
+      for (Index i = lo; i < hi; ++i) {
+        x[i] = plus_one_init(i);
+        y[i] = 0;
+      }
+    });
+  }
+  void run() override { plus_one(*ex_, x_.data(), y_.data(), n_); }
+  Validation validate() override {
+    Validation v;
+    double sum = 0;
+    for (std::uint64_t i = 0; i < n_; ++i) {
+      if (y_[i] != plus_one_init(i) + 1) {
+        v.pass = false;
+        v.detail = "y[" + std::to_string(i) + "] = " + std::to_string(y_[i]) + ", expected " +
+                   std::to_string(plus_one_init(i) + 1);
+        break;
+      }
+      sum += y_[i];
+    }
+    v.checksum = sum;
+    if (v.pass) v.detail = "every y[i] == x[i] + 1";
+    return v;
+  }
+  WorkCount work() const override {
+    WorkCount w;
+    w.bytes = 2.0 * sizeof(std::int32_t) * static_cast<double>(n_);
+    w.flops = static_cast<double>(n_);  // integer adds, counted as operations
+    return w;
+  }
+
+ private:
+  std::unique_ptr<Executor> ex_;
+  std::uint64_t n_;
+  AlignedBuffer<std::int32_t> x_, y_;
+};
+
+// ---------------------------------------------------------------- add2d
+class Add2dWorkload final : public Workload {
+ public:
+  Add2dWorkload(std::unique_ptr<Executor> ex, std::uint64_t nx, std::uint64_t ny)
+      : ex_(std::move(ex)), nx_(nx), ny_(ny), a_(checked_area(nx, ny)), b_(nx * ny), r_(nx * ny) {
+    float* a = a_.data();
+    float* b = b_.data();
+    float* r = r_.data();
+    ex_->parallel_for(nx_ * ny_, kArrayGrain, [=](Index lo, Index hi) {
+      for (Index i = lo; i < hi; ++i) {
+        a[i] = seed_input(i, 0);
+        b[i] = seed_input(i, 1);
+        r[i] = 0.0f;
+      }
+    });
+  }
+  static std::uint64_t checked_area(std::uint64_t nx, std::uint64_t ny) {
+    if (ny != 0 && nx > std::numeric_limits<std::uint64_t>::max() / ny) {
+      throw UsageError("add2d grid " + std::to_string(nx) + "x" + std::to_string(ny) + " is too large");
+    }
+    return nx * ny;
+  }
+  void run() override { add2d(*ex_, a_.data(), b_.data(), r_.data(), nx_, ny_); }
+  Validation validate() override {
+    Validation v;
+    double sum = 0;
+    for (std::uint64_t i = 0; i < nx_ * ny_; ++i) {
+      const float expect = seed_input(i, 0) + seed_input(i, 1);
+      if (r_[i] != expect) {
+        v.pass = false;
+        v.detail = "res at x=" + std::to_string(i % nx_) + ", y=" + std::to_string(i / nx_) +
+                   " differs from a+b";
+        break;
+      }
+      sum += r_[i];
+    }
+    v.checksum = sum;
+    if (v.pass) v.detail = "every res == a + b";
+    return v;
+  }
+  WorkCount work() const override {
+    WorkCount w;
+    w.bytes = 3.0 * sizeof(float) * static_cast<double>(nx_ * ny_);
+    w.flops = static_cast<double>(nx_ * ny_);
+    return w;
+  }
+
+ private:
+  std::unique_ptr<Executor> ex_;
+  std::uint64_t nx_, ny_;
+  AlignedBuffer<float> a_, b_, r_;
+};
+
+// ---------------------------------------------------------------- matmul
+class MatmulWorkload final : public Workload {
+ public:
+  MatmulWorkload(std::unique_ptr<Executor> ex, std::uint64_t n)
+      : ex_(std::move(ex)), n_(n), A_(Add2dWorkload::checked_area(n, n)), B_(n * n), C_(n * n) {
+    for (std::uint64_t i = 0; i < n_ * n_; ++i) {
+      A_[i] = seed_input(i, 2);
+      B_[i] = seed_input(i, 3);
+      C_[i] = 0.0f;
+    }
+  }
+  void run() override { matmul_blocked(*ex_, A_.data(), B_.data(), C_.data(), n_); }
+  Validation validate() override {
+    // Every C element must equal the naive k-ascending sum bit for bit (see matmul_blocked).
+    // Checking all n^2 of them costs O(n^3); a fixed sample of rows and columns costs O(n^2).
+    Validation v;
+    const std::uint64_t step = n_ <= 64 ? 1 : n_ / 61 + 1;
+    double sum = 0;
+    for (std::uint64_t i = 0; i < n_ && v.pass; i += step) {
+      for (std::uint64_t j = 0; j < n_; j += step) {
+        float expect = 0.0f;
+        for (std::uint64_t k = 0; k < n_; ++k) expect += A_[i * n_ + k] * B_[k * n_ + j];
+        if (C_[i * n_ + j] != expect) {
+          v.pass = false;
+          v.detail = "C[" + std::to_string(i) + "][" + std::to_string(j) + "] differs from the naive sum";
+          break;
+        }
+        sum += expect;
+      }
+    }
+    v.checksum = sum;
+    if (v.pass) v.detail = "sampled elements equal the naive k-ascending sum";
+    return v;
+  }
+  WorkCount work() const override {
+    WorkCount w;
+    const double n = static_cast<double>(n_);
+    w.bytes = 3.0 * sizeof(float) * n * n;  // compulsory traffic: read A and B, write C
+    w.flops = 2.0 * n * n * n;
+    return w;
+  }
+
+ private:
+  std::unique_ptr<Executor> ex_;
+  std::uint64_t n_;
+  AlignedBuffer<float> A_, B_, C_;
+};
+
+std::string accepted_precisions(const KernelSpec& spec) {
+  std::string s;
+  for (auto p : spec.precisions) s += std::string(s.empty() ? "" : ", ") + to_string(p);
+  return s;
+}
+
+}  // namespace
+
+std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p) {
+  const KernelSpec* spec = find_kernel(p.kernel);
+  if (spec == nullptr) throw UsageError("unknown kernel '" + p.kernel + "'");
+  if (std::find(spec->precisions.begin(), spec->precisions.end(), p.precision) ==
+      spec->precisions.end()) {
+    throw UsageError("kernel '" + p.kernel + "' does not support precision " +
+                     to_string(p.precision) + " (accepted: " + accepted_precisions(*spec) + ")");
+  }
+  switch (spec->family) {
+    case KernelFamily::pi:
+      return std::make_unique<PiWorkload>(std::move(executor), p);
+    case KernelFamily::stream: {
+      const StreamKernel k = *stream_kernel_from_name(p.kernel);
+      if (p.precision == Precision::f32) {
+        return std::make_unique<StreamWorkload<float>>(std::move(executor), k, p.size);
+      }
+      return std::make_unique<StreamWorkload<double>>(std::move(executor), k, p.size);
+    }
+    case KernelFamily::seed:
+      if (p.kernel == "plus_one") return std::make_unique<PlusOneWorkload>(std::move(executor), p.size);
+      if (p.kernel == "add2d") {
+        return std::make_unique<Add2dWorkload>(std::move(executor), p.size, p.size_y ? p.size_y : p.size);
+      }
+      return std::make_unique<MatmulWorkload>(std::move(executor), p.size);
+  }
+  throw UsageError("unknown kernel '" + p.kernel + "'");
+}
+
+// ---------------------------------------------------------------- registry
+void Registry::add(BackendEntry entry) {
+  if (find(entry.name) != nullptr) throw FailureError("backend '" + entry.name + "' registered twice");
+  entries_.push_back(std::move(entry));
+}
+
+void Registry::add_unavailable(std::string name, std::string kind, std::string reason) {
+  BackendEntry e;
+  e.name = std::move(name);
+  e.kind = std::move(kind);
+  e.available = false;
+  e.reason = std::move(reason);
+  add(std::move(e));
+}
+
+const BackendEntry* Registry::find(std::string_view name) const {
+  for (const auto& e : entries_) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> Registry::names() const {
+  std::vector<std::string> n;
+  for (const auto& e : entries_) n.push_back(e.name);
+  return n;
+}
+
+const BackendEntry& Registry::get(std::string_view name) const {
+  const BackendEntry* e = find(name);
+  if (e == nullptr) {
+    std::string accepted;
+    for (const auto& n : names()) accepted += (accepted.empty() ? "" : ", ") + n;
+    throw UsageError("unknown backend '" + std::string(name) + "' (accepted: " + accepted + ")");
+  }
+  if (!e->available) throw UnavailableError("backend '" + e->name + "' is unavailable: " + e->reason);
+  return *e;
+}
+
+}  // namespace parlab

@@ -1,0 +1,116 @@
+// What a backend offers the runner: prepared workloads, and a registry of backends.
+//
+// A Workload is one (kernel, backend, parameters) instance with its memory allocated and
+// initialised outside any timed region. run() is the timed region; validate() checks the
+// result after all runs, so a failed validation is a result the runner records.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "error.hpp"
+#include "executor.hpp"
+
+namespace parlab {
+
+enum class Precision { f32, f64, i32 };
+
+const char* to_string(Precision p);
+// "float"/"f32", "double"/"f64", "int32"/"i32"; nullopt otherwise.
+std::optional<Precision> precision_from_name(std::string_view name);
+
+enum class KernelFamily { pi, stream, seed };
+
+struct KernelSpec {
+  std::string_view name;
+  KernelFamily family;
+  std::vector<Precision> precisions;  // the first is the default
+  std::string_view size_meaning;      // what --size counts for this kernel
+};
+
+// Every canonical kernel parlab knows, in display order.
+const std::vector<KernelSpec>& kernel_specs();
+const KernelSpec* find_kernel(std::string_view name);
+
+struct Problem {
+  std::string kernel;
+  Precision precision = Precision::f64;
+  std::uint64_t size = 0;    // pi: samples; arrays: elements; add2d: nx; matmul: n
+  std::uint64_t size_y = 0;  // add2d rows; 0 means square
+  std::uint64_t seed = 0;    // pi only
+  int threads = 1;
+  int device = 0;            // GPU backends only
+};
+
+// Work done by one run(), for rates.
+struct WorkCount {
+  double samples = 0;  // pi
+  double bytes = 0;    // bytes the kernel must move (from the kernel table)
+  double flops = 0;
+};
+
+struct Validation {
+  bool pass = true;
+  std::string detail;                 // why it failed, or what was checked
+  std::optional<std::uint64_t> hits;  // pi: the hit count (compared across backends)
+  double checksum = 0.0;              // pi: the estimate; dot: its value; arrays: a sum
+};
+
+// Time a backend measured itself (CUDA events), split as DESIGN.md asks.
+struct SelfTiming {
+  double kernel_s = 0;
+  double transfer_s = 0;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual void run() = 0;
+  virtual Validation validate() = 0;
+  virtual WorkCount work() const = 0;
+  // Backends that time themselves (GPU) return the last run's split; CPU returns nullopt and
+  // the runner's wall clock is used.
+  virtual std::optional<SelfTiming> last_timing() const { return std::nullopt; }
+};
+
+// CPU workloads for every kernel, on any executor. Throws UsageError for an unknown kernel,
+// an unsupported precision or a size that cannot be allocated.
+std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p);
+
+struct BackendEntry {
+  std::string name;
+  std::string kind;  // "cpu", "gpu", "python"
+  bool available = false;
+  std::string reason;                // why it is unavailable; empty when available
+  std::string detail;                // e.g. the schedule, the library version
+  bool in_default_set = true;        // false for variants (openmp-dynamic) that "all" leaves out
+  std::vector<std::string> kernels;  // kernels it runs
+  std::function<std::unique_ptr<Workload>(const Problem&)> make;
+  std::function<std::unique_ptr<Executor>(int threads)> make_executor;  // CPU backends only
+};
+
+// The runtime registry. Each backend folder exports one register_* function that adds its
+// entry; registration is explicit (see experiments/backends.cpp), no static initialisers.
+class Registry {
+ public:
+  void add(BackendEntry entry);
+  void add_unavailable(std::string name, std::string kind, std::string reason);
+  const std::vector<BackendEntry>& entries() const { return entries_; }
+  const BackendEntry* find(std::string_view name) const;
+  // Throws UsageError naming the accepted values when `name` is unknown, and UnavailableError
+  // with the reason when it is known but unavailable.
+  const BackendEntry& get(std::string_view name) const;
+  std::vector<std::string> names() const;
+
+ private:
+  std::vector<BackendEntry> entries_;
+};
+
+std::vector<std::string> cpu_kernel_names();
+
+}  // namespace parlab

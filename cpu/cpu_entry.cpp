@@ -1,0 +1,20 @@
+#include "backends.hpp"
+
+namespace parlab {
+
+BackendEntry cpu_entry(std::string name, std::string detail,
+                       std::function<std::unique_ptr<Executor>(int)> make_executor) {
+  BackendEntry e;
+  e.name = std::move(name);
+  e.kind = "cpu";
+  e.available = true;
+  e.detail = std::move(detail);
+  e.kernels = cpu_kernel_names();
+  e.make_executor = make_executor;
+  e.make = [make_executor](const Problem& p) {
+    return make_cpu_workload(make_executor(p.threads), p);
+  };
+  return e;
+}
+
+}  // namespace parlab

@@ -1,0 +1,106 @@
+#include "tbb.hpp"
+
+#include <oneapi/tbb/blocked_range.h>
+#include <oneapi/tbb/blocked_range2d.h>
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/info.h>
+#include <oneapi/tbb/parallel_for.h>
+#include <oneapi/tbb/parallel_reduce.h>
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/version.h>
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+
+#include "backends.hpp"
+
+namespace parlab {
+namespace {
+
+// TBB caps its worker pool at the hardware concurrency unless a global_control raises the cap;
+// an arena of 16 on 2 cores would otherwise get only 2 threads. The cap only bounds how many
+// workers TBB may create: each arena still admits exactly its own concurrency. The active
+// value of max_allowed_parallelism is the smallest among live controls, so this one control
+// lives for the whole process and only ever grows.
+void allow_parallelism(int threads) {
+  static std::mutex mutex;
+  static std::unique_ptr<oneapi::tbb::global_control> control;
+  static int allowed = 0;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (threads <= allowed) return;
+  const int hw = static_cast<int>(oneapi::tbb::info::default_concurrency());
+  allowed = std::max({threads, hw, 64});
+  control = std::make_unique<oneapi::tbb::global_control>(
+      oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(allowed));
+}
+
+}  // namespace
+
+struct TbbExecutor::Impl {
+  explicit Impl(int threads) : arena(threads) {}
+  oneapi::tbb::task_arena arena;
+};
+
+TbbExecutor::TbbExecutor(int threads) : Executor(threads) {
+  allow_parallelism(threads);
+  impl_ = std::make_unique<Impl>(threads);
+  impl_->arena.initialize();
+}
+
+TbbExecutor::~TbbExecutor() = default;
+
+void TbbExecutor::parallel_for(Index n, Index grain, RangeBody body) {
+  if (n == 0) return;
+  impl_->arena.execute([&] {
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<Index>(0, n, std::max<Index>(grain, 1)),
+                              [&](const oneapi::tbb::blocked_range<Index>& r) { body(r.begin(), r.end()); });
+  });
+}
+
+std::uint64_t TbbExecutor::parallel_sum(Index n, Index grain, RangeSumBody body) {
+  if (n == 0) return 0;
+  std::uint64_t sum = 0;
+  impl_->arena.execute([&] {
+    sum = oneapi::tbb::parallel_reduce(
+        oneapi::tbb::blocked_range<Index>(0, n, std::max<Index>(grain, 1)), std::uint64_t{0},
+        [&](const oneapi::tbb::blocked_range<Index>& r, std::uint64_t acc) {
+          return acc + body(r.begin(), r.end());
+        },
+        [](std::uint64_t x, std::uint64_t y) { return x + y; });
+  });
+  return sum;
+}
+
+void TbbExecutor::parallel_for_2d(Index nx, Index ny, Index tile_x, Index tile_y, TileBody body) {
+  if (nx == 0 || ny == 0) return;
+  impl_->arena.execute([&] {
+    oneapi::tbb::parallel_for(
+        oneapi::tbb::blocked_range2d<Index>(0, ny, tile_y, 0, nx, tile_x),
+        [&](const oneapi::tbb::blocked_range2d<Index>& r) {
+          // blocked_range2d may hand out a range larger than one tile; keep tiles <= tile size
+          // so every backend runs the same cache blocking.
+          for (Index y = r.rows().begin(); y < r.rows().end(); y += tile_y) {
+            for (Index x = r.cols().begin(); x < r.cols().end(); x += tile_x) {
+              body(Tile2D{x, std::min(x + tile_x, r.cols().end()), y,
+                          std::min(y + tile_y, r.rows().end())});
+            }
+          }
+        });
+  });
+}
+
+int TbbExecutor::arena_concurrency() {
+  int c = 0;
+  impl_->arena.execute([&] { c = oneapi::tbb::this_task_arena::max_concurrency(); });
+  return c;
+}
+
+void register_tbb(Registry& registry) {
+  registry.add(cpu_entry("tbb",
+                         std::string("oneTBB ") + TBB_VERSION_STRING +
+                             ", task_arena(n), auto_partitioner",
+                         [](int t) { return std::make_unique<TbbExecutor>(t); }));
+}
+
+}  // namespace parlab

@@ -1,0 +1,118 @@
+#include "args.hpp"
+
+#include <algorithm>
+#include <charconv>
+#include <limits>
+#include <set>
+#include <string>
+
+#include "core/error.hpp"
+
+namespace parlab {
+namespace {
+
+[[noreturn]] void bad(std::string_view what, std::string_view text, std::string_view expected) {
+  throw UsageError("invalid value '" + std::string(text) + "' for " + std::string(what) + ": " +
+                   std::string(expected));
+}
+
+constexpr std::string_view kU64Forms =
+    "expected a non-negative integer (decimal, 0x hex, 2^K or an exact NeK) below 2^64";
+
+bool parse_plain(std::string_view text, int base, std::uint64_t& out) {
+  if (text.empty()) return false;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(first, last, out, base);
+  return ec == std::errc() && ptr == last;
+}
+
+}  // namespace
+
+std::uint64_t parse_u64(std::string_view text, std::string_view what) {
+  std::uint64_t v = 0;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    if (!parse_plain(text.substr(2), 16, v)) bad(what, text, kU64Forms);
+    return v;
+  }
+  if (const auto caret = text.find('^'); caret != std::string_view::npos) {
+    std::uint64_t base = 0, exp = 0;
+    if (!parse_plain(text.substr(0, caret), 10, base) || base != 2 ||
+        !parse_plain(text.substr(caret + 1), 10, exp)) {
+      bad(what, text, kU64Forms);
+    }
+    if (exp > 63) bad(what, text, "2^K needs K <= 63 (the value must be below 2^64)");
+    return std::uint64_t{1} << exp;
+  }
+  if (const auto e = text.find_first_of("eE"); e != std::string_view::npos) {
+    std::uint64_t mant = 0, exp = 0;
+    if (!parse_plain(text.substr(0, e), 10, mant) || !parse_plain(text.substr(e + 1), 10, exp)) {
+      bad(what, text, kU64Forms);
+    }
+    v = mant;
+    for (std::uint64_t i = 0; i < exp; ++i) {
+      if (v > std::numeric_limits<std::uint64_t>::max() / 10) bad(what, text, "value is 2^64 or more");
+      v *= 10;
+    }
+    return v;
+  }
+  if (!parse_plain(text, 10, v)) {
+    // Distinguish an out-of-range number from garbage, so the message says which.
+    if (!text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      bad(what, text, "value is 2^64 or more");
+    }
+    bad(what, text, kU64Forms);
+  }
+  return v;
+}
+
+std::uint64_t parse_count(std::string_view text, std::string_view what, std::uint64_t min) {
+  const std::uint64_t v = parse_u64(text, what);
+  if (v < min) bad(what, text, "expected an integer >= " + std::to_string(min));
+  return v;
+}
+
+int parse_threads(std::string_view text, std::string_view what) {
+  std::uint64_t v = 0;
+  if (!parse_plain(text, 10, v) || v < 1 || v > static_cast<std::uint64_t>(kMaxThreads)) {
+    bad(what, text, "expected a positive integer thread count <= " + std::to_string(kMaxThreads));
+  }
+  return static_cast<int>(v);
+}
+
+std::vector<std::string> split_list(std::string_view text, std::string_view what) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string_view item = text.substr(start, comma == std::string_view::npos ? comma : comma - start);
+    if (item.empty()) bad(what, text, "expected a comma-separated list without empty items");
+    items.emplace_back(item);
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return items;
+}
+
+std::vector<int> parse_thread_list(std::string_view text, std::string_view what, int max_threads) {
+  std::set<int> out;
+  for (const std::string& item : split_list(text, what)) {
+    if (item == "max") {
+      out.insert(max_threads);
+    } else if (item == "pow2") {
+      for (int t = 1; t < max_threads; t *= 2) out.insert(t);
+      out.insert(max_threads);
+    } else if (const auto dots = item.find(".."); dots != std::string::npos) {
+      const std::string lo_text = item.substr(0, dots), hi_text = item.substr(dots + 2);
+      const int lo = parse_threads(lo_text, what);
+      const int hi = hi_text == "max" ? max_threads : parse_threads(hi_text, what);
+      if (lo > hi) bad(what, item, "a range LO..HI needs LO <= HI");
+      for (int t = lo; t <= hi; ++t) out.insert(t);
+    } else {
+      out.insert(parse_threads(item, what));
+    }
+  }
+  return {out.begin(), out.end()};
+}
+
+}  // namespace parlab

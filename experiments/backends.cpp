@@ -1,0 +1,43 @@
+#include "backends.hpp"
+
+#include "cpu/backends.hpp"
+#include "parlab/build_info.hpp"
+
+#if defined(PARLAB_HAVE_CUDA)
+#include "gpu/register.hpp"
+#endif
+#if defined(PARLAB_HAVE_PYTHON)
+#include "embed/register.hpp"
+#endif
+
+namespace parlab {
+
+Registry make_registry() {
+  Registry r;
+  register_serial(r);
+  register_threads(r);
+  register_pool(r);
+#if defined(PARLAB_HAVE_TBB)
+  register_tbb(r);
+#else
+  r.add_unavailable("tbb", "cpu", build_info::kTbbWhy);
+#endif
+#if defined(PARLAB_HAVE_OPENMP)
+  register_openmp(r);
+#else
+  r.add_unavailable("openmp", "cpu", build_info::kOpenMpWhy);
+#endif
+#if defined(PARLAB_HAVE_CUDA)
+  register_cuda(r);
+#else
+  r.add_unavailable("cuda", "gpu", build_info::kCudaWhy);
+#endif
+#if defined(PARLAB_HAVE_PYTHON)
+  register_python(r);
+#else
+  r.add_unavailable("python", "python", build_info::kPythonWhy);
+#endif
+  return r;
+}
+
+}  // namespace parlab

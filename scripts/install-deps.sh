@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs parlab's build, test and plotting dependencies from Debian's packages.
+# Idempotent: packages already present are left alone, and apt-get update runs only
+# when something is missing. Needs root (or sudo).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  clang libomp-dev libclang-rt-dev          # TSan/ASan runtimes, libomp + Archer
+  libtbb-dev                                # oneTBB
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libcli11-dev nlohmann-json3-dev
+  python3-dev                               # embedding CPython (libpython3.X)
+  python3-matplotlib python3-pandas python3-pytest python3-numpy
+  dpkg-dev                                  # apt-get source / dpkg-source for the TSan oneTBB build
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+else
+  echo "install-deps: all packages present"
+fi

@@ -1,0 +1,132 @@
+// `parlab pi` and `parlab list`: output, JSON, and exit code 2 naming the argument on bad input.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/pi.hpp"
+#include "experiments/args.hpp"
+#include "experiments/cli.hpp"
+#include "test_support.hpp"
+
+namespace parlab {
+namespace {
+
+struct CliResult {
+  int code;
+  std::string out, err;
+};
+
+CliResult run(std::vector<std::string> args) {
+  args.insert(args.begin(), "parlab");
+  std::vector<const char*> argv;
+  for (auto& a : args) argv.push_back(a.c_str());
+  std::ostringstream out, err;
+  const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {code, out.str(), err.str()};
+}
+
+TEST(CliPi, JsonHasTheContractKeys) {
+  const auto r = run({"pi", "--backend", "serial", "--threads", "1", "--samples", "100003", "--seed", "42", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* key : {"hits", "samples", "seed", "backend", "threads", "pi"}) EXPECT_TRUE(j.contains(key)) << key;
+  EXPECT_EQ(j["samples"].get<std::uint64_t>(), 100003u);
+  EXPECT_EQ(j["seed"].get<std::uint64_t>(), 42u);
+  EXPECT_EQ(j["hits"].get<std::uint64_t>(), pi_hits_points(42, 0, 100003));
+}
+
+TEST(CliPi, SameHitsForEveryBackendAndThreadCount) {
+  const std::uint64_t expect = pi_hits_points(0xFFFFFFFFFFFFFFFFull, 0, 77777);
+  for (const auto& bt : test::backend_thread_params()) {
+    const auto r = run({"pi", "-b", bt.backend, "-t", std::to_string(bt.threads), "-n", "77777", "-s",
+                        "18446744073709551615", "--json"});
+    ASSERT_EQ(r.code, 0) << bt.backend << ": " << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["hits"].get<std::uint64_t>(), expect) << test::name_of(bt);
+  }
+}
+
+TEST(CliPi, TextOutputHasTheVerdict) {
+  const auto r = run({"pi", "--samples", "2^16"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("hits"), std::string::npos);
+  EXPECT_NE(r.out.find("pass"), std::string::npos);
+}
+
+struct BadInput {
+  std::vector<std::string> args;
+  std::string names;  // the message must mention this
+};
+
+class CliBadInput : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(CliBadInput, ExitsTwoNamingTheArgument) {
+  const auto r = run(GetParam().args);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(GetParam().names), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << "usage errors print nothing on stdout: " << r.out;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Pi, CliBadInput,
+    ::testing::Values(BadInput{{"pi", "--backend", "cilk"}, "cilk"},
+                      BadInput{{"pi", "--samples", "0"}, "--samples"},
+                      BadInput{{"pi", "--samples", "-5"}, "--samples"},
+                      BadInput{{"pi", "--samples", "12abc"}, "--samples"},
+                      BadInput{{"pi", "--samples", "1.5"}, "--samples"},
+                      BadInput{{"pi", "--samples", "1e30"}, "--samples"},
+                      BadInput{{"pi", "--threads", "0"}, "--threads"},
+                      BadInput{{"pi", "--threads", "-2"}, "--threads"},
+                      BadInput{{"pi", "--threads", "4x"}, "--threads"},
+                      BadInput{{"pi", "--seed", "18446744073709551616"}, "--seed"},
+                      BadInput{{"pi", "--seed", "-1"}, "--seed"},
+                      BadInput{{"pi", "--seed", "0x1g"}, "--seed"},
+                      BadInput{{"pi", "--backend", "serial", "--threads", "2"}, "serial"},
+                      BadInput{{"pi", "--bogus"}, "--bogus"},
+                      BadInput{{"frobnicate"}, "frobnicate"}),
+    [](const auto& tp) { return "case" + std::to_string(tp.index); });
+
+TEST(CliList, ListsEveryBackendWithAvailability) {
+  const auto r = run({"list"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& e : test::registry().entries()) {
+    EXPECT_NE(r.out.find(e.name), std::string::npos) << e.name;
+    if (!e.available) {
+      EXPECT_NE(r.out.find(e.reason), std::string::npos) << e.reason;
+    }
+  }
+  EXPECT_NE(r.out.find("cuda"), std::string::npos);  // listed even where it is not built
+}
+
+TEST(CliHelp, HelpAndVersionExitZero) {
+  EXPECT_EQ(run({"--help"}).code, 0);
+  EXPECT_EQ(run({"--version"}).code, 0);
+  const auto r = run({"pi", "--help"});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("--samples"), std::string::npos);
+}
+
+TEST(Args, U64Forms) {
+  EXPECT_EQ(parse_u64("0", "x"), 0u);
+  EXPECT_EQ(parse_u64("18446744073709551615", "x"), 18446744073709551615ull);
+  EXPECT_EQ(parse_u64("0xFFFFFFFFFFFFFFFF", "x"), 18446744073709551615ull);
+  EXPECT_EQ(parse_u64("2^28", "x"), 1ull << 28);
+  EXPECT_EQ(parse_u64("1e9", "x"), 1000000000ull);
+  for (const char* bad : {"", " 1", "1 ", "+1", "-1", "1.0", "2^64", "3^2", "1e20", "0x", "abc", "1,000"}) {
+    EXPECT_THROW(parse_u64(bad, "x"), UsageError) << "'" << bad << "'";
+  }
+}
+
+TEST(Args, ThreadLists) {
+  EXPECT_EQ(parse_thread_list("1,2,4", "t", 8), (std::vector<int>{1, 2, 4}));
+  EXPECT_EQ(parse_thread_list("1..4", "t", 8), (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_EQ(parse_thread_list("max", "t", 6), (std::vector<int>{6}));
+  EXPECT_EQ(parse_thread_list("pow2", "t", 6), (std::vector<int>{1, 2, 4, 6}));
+  EXPECT_EQ(parse_thread_list("4,1..2,max", "t", 16), (std::vector<int>{1, 2, 4, 16}));
+  for (const char* bad : {"0", "1,,2", "4..2", "x", "1..", "-1"}) {
+    EXPECT_THROW(parse_thread_list(bad, "t", 8), UsageError) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace parlab

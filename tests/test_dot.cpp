@@ -1,0 +1,89 @@
+// The deterministic dot: the same bits on every backend and thread count, and equal to a
+// serial evaluation of the documented order (blocks of 8192, eight lanes, pairwise).
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "core/kernels.hpp"
+#include "test_support.hpp"
+
+namespace parlab {
+namespace {
+
+template <class T>
+std::vector<T> random_vector(std::uint64_t n, unsigned seed) {
+  // Values of mixed magnitude, so a different summation order gives different bits.
+  std::mt19937_64 gen(seed);
+  std::uniform_real_distribution<double> mant(-1.0, 1.0);
+  std::uniform_int_distribution<int> expo(-20, 20);
+  std::vector<T> v(n);
+  for (auto& x : v) x = static_cast<T>(std::ldexp(mant(gen), expo(gen)));
+  return v;
+}
+
+// The documented order written out directly, with no executor and no helpers from stream.hpp.
+template <class T>
+T documented_dot(const std::vector<T>& a, const std::vector<T>& b) {
+  const std::uint64_t n = a.size();
+  std::vector<T> partial;
+  for (std::uint64_t begin = 0; begin < n; begin += 8192) {
+    T lane[8] = {};
+    for (std::uint64_t i = begin; i < std::min<std::uint64_t>(n, begin + 8192); ++i) {
+      lane[(i - begin) % 8] += a[i] * b[i];
+    }
+    partial.push_back(((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7])));
+  }
+  if (partial.empty()) return T(0);
+  while (partial.size() > 1) {
+    std::vector<T> next;
+    for (std::size_t i = 0; i + 1 < partial.size(); i += 2) next.push_back(partial[i] + partial[i + 1]);
+    if (partial.size() % 2) next.push_back(partial.back());
+    partial.swap(next);
+  }
+  return partial[0];
+}
+
+template <class T>
+bool same_bits(T x, T y) {
+  return std::memcmp(&x, &y, sizeof(T)) == 0;
+}
+
+const std::uint64_t kSizes[] = {0, 1, 7, 8, 9, 8191, 8192, 8193, 5 * 8192 + 3, 37 * 8192 + 1001};
+
+class DotDeterminism : public ::testing::TestWithParam<test::BackendThreads> {};
+
+TEST_P(DotDeterminism, BitIdenticalToTheDocumentedOrderDouble) {
+  auto ex = test::make_executor(GetParam().backend, GetParam().threads);
+  for (std::uint64_t n : kSizes) {
+    const auto a = random_vector<double>(n, 1), b = random_vector<double>(n, 2);
+    std::vector<double> scratch(dot_block_count(n) + 1);
+    const double got = stream_dot(*ex, a.data(), b.data(), n, scratch.data());
+    EXPECT_TRUE(same_bits(got, documented_dot(a, b))) << "n=" << n << " got " << got;
+  }
+}
+
+TEST_P(DotDeterminism, BitIdenticalToTheDocumentedOrderFloat) {
+  auto ex = test::make_executor(GetParam().backend, GetParam().threads);
+  for (std::uint64_t n : kSizes) {
+    const auto a = random_vector<float>(n, 3), b = random_vector<float>(n, 4);
+    std::vector<float> scratch(dot_block_count(n) + 1);
+    const float got = stream_dot(*ex, a.data(), b.data(), n, scratch.data());
+    EXPECT_TRUE(same_bits(got, documented_dot(a, b))) << "n=" << n << " got " << got;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, DotDeterminism, ::testing::ValuesIn(test::backend_thread_params()),
+                         [](const auto& tp) { return test::name_of(tp.param); });
+
+TEST(DotOrder, ANaiveSequentialSumGivesDifferentBits) {
+  // Shows the test data is order-sensitive, so bit equality above means the order was kept.
+  const std::uint64_t n = 37 * 8192 + 1001;
+  const auto a = random_vector<double>(n, 1), b = random_vector<double>(n, 2);
+  double naive = 0;
+  for (std::uint64_t i = 0; i < n; ++i) naive += a[i] * b[i];
+  EXPECT_FALSE(same_bits(naive, documented_dot(a, b)));
+}
+
+}  // namespace
+}  // namespace parlab

@@ -1,0 +1,134 @@
+// The executor contract, for every CPU backend: each index exactly once, exact thread count,
+// exceptions reach the caller, bad thread counts are rejected.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <thread>
+
+#include "test_support.hpp"
+
+namespace parlab {
+namespace {
+
+class ExecutorContract : public ::testing::TestWithParam<test::BackendThreads> {};
+
+TEST_P(ExecutorContract, EveryIndexExactlyOnce) {
+  auto ex = test::make_executor(GetParam().backend, GetParam().threads);
+  for (Index n : {Index{0}, Index{1}, Index{2}, Index{3}, Index{1000}, Index{4097}, Index{65537}}) {
+    for (Index grain : {Index{1}, Index{7}, Index{1024}}) {
+      std::vector<std::atomic<int>> seen(n);
+      ex->parallel_for(n, grain, [&](Index b, Index e) {
+        ASSERT_LT(b, e);
+        for (Index i = b; i < e; ++i) seen[i].fetch_add(1, std::memory_order_relaxed);
+      });
+      for (Index i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "n=" << n << " grain=" << grain << " i=" << i;
+      const std::uint64_t sum = ex->parallel_sum(n, grain, [](Index b, Index e) { return e - b; });
+      EXPECT_EQ(sum, n);
+    }
+  }
+}
+
+TEST_P(ExecutorContract, TilesCoverTheGridExactlyOnce) {
+  auto ex = test::make_executor(GetParam().backend, GetParam().threads);
+  for (auto [nx, ny] : {std::pair<Index, Index>{0, 3}, {1, 1}, {67, 129}, {200, 3}, {3, 200}}) {
+    std::vector<std::atomic<int>> seen(nx * ny);
+    ex->parallel_for_2d(nx, ny, 16, 8, [&](const Tile2D& t) {
+      ASSERT_LE(t.x1 - t.x0, Index{16});
+      ASSERT_LE(t.y1 - t.y0, Index{8});
+      for (Index y = t.y0; y < t.y1; ++y) {
+        for (Index x = t.x0; x < t.x1; ++x) seen[y * nx + x].fetch_add(1, std::memory_order_relaxed);
+      }
+    });
+    for (Index i = 0; i < nx * ny; ++i) ASSERT_EQ(seen[i].load(), 1) << nx << "x" << ny << " i=" << i;
+  }
+}
+
+TEST_P(ExecutorContract, AllThreadsRunAtOnce) {
+  // n chunks, each blocking until n bodies are running at the same time: only an executor that
+  // really has n threads can finish before the deadline.
+  const int n = GetParam().threads;
+  auto ex = test::make_executor(GetParam().backend, n);
+  std::atomic<int> arrived{0};
+  std::atomic<bool> all_met{true};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  ex->parallel_for(static_cast<Index>(n), 1, [&](Index b, Index e) {
+    for (Index i = b; i < e; ++i) {
+      arrived.fetch_add(1);
+      while (arrived.load() < n) {
+        if (std::chrono::steady_clock::now() > deadline) {
+          all_met = false;
+          return;
+        }
+        std::this_thread::yield();
+      }
+    }
+  });
+  EXPECT_TRUE(all_met.load()) << "only " << arrived.load() << " of " << n << " threads ran concurrently";
+}
+
+TEST_P(ExecutorContract, ExceptionInABodyReachesTheCaller) {
+  auto ex = test::make_executor(GetParam().backend, GetParam().threads);
+  EXPECT_THROW(ex->parallel_for(100000, 64,
+                                [](Index b, Index e) {
+                                  for (Index i = b; i < e; ++i) {
+                                    if (i == 77777) throw std::runtime_error("boom");
+                                  }
+                                }),
+               std::runtime_error);
+  EXPECT_THROW(ex->parallel_sum(100000, 64,
+                                [](Index b, Index e) -> std::uint64_t {
+                                  if (b <= 5 && 5 < e) throw std::out_of_range("sum boom");
+                                  return e - b;
+                                }),
+               std::out_of_range);
+  // Still usable afterwards.
+  EXPECT_EQ(ex->parallel_sum(1000, 10, [](Index b, Index e) { return e - b; }), 1000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, ExecutorContract, ::testing::ValuesIn(test::backend_thread_params()),
+                         [](const auto& tp) { return test::name_of(tp.param); });
+
+class ThreadCountValidation : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(ThreadCountValidation, RejectsZeroAndNegative) {
+  const auto& e = test::registry().get(GetParam());
+  for (int bad : {0, -1, -16}) {
+    try {
+      e.make_executor(bad);
+      ADD_FAILURE() << GetParam() << " accepted " << bad << " threads";
+    } catch (const UsageError& err) {
+      EXPECT_NE(std::string(err.what()).find("thread"), std::string::npos) << err.what();
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, ThreadCountValidation, ::testing::ValuesIn(test::cpu_backend_names()),
+                         [](const auto& tp) { return test::sanitize(tp.param); });
+
+TEST(Registry, UnknownBackendIsAUsageErrorNamingTheAccepted) {
+  try {
+    test::registry().get("cilk");
+    FAIL() << "no exception";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("serial"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Registry, EveryCpuBackendOfThisBuildIsThere) {
+  for (const char* name : {"serial", "threads", "pool"}) {
+    ASSERT_NE(test::registry().find(name), nullptr) << name;
+    EXPECT_TRUE(test::registry().find(name)->available);
+  }
+  for (const char* name : {"tbb", "openmp"}) {
+    const auto* e = test::registry().find(name);
+    ASSERT_NE(e, nullptr) << name << " must be listed, available or not";
+    if (!e->available) {
+      EXPECT_FALSE(e->reason.empty());
+    }
+  }
+}
+
+}  // namespace
+}  // namespace parlab

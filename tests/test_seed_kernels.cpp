@@ -1,0 +1,87 @@
+// plus_one, add2d and matmul on every backend against straightforward references.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "core/kernels.hpp"
+#include "test_support.hpp"
+
+namespace parlab {
+namespace {
+
+class SeedKernels : public ::testing::TestWithParam<test::BackendThreads> {};
+
+TEST_P(SeedKernels, PlusOne) {
+  auto ex = test::make_executor(GetParam().backend, GetParam().threads);
+  for (std::uint64_t n : {0ull, 1ull, 3ull, 1023ull, 1025ull, 100'003ull}) {
+    std::vector<std::int32_t> x(n), y(n, -7);
+    for (std::uint64_t i = 0; i < n; ++i) x[i] = plus_one_init(i);
+    plus_one(*ex, x.data(), y.data(), n);
+    for (std::uint64_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i] + 1) << "n=" << n << " i=" << i;
+  }
+}
+
+TEST_P(SeedKernels, Add2dNonSquareOddSizes) {
+  auto ex = test::make_executor(GetParam().backend, GetParam().threads);
+  const std::pair<std::uint64_t, std::uint64_t> shapes[] = {{0, 5}, {5, 0}, {1, 1}, {1, 97}, {97, 1},
+                                                            {63, 65}, {130, 67}, {257, 31}};
+  for (auto [nx, ny] : shapes) {
+    std::vector<float> a(nx * ny), b(nx * ny), r(nx * ny, -1.0f);
+    for (std::uint64_t i = 0; i < nx * ny; ++i) {
+      a[i] = seed_input(i, 0);
+      b[i] = seed_input(i, 1);
+    }
+    add2d(*ex, a.data(), b.data(), r.data(), nx, ny);
+    for (std::uint64_t y = 0; y < ny; ++y) {
+      for (std::uint64_t x = 0; x < nx; ++x) {
+        ASSERT_EQ(r[y * nx + x], a[y * nx + x] + b[y * nx + x]) << nx << "x" << ny << " at " << x << "," << y;
+      }
+    }
+  }
+}
+
+TEST_P(SeedKernels, MatmulBitIdenticalToNaive) {
+  auto ex = test::make_executor(GetParam().backend, GetParam().threads);
+  for (std::uint64_t n : {0ull, 1ull, 2ull, 63ull, 65ull, 130ull, 300ull}) {
+    std::vector<float> A(n * n), B(n * n), C(n * n, -1.0f), R(n * n);
+    for (std::uint64_t i = 0; i < n * n; ++i) {
+      // Inexact values (thirds), so a different summation order would show in the bits.
+      A[i] = static_cast<float>(static_cast<int>(i % 23) - 11) / 3.0f;
+      B[i] = static_cast<float>(static_cast<int>(i % 19) - 9) / 7.0f;
+    }
+    matmul_blocked(*ex, A.data(), B.data(), C.data(), n);
+    matmul_naive(A.data(), B.data(), R.data(), n);
+    ASSERT_EQ(std::memcmp(C.data(), R.data(), n * n * sizeof(float)), 0) << "n=" << n;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, SeedKernels, ::testing::ValuesIn(test::backend_thread_params()),
+                         [](const auto& tp) { return test::name_of(tp.param); });
+
+TEST(SeedWorkloads, ValidateThroughTheRunnerInterface) {
+  for (const char* kernel : {"plus_one", "add2d", "matmul"}) {
+    Problem p;
+    p.kernel = kernel;
+    p.precision = find_kernel(kernel)->precisions.front();
+    p.size = 131;
+    p.size_y = std::string(kernel) == "add2d" ? 77 : 0;
+    p.threads = 3;
+    auto w = test::registry().get("pool").make(p);
+    w->run();
+    const Validation v = w->validate();
+    EXPECT_TRUE(v.pass) << kernel << ": " << v.detail;
+  }
+}
+
+TEST(SeedWorkloads, UnsupportedPrecisionIsAUsageError) {
+  Problem p;
+  p.kernel = "matmul";
+  p.precision = Precision::f64;
+  p.size = 4;
+  EXPECT_THROW(test::registry().get("serial").make(p), UsageError);
+  p.kernel = "no_such_kernel";
+  EXPECT_THROW(test::registry().get("serial").make(p), UsageError);
+}
+
+}  // namespace
+}  // namespace parlab

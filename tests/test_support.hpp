@@ -1,0 +1,67 @@
+// Parameters shared by the test suites: which CPU backends this build has, and the thread
+// counts and sizes every backend is checked at.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/workload.hpp"
+#include "experiments/backends.hpp"
+
+namespace parlab::test {
+
+// Thread counts from the issue: 1, small, odd, prime and oversubscribed on any CI machine.
+inline const std::vector<int> kThreadCounts = {1, 2, 3, 4, 7, 16};
+
+inline const Registry& registry() {
+  static const Registry r = make_registry();
+  return r;
+}
+
+// Every available CPU backend with every thread count it accepts (serial: 1 only).
+struct BackendThreads {
+  std::string backend;
+  int threads;
+};
+
+inline std::vector<BackendThreads> backend_thread_params() {
+  std::vector<BackendThreads> out;
+  for (const auto& e : registry().entries()) {
+    if (e.kind != "cpu" || !e.available) continue;
+    for (int t : kThreadCounts) {
+      if (e.name == "serial" && t != 1) continue;
+      out.push_back({e.name, t});
+    }
+  }
+  return out;
+}
+
+inline std::vector<std::string> cpu_backend_names() {
+  std::vector<std::string> out;
+  for (const auto& e : registry().entries()) {
+    if (e.kind == "cpu" && e.available) out.push_back(e.name);
+  }
+  return out;
+}
+
+inline std::unique_ptr<Executor> make_executor(const std::string& backend, int threads) {
+  return registry().get(backend).make_executor(threads);
+}
+
+inline std::string sanitize(std::string s) {
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return s;
+}
+
+inline std::string name_of(const BackendThreads& p) {
+  return sanitize(p.backend) + "_t" + std::to_string(p.threads);
+}
+
+}  // namespace parlab::test
