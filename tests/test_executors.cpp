@@ -32,7 +32,8 @@ TEST_P(ExecutorContract, EveryIndexExactlyOnce) {
 
 TEST_P(ExecutorContract, TilesCoverTheGridExactlyOnce) {
   auto ex = test::make_executor(GetParam().backend, GetParam().threads);
-  for (auto [nx, ny] : {std::pair<Index, Index>{0, 3}, {1, 1}, {67, 129}, {200, 3}, {3, 200}}) {
+  for (auto shape : {std::pair<Index, Index>{0, 3}, {1, 1}, {67, 129}, {200, 3}, {3, 200}}) {
+    const Index nx = shape.first, ny = shape.second;  // not a structured binding: lambdas capture it
     std::vector<std::atomic<int>> seen(nx * ny);
     ex->parallel_for_2d(nx, ny, 16, 8, [&](const Tile2D& t) {
       ASSERT_LE(t.x1 - t.x0, Index{16});

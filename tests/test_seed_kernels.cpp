@@ -51,7 +51,7 @@ TEST_P(SeedKernels, MatmulBitIdenticalToNaive) {
     }
     matmul_blocked(*ex, A.data(), B.data(), C.data(), n);
     matmul_naive(A.data(), B.data(), R.data(), n);
-    ASSERT_EQ(std::memcmp(C.data(), R.data(), n * n * sizeof(float)), 0) << "n=" << n;
+    if (n > 0) ASSERT_EQ(std::memcmp(C.data(), R.data(), n * n * sizeof(float)), 0) << "n=" << n;
   }
 }
 
