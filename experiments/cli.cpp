@@ -9,9 +9,16 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <cstdlib>
+#include <filesystem>
 #include <thread>
+#include <unistd.h>
+#include <sys/wait.h>
 
 #include "args.hpp"
+#include "context.hpp"
+#include "runner.hpp"
+#include "suite.hpp"
 #include "backends.hpp"
 #include "core/error.hpp"
 #include "core/kernels.hpp"
@@ -24,10 +31,6 @@ constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitUsage = 2;
 
-[[maybe_unused]] int max_hardware_threads() {
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw == 0 ? 1 : static_cast<int>(hw);
-}
 
 // ---------------------------------------------------------------- list
 int cmd_list(const Registry& registry, std::ostream& out) {
@@ -43,6 +46,16 @@ int cmd_list(const Registry& registry, std::ostream& out) {
     for (auto p : k.precisions) precisions += std::string(precisions.empty() ? "" : ",") + to_string(p);
     out << "  " << std::left << std::setw(16) << k.name << std::setw(14) << precisions
         << "size = " << k.size_meaning << "\n";
+  }
+  out << "suites (" << suites_dir().string() << "):\n";
+  for (const auto& name : suite_names()) {
+    std::string description;
+    try {
+      description = load_suite(name).value("description", "");
+    } catch (const Error& e) {
+      description = std::string("unreadable: ") + e.what();
+    }
+    out << "  " << std::left << std::setw(16) << name << description << "\n";
   }
   return kExitOk;
 }
@@ -100,6 +113,127 @@ int cmd_pi(const Registry& registry, const PiArgs& a, std::ostream& out) {
   return v.pass ? kExitOk : kExitFailure;
 }
 
+// ---------------------------------------------------------------- run
+struct RunArgs {
+  std::string suite_positional;
+  std::string suite;
+  std::string kernel, backend, threads, size, precision, reps, seed, device;
+  std::string out = "results";
+  std::string format = "json,csv";
+  std::string resume;
+  bool quick = false;
+  bool quiet = false;
+  bool no_report = false;
+};
+
+int cmd_report(const std::string& run_dir, std::ostream& out, std::ostream& err, bool quiet);
+
+int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& err, int argc, const char* const* argv) {
+  RunOptions options;
+  options.quiet = a.quiet;
+  // results.json is always written: it is the run's state, needed to resume and to plot.
+  options.write_csv = false;
+  for (const auto& f : split_list(a.format, "--format")) {
+    if (f == "csv") {
+      options.write_csv = true;
+    } else if (f != "json") {
+      throw UsageError("invalid value '" + f + "' for --format: accepted json, csv");
+    }
+  }
+
+  if (!a.resume.empty()) {
+    if (!a.suite.empty() || !a.suite_positional.empty() || !a.kernel.empty()) {
+      throw UsageError("--resume continues a run's own plan; it takes no suite or filters");
+    }
+    Runner runner(registry, err, options);
+    install_interrupt_handler();
+    const int code = runner.resume(a.resume);
+    if ((code == 0 || code == 1) && !a.no_report) cmd_report(runner.run_dir().string(), err, err, a.quiet);
+    return code;
+  }
+
+  // Everything is parsed and the whole plan built before anything touches the disk, so bad
+  // input never leaves a half-written result directory.
+  const int max_threads = hardware_threads();
+  PlanOverrides o;
+  if (!a.kernel.empty()) o.kernels = split_list(a.kernel, "--kernel");
+  if (!a.backend.empty()) o.backends = split_list(a.backend, "--backend");
+  if (!a.threads.empty()) o.threads = parse_thread_list(a.threads, "--threads", max_threads);
+  if (!a.size.empty()) {
+    std::vector<std::uint64_t> sizes;
+    for (const auto& s : split_list(a.size, "--size")) sizes.push_back(parse_count(s, "--size", 1));
+    o.sizes = sizes;
+  }
+  if (!a.precision.empty()) {
+    for (const auto& p : split_list(a.precision, "--precision")) {
+      const auto pp = precision_from_name(p);
+      if (!pp) throw UsageError("invalid value '" + p + "' for --precision: accepted float, double, int32");
+      o.precisions.push_back(*pp);
+    }
+  }
+  if (!a.reps.empty()) {
+    const std::uint64_t r = parse_count(a.reps, "--reps", 1);
+    if (r > 100000) throw UsageError("invalid value '" + a.reps + "' for --reps: at most 100000");
+    o.reps = static_cast<int>(r);
+  }
+  if (!a.seed.empty()) o.seed = parse_u64(a.seed, "--seed");
+  if (!a.device.empty()) {
+    const std::uint64_t d = parse_u64(a.device, "--device");
+    if (d > 1024) throw UsageError("invalid value '" + a.device + "' for --device: expected a GPU index");
+    o.device = static_cast<int>(d);
+  }
+  o.quick = a.quick;
+  if (!a.suite.empty() && !a.suite_positional.empty() && a.suite != a.suite_positional) {
+    throw UsageError("two suites given ('" + a.suite_positional + "' and --suite '" + a.suite + "')");
+  }
+  std::string suite_name = !a.suite.empty() ? a.suite : a.suite_positional;
+  if (suite_name.empty() && o.kernels.empty()) suite_name = "quick";  // the default suite
+  nlohmann::json suite;
+  if (!suite_name.empty()) suite = load_suite(suite_name);
+  const Plan plan = make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
+
+  nlohmann::json invocation = nlohmann::json::array();
+  for (int i = 0; i < argc; ++i) invocation.push_back(argv[i]);
+  Runner runner(registry, err, options);
+  install_interrupt_handler();
+  const int code = runner.run_new(plan, a.out, invocation);
+  if ((code == 0 || code == 1) && !a.no_report) cmd_report(runner.run_dir().string(), err, err, a.quiet);
+  return code;
+}
+
+// ---------------------------------------------------------------- plot / report
+// The plot script and its interpreter: $PARLAB_PLOT_SCRIPT / $PARLAB_PYTHON override the
+// source tree's experiments/plot.py and Debian's python3 (where matplotlib and pandas are).
+int cmd_report(const std::string& run_dir, std::ostream& out, std::ostream& err, bool quiet) {
+  std::string script = std::string(build_info::kSourceDir) + "/experiments/plot.py";
+  if (const char* s = std::getenv("PARLAB_PLOT_SCRIPT"); s && *s) script = s;
+  std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (const char* p = std::getenv("PARLAB_PYTHON"); p && *p) python = p;
+  if (!std::filesystem::exists(script)) throw FailureError("plot script '" + script + "' not found");
+  std::vector<std::string> args = {python, script, run_dir};
+  if (quiet) args.push_back("--quiet");
+  out << std::flush;
+  err << std::flush;
+  const pid_t pid = fork();
+  if (pid < 0) throw FailureError("cannot start the plot script");
+  if (pid == 0) {
+    std::vector<char*> cargs;
+    for (auto& x : args) cargs.push_back(x.data());
+    cargs.push_back(nullptr);
+    execvp(cargs[0], cargs.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (!WIFEXITED(status)) return kExitFailure;
+  const int code = WEXITSTATUS(status);
+  if (code == 127) {
+    err << "parlab: could not run '" << python << "' (set PARLAB_PYTHON)\n";
+    return kExitFailure;
+  }
+  return code;
+}
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -119,6 +253,30 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
       ->capture_default_str();
   pi->add_option("--seed,-s", pi_args.seed, "64-bit seed (decimal or 0x hex)")->capture_default_str();
   pi->add_flag("--json", pi_args.json, "Print one JSON object instead of text");
+
+  RunArgs run_args;
+  auto* run = app.add_subcommand("run", "Run a suite (default: quick) and write results.json/.csv, plots and report.html");
+  run->add_option("suite", run_args.suite_positional, "Suite name (see `parlab list`) or path to a suite .json");
+  run->add_option("--suite", run_args.suite, "Same as the positional suite");
+  run->add_option("--kernel,-k", run_args.kernel, "Kernels (comma list); filters a suite, or runs ad hoc without one");
+  run->add_option("--backend,-b", run_args.backend, "Backends (comma list, or all/cpu/gpu/python)");
+  run->add_option("--threads,-t", run_args.threads, "Thread counts: 1,2,4 | 1..16 | max | pow2 | a mix");
+  run->add_option("--size,-n", run_args.size, "Sizes (comma list; 2^K, NeK accepted)");
+  run->add_option("--precision,-p", run_args.precision, "float, double (array kernels), int32");
+  run->add_option("--reps,-r", run_args.reps, "Timed repetitions per measurement (default 5)");
+  run->add_option("--seed,-s", run_args.seed, "Seed of the pi stream (default 42)");
+  run->add_option("--out,-o", run_args.out, "Results root; the run goes to OUT/<host>/<UTC timestamp>/")->capture_default_str();
+  run->add_option("--format", run_args.format, "Result formats: json,csv (results.json is always written)")->capture_default_str();
+  run->add_option("--device", run_args.device, "GPU index for GPU backends");
+  run->add_option("--resume", run_args.resume, "Complete the interrupted run in this directory");
+  run->add_flag("--quick", run_args.quick, "At most 3 repetitions, no minimum repetition time");
+  run->add_flag("--quiet,-q", run_args.quiet, "No progress output");
+  run->add_flag("--no-report", run_args.no_report, "Do not make plots and report.html after the run");
+
+  std::string report_dir;
+  auto* report = app.add_subcommand("report", "Make the plots and report.html of a run directory");
+  report->alias("plot");
+  report->add_option("run_dir", report_dir, "A run directory holding results.json")->required();
 
   // CLI11 reports an unknown first word only as "a subcommand is required"; name it instead.
   const auto subcommands = app.get_subcommands([](const CLI::App*) { return true; });
@@ -146,6 +304,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     const Registry registry = make_registry();
     if (*list) return cmd_list(registry, out);
     if (*pi) return cmd_pi(registry, pi_args, out);
+    if (*run) return cmd_run(registry, run_args, err, argc, argv);
+    if (*report) return cmd_report(report_dir, out, err, false);
     return kExitUsage;
   } catch (const Error& e) {
     err << "parlab: " << e.what() << "\n";

@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libcli11-dev nlohmann-json3-dev
   python3-dev                               # embedding CPython (libpython3.X)
-  python3-matplotlib python3-pandas python3-pytest python3-numpy
+  python3-matplotlib python3-pytest python3-numpy python3-jsonschema
   dpkg-dev                                  # apt-get source / dpkg-source for the TSan oneTBB build
 )
 

@@ -51,7 +51,9 @@ TEST_P(SeedKernels, MatmulBitIdenticalToNaive) {
     }
     matmul_blocked(*ex, A.data(), B.data(), C.data(), n);
     matmul_naive(A.data(), B.data(), R.data(), n);
-    if (n > 0) ASSERT_EQ(std::memcmp(C.data(), R.data(), n * n * sizeof(float)), 0) << "n=" << n;
+    if (n > 0) {  // memcmp on the null data() of an empty vector is undefined
+      ASSERT_EQ(std::memcmp(C.data(), R.data(), n * n * sizeof(float)), 0) << "n=" << n;
+    }
   }
 }
 

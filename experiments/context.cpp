@@ -1,0 +1,165 @@
+#include "context.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "parlab/build_info.hpp"
+
+namespace parlab {
+namespace {
+
+std::string read_first_line(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (in && std::getline(in, line)) return line;
+  return {};
+}
+
+// Output of a short command, trimmed; empty on any failure. Used for `git` only.
+std::string command_output(const std::string& cmd) {
+  std::string out;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+    if (pclose(p) != 0) return {};
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+nlohmann::json cpu_facts() {
+  nlohmann::json cpu;
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, model;
+  std::set<std::pair<std::string, std::string>> cores;  // (physical id, core id)
+  std::string phys, core;
+  int logical = 0;
+  while (std::getline(in, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
+    std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name" && model.empty()) model = value;
+    if (key == "processor") ++logical;
+    if (key == "physical id") phys = value;
+    if (key == "core id") {
+      core = value;
+      cores.insert({phys, core});
+    }
+  }
+  cpu["model"] = model.empty() ? nlohmann::json() : nlohmann::json(model);
+  cpu["logical_cpus"] = hardware_threads();
+  cpu["physical_cores"] = cores.empty() ? nlohmann::json() : nlohmann::json(cores.size());
+  if (!cores.empty()) cpu["smt"] = static_cast<int>(cores.size()) < logical;
+  const std::string governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  cpu["governor"] = governor.empty() ? nlohmann::json() : nlohmann::json(governor);
+  nlohmann::json caches = nlohmann::json::array();
+  for (int i = 0; i < 8; ++i) {
+    const std::string base = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    const std::string level = read_first_line(base + "level");
+    if (level.empty()) break;
+    const std::string type = read_first_line(base + "type");
+    const std::string size = read_first_line(base + "size");  // e.g. "48K"
+    if (type == "Instruction") continue;
+    std::uint64_t bytes = 0;
+    try {
+      bytes = std::stoull(size);
+      if (!size.empty() && size.back() == 'K') bytes *= 1024;
+      if (!size.empty() && size.back() == 'M') bytes *= 1024 * 1024;
+    } catch (...) {
+      continue;
+    }
+    caches.push_back({{"level", std::stoi(level)}, {"type", type}, {"bytes", bytes}});
+  }
+  cpu["caches"] = caches;
+  return cpu;
+}
+
+}  // namespace
+
+int hardware_threads() {
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : static_cast<int>(hw);
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0 || buf[0] == '\0') return "unknown-host";
+  std::string h(buf);
+  for (char& c : h) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) c = '_';
+  }
+  return h;
+}
+
+nlohmann::json collect_context(const Registry& registry, const ContextOptions& options) {
+  nlohmann::json ctx;
+  ctx["host"] = host_name();
+  ctx["cpu"] = cpu_facts();
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  ctx["memory_bytes"] = (pages > 0 && page > 0) ? nlohmann::json(static_cast<std::uint64_t>(pages) * page) : nlohmann::json();
+  double load[3] = {0, 0, 0};
+  const bool have_load = getloadavg(load, 3) == 3;
+  ctx["load_average_1min"] = have_load ? nlohmann::json(load[0]) : nlohmann::json();
+
+  ctx["build"] = {{"parlab_version", build_info::kVersion}, {"build_type", build_info::kBuildType},
+                  {"compiler", build_info::kCompiler},     {"flags", build_info::kCxxFlags},
+                  {"sanitizers", build_info::kSanitizers}};
+  const std::string src = build_info::kSourceDir;
+  std::string commit = command_output("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
+  if (!commit.empty() && !command_output("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty()) {
+    commit += "-dirty";
+  }
+  ctx["build"]["git_commit"] = commit.empty() ? nlohmann::json() : nlohmann::json(commit);
+
+  // Library versions come from the backends themselves (their `detail`), so the block says
+  // what was actually linked and found at run time: TBB, OpenMP, CUDA and the GPU, Python.
+  nlohmann::json backends = nlohmann::json::array();
+  for (const auto& e : registry.entries()) {
+    backends.push_back({{"name", e.name}, {"kind", e.kind}, {"available", e.available},
+                        {"detail", e.available ? e.detail : e.reason}});
+  }
+  ctx["backends"] = backends;
+
+  nlohmann::json warnings = nlohmann::json::array();
+  const std::string bt = build_info::kBuildType;
+  if (bt != "Release") warnings.push_back("not a Release build (" + bt + "): timings are not representative");
+  if (std::string(build_info::kSanitizers) != "none") {
+    warnings.push_back(std::string("sanitizer build (") + build_info::kSanitizers + "): timings are not representative");
+  }
+  if (have_load && load[0] > 0.5 * hardware_threads()) {
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(2) << "machine busy at start: 1-minute load average " << load[0] << " on "
+       << hardware_threads() << " hardware threads";
+    warnings.push_back(os.str());
+  }
+  const auto& gov = ctx["cpu"]["governor"];
+  if (gov.is_string() && gov.get<std::string>() != "performance") {
+    warnings.push_back("CPU frequency governor is '" + gov.get<std::string>() + "', not 'performance'");
+  }
+  if (options.max_threads_requested > hardware_threads()) {
+    warnings.push_back("thread counts up to " + std::to_string(options.max_threads_requested) +
+                       " on " + std::to_string(hardware_threads()) + " hardware threads: oversubscribed points measure time-slicing");
+  }
+  ctx["warnings"] = warnings;
+
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  std::ostringstream ts;
+  ts << std::put_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
+  ctx["started_utc"] = ts.str();
+  return ctx;
+}
+
+}  // namespace parlab

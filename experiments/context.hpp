@@ -1,0 +1,24 @@
+// The context block of a result file: the machine, the build and the libraries that produced
+// the numbers, plus warnings about anything that makes them less trustworthy.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/workload.hpp"
+
+namespace parlab {
+
+struct ContextOptions {
+  int max_threads_requested = 1;  // oversubscription warning when above the hardware threads
+};
+
+// Reads /proc, /sys and the registry. Never throws: unreadable facts are recorded as null.
+nlohmann::json collect_context(const Registry& registry, const ContextOptions& options);
+
+// Hardware threads the OS reports (at least 1).
+int hardware_threads();
+
+// The machine's host name, made safe for a path component.
+std::string host_name();
+
+}  // namespace parlab

@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+"""Plots and a self-contained report.html from parlab result files.
+
+Reads RUN_DIR/results.json only (never console text) and writes RUN_DIR/plots/*.png and *.svg
+and RUN_DIR/report.html. Output is deterministic: the same results.json gives byte-identical
+files (fixed SVG hash salt, no dates in metadata, sorted groups).
+
+    python3 experiments/plot.py results/<host>/<run>        # or: parlab report <run>
+
+Figures:
+  speedup_<study>_<kernel>...   speedup = median serial time / median time, and parallel
+                                efficiency, vs threads per backend, with the ideal line
+                                (strong scaling); weak-scaling efficiency T(1)/T(n)
+  bandwidth_<kernel>...         bytes/s vs array footprint per backend, cache sizes marked
+  throughput_<study>_<kernel>...  rate of each backend at its largest thread count
+Exit codes: 0 done, 2 the input is missing or malformed (the message says what and where).
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import json
+import math
+import os
+import sys
+from collections import defaultdict
+
+SCHEMA = "parlab-results/1"
+
+
+class InputError(Exception):
+    """A results file that is missing or malformed."""
+
+
+def load_run(run_dir: str) -> dict:
+    path = os.path.join(run_dir, "results.json") if os.path.isdir(run_dir) else run_dir
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file (expected a parlab run directory)") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: not valid JSON: {e}") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{path}: expected a JSON object")
+    if doc.get("schema") != SCHEMA:
+        raise InputError(f"{path}: schema is {doc.get('schema')!r}, expected {SCHEMA!r}")
+    for key in ("context", "records", "status"):
+        if key not in doc:
+            raise InputError(f"{path}: missing key {key!r}")
+    if not isinstance(doc["records"], list):
+        raise InputError(f"{path}: 'records' must be a list")
+    for i, r in enumerate(doc["records"]):
+        for key in ("kernel", "backend", "threads", "size", "status"):
+            if key not in r:
+                raise InputError(f"{path}: record {i} lacks {key!r}")
+        if r["status"] == "ok":
+            t = r.get("time_s", {})
+            if not isinstance(t.get("median"), (int, float)) or t["median"] <= 0:
+                raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}) has no positive median time")
+    doc["_path"] = path
+    return doc
+
+
+def fmt_size(n: int) -> str:
+    if n >= 1024 and n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return str(n)
+
+
+def fmt_rate(x: float, unit: str) -> str:
+    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale:
+            return f"{x / scale:.3g} {prefix}{unit}"
+    return f"{x:.3g} {unit}"
+
+
+def rate_of(r: dict):
+    """The headline rate of a record and its unit."""
+    rate = r.get("rate", {})
+    if "samples_per_s" in rate:
+        return rate["samples_per_s"], "samples/s"
+    if r["kernel"] == "matmul" and "flops_per_s" in rate:
+        return rate["flops_per_s"], "flop/s"
+    if "bytes_per_s" in rate:
+        return rate["bytes_per_s"], "B/s"
+    return None, ""
+
+
+def element_bytes(r: dict) -> int:
+    return {"double": 8, "float": 4, "int32": 4}.get(r.get("precision"), 8)
+
+
+class Plotter:
+    def __init__(self, out_dir: str):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        matplotlib.rcParams.update({"svg.hashsalt": "parlab", "figure.dpi": 100, "savefig.dpi": 100,
+                                    "font.size": 9, "axes.grid": True, "grid.alpha": 0.3})
+        self.plt = plt
+        self.out_dir = out_dir
+        self.figures: list[tuple[str, str]] = []  # (name, caption)
+        os.makedirs(out_dir, exist_ok=True)
+
+    def save(self, fig, name: str, caption: str) -> None:
+        fig.tight_layout()
+        fig.savefig(os.path.join(self.out_dir, name + ".png"), metadata={"Software": None})
+        fig.savefig(os.path.join(self.out_dir, name + ".svg"), metadata={"Date": None, "Creator": None})
+        self.plt.close(fig)
+        self.figures.append((name, caption))
+
+
+def ok_records(doc: dict):
+    return [r for r in doc["records"] if r["status"] == "ok"]
+
+
+def scaling_series(doc: dict) -> dict:
+    """What the scaling figures plot, as data (tested on its own).
+
+    Returns {(study, scaling, kernel, base_size, precision): {backend: [(threads, speedup,
+    efficiency)]}}. Strong scaling: speedup = median serial time / median time, efficiency =
+    speedup / threads; without a serial record the backend's own 1-thread time is the
+    reference and the backend is labelled so. Weak scaling (work grows with threads): scaled
+    speedup = T_ref * threads / T(n), efficiency = T_ref / T(n).
+    """
+    groups = defaultdict(list)
+    for r in ok_records(doc):
+        if r.get("scaling") not in ("strong", "weak"):
+            continue
+        base = r["size"] // r["threads"] if r["scaling"] == "weak" else r["size"]
+        groups[(r.get("study", ""), r["scaling"], r["kernel"], base, r.get("precision", ""))].append(r)
+    out = {}
+    for key, recs in sorted(groups.items()):
+        scaling = key[1]
+        if len({r["threads"] for r in recs}) < 2:
+            continue
+        serial = [r for r in recs if r["backend"] == "serial"]
+        by_backend = defaultdict(list)
+        for r in recs:
+            if r["backend"] != "serial" and r.get("kind", "cpu") != "gpu":
+                by_backend[r["backend"]].append(r)
+        series = {}
+        for backend, rs in sorted(by_backend.items()):
+            rs = sorted(rs, key=lambda r: r["threads"])
+            own = [r for r in rs if r["threads"] == 1]
+            ref = serial[0] if serial else (own[0] if own else None)
+            if ref is None:
+                continue
+            label = backend if serial else backend + " (vs own 1 thread)"
+            t_ref = ref["time_s"]["median"]
+            pts = []
+            for r in rs:
+                t = r["time_s"]["median"]
+                if scaling == "strong":
+                    speed = t_ref / t
+                    pts.append((r["threads"], speed, speed / r["threads"]))
+                else:
+                    pts.append((r["threads"], t_ref * r["threads"] / t, t_ref / t))
+            series[label] = pts
+        if series:
+            out[key] = series
+    return out
+
+
+def scaling_figures(p: Plotter, doc: dict) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    for (study, scaling, kernel, base, precision), series in scaling_series(doc).items():
+        fig, (ax1, ax2) = p.plt.subplots(1, 2, figsize=(10, 4))
+        tmax = max(t for pts in series.values() for t, _, _ in pts)
+        for label, pts in series.items():
+            xs = [t for t, _, _ in pts]
+            ax1.plot(xs, [s for _, s, _ in pts], marker="o", label=label)
+            ax2.plot(xs, [e for _, _, e in pts], marker="o", label=label)
+        ideal = list(range(1, tmax + 1))
+        ax1.plot(ideal, ideal, "k--", linewidth=1, label="ideal")
+        ax2.plot(ideal, [1.0] * len(ideal), "k--", linewidth=1, label="ideal")
+        for ax in (ax1, ax2):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_xlabel("threads")
+        what = "speedup (median serial time / median time)" if scaling == "strong" else "scaled speedup (weak)"
+        ax1.set_ylabel(what)
+        ax2.set_ylabel("parallel efficiency")
+        ax2.set_ylim(0, 1.2)
+        title = f"{kernel} {scaling} scaling, N={fmt_size(base)}{' per thread' if scaling == 'weak' else ''} {precision}"
+        ax1.set_title(title)
+        ax1.legend(fontsize=7)
+        name = f"speedup_{study}_{scaling}_{kernel}_{fmt_size(base)}_{precision}".replace("^", "p")
+        p.save(fig, name, title)
+
+
+def bandwidth_figures(p: Plotter, doc: dict) -> None:
+    groups = defaultdict(lambda: defaultdict(list))
+    for r in ok_records(doc):
+        if "bytes_per_s" not in r.get("rate", {}) or r["kernel"] in ("matmul",):
+            continue
+        groups[(r["kernel"], r.get("precision", ""))][(r["backend"], r["threads"])].append(r)
+    caches = doc["context"].get("cpu", {}).get("caches", []) or []
+    for (kernel, precision), lines in sorted(groups.items()):
+        if max(len({r["size"] for r in rs}) for rs in lines.values()) < 3:
+            continue
+        fig, ax = p.plt.subplots(figsize=(8, 4.5))
+        words = {"copy": 2, "mul": 2, "add": 3, "triad": 3, "dot": 2, "nstream": 3, "plus_one": 2, "add2d": 3}.get(kernel, 3)
+        for (backend, threads), rs in sorted(lines.items()):
+            rs = sorted(rs, key=lambda r: r["size"])
+            xs = [r["size"] * element_bytes(r) * words for r in rs]
+            ys = [r["rate"]["bytes_per_s"] / 1e9 for r in rs]
+            ax.plot(xs, ys, marker="o", label=f"{backend} t={threads}")
+        for c in caches:
+            ax.axvline(c["bytes"], color="grey", linestyle=":", linewidth=1)
+            ax.text(c["bytes"], ax.get_ylim()[1] * 0.95, f" L{c['level']}", fontsize=7, color="grey")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("array footprint (bytes of all arrays)")
+        ax.set_ylabel("bandwidth (GB/s)")
+        title = f"{kernel} bandwidth vs size ({precision}); dotted: cache sizes of one core's hierarchy"
+        ax.set_title(title)
+        ax.legend(fontsize=7, ncol=2)
+        p.save(fig, f"bandwidth_{kernel}_{precision}", title)
+
+
+def throughput_figures(p: Plotter, doc: dict) -> None:
+    groups = defaultdict(list)
+    for r in ok_records(doc):
+        groups[(r.get("study", ""), r["kernel"], r["size"] if r.get("scaling") != "weak" else -1, r.get("precision", ""))].append(r)
+    for (study, kernel, size, precision), recs in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        if size < 0:
+            continue
+        best = {}
+        for r in recs:
+            if r["backend"] not in best or r["threads"] > best[r["backend"]]["threads"]:
+                best[r["backend"]] = r
+        if len(best) < 2:
+            continue
+        names = sorted(best)
+        vals, unit = [], ""
+        for n in names:
+            v, unit = rate_of(best[n])
+            vals.append(v or 0.0)
+        fig, ax = p.plt.subplots(figsize=(8, 4))
+        bars = ax.bar([f"{n}\nt={best[n]['threads']}" for n in names], vals, color="tab:blue")
+        for b, v in zip(bars, vals):
+            ax.text(b.get_x() + b.get_width() / 2, b.get_height(), fmt_rate(v, unit), ha="center", va="bottom", fontsize=7)
+        ax.set_ylabel(unit)
+        title = f"{kernel} throughput per backend at its largest thread count, N={fmt_size(size)} {precision}"
+        ax.set_title(title)
+        name = f"throughput_{study}_{kernel}_{fmt_size(size)}_{precision}".replace("^", "p")
+        p.save(fig, name, title)
+
+
+def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]]) -> str:
+    ctx = doc["context"]
+    e = html.escape
+    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>parlab report</title><style>",
+             "body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;font-size:12px}",
+             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}",
+             "td.l,th.l{text-align:left}.fail{background:#fdd;color:#900}.warn{color:#a60}img{max-width:100%}</style></head><body>",
+             f"<h1>parlab report: {e(str(doc.get('suite', '')))}</h1>",
+             f"<p>Status: <b>{e(doc['status'])}</b>. Host {e(str(ctx.get('host')))}, started {e(str(ctx.get('started_utc')))}.</p>"]
+    failed = [r for r in doc["records"] if r["status"] not in ("ok", "unavailable")]
+    if failed:
+        parts.append(f"<p class='fail'><b>{len(failed)} measurement(s) failed validation or errored</b> (rows in red below).</p>")
+    if ctx.get("warnings"):
+        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{e(w)}</li>" for w in ctx["warnings"]) + "</ul>")
+    parts.append("<h2>Figures</h2>")
+    for name, caption in figures:
+        with open(os.path.join(out_dir, name + ".png"), "rb") as f:
+            data = base64.b64encode(f.read()).decode("ascii")
+        parts.append(f"<figure><img alt='{e(caption)}' src='data:image/png;base64,{data}'><figcaption>{e(caption)}"
+                     f" (<a href='plots/{e(name)}.svg'>SVG</a>)</figcaption></figure>")
+    if not figures:
+        parts.append("<p>No figure: these results have no thread sweep, size sweep or backend comparison.</p>")
+    parts.append("<h2>Context</h2><table>")
+
+    def rows(prefix, obj):
+        if isinstance(obj, dict):
+            for k in sorted(obj):
+                yield from rows(f"{prefix}.{k}" if prefix else k, obj[k])
+        elif isinstance(obj, list) and obj and isinstance(obj[0], dict):
+            for i, x in enumerate(obj):
+                yield from rows(f"{prefix}[{i}]", x)
+        else:
+            yield prefix, obj
+
+    for k, v in rows("", ctx):
+        parts.append(f"<tr><th class='l'>{e(k)}</th><td class='l'>{e(json.dumps(v) if not isinstance(v, str) else v)}</td></tr>")
+    parts.append("</table>")
+    if doc.get("consistency"):
+        parts.append("<h2>Cross-backend consistency</h2><table><tr><th>kernel</th><th>seed</th><th>N</th><th>records</th><th>distinct hits</th><th>verdict</th></tr>")
+        for c in doc["consistency"]:
+            cls = "" if c["pass"] else " class='fail'"
+            parts.append(f"<tr{cls}><td>{e(c['kernel'])}</td><td>{c['seed']}</td><td>{c['size']}</td><td>{c['records']}</td>"
+                         f"<td>{c['distinct_hits']}</td><td>{'pass' if c['pass'] else 'FAIL'}</td></tr>")
+        parts.append("</table>")
+    parts.append("<h2>Records</h2><table><tr><th class='l'>study</th><th class='l'>kernel</th><th class='l'>backend</th>"
+                 "<th>threads</th><th>size</th><th class='l'>precision</th><th>median (s)</th><th>rate</th>"
+                 "<th class='l'>status</th><th class='l'>validation / reason</th></tr>")
+    for r in doc["records"]:
+        cls = " class='fail'" if r["status"] not in ("ok", "unavailable") else ""
+        med = r.get("time_s", {}).get("median")
+        v, unit = rate_of(r)
+        detail = r.get("validation", {}).get("detail") or r.get("reason", "")
+        parts.append(f"<tr{cls}><td class='l'>{e(str(r.get('study', '')))}</td><td class='l'>{e(r['kernel'])}</td>"
+                     f"<td class='l'>{e(r['backend'])}</td><td>{r['threads']}</td><td>{e(fmt_size(r['size']))}</td>"
+                     f"<td class='l'>{e(str(r.get('precision', '')))}</td><td>{'' if med is None else f'{med:.6g}'}</td>"
+                     f"<td>{'' if v is None else e(fmt_rate(v, unit))}</td><td class='l'>{e(r['status'])}</td>"
+                     f"<td class='l'>{e(str(detail))}</td></tr>")
+    parts.append("</table></body></html>\n")
+    return "".join(parts)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Plots and report.html from a parlab run directory")
+    ap.add_argument("run_dir", help="a directory holding results.json (or the file itself)")
+    ap.add_argument("--out", help="where to write plots/ and report.html (default: the run directory)")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    try:
+        doc = load_run(args.run_dir)
+    except InputError as e:
+        print(f"plot.py: {e}", file=sys.stderr)
+        return 2
+    out = args.out or os.path.dirname(doc["_path"]) or "."
+    plot_dir = os.path.join(out, "plots")
+    p = Plotter(plot_dir)
+    scaling_figures(p, doc)
+    bandwidth_figures(p, doc)
+    throughput_figures(p, doc)
+    report = os.path.join(out, "report.html")
+    tmp = report + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(report_html(doc, plot_dir, p.figures))
+    os.replace(tmp, report)
+    if not args.quiet:
+        print(f"plot.py: {len(p.figures)} figures in {plot_dir}, report {report}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,436 @@
+#include "runner.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <numeric>
+#include <sstream>
+
+#include "context.hpp"
+#include "core/error.hpp"
+
+namespace parlab {
+
+std::atomic<bool> g_interrupted{false};
+
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kSchema = "parlab-results/1";
+
+extern "C" void on_sigint(int) {
+  g_interrupted.store(true);
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+std::string utc_stamp(const char* format) {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  std::ostringstream os;
+  os << std::put_time(&tm, format);
+  return os.str();
+}
+
+std::string format_duration(double s) {
+  const long t = std::lround(s);
+  std::ostringstream os;
+  os << t / 60 << ":" << std::setw(2) << std::setfill('0') << t % 60;
+  return os.str();
+}
+
+json aggregates(std::vector<double> v) {
+  if (v.empty()) return json::object();
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  const double median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(n);
+  double var = 0;
+  for (double x : v) var += (x - mean) * (x - mean);
+  const double stddev = n > 1 ? std::sqrt(var / static_cast<double>(n - 1)) : 0.0;
+  return {{"median", median}, {"mean", mean}, {"stddev", stddev}, {"min", v.front()}, {"max", v.back()}};
+}
+
+std::string describe(const MeasurementSpec& s) {
+  std::ostringstream os;
+  os << s.kernel << " " << s.backend << " t=" << s.threads << " n=" << format_size(s.size);
+  if (s.precision != Precision::i32) os << " " << to_string(s.precision);
+  return os.str();
+}
+
+// Progress: a rewritten line on a terminal, one line per measurement otherwise.
+class Progress {
+ public:
+  Progress(std::ostream& out, std::size_t total, std::size_t done, bool quiet)
+      : out_(out), total_(total), done_at_start_(done), done_(done), quiet_(quiet),
+        tty_(isatty(STDERR_FILENO) == 1 && &out == &std::cerr), start_(Clock::now()) {}
+  void begin(const MeasurementSpec& s) {
+    if (quiet_) return;
+    std::ostringstream line;
+    line << "[" << std::setw(static_cast<int>(std::to_string(total_).size())) << done_ + 1 << "/" << total_ << "] "
+         << describe(s);
+    const std::size_t finished = done_ - done_at_start_;
+    if (finished > 0) {
+      const double elapsed = std::chrono::duration<double>(Clock::now() - start_).count();
+      line << "  ETA " << format_duration(elapsed / static_cast<double>(finished) * static_cast<double>(total_ - done_));
+    }
+    if (tty_) {
+      out_ << "\r\033[K" << line.str() << std::flush;
+    } else {
+      out_ << line.str() << "\n" << std::flush;
+    }
+  }
+  void end() {
+    ++done_;
+    if (!quiet_ && tty_ && done_ == total_) out_ << "\r\033[K" << std::flush;
+  }
+
+ private:
+  std::ostream& out_;
+  std::size_t total_, done_at_start_, done_;
+  bool quiet_, tty_;
+  Clock::time_point start_;
+};
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string csv_value(const json& j) {
+  if (j.is_null()) return "";
+  if (j.is_string()) return csv_escape(j.get<std::string>());
+  if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
+  if (j.is_number_float()) {
+    std::ostringstream os;
+    os << std::setprecision(17) << j.get<double>();
+    return os.str();
+  }
+  return j.dump();
+}
+
+}  // namespace
+
+void install_interrupt_handler() {
+  g_interrupted.store(false);
+  std::signal(SIGINT, on_sigint);
+}
+
+void ensure_writable_dir(const std::filesystem::path& dir, const std::string& what) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw UsageError(what + " '" + dir.string() + "' cannot be created: " + (ec ? ec.message() : "not a directory"));
+  }
+  if (access(dir.c_str(), W_OK) != 0) throw UsageError(what + " '" + dir.string() + "' is not writable");
+}
+
+void write_atomically(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path tmp = path.string() + ".tmp";
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw FailureError("cannot write '" + tmp.string() + "'");
+  std::size_t off = 0;
+  while (off < text.size()) {
+    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
+    if (n <= 0) {
+      ::close(fd);
+      throw FailureError("write to '" + tmp.string() + "' failed");
+    }
+    off += static_cast<std::size_t>(n);
+  }
+  ::fsync(fd);  // the data is on disk before the rename makes it visible
+  ::close(fd);
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw FailureError("cannot rename '" + tmp.string() + "' to '" + path.string() + "': " + ec.message());
+}
+
+std::string records_to_csv(const json& records) {
+  static const char* const kColumns[] = {
+      "id", "study", "scaling", "kernel", "backend", "kind", "threads", "size", "size_y", "precision", "seed",
+      "status", "valid", "median_s", "mean_s", "stddev_s", "min_s", "max_s", "reps", "inner",
+      "samples_per_s", "bytes_per_s", "flops_per_s", "kernel_s", "transfer_s", "hits", "checksum", "detail"};
+  std::ostringstream os;
+  for (std::size_t i = 0; i < std::size(kColumns); ++i) os << (i ? "," : "") << kColumns[i];
+  os << "\n";
+  for (const auto& r : records) {
+    const json& agg = r.value("time_s", json::object());
+    const json& rate = r.value("rate", json::object());
+    const json& val = r.value("validation", json::object());
+    const json row[] = {r["id"], r["study"], r["scaling"], r["kernel"], r["backend"], r.value("kind", json()),
+                        r["threads"], r["size"], r["size_y"], r["precision"], r["seed"], r["status"],
+                        val.value("pass", json()), agg.value("median", json()), agg.value("mean", json()),
+                        agg.value("stddev", json()), agg.value("min", json()), agg.value("max", json()),
+                        json(r.value("reps_s", json::array()).size()), r.value("inner", json()),
+                        rate.value("samples_per_s", json()), rate.value("bytes_per_s", json()),
+                        rate.value("flops_per_s", json()), r.value("kernel_s", json()), r.value("transfer_s", json()),
+                        r.value("hits", json()), r.value("checksum", json()), val.value("detail", r.value("reason", json()))};
+    for (std::size_t i = 0; i < std::size(row); ++i) os << (i ? "," : "") << csv_value(row[i]);
+    os << "\n";
+  }
+  return os.str();
+}
+
+Runner::Runner(const Registry& registry, std::ostream& log, RunOptions options)
+    : registry_(registry), log_(log), options_(options) {}
+
+void Runner::save() {
+  write_atomically(dir_ / "results.json", doc_.dump(1) + "\n");
+  if (options_.write_csv) write_atomically(dir_ / "results.csv", records_to_csv(doc_["records"]));
+}
+
+int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, const json& invocation) {
+  ContextOptions co;
+  for (const auto& s : plan.specs) co.max_threads_requested = std::max(co.max_threads_requested, s.threads);
+  const json context = collect_context(registry_, co);
+
+  ensure_writable_dir(out_root, "output directory (--out)");
+  const std::filesystem::path host_dir = out_root / context["host"].get<std::string>();
+  ensure_writable_dir(host_dir, "output directory");
+  // A fresh directory per run; if two runs start in the same second, add a suffix.
+  const std::string stamp = utc_stamp("%Y%m%dT%H%M%SZ");
+  dir_ = host_dir / stamp;
+  for (int k = 1; std::filesystem::exists(dir_); ++k) dir_ = host_dir / (stamp + "-" + std::to_string(k));
+  std::filesystem::create_directory(dir_);
+
+  json specs = json::array();
+  for (const auto& s : plan.specs) specs.push_back(to_json(s));
+  doc_ = {{"schema", kSchema},     {"status", "incomplete"}, {"suite", plan.suite},
+          {"invocation", invocation}, {"context", context},   {"plan", specs},
+          {"records", json::array()}, {"consistency", json::array()}};
+  save();
+  if (!options_.quiet) log_ << "parlab: writing " << (dir_ / "results.json").string() << "\n";
+  for (const auto& w : context["warnings"]) {
+    if (!options_.quiet) log_ << "parlab: warning: " << w.get<std::string>() << "\n";
+  }
+  return execute();
+}
+
+int Runner::resume(const std::filesystem::path& dir) {
+  dir_ = dir;
+  std::ifstream in(dir / "results.json");
+  if (!in) throw UsageError("--resume: '" + (dir / "results.json").string() + "' cannot be read");
+  try {
+    doc_ = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw UsageError("--resume: '" + (dir / "results.json").string() + "' is not valid JSON: " + e.what());
+  }
+  if (!doc_.is_object() || doc_.value("schema", "") != std::string(kSchema) || !doc_.contains("plan") ||
+      !doc_.contains("records")) {
+    throw UsageError("--resume: '" + dir.string() + "' does not hold a parlab run (schema " + kSchema + ")");
+  }
+  if (doc_.value("status", "") == "complete") {
+    if (!options_.quiet) log_ << "parlab: run in '" << dir.string() << "' is already complete\n";
+    return 0;
+  }
+  const json now = collect_context(registry_, {});
+  json& ctx = doc_["context"];
+  if (now["host"] != ctx["host"] || now["build"]["git_commit"] != ctx["build"]["git_commit"]) {
+    ctx["warnings"].push_back("resumed on host " + now["host"].get<std::string>() + " with build " +
+                              now["build"]["git_commit"].dump() + ": records may come from two machines or builds");
+  }
+  doc_["resumed_utc"].push_back(now["started_utc"]);
+  if (!options_.quiet) log_ << "parlab: resuming " << (dir / "results.json").string() << "\n";
+  return execute();
+}
+
+int Runner::execute() {
+  const json& plan = doc_["plan"];
+  std::vector<bool> done(plan.size(), false);
+  for (const auto& r : doc_["records"]) {
+    const std::size_t id = r.at("id").get<std::size_t>();
+    if (id < done.size()) done[id] = true;
+  }
+  const auto already = static_cast<std::size_t>(std::count(done.begin(), done.end(), true));
+  Progress progress(log_, plan.size(), already, options_.quiet);
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    if (done[i]) continue;
+    if (g_interrupted.load()) break;
+    const MeasurementSpec spec = spec_from_json(plan[i]);
+    progress.begin(spec);
+    json record = measure(spec, i);
+    progress.end();
+    if (record.is_null()) break;  // interrupted inside the measurement: nothing recorded
+    doc_["records"].push_back(std::move(record));
+    save();
+  }
+  check_consistency();
+  const bool complete = doc_["records"].size() == plan.size();
+  doc_["status"] = complete ? "complete" : "incomplete";
+  doc_["finished_utc"] = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
+  save();
+
+  // The summary: failures loudly, in red on a terminal.
+  const bool color = isatty(STDERR_FILENO) == 1 && &log_ == &std::cerr;
+  int failed = 0, unavailable = 0;
+  for (const auto& r : doc_["records"]) {
+    const std::string status = r["status"];
+    if (status == "unavailable") {
+      ++unavailable;
+    } else if (status != "ok") {
+      ++failed;
+      log_ << (color ? "\033[31m" : "") << "FAILED " << r["kernel"].get<std::string>() << " "
+           << r["backend"].get<std::string>() << " t=" << r["threads"] << " n=" << r["size"] << ": "
+           << r["validation"].value("detail", r.value("reason", std::string())) << (color ? "\033[0m" : "") << "\n";
+    }
+  }
+  if (!options_.quiet || failed > 0) {
+    log_ << "parlab: " << doc_["records"].size() << "/" << plan.size() << " measurements, " << failed << " failed, "
+         << unavailable << " unavailable; " << (complete ? "complete" : "INCOMPLETE") << ": " << dir_.string() << "\n";
+  }
+  if (!complete) {
+    log_ << "parlab: interrupted; resume with: parlab run --resume " << dir_.string() << "\n";
+    return 130;
+  }
+  return failed > 0 ? 1 : 0;
+}
+
+json Runner::measure(const MeasurementSpec& s, std::size_t index) {
+  json r = to_json(s);
+  r["id"] = index;
+  const BackendEntry* entry = registry_.find(s.backend);
+  r["kind"] = entry ? entry->kind : "";
+  if (entry == nullptr || !entry->available) {
+    r["status"] = "unavailable";
+    r["reason"] = entry ? entry->reason : "backend not registered in this build";
+    return r;
+  }
+  Problem p;
+  p.kernel = s.kernel;
+  p.precision = s.precision;
+  p.size = s.size;
+  p.size_y = s.size_y;
+  p.seed = s.seed;
+  p.threads = s.threads;
+  p.device = s.device;
+  try {
+    std::unique_ptr<Workload> w = entry->make(p);
+    // Warm-up, and calibration of `inner`: how many runs make one repetition last
+    // min_rep_seconds, so short kernels are not timed at the clock's resolution.
+    double last = 0;
+    for (int i = 0; i < s.warmup; ++i) {
+      const auto t0 = Clock::now();
+      w->run();
+      last = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (g_interrupted.load()) return json();
+    }
+    long inner = 1;
+    if (s.min_rep_seconds > 0 && last > 0 && last < s.min_rep_seconds) {
+      inner = std::min(1000000L, static_cast<long>(std::ceil(s.min_rep_seconds / last)));
+    }
+    std::vector<double> reps, kernel_s, transfer_s;
+    for (int rep = 0; rep < s.reps; ++rep) {
+      double self_kernel = 0, self_transfer = 0;
+      bool self_timed = false;
+      const auto t0 = Clock::now();
+      for (long k = 0; k < inner; ++k) {
+        w->run();
+        if (auto t = w->last_timing()) {
+          self_timed = true;
+          self_kernel += t->kernel_s;
+          self_transfer += t->transfer_s;
+        }
+      }
+      const double wall = std::chrono::duration<double>(Clock::now() - t0).count() / static_cast<double>(inner);
+      if (self_timed) {
+        // Backends that time themselves report compute and transfers apart; the repetition's
+        // time is their sum, so a figure never hides a transfer.
+        kernel_s.push_back(self_kernel / static_cast<double>(inner));
+        transfer_s.push_back(self_transfer / static_cast<double>(inner));
+        reps.push_back(kernel_s.back() + transfer_s.back());
+      } else {
+        reps.push_back(wall);
+      }
+      if (g_interrupted.load()) return json();
+    }
+    const Validation v = w->validate();
+    const WorkCount work = w->work();
+    r["inner"] = inner;
+    r["reps_s"] = reps;
+    r["time_s"] = aggregates(reps);
+    if (!kernel_s.empty()) {
+      r["kernel_s"] = aggregates(kernel_s)["median"];
+      r["transfer_s"] = aggregates(transfer_s)["median"];
+    }
+    const double median = r["time_s"]["median"].get<double>();
+    json rate = json::object();
+    if (median > 0) {
+      if (work.samples > 0) rate["samples_per_s"] = work.samples / median;
+      if (work.bytes > 0) rate["bytes_per_s"] = work.bytes / median;
+      if (work.flops > 0) rate["flops_per_s"] = work.flops / median;
+    }
+    r["rate"] = rate;
+    r["work"] = {{"samples", work.samples}, {"bytes", work.bytes}, {"flops", work.flops}};
+    r["validation"] = {{"pass", v.pass}, {"detail", v.detail}};
+    r["checksum"] = v.checksum;
+    if (v.hits) r["hits"] = *v.hits;
+    r["status"] = v.pass ? "ok" : "failed-validation";
+  } catch (const UnavailableError& e) {
+    r["status"] = "unavailable";
+    r["reason"] = e.what();
+  } catch (const std::exception& e) {
+    // Recorded, not fatal: one broken measurement must not cost the rest of the suite.
+    r["status"] = "error";
+    r["reason"] = e.what();
+    r["validation"] = {{"pass", false}, {"detail", std::string("error: ") + e.what()}};
+  }
+  return r;
+}
+
+void Runner::check_consistency() {
+  // pi hits are a pure function of (seed, N): any two records that disagree are a failure.
+  std::map<std::pair<std::uint64_t, std::uint64_t>, std::map<std::uint64_t, std::vector<std::size_t>>> groups;
+  json& records = doc_["records"];
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const json& r = records[i];
+    if (r["kernel"] == "pi" && r.contains("hits")) {
+      groups[{r["seed"].get<std::uint64_t>(), r["size"].get<std::uint64_t>()}][r["hits"].get<std::uint64_t>()].push_back(i);
+    }
+  }
+  json checks = json::array();
+  for (const auto& [key, by_hits] : groups) {
+    std::size_t n = 0;
+    for (const auto& [hits, idx] : by_hits) n += idx.size();
+    json c = {{"kernel", "pi"}, {"seed", key.first}, {"size", key.second}, {"records", n},
+              {"distinct_hits", by_hits.size()}, {"pass", by_hits.size() == 1}};
+    checks.push_back(c);
+    if (by_hits.size() > 1) {
+      std::ostringstream os;
+      os << "pi hits differ between backends for seed " << key.first << ", N " << key.second << ":";
+      for (const auto& [hits, idx] : by_hits) {
+        os << " " << hits << " (";
+        for (std::size_t k = 0; k < idx.size(); ++k) {
+          os << (k ? ", " : "") << records[idx[k]]["backend"].get<std::string>() << " t=" << records[idx[k]]["threads"];
+        }
+        os << ")";
+      }
+      for (const auto& [hits, idx] : by_hits) {
+        for (std::size_t i : idx) {
+          records[i]["status"] = "failed-validation";
+          records[i]["validation"]["pass"] = false;
+          records[i]["validation"]["detail"] = os.str();
+        }
+      }
+    }
+  }
+  doc_["consistency"] = checks;
+}
+
+}  // namespace parlab

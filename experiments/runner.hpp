@@ -1,0 +1,77 @@
+// Runs a plan and keeps its result files valid at every moment.
+//
+// The run directory holds results.json (the state: context, plan, records, status) and
+// results.csv (one row per record). Both are rewritten after every record through a temporary
+// file and rename(), so a crash or Ctrl-C leaves the completed records readable; the status
+// stays "incomplete" until the last measurement, and `parlab run --resume DIR` runs whatever
+// the plan still lacks.
+//
+// Timing engine: parlab's own, not Google Benchmark (which parlab uses for micro-benchmarks in
+// bench/). A study needs a fixed number of repetitions of a long kernel with every repetition
+// kept, backends that time themselves (CUDA events, transfer apart from compute), a record
+// written the moment it is measured so an interrupted run resumes, and validation of the very
+// data that was timed; Google Benchmark's adaptive iteration counts and process-level
+// Initialize/Run model fit none of these. The method is the same: warm-up, then repetitions
+// of `inner` back-to-back runs (inner calibrated so one repetition lasts min_rep_seconds), the
+// median reported.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/workload.hpp"
+#include "suite.hpp"
+
+namespace parlab {
+
+struct RunOptions {
+  bool write_csv = true;
+  bool quiet = false;
+};
+
+// Set by the SIGINT handler; the runner stops between repetitions when it is true.
+extern std::atomic<bool> g_interrupted;
+void install_interrupt_handler();
+
+class Runner {
+ public:
+  Runner(const Registry& registry, std::ostream& log, RunOptions options);
+
+  // Starts a new run in a fresh directory under `out_root`/<host>/<UTC timestamp>. Returns the
+  // exit code: 0 all valid, 1 a validation failed or a measurement errored, 130 interrupted.
+  // PRECONDITION: `plan` was produced by make_plan (everything validated).
+  int run_new(const Plan& plan, const std::filesystem::path& out_root, const nlohmann::json& invocation);
+
+  // Completes the run in `dir`. Throws UsageError when `dir` holds no readable parlab run.
+  int resume(const std::filesystem::path& dir);
+
+  const std::filesystem::path& run_dir() const { return dir_; }
+
+ private:
+  int execute();
+  nlohmann::json measure(const MeasurementSpec& spec, std::size_t index);
+  void check_consistency();
+  void save();
+
+  const Registry& registry_;
+  std::ostream& log_;
+  RunOptions options_;
+  std::filesystem::path dir_;
+  nlohmann::json doc_;
+};
+
+// Creates `dir` and checks it is writable; throws UsageError naming it otherwise.
+void ensure_writable_dir(const std::filesystem::path& dir, const std::string& what);
+
+// Writes `text` to `path` atomically (temporary file in the same directory, then rename).
+void write_atomically(const std::filesystem::path& path, const std::string& text);
+
+// One CSV row per record, header first.
+std::string records_to_csv(const nlohmann::json& records);
+
+}  // namespace parlab

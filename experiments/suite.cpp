@@ -1,0 +1,352 @@
+#include "suite.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "args.hpp"
+#include "core/error.hpp"
+#include "parlab/build_info.hpp"
+
+namespace parlab {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> string_list(const json& j, const std::string& where) {
+  if (j.is_string()) return {j.get<std::string>()};
+  if (!j.is_array()) throw UsageError(where + ": expected a string or a list of strings");
+  std::vector<std::string> out;
+  for (const auto& x : j) {
+    if (!x.is_string()) throw UsageError(where + ": expected a list of strings");
+    out.push_back(x.get<std::string>());
+  }
+  return out;
+}
+
+std::uint64_t size_value(const json& j, const std::string& where) {
+  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
+  if (j.is_string()) return parse_count(j.get<std::string>(), where, 0);
+  throw UsageError(where + ": expected a non-negative integer or a string such as \"2^20\"");
+}
+
+int positive_int(const json& j, const std::string& where) {
+  if (!j.is_number_integer() || j.get<long long>() < 1 || j.get<long long>() > 1000000) {
+    throw UsageError(where + ": expected a positive integer");
+  }
+  return static_cast<int>(j.get<long long>());
+}
+
+void check_keys(const json& obj, const std::set<std::string>& allowed, const std::string& where) {
+  for (const auto& [key, value] : obj.items()) {
+    if (!allowed.count(key)) {
+      std::string accepted;
+      for (const auto& a : allowed) accepted += (accepted.empty() ? "" : ", ") + a;
+      throw UsageError(where + ": unknown key '" + key + "' (accepted: " + accepted + ")");
+    }
+  }
+}
+
+// Bytes of host memory a CPU workload allocates.
+double host_bytes(const MeasurementSpec& s) {
+  const double n = static_cast<double>(s.size);
+  const double elem = s.precision == Precision::f64 ? 8.0 : 4.0;
+  const KernelSpec* k = find_kernel(s.kernel);
+  if (k == nullptr) return 0;
+  switch (k->family) {
+    case KernelFamily::pi: return 0;
+    case KernelFamily::stream: return 3.0 * n * elem;
+    case KernelFamily::seed:
+      if (s.kernel == "plus_one") return 2.0 * n * 4.0;
+      if (s.kernel == "add2d") return 3.0 * n * static_cast<double>(s.size_y ? s.size_y : s.size) * 4.0;
+      return 3.0 * n * n * 4.0;  // matmul
+  }
+  return 0;
+}
+
+double physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<double>(pages) * static_cast<double>(page) : 0.0;
+}
+
+std::vector<const BackendEntry*> select_backends(const std::vector<std::string>& wanted, const std::string& kernel,
+                                                 const Registry& registry, const std::string& where) {
+  std::vector<const BackendEntry*> out;
+  auto add = [&](const BackendEntry* e) {
+    if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  };
+  for (const std::string& w : wanted) {
+    if (w == "all" || w == "cpu" || w == "gpu" || w == "python") {
+      for (const auto& e : registry.entries()) {
+        const bool runs_kernel = !e.available || std::find(e.kernels.begin(), e.kernels.end(), kernel) != e.kernels.end();
+        if (e.in_default_set && runs_kernel && (w == "all" || e.kind == w)) {
+          // An unavailable entry has no kernel list: keep it only for kernels its kind runs.
+          if (!e.available && e.kind == "python" && kernel != "pi") continue;
+          add(&e);
+        }
+      }
+    } else {
+      const BackendEntry* e = registry.find(w);
+      if (e == nullptr) {
+        std::string accepted = "all, cpu, gpu, python";
+        for (const auto& n : registry.names()) accepted += ", " + n;
+        throw UsageError(where + ": unknown backend '" + w + "' (accepted: " + accepted + ")");
+      }
+      if (e->available && std::find(e->kernels.begin(), e->kernels.end(), kernel) == e->kernels.end()) {
+        continue;  // named explicitly but does not run this kernel: nothing to measure
+      }
+      add(e);
+    }
+  }
+  return out;
+}
+
+// Sizes of an ad-hoc run without --size: a fraction of a second per run on one core.
+std::uint64_t default_size(const std::string& kernel) {
+  if (kernel == "pi") return std::uint64_t{1} << 24;
+  if (kernel == "add2d") return 2048;
+  if (kernel == "matmul") return 256;
+  return std::uint64_t{1} << 22;
+}
+
+}  // namespace
+
+std::string format_size(std::uint64_t n) {
+  if (n >= 1024 && (n & (n - 1)) == 0) {
+    int k = 0;
+    while ((std::uint64_t{1} << k) != n) ++k;
+    return "2^" + std::to_string(k);
+  }
+  return std::to_string(n);
+}
+
+json to_json(const MeasurementSpec& s) {
+  return {{"study", s.study}, {"scaling", s.scaling},     {"kernel", s.kernel},
+          {"backend", s.backend}, {"threads", s.threads}, {"size", s.size},
+          {"size_y", s.size_y}, {"precision", to_string(s.precision)}, {"seed", s.seed},
+          {"reps", s.reps}, {"warmup", s.warmup}, {"min_rep_seconds", s.min_rep_seconds},
+          {"device", s.device}};
+}
+
+MeasurementSpec spec_from_json(const json& j) {
+  try {
+    MeasurementSpec s;
+    s.study = j.at("study").get<std::string>();
+    s.scaling = j.at("scaling").get<std::string>();
+    s.kernel = j.at("kernel").get<std::string>();
+    s.backend = j.at("backend").get<std::string>();
+    s.threads = j.at("threads").get<int>();
+    s.size = j.at("size").get<std::uint64_t>();
+    s.size_y = j.at("size_y").get<std::uint64_t>();
+    const auto p = precision_from_name(j.at("precision").get<std::string>());
+    if (!p) throw UsageError("bad precision");
+    s.precision = *p;
+    s.seed = j.at("seed").get<std::uint64_t>();
+    s.reps = j.at("reps").get<int>();
+    s.warmup = j.at("warmup").get<int>();
+    s.min_rep_seconds = j.at("min_rep_seconds").get<double>();
+    s.device = j.at("device").get<int>();
+    return s;
+  } catch (const json::exception& e) {
+    throw UsageError(std::string("malformed plan entry: ") + e.what());
+  }
+}
+
+std::filesystem::path suites_dir() {
+  if (const char* env = std::getenv("PARLAB_SUITES_DIR"); env != nullptr && *env != '\0') return env;
+  return std::filesystem::path(build_info::kSourceDir) / "experiments" / "suites";
+}
+
+std::vector<std::string> suite_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(suites_dir(), ec)) {
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+json load_suite(const std::string& name_or_path) {
+  std::filesystem::path path = name_or_path;
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                               (path.extension() == ".json" && std::filesystem::exists(path));
+  if (!looks_like_path) path = suites_dir() / (name_or_path + ".json");
+  std::ifstream in(path);
+  if (!in) {
+    if (looks_like_path) throw UsageError("suite file '" + path.string() + "' cannot be read");
+    std::string accepted;
+    for (const auto& n : suite_names()) accepted += (accepted.empty() ? "" : ", ") + n;
+    throw UsageError("unknown suite '" + name_or_path + "' (accepted: " + accepted + ", or a path to a .json file)");
+  }
+  try {
+    json j = json::parse(in);
+    if (!j.is_object()) throw UsageError("suite file '" + path.string() + "': expected a JSON object");
+    return j;
+  } catch (const json::parse_error& e) {
+    throw UsageError("suite file '" + path.string() + "' is not valid JSON: " + e.what());
+  }
+}
+
+Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& registry, int max_threads) {
+  Plan plan;
+  json experiments = json::array();
+  int reps = 5, warmup = 1;
+  std::uint64_t seed = 42;
+  double min_rep = 0.01;
+  std::string where = "ad-hoc run";
+
+  if (suite != nullptr) {
+    where = "suite '" + suite->value("name", std::string("?")) + "'";
+    check_keys(*suite, {"name", "description", "reps", "warmup", "seed", "min_rep_seconds", "experiments"}, where);
+    plan.suite = suite->value("name", std::string("unnamed"));
+    if (suite->contains("reps")) reps = positive_int(suite->at("reps"), where + " reps");
+    if (suite->contains("warmup")) warmup = positive_int(suite->at("warmup"), where + " warmup");
+    if (suite->contains("seed")) seed = size_value(suite->at("seed"), where + " seed");
+    if (suite->contains("min_rep_seconds")) {
+      if (!suite->at("min_rep_seconds").is_number() || suite->at("min_rep_seconds").get<double>() < 0) {
+        throw UsageError(where + " min_rep_seconds: expected a non-negative number");
+      }
+      min_rep = suite->at("min_rep_seconds").get<double>();
+    }
+    if (!suite->contains("experiments") || !suite->at("experiments").is_array() || suite->at("experiments").empty()) {
+      throw UsageError(where + ": needs a non-empty list \"experiments\"");
+    }
+    experiments = suite->at("experiments");
+  } else {
+    plan.suite = "ad-hoc";
+    if (o.kernels.empty()) throw UsageError("an ad-hoc run needs --kernel (or give a suite)");
+    json e = {{"kernel", o.kernels}, {"backends", o.backends.empty() ? std::vector<std::string>{"all"} : o.backends}};
+    experiments.push_back(e);
+  }
+  if (o.reps) reps = *o.reps;
+  if (o.seed) seed = *o.seed;
+  if (o.quick) {
+    reps = std::min(reps, 3);
+    min_rep = 0.0;
+  }
+
+  const double memory = physical_memory();
+  for (std::size_t i = 0; i < experiments.size(); ++i) {
+    const json& e = experiments[i];
+    const std::string ew = where + " experiment " + std::to_string(i + 1);
+    if (!e.is_object()) throw UsageError(ew + ": expected an object");
+    check_keys(e, {"kernel", "backends", "threads", "sizes", "size_y", "precision", "scaling", "reps", "study", "device"}, ew);
+    if (!e.contains("kernel")) throw UsageError(ew + ": needs \"kernel\"");
+    const std::vector<std::string> kernels = string_list(e.at("kernel"), ew + " kernel");
+    const std::string scaling = e.value("scaling", std::string("strong"));
+    if (scaling != "strong" && scaling != "weak" && scaling != "none") {
+      throw UsageError(ew + ": scaling must be strong, weak or none, got '" + scaling + "'");
+    }
+    std::vector<int> threads = {1, max_threads};
+    if (e.contains("threads")) {
+      if (!e.at("threads").is_string()) throw UsageError(ew + " threads: expected a string such as \"1,2,4\" or \"pow2\"");
+      threads = parse_thread_list(e.at("threads").get<std::string>(), ew + " threads", max_threads);
+    }
+    if (o.threads) threads = *o.threads;
+    const int e_reps = e.contains("reps") && !o.reps && !o.quick ? positive_int(e.at("reps"), ew + " reps") : reps;
+    const std::uint64_t size_y = e.contains("size_y") ? size_value(e.at("size_y"), ew + " size_y") : 0;
+    const std::string study = e.value("study", plan.suite);
+    const int device = o.device ? *o.device : (e.contains("device") ? e.at("device").get<int>() : 0);
+
+    for (const std::string& kernel : kernels) {
+      if (!o.kernels.empty() && suite != nullptr &&
+          std::find(o.kernels.begin(), o.kernels.end(), kernel) == o.kernels.end()) {
+        continue;  // filtered out by --kernel
+      }
+      const KernelSpec* spec = find_kernel(kernel);
+      if (spec == nullptr) {
+        // Kernels of the GPU or Python parts (studies) are not in the core table; accept any
+        // name some registered backend runs.
+        bool known = false;
+        for (const auto& be : registry.entries()) {
+          if (std::find(be.kernels.begin(), be.kernels.end(), kernel) != be.kernels.end()) known = true;
+        }
+        if (!known) {
+          std::string accepted;
+          for (const auto& k : kernel_specs()) accepted += (accepted.empty() ? "" : ", ") + std::string(k.name);
+          throw UsageError(ew + ": unknown kernel '" + kernel + "' (accepted: " + accepted + ")");
+        }
+      }
+      std::vector<Precision> precisions;
+      if (e.contains("precision")) {
+        for (const auto& p : string_list(e.at("precision"), ew + " precision")) {
+          const auto pp = precision_from_name(p);
+          if (!pp) throw UsageError(ew + ": unknown precision '" + p + "' (accepted: float, double, int32)");
+          precisions.push_back(*pp);
+        }
+      }
+      if (!o.precisions.empty()) precisions = o.precisions;
+      if (precisions.empty()) precisions.push_back(spec ? spec->precisions.front() : Precision::f64);
+      for (Precision p : precisions) {
+        if (spec && std::find(spec->precisions.begin(), spec->precisions.end(), p) == spec->precisions.end()) {
+          throw UsageError(ew + ": kernel '" + kernel + "' does not support precision " + to_string(p));
+        }
+      }
+      std::vector<std::uint64_t> sizes;
+      if (e.contains("sizes")) {
+        if (!e.at("sizes").is_array()) throw UsageError(ew + " sizes: expected a list");
+        for (const auto& s : e.at("sizes")) sizes.push_back(size_value(s, ew + " sizes"));
+      }
+      if (o.sizes) sizes = *o.sizes;
+      if (sizes.empty() && suite == nullptr) sizes = {default_size(kernel)};
+      if (sizes.empty()) throw UsageError(ew + ": no sizes (give \"sizes\" in the suite or --size)");
+
+      std::vector<std::string> wanted = e.contains("backends") ? string_list(e.at("backends"), ew + " backends")
+                                                               : std::vector<std::string>{"all"};
+      if (!o.backends.empty() && suite != nullptr) {
+        // --backend filters the suite's selection.
+        std::vector<std::string> filtered;
+        for (const auto* be : select_backends(wanted, kernel, registry, ew)) {
+          if (std::find(o.backends.begin(), o.backends.end(), be->name) != o.backends.end()) filtered.push_back(be->name);
+        }
+        // Validate the filter's names even when they select nothing here.
+        select_backends(o.backends, kernel, registry, "--backend");
+        wanted = filtered;
+      }
+      for (const BackendEntry* be : select_backends(wanted, kernel, registry, ew)) {
+        // Serial and GPU backends have no thread count to sweep: measure them once.
+        std::vector<int> ts = threads;
+        if (be->name == "serial" || be->kind == "gpu") ts = {1};
+        for (int t : ts) {
+          for (std::uint64_t base : sizes) {
+            MeasurementSpec m;
+            m.study = study;
+            m.scaling = scaling;
+            m.kernel = kernel;
+            m.backend = be->name;
+            m.threads = t;
+            m.size = base;
+            if (scaling == "weak" && be->kind != "gpu") {
+              if (base > UINT64_MAX / static_cast<std::uint64_t>(t)) throw UsageError(ew + ": weak-scaled size overflows");
+              m.size = base * static_cast<std::uint64_t>(t);
+            }
+            m.size_y = size_y;
+            m.seed = seed;
+            m.reps = e_reps;
+            m.warmup = warmup;
+            m.min_rep_seconds = min_rep;
+            m.device = device;
+            for (Precision p : precisions) {
+              m.precision = p;
+              if (be->kind == "cpu" && memory > 0 && host_bytes(m) > 0.8 * memory) {
+                throw UsageError(ew + ": size " + std::to_string(m.size) + " of kernel '" + kernel + "' needs " +
+                                 std::to_string(static_cast<std::uint64_t>(host_bytes(m) / (1 << 20))) +
+                                 " MiB, more than 80% of this machine's memory (--size)");
+              }
+              plan.specs.push_back(m);
+            }
+          }
+        }
+      }
+    }
+  }
+  if (plan.specs.empty()) throw UsageError(where + ": the filters select no measurement");
+  return plan;
+}
+
+}  // namespace parlab

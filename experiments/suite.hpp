@@ -1,0 +1,84 @@
+// Suites are data: JSON files in experiments/suites/ that expand into a plan of measurements.
+//
+// A suite file:
+//   {
+//     "name": "quick", "description": "...",
+//     "reps": 5, "warmup": 1, "seed": 42, "min_rep_seconds": 0.01,       (optional defaults)
+//     "experiments": [
+//       {"kernel": "pi", "backends": "all", "threads": "1,2", "sizes": ["2^25"],
+//        "scaling": "strong", "precision": ["double"], "size_y": 0, "reps": 5, "study": "..."}
+//     ]
+//   }
+// "kernel" may be a name or a list; "backends" is "all" (every backend in the default set that
+// runs the kernel), a kind ("cpu", "gpu", "python") or a list of names; "threads" takes the CLI's
+// thread-list syntax; "scaling": "weak" multiplies each size by the thread count. Unknown keys are
+// errors, so a typo never silently changes an experiment.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/workload.hpp"
+
+namespace parlab {
+
+// One measurement of the plan.
+struct MeasurementSpec {
+  std::string study;    // suite-level label ("quick", "scaling", ...)
+  std::string scaling;  // "strong", "weak" or "none"
+  std::string kernel;
+  std::string backend;
+  int threads = 1;
+  std::uint64_t size = 0;
+  std::uint64_t size_y = 0;
+  Precision precision = Precision::f64;
+  std::uint64_t seed = 42;
+  int reps = 5;
+  int warmup = 1;
+  double min_rep_seconds = 0.0;  // repeat the kernel inside one repetition until this long
+  int device = 0;
+};
+
+nlohmann::json to_json(const MeasurementSpec& s);
+MeasurementSpec spec_from_json(const nlohmann::json& j);  // throws UsageError when malformed
+
+// Command-line overrides and filters applied on top of a suite (or alone: an ad-hoc suite).
+struct PlanOverrides {
+  std::vector<std::string> kernels;   // filter (suite) or the kernels to run (ad hoc)
+  std::vector<std::string> backends;  // filter / selection; "all" allowed
+  std::optional<std::vector<int>> threads;
+  std::optional<std::vector<std::uint64_t>> sizes;
+  std::vector<Precision> precisions;
+  std::optional<int> reps;
+  std::optional<std::uint64_t> seed;
+  std::optional<int> device;
+  bool quick = false;  // at most 3 repetitions, no minimum repetition time
+};
+
+struct Plan {
+  std::string suite;  // name, or "ad-hoc"
+  std::vector<MeasurementSpec> specs;
+};
+
+// The directory holding the suite files: $PARLAB_SUITES_DIR, else the source tree's.
+std::filesystem::path suites_dir();
+std::vector<std::string> suite_names();
+
+// Loads `name_or_path` (a suite name in suites_dir(), or a path to a .json file). Throws
+// UsageError naming the file and the problem.
+nlohmann::json load_suite(const std::string& name_or_path);
+
+// Expands a suite (may be null for ad hoc) with overrides into a plan, validating everything:
+// kernels, backends, precisions, sizes (including whether they fit in memory). Throws UsageError.
+Plan make_plan(const nlohmann::json* suite, const PlanOverrides& overrides, const Registry& registry,
+               int max_threads);
+
+// "2^25" for powers of two, else the decimal number.
+std::string format_size(std::uint64_t n);
+
+}  // namespace parlab

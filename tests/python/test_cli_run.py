@@ -1,0 +1,152 @@
+"""End to end: `parlab run` into a temporary directory, bad input, resume, validation failures."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import jsonschema
+import pytest
+
+from conftest import SCHEMA
+
+TINY_SUITE = {
+    "name": "tiny", "description": "test suite", "reps": 2, "warmup": 1, "seed": 7, "min_rep_seconds": 0,
+    "experiments": [
+        {"kernel": "pi", "backends": ["serial", "threads", "pool", "tbb", "openmp"], "threads": "1,2",
+         "sizes": [100003]},
+        {"kernel": "triad", "backends": ["serial", "pool"], "threads": "1,2", "sizes": ["2^12", 5000],
+         "precision": ["double", "float"], "scaling": "none"},
+    ],
+}
+
+
+def validate(doc):
+    with open(SCHEMA) as f:
+        jsonschema.validate(doc, json.load(f))
+
+
+def run(parlab_bin, *args, **kw):
+    return subprocess.run([parlab_bin, *args], capture_output=True, text=True, timeout=600, **kw)
+
+
+def only_run_dir(out):
+    dirs = [os.path.join(h, d) for h in (os.path.join(out, x) for x in os.listdir(out)) for d in os.listdir(h)]
+    assert len(dirs) == 1, dirs
+    return dirs[0]
+
+
+def test_suite_run_end_to_end(tmp_path, parlab_bin):
+    suite = tmp_path / "tiny.json"
+    suite.write_text(json.dumps(TINY_SUITE))
+    out = tmp_path / "results"
+    res = run(parlab_bin, "run", str(suite), "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    run_dir = only_run_dir(out)
+    doc = json.load(open(os.path.join(run_dir, "results.json")))
+    validate(doc)
+    assert doc["status"] == "complete" and len(doc["records"]) == len(doc["plan"])
+    pis = [r for r in doc["records"] if r["kernel"] == "pi" and r["status"] == "ok"]
+    assert len(pis) >= 7 and len({r["hits"] for r in pis}) == 1          # identical on every backend
+    assert all(c["pass"] for c in doc["consistency"])
+    assert all(len(r["reps_s"]) == 2 for r in doc["records"] if r["status"] == "ok")
+    csv_rows = open(os.path.join(run_dir, "results.csv")).read().strip().splitlines()
+    assert len(csv_rows) == 1 + len(doc["records"])
+    assert os.path.exists(os.path.join(run_dir, "report.html"))
+
+
+@pytest.mark.parametrize("args, names", [
+    (["run", "no-such-suite"], "no-such-suite"),
+    (["run", "--kernel", "pi", "--backend", "cilk"], "cilk"),
+    (["run", "--kernel", "pi", "--threads", "0"], "--threads"),
+    (["run", "--kernel", "triad", "--size", "-1"], "--size"),
+    (["run", "--kernel", "triad", "--size", "1e30"], "--size"),
+    (["run", "--kernel", "triad", "--size", "2^60"], "--size"),
+    (["run", "--kernel", "nope"], "nope"),
+    (["run", "--kernel", "pi", "--precision", "half"], "--precision"),
+    (["run", "--kernel", "pi", "--reps", "0"], "--reps"),
+    (["run", "--kernel", "pi", "--format", "xml"], "--format"),
+])
+def test_bad_input_exits_2_and_writes_nothing(tmp_path, parlab_bin, args, names):
+    out = tmp_path / "results"
+    res = run(parlab_bin, *args, "--out", str(out))
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    assert names in res.stderr
+    assert not out.exists()
+
+
+def test_unwritable_out(tmp_path, parlab_bin):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    res = run(parlab_bin, "run", "--kernel", "pi", "--size", "1000", "--out", str(blocker / "sub"))
+    assert res.returncode == 2 and "--out" in res.stderr
+
+
+def test_malformed_suite_file(tmp_path, parlab_bin):
+    for name, text in {"bad.json": "{not json", "typo.json": json.dumps({**TINY_SUITE, "experiment": []}),
+                       "badkey.json": json.dumps({**TINY_SUITE, "experiments": [{"kernel": "pi", "sizez": [1]}]})}.items():
+        path = tmp_path / name
+        path.write_text(text)
+        out = tmp_path / ("out-" + name)
+        res = run(parlab_bin, "run", str(path), "--out", str(out))
+        assert res.returncode == 2, (name, res.stderr)
+        assert name in res.stderr or "sizez" in res.stderr or "experiment" in res.stderr
+        assert not out.exists()
+
+
+def test_interrupted_run_stays_valid_and_resumes(tmp_path, parlab_bin):
+    suite = dict(TINY_SUITE, experiments=[{"kernel": "pi", "backends": ["serial", "pool", "threads"],
+                                           "threads": "1,2", "sizes": ["2^25"]}], reps=3)
+    path = tmp_path / "slow.json"
+    path.write_text(json.dumps(suite))
+    out = tmp_path / "results"
+    proc = subprocess.Popen([parlab_bin, "run", str(path), "--out", str(out), "--no-report"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = None
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if out.exists() and os.listdir(out):
+            run_dir = only_run_dir(out)
+            results = os.path.join(run_dir, "results.json")
+            if os.path.exists(results) and len(json.load(open(results))["records"]) >= 1:
+                break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    doc = json.load(open(results))
+    validate(doc)
+    assert doc["status"] == "incomplete"
+    assert 1 <= len(doc["records"]) < len(doc["plan"])
+    assert "--resume" in err
+
+    res = run(parlab_bin, "run", "--resume", run_dir, "--no-report")
+    assert res.returncode == 0, res.stderr
+    doc = json.load(open(results))
+    validate(doc)
+    assert doc["status"] == "complete"
+    assert sorted(r["id"] for r in doc["records"]) == list(range(len(doc["plan"])))
+    assert len({r["hits"] for r in doc["records"]}) == 1
+
+
+def test_differing_pi_hits_fail_the_run(tmp_path, parlab_bin):
+    # A run whose first record claims a wrong hit count: resuming measures the second spec for
+    # real, and the cross-backend check must flag the pair, print it, and exit non-zero.
+    suite = dict(TINY_SUITE, experiments=[{"kernel": "pi", "backends": ["serial", "pool"], "threads": "1",
+                                           "sizes": [10001]}])
+    path = tmp_path / "two.json"
+    path.write_text(json.dumps(suite))
+    out = tmp_path / "results"
+    assert run(parlab_bin, "run", str(path), "--out", str(out), "--no-report").returncode == 0
+    run_dir = only_run_dir(out)
+    doc = json.load(open(os.path.join(run_dir, "results.json")))
+    doc["records"] = doc["records"][:1]
+    doc["records"][0]["hits"] += 1
+    doc["status"] = "incomplete"
+    open(os.path.join(run_dir, "results.json"), "w").write(json.dumps(doc))
+    res = run(parlab_bin, "run", "--resume", run_dir, "--no-report")
+    assert res.returncode == 1, res.stderr
+    assert "FAILED" in res.stderr and "differ" in res.stderr
+    doc = json.load(open(os.path.join(run_dir, "results.json")))
+    assert not all(c["pass"] for c in doc["consistency"])
+    assert all(r["status"] == "failed-validation" for r in doc["records"])

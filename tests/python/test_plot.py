@@ -1,0 +1,91 @@
+"""experiments/plot.py on synthetic result files: figures, report, determinism, errors."""
+import hashlib
+import json
+
+import plot  # experiments/plot.py, via conftest's sys.path
+from conftest import run_plot, write_doc
+
+
+def test_speedup_is_median_serial_time_over_median_time(scaling_doc):
+    series = plot.scaling_series(scaling_doc)
+    (key, by_backend), = series.items()
+    assert key[1:3] == ("strong", "pi")
+    pool = {t: (s, e) for t, s, e in by_backend["pool"]}
+    assert pool[1] == (1.0, 1.0)
+    assert abs(pool[2][0] - 8.0 / 4.2) < 1e-12 and abs(pool[2][1] - 8.0 / 4.2 / 2) < 1e-12
+    assert abs(pool[4][0] - 8.0 / 2.5) < 1e-12
+    tbb = {t: s for t, s, _ in by_backend["tbb"]}
+    assert abs(tbb[4] - 4.0) < 1e-12          # serial 8 s / 2 s: the serial time is the reference,
+    assert abs(tbb[1] - 8.0 / 8.4) < 1e-12    # not tbb's own 1-thread time
+    assert "cuda" not in by_backend           # GPU records have no thread axis
+
+
+def test_without_serial_the_reference_is_the_own_one_thread_time(scaling_doc):
+    scaling_doc["records"] = [r for r in scaling_doc["records"] if r["backend"] != "serial"]
+    (by_backend,) = plot.scaling_series(scaling_doc).values()
+    pts = by_backend["tbb (vs own 1 thread)"]
+    assert abs(pts[-1][1] - 8.4 / 2.0) < 1e-12
+
+
+def test_weak_scaling_efficiency(scaling_doc):
+    for r in scaling_doc["records"]:
+        if r["kernel"] == "pi":
+            r["scaling"] = "weak"
+            r["size"] = (1 << 20) * r["threads"]
+    (by_backend,) = plot.scaling_series(scaling_doc).values()
+    pool = {t: (s, e) for t, s, e in by_backend["pool"]}
+    assert abs(pool[4][1] - 8.0 / 2.5) < 1e-12 and abs(pool[4][0] - 8.0 * 4 / 2.5) < 1e-12
+
+
+def test_figures_and_report_are_written(tmp_path, scaling_doc):
+    d = write_doc(tmp_path, scaling_doc)
+    res = run_plot(str(d))
+    assert res.returncode == 0, res.stderr
+    names = sorted(p.name for p in (d / "plots").iterdir())
+    assert any(n.startswith("speedup_") and n.endswith(".png") for n in names)
+    assert any(n.startswith("speedup_") and n.endswith(".svg") for n in names)
+    assert any(n.startswith("bandwidth_triad") for n in names)
+    assert any(n.startswith("throughput_") for n in names)
+    html = (d / "report.html").read_text()
+    assert "data:image/png;base64," in html          # self-contained
+    assert "Fixture CPU" in html and "fixture data" in html  # context and warnings
+    assert html.count("<tr") > len(scaling_doc["records"])    # a row per record
+
+
+def test_output_is_deterministic(tmp_path, scaling_doc):
+    digests = []
+    for name in ("a", "b"):
+        d = write_doc(tmp_path, scaling_doc, name)
+        assert run_plot(str(d)).returncode == 0
+        files = sorted((d / "plots").iterdir()) + [d / "report.html"]
+        digests.append([(f.name, hashlib.sha256(f.read_bytes()).hexdigest()) for f in files])
+    assert digests[0] == digests[1]
+
+
+def test_failed_records_are_shown_loudly(tmp_path, scaling_doc):
+    scaling_doc["records"][2]["status"] = "failed-validation"
+    scaling_doc["records"][2]["validation"] = {"pass": False, "detail": "hits differ"}
+    d = write_doc(tmp_path, scaling_doc)
+    assert run_plot(str(d)).returncode == 0
+    html = (d / "report.html").read_text()
+    assert "failed validation" in html and "class='fail'" in html and "hits differ" in html
+
+
+def test_malformed_files_give_a_clear_error(tmp_path, scaling_doc):
+    cases = {
+        "notjson": "{ this is not json",
+        "noschema": json.dumps({"records": []}),
+        "norecords": json.dumps({k: v for k, v in scaling_doc.items() if k != "records"}),
+        "badrecord": json.dumps({**scaling_doc, "records": [{"kernel": "pi"}]}),
+        "zerotime": json.dumps({**scaling_doc, "records": [{**scaling_doc["records"][0], "time_s": {"median": 0}}]}),
+    }
+    for name, text in cases.items():
+        d = tmp_path / name
+        d.mkdir()
+        (d / "results.json").write_text(text)
+        res = run_plot(str(d))
+        assert res.returncode == 2, (name, res.stderr)
+        assert "results.json" in res.stderr and "Traceback" not in res.stderr, (name, res.stderr)
+        assert not (d / "report.html").exists()
+    res = run_plot(str(tmp_path / "missing"))
+    assert res.returncode == 2 and "no such file" in res.stderr
