@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Downloads the Debian packages an offline GPU node lacks (oneTBB, CLI11, nlohmann-json) into
+# DIR, on a machine with Debian bookworm's apt. Carry DIR to the node and unpack it there with
+# scripts/offline-unpack.sh (DESIGN.md, "Building on an offline GPU node").
+#
+# Usage: scripts/offline-bundle.sh [DIR]   (default: .deb, which git ignores)
+set -euo pipefail
+dir=${1:-.deb}
+mkdir -p "$dir"
+cd "$dir"
+packages=(libtbb-dev libtbb12 libtbbmalloc2 libtbbbind-2-5 libhwloc15 libcli11-dev nlohmann-json3-dev)
+if ! apt-get download "${packages[@]}" >/dev/null 2>&1; then
+  apt-get update -qq
+  apt-get download "${packages[@]}"
+fi
+ls -1 ./*.deb
