@@ -204,7 +204,8 @@ def bandwidth_figures(p: Plotter, doc: dict) -> None:
         if max(len({r["size"] for r in rs}) for rs in lines.values()) < 3:
             continue
         fig, ax = p.plt.subplots(figsize=(8, 4.5))
-        words = {"copy": 2, "mul": 2, "add": 3, "triad": 3, "dot": 2, "nstream": 3, "plus_one": 2, "add2d": 3}.get(kernel, 3)
+        # Footprint of every array the kernel's workload allocates (STREAM keeps a, b and c).
+        words = {"plus_one": 2}.get(kernel, 3)
         for (backend, threads), rs in sorted(lines.items()):
             rs = sorted(rs, key=lambda r: r["size"])
             xs = [r["size"] * element_bytes(r) * words for r in rs]
@@ -223,15 +224,18 @@ def bandwidth_figures(p: Plotter, doc: dict) -> None:
 
 
 def throughput_figures(p: Plotter, doc: dict) -> None:
+    """One bar chart per (study, kernel, precision): each backend at its largest thread count,
+    at the largest size the study measured (a size sweep is the bandwidth figure's job)."""
     groups = defaultdict(list)
     for r in ok_records(doc):
-        groups[(r.get("study", ""), r["kernel"], r["size"] if r.get("scaling") != "weak" else -1, r.get("precision", ""))].append(r)
-    for (study, kernel, size, precision), recs in sorted(groups.items(), key=lambda kv: str(kv[0])):
-        if size < 0:
+        if r.get("scaling") == "weak":
             continue
+        groups[(r.get("study", ""), r["kernel"], r.get("precision", ""))].append(r)
+    for (study, kernel, precision), recs in sorted(groups.items()):
+        size = max(r["size"] for r in recs)
         best = {}
         for r in recs:
-            if r["backend"] not in best or r["threads"] > best[r["backend"]]["threads"]:
+            if r["size"] == size and (r["backend"] not in best or r["threads"] > best[r["backend"]]["threads"]):
                 best[r["backend"]] = r
         if len(best) < 2:
             continue
