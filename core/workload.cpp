@@ -9,6 +9,9 @@
 
 #include "aligned_buffer.hpp"
 #include "kernels.hpp"
+#include "lab.hpp"
+
+#include <set>
 
 namespace parlab {
 
@@ -38,6 +41,18 @@ const std::vector<KernelSpec>& kernel_specs() {
     s.push_back({"plus_one", KernelFamily::seed, {Precision::i32}, "elements"});
     s.push_back({"add2d", KernelFamily::seed, {Precision::f32}, "nx (grid nx-by-ny, square by default)"});
     s.push_back({"matmul", KernelFamily::seed, {Precision::f32}, "n (n-by-n matrices)"});
+    // The race lab: racy kernels and their always-exact counterparts (core/lab.hpp).
+    s.push_back({"count_racy", KernelFamily::race, {Precision::i32}, "increments (load+store, loses updates)"});
+    s.push_back({"count_atomic", KernelFamily::race, {Precision::i32}, "increments (atomic fetch_add)"});
+    s.push_back({"count_local", KernelFamily::race, {Precision::i32}, "increments (per-chunk counters)"});
+    s.push_back({"rng_shared", KernelFamily::race, {Precision::i32}, "pi samples from one shared generator"});
+    s.push_back({"rng_counter", KernelFamily::race, {Precision::i32}, "pi samples from the counter-based stream"});
+    s.push_back({"sum_order", KernelFamily::race, {Precision::f64}, "elements summed in completion order"});
+    s.push_back({"sum_canonical", KernelFamily::race, {Precision::f64}, "elements summed by the canonical reduction"});
+    // Scheduling overhead (EPCC style): `size` constructs per run.
+    s.push_back({"overhead_empty", KernelFamily::overhead, {Precision::i32}, "empty fork-join regions"});
+    s.push_back({"overhead_for", KernelFamily::overhead, {Precision::i32}, "parallel fors of 64 trivial iterations per thread"});
+    s.push_back({"overhead_reduce", KernelFamily::overhead, {Precision::i32}, "reductions of one index per thread"});
     return s;
   }();
   return specs;
@@ -335,6 +350,145 @@ class MatmulWorkload final : public Workload {
   AlignedBuffer<float> A_, B_, C_;
 };
 
+// ---------------------------------------------------------------- race lab
+// Each run() is one trial; validate() reports how many trials differed from the exact answer
+// and by how much. Racy kernels pass regardless (observing them is the point); their exact
+// counterparts fail on any deviation.
+class RaceWorkload final : public Workload {
+ public:
+  RaceWorkload(std::unique_ptr<Executor> ex, const Problem& p)
+      : ex_(std::move(ex)), kernel_(p.kernel), n_(p.size), seed_(p.seed) {
+    racy_ = kernel_ == "count_racy" || kernel_ == "rng_shared" || kernel_ == "sum_order";
+    if (kernel_ == "sum_order" || kernel_ == "sum_canonical") {
+      x_ = AlignedBuffer<double>(n_);
+      ones_ = AlignedBuffer<double>(n_);
+      partials_ = AlignedBuffer<double>(dot_block_count(n_));
+      // Values spanning 40 binary orders of magnitude, so the order of addition shows.
+      for (std::uint64_t i = 0; i < n_; ++i) {
+        const auto r = philox4x32_10({{static_cast<std::uint32_t>(i), 0, 0, 0}}, {{0x5eed, 0}});
+        x_[i] = std::ldexp(static_cast<double>(r.v[0]) / 4294967296.0 - 0.5, static_cast<int>(r.v[1] % 40) - 20);
+        ones_[i] = 1.0;
+      }
+    }
+    exact_ = reference();
+  }
+
+  void run() override {
+    double v = 0;
+    if (kernel_ == "count_racy") v = static_cast<double>(lab::count_racy(*ex_, n_));
+    else if (kernel_ == "count_atomic") v = static_cast<double>(lab::count_atomic(*ex_, n_));
+    else if (kernel_ == "count_local") v = static_cast<double>(lab::count_local(*ex_, n_));
+    else if (kernel_ == "rng_shared") v = static_cast<double>(lab::pi_hits_rng_shared(*ex_, seed_, n_));
+    else if (kernel_ == "rng_counter") v = static_cast<double>(pi_hits(*ex_, seed_, n_));
+    else if (kernel_ == "sum_order") v = lab::sum_completion_order(*ex_, x_.data(), n_);
+    else v = stream_dot(*ex_, x_.data(), ones_.data(), n_, partials_.data());
+    ++trials_;
+    last_ = v;
+    if (v != exact_) {
+      ++deviating_;
+      max_dev_ = std::max(max_dev_, std::fabs(v - exact_));
+    }
+    if (distinct_.size() < 1000) distinct_.insert(v);
+  }
+
+  Validation validate() override {
+    Validation v;
+    v.checksum = last_;
+    v.pass = racy_ || deviating_ == 0;
+    std::ostringstream os;
+    os.precision(17);
+    os << deviating_ << " of " << trials_ << " trials differ from the exact " << exact_
+       << " (largest deviation " << max_dev_ << ", " << distinct_.size() << " distinct results)";
+    if (racy_) os << "; racy by design";
+    v.detail = os.str();
+    const double scale = exact_ != 0 ? std::fabs(exact_) : 1.0;
+    v.metrics = {{"trials", static_cast<double>(trials_)},
+                 {"deviating_trials", static_cast<double>(deviating_)},
+                 {"deviating_share", trials_ ? static_cast<double>(deviating_) / static_cast<double>(trials_) : 0.0},
+                 {"max_abs_deviation", max_dev_},
+                 {"max_rel_deviation", max_dev_ / scale},
+                 {"distinct_results", static_cast<double>(distinct_.size())},
+                 {"exact", exact_}};
+    return v;
+  }
+
+  WorkCount work() const override {
+    WorkCount w;
+    w.samples = static_cast<double>(n_);
+    return w;
+  }
+
+ private:
+  // The exact answer each trial is compared with. For the shared generator "exact" means the
+  // sequential draw order (what one thread gets); for sum_order, left-to-right summation.
+  double reference() const {
+    if (kernel_.rfind("count_", 0) == 0) return static_cast<double>(n_);
+    if (kernel_ == "rng_counter") return static_cast<double>(pi_hits_points(seed_, 0, n_));
+    if (kernel_ == "rng_shared") {
+      std::uint64_t s = seed_ | 1u, hits = 0;
+      for (std::uint64_t i = 0; i < n_; ++i) {
+        s = lab::xorshift64_next(s);
+        const std::uint64_t r = s * 0x2545F4914F6CDD1Dull;
+        hits += pi_hit(static_cast<std::uint32_t>(r >> 32), static_cast<std::uint32_t>(r));
+      }
+      return static_cast<double>(hits);
+    }
+    if (kernel_ == "sum_order") {
+      double sum = 0;
+      for (std::uint64_t i = 0; i < n_; ++i) sum += x_[i];
+      return sum;
+    }
+    AlignedBuffer<double> partials(dot_block_count(n_));
+    for (std::uint64_t b = 0; b < dot_block_count(n_); ++b) partials[b] = dot_block(x_.data(), ones_.data(), n_, b);
+    return dot_pairwise_inplace(partials.data(), dot_block_count(n_));
+  }
+
+  std::unique_ptr<Executor> ex_;
+  std::string kernel_;
+  std::uint64_t n_, seed_;
+  bool racy_ = false;
+  AlignedBuffer<double> x_, ones_, partials_;
+  double exact_ = 0, last_ = 0, max_dev_ = 0;
+  std::uint64_t trials_ = 0, deviating_ = 0;
+  std::set<double> distinct_;
+};
+
+// ---------------------------------------------------------------- overhead probes
+class OverheadWorkload final : public Workload {
+ public:
+  static constexpr Index kItersPerThread = 64;
+  OverheadWorkload(std::unique_ptr<Executor> ex, const Problem& p) : ex_(std::move(ex)), kernel_(p.kernel), regions_(p.size) {}
+  void run() override {
+    if (kernel_ == "overhead_empty") {
+      lab::overhead_empty_regions(*ex_, regions_);
+    } else if (kernel_ == "overhead_for") {
+      sink_ += lab::overhead_parallel_for(*ex_, regions_, kItersPerThread);
+    } else {
+      const std::uint64_t got = lab::overhead_reduction(*ex_, regions_);
+      if (got != regions_ * static_cast<std::uint64_t>(ex_->threads())) wrong_ = true;
+    }
+  }
+  Validation validate() override {
+    Validation v;
+    v.pass = !wrong_;
+    v.detail = wrong_ ? "a reduction returned the wrong count" : "constructs completed";
+    v.checksum = static_cast<double>(sink_);
+    return v;
+  }
+  WorkCount work() const override {
+    WorkCount w;
+    w.samples = static_cast<double>(regions_);  // constructs per run: time per construct = 1/rate
+    return w;
+  }
+
+ private:
+  std::unique_ptr<Executor> ex_;
+  std::string kernel_;
+  std::uint64_t regions_;
+  std::uint64_t sink_ = 0;
+  bool wrong_ = false;
+};
+
 std::string accepted_precisions(const KernelSpec& spec) {
   std::string s;
   for (auto p : spec.precisions) s += std::string(s.empty() ? "" : ", ") + to_string(p);
@@ -367,6 +521,10 @@ std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, 
         return std::make_unique<Add2dWorkload>(std::move(executor), p.size, p.size_y ? p.size_y : p.size);
       }
       return std::make_unique<MatmulWorkload>(std::move(executor), p.size);
+    case KernelFamily::race:
+      return std::make_unique<RaceWorkload>(std::move(executor), p);
+    case KernelFamily::overhead:
+      return std::make_unique<OverheadWorkload>(std::move(executor), p);
   }
   throw UsageError("unknown kernel '" + p.kernel + "'");
 }

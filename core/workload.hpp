@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "error.hpp"
@@ -24,7 +25,9 @@ const char* to_string(Precision p);
 // "float"/"f32", "double"/"f64", "int32"/"i32"; nullopt otherwise.
 std::optional<Precision> precision_from_name(std::string_view name);
 
-enum class KernelFamily { pi, stream, seed };
+// pi, stream, seed: the canonical kernels. race: the lab's deliberately non-deterministic
+// kernels and their exact counterparts (core/lab.hpp). overhead: scheduling-overhead probes.
+enum class KernelFamily { pi, stream, seed, race, overhead };
 
 struct KernelSpec {
   std::string_view name;
@@ -59,6 +62,9 @@ struct Validation {
   std::string detail;                 // why it failed, or what was checked
   std::optional<std::uint64_t> hits;  // pi: the hit count (compared across backends)
   double checksum = 0.0;              // pi: the estimate; dot: its value; arrays: a sum
+  // Named figures a workload measured besides time (the race lab: trials, deviating trials,
+  // largest deviation), written into the record's "metrics".
+  std::vector<std::pair<std::string, double>> metrics;
 };
 
 // Time a backend measured itself (CUDA events), split as DESIGN.md asks.

@@ -27,6 +27,10 @@ import sys
 from collections import defaultdict
 
 SCHEMA = "parlab-results/1"
+# The race lab and the overhead probes get figures of their own, never speed figures.
+RACE_KERNELS = ("count_racy", "count_atomic", "count_local", "rng_shared", "rng_counter", "sum_order", "sum_canonical")
+OVERHEAD_KERNELS = ("overhead_empty", "overhead_for", "overhead_reduce")
+LAB_KERNELS = RACE_KERNELS + OVERHEAD_KERNELS
 
 
 class InputError(Exception):
@@ -114,8 +118,9 @@ class Plotter:
         self.figures.append((name, caption))
 
 
-def ok_records(doc: dict):
-    return [r for r in doc["records"] if r["status"] == "ok"]
+def ok_records(doc: dict, lab: bool = False):
+    """Valid records of the canonical kernels (lab=False) or of the lab (lab=True)."""
+    return [r for r in doc["records"] if r["status"] == "ok" and (r["kernel"] in LAB_KERNELS) == lab]
 
 
 def scaling_series(doc: dict) -> dict:
@@ -255,6 +260,99 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
         p.save(fig, name, title)
 
 
+def race_figures(p: Plotter, doc: dict) -> None:
+    """Per race kernel: the share of trials whose result differed from the exact answer, and
+    the largest relative deviation, per backend and thread count."""
+    recs = [r for r in ok_records(doc, lab=True) if r["kernel"] in RACE_KERNELS and "metrics" in r]
+    if not recs:
+        return
+    kernels = [k for k in RACE_KERNELS if any(r["kernel"] == k for r in recs)]
+    fig, axes = p.plt.subplots(len(kernels), 2, figsize=(11, 2.4 * len(kernels)), squeeze=False)
+    for row, kernel in enumerate(kernels):
+        rs = sorted((r for r in recs if r["kernel"] == kernel), key=lambda r: (r["backend"], r["threads"]))
+        labels = [f"{r['backend']}\nt={r['threads']}" for r in rs]
+        share = [r["metrics"]["deviating_share"] for r in rs]
+        dev = [r["metrics"]["max_rel_deviation"] for r in rs]
+        ax1, ax2 = axes[row]
+        ax1.bar(range(len(rs)), share, color=["tab:red" if x > 0 else "tab:green" for x in share])
+        ax1.set_ylim(0, 1.05)
+        ax1.set_ylabel("share of trials\nthat differ")
+        ax1.set_title(f"{kernel}: {int(rs[0]['metrics']['trials'])} trials per point", fontsize=8)
+        ax2.bar(range(len(rs)), [max(d, 1e-18) for d in dev], color="tab:orange")
+        ax2.set_yscale("log")
+        ax2.set_ylabel("largest relative\ndeviation")
+        for ax in (ax1, ax2):
+            ax.set_xticks(range(len(rs)))
+            ax.set_xticklabels(labels, fontsize=6)
+    p.save(fig, "races", "Race lab: how often and by how much each kernel's result differs from the exact answer "
+                         "(red: some trials differ; racy kernels are racy by design, their counterparts must stay at 0)")
+
+
+def overhead_figures(p: Plotter, doc: dict) -> None:
+    """EPCC-style overhead: time per construct minus the serial reference doing the same work
+    per thread, vs threads, per backend."""
+    from matplotlib.ticker import MaxNLocator
+
+    recs = [r for r in ok_records(doc, lab=True) if r["kernel"] in OVERHEAD_KERNELS]
+    if not recs:
+        return
+    kernels = [k for k in OVERHEAD_KERNELS if any(r["kernel"] == k for r in recs)]
+    fig, axes = p.plt.subplots(1, len(kernels), figsize=(4.2 * len(kernels), 3.8), squeeze=False)
+    for ax, kernel in zip(axes[0], kernels):
+        rs = [r for r in recs if r["kernel"] == kernel]
+        ref = [r for r in rs if r["backend"] == "serial"]
+        ref_us = ref[0]["time_s"]["median"] / ref[0]["size"] * 1e6 if ref else 0.0
+        by_backend = defaultdict(list)
+        for r in rs:
+            if r["backend"] != "serial":
+                by_backend[r["backend"]].append(r)
+        for backend, brs in sorted(by_backend.items()):
+            brs.sort(key=lambda r: r["threads"])
+            ax.plot([r["threads"] for r in brs], [r["time_s"]["median"] / r["size"] * 1e6 - ref_us for r in brs],
+                    marker="o", label=backend)
+        ax.set_yscale("symlog", linthresh=0.1)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("threads")
+        ax.set_ylabel("overhead per construct (µs)")
+        ax.set_title(kernel.replace("overhead_", ""), fontsize=9)
+        ax.legend(fontsize=7)
+    p.save(fig, "overhead", "Scheduling overhead per construct (µs), minus the serial reference with the same work per "
+                            "thread: empty fork-join, parallel for of 64 trivial iterations per thread, reduction")
+
+
+def crossover_figures(p: Plotter, doc: dict) -> list:
+    """Time of serial / time of each backend vs size for the crossover study: above 1 the
+    backend wins. Returns [(kernel, backend, threads, crossover size or None)]."""
+    found = []
+    recs = [r for r in ok_records(doc) if r.get("study") == "crossover"]
+    for kernel in sorted({r["kernel"] for r in recs}):
+        rs = [r for r in recs if r["kernel"] == kernel]
+        serial = {r["size"]: r["time_s"]["median"] for r in rs if r["backend"] == "serial"}
+        if not serial:
+            continue
+        fig, ax = p.plt.subplots(figsize=(8, 4))
+        by = defaultdict(list)
+        for r in rs:
+            if r["backend"] != "serial" and r["size"] in serial:
+                by[(r["backend"], r["threads"])].append(r)
+        for (backend, threads), brs in sorted(by.items()):
+            brs.sort(key=lambda r: r["size"])
+            ratio = [serial[r["size"]] / r["time_s"]["median"] for r in brs]
+            ax.plot([r["size"] for r in brs], ratio, marker="o", label=f"{backend} t={threads}")
+            cross = next((r["size"] for r, x in zip(brs, ratio) if x > 1.0), None)
+            found.append((kernel, backend, threads, cross))
+        ax.axhline(1.0, color="k", linestyle="--", linewidth=1)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("size (samples or elements)")
+        ax.set_ylabel("serial time / backend time")
+        ax.set_title(f"{kernel}: where parallel starts to pay (above the dashed line)")
+        ax.legend(fontsize=7)
+        p.save(fig, f"crossover_{kernel}", f"{kernel} crossover: serial time / backend time vs size; "
+               + "; ".join(f"{b} t={t}: {fmt_size(c) if c else 'never'}" for k, b, t, c in found if k == kernel))
+    return found
+
+
 def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]]) -> str:
     ctx = doc["context"]
     e = html.escape
@@ -333,6 +431,9 @@ def main(argv=None) -> int:
     scaling_figures(p, doc)
     bandwidth_figures(p, doc)
     throughput_figures(p, doc)
+    race_figures(p, doc)
+    overhead_figures(p, doc)
+    crossover_figures(p, doc)
     report = os.path.join(out, "report.html")
     tmp = report + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:

@@ -379,6 +379,11 @@ json Runner::measure(const MeasurementSpec& s, std::size_t index) {
     r["rate"] = rate;
     r["work"] = {{"samples", work.samples}, {"bytes", work.bytes}, {"flops", work.flops}};
     r["validation"] = {{"pass", v.pass}, {"detail", v.detail}};
+    if (!v.metrics.empty()) {
+      json metrics = json::object();
+      for (const auto& [name, value] : v.metrics) metrics[name] = value;
+      r["metrics"] = metrics;
+    }
     r["checksum"] = v.checksum;
     if (v.hits) r["hits"] = *v.hits;
     r["status"] = v.pass ? "ok" : "failed-validation";

@@ -89,3 +89,26 @@ def test_malformed_files_give_a_clear_error(tmp_path, scaling_doc):
         assert not (d / "report.html").exists()
     res = run_plot(str(tmp_path / "missing"))
     assert res.returncode == 2 and "no such file" in res.stderr
+
+
+def test_lab_figures(tmp_path, scaling_doc):
+    from conftest import record
+
+    lab = []
+    for i, (kernel, backend, threads, share) in enumerate([("count_racy", "pool", 1, 0.0), ("count_racy", "pool", 2, 0.9),
+                                                           ("count_atomic", "pool", 2, 0.0)]):
+        r = record(100 + i, backend, threads, 0.01, kernel=kernel, scaling="none", study="races")
+        r["metrics"] = {"trials": 21, "deviating_trials": 21 * share, "deviating_share": share,
+                        "max_abs_deviation": 5.0 * share, "max_rel_deviation": share / 10, "distinct_results": 3, "exact": 100}
+        lab.append(r)
+    for i, (backend, threads, t) in enumerate([("serial", 1, 1e-6), ("pool", 1, 1.1e-6), ("pool", 2, 3e-6)]):
+        lab.append(record(200 + i, backend, threads, t * 200, kernel="overhead_empty", size=200, scaling="none",
+                          study="overhead"))
+    scaling_doc["records"] += lab
+    d = write_doc(tmp_path, scaling_doc)
+    res = run_plot(str(d))
+    assert res.returncode == 0, res.stderr
+    names = {p.name for p in (d / "plots").iterdir()}
+    assert {"races.png", "races.svg", "overhead.png", "overhead.svg"} <= names
+    # Lab kernels never appear in speed figures.
+    assert not any("count_racy" in n or "overhead_empty" in n for n in names)
