@@ -95,6 +95,8 @@ struct BackendEntry {
   std::string reason;                // why it is unavailable; empty when available
   std::string detail;                // e.g. the schedule, the library version
   bool in_default_set = true;        // false for variants (openmp-dynamic) that "all" leaves out
+  bool sweeps_threads = true;        // false: runs on exactly one host thread (serial, vectorised
+                                     // and GPU peers), so a thread sweep measures it once
   std::vector<std::string> kernels;  // kernels it runs
   std::function<std::unique_ptr<Workload>(const Problem&)> make;
   std::function<std::unique_ptr<Executor>(int threads)> make_executor;  // CPU backends only

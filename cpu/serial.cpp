@@ -31,8 +31,10 @@ void SerialExecutor::parallel_for_2d(Index nx, Index ny, Index tile_x, Index til
 }
 
 void register_serial(Registry& registry) {
-  registry.add(cpu_entry("serial", "one thread, no parallel runtime",
-                         [](int t) { return std::make_unique<SerialExecutor>(t); }));
+  BackendEntry e = cpu_entry("serial", "one thread, no parallel runtime",
+                             [](int t) { return std::make_unique<SerialExecutor>(t); });
+  e.sweeps_threads = false;
+  registry.add(std::move(e));
 }
 
 }  // namespace parlab

@@ -40,4 +40,20 @@ Registry make_registry() {
   return r;
 }
 
+void configure_python([[maybe_unused]] const std::string& python_home) {
+#if defined(PARLAB_HAVE_PYTHON)
+  embed::InterpreterOptions o;
+  if (!python_home.empty()) o.python_home = python_home;
+  set_python_options(std::move(o));
+#endif
+}
+
+std::string python_context_line() {
+#if defined(PARLAB_HAVE_PYTHON)
+  return python_context();
+#else
+  return std::string("not built: ") + build_info::kPythonWhy;
+#endif
+}
+
 }  // namespace parlab

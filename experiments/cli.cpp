@@ -36,7 +36,7 @@ constexpr int kExitUsage = 2;
 int cmd_list(const Registry& registry, std::ostream& out) {
   out << "backends:\n";
   for (const auto& e : registry.entries()) {
-    out << "  " << std::left << std::setw(16) << e.name << std::setw(7) << e.kind
+    out << "  " << std::left << std::setw(24) << e.name << std::setw(7) << e.kind
         << (e.available ? "available    " : "unavailable  ") << (e.available ? e.detail : e.reason)
         << "\n";
   }
@@ -242,6 +242,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                "parlab"};
   app.set_version_flag("--version", std::string("parlab ") + build_info::kVersion);
   app.require_subcommand(1);
+  std::string python_home;
+  app.add_option("--python-home", python_home,
+                 "Python backends: the CPython prefix to embed (overrides PYTHONHOME and VIRTUAL_ENV)");
 
   auto* list = app.add_subcommand("list", "List backends (with availability and reason) and kernels");
 
@@ -302,6 +305,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   try {
     const Registry registry = make_registry();
+    if (!python_home.empty()) configure_python(python_home);
     if (*list) return cmd_list(registry, out);
     if (*pi) return cmd_pi(registry, pi_args, out);
     if (*run) return cmd_run(registry, run_args, err, argc, argv);

@@ -1,5 +1,7 @@
 #include "context.hpp"
 
+#include "backends.hpp"
+
 #include <unistd.h>
 
 #include <chrono>
@@ -130,6 +132,7 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
                         {"detail", e.available ? e.detail : e.reason}});
   }
   ctx["backends"] = backends;
+  ctx["python"] = python_context_line();
 
   nlohmann::json warnings = nlohmann::json::array();
   const std::string bt = build_info::kBuildType;

@@ -146,7 +146,8 @@ def scaling_series(doc: dict) -> dict:
         serial = [r for r in recs if r["backend"] == "serial"]
         by_backend = defaultdict(list)
         for r in recs:
-            if r["backend"] != "serial" and r.get("kind", "cpu") != "gpu":
+            # GPU records have no thread axis; Python variants get the GIL figure instead.
+            if r["backend"] != "serial" and r.get("kind", "cpu") == "cpu":
                 by_backend[r["backend"]].append(r)
         series = {}
         for backend, rs in sorted(by_backend.items()):
@@ -258,6 +259,42 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
         ax.set_title(title)
         name = f"throughput_{study}_{kernel}_{fmt_size(size)}_{precision}".replace("^", "p")
         p.save(fig, name, title)
+
+
+def gil_series(doc: dict) -> dict:
+    """Speedup of each Python variant over its own 1-thread median time: {backend: [(threads, speedup)]}."""
+    by = defaultdict(list)
+    for r in doc["records"]:
+        if r["status"] == "ok" and r.get("kind") == "python" and r.get("scaling") == "strong":
+            by[r["backend"]].append(r)
+    out = {}
+    for backend, rs in sorted(by.items()):
+        one = [r for r in rs if r["threads"] == 1]
+        if not one or len(rs) < 2:
+            continue
+        t1 = one[0]["time_s"]["median"]
+        out[backend] = [(r["threads"], t1 / r["time_s"]["median"]) for r in sorted(rs, key=lambda r: r["threads"])]
+    return out
+
+
+def gil_figures(p: Plotter, doc: dict) -> None:
+    """Every Python variant on one figure: speedup vs threads with the ideal line."""
+    from matplotlib.ticker import MaxNLocator
+
+    series = gil_series(doc)
+    if not series:
+        return
+    fig, ax = p.plt.subplots(figsize=(8, 5))
+    tmax = max(t for pts in series.values() for t, _ in pts)
+    for backend, pts in series.items():
+        ax.plot([t for t, _ in pts], [s for _, s in pts], marker="o", label=backend)
+    ax.plot(range(1, tmax + 1), range(1, tmax + 1), "k--", linewidth=1, label="ideal")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("Python threads (or sub-interpreters)")
+    ax.set_ylabel("speedup over the same variant on 1 thread")
+    ax.set_title("What the GIL costs: pi from Python")
+    ax.legend(fontsize=7)
+    p.save(fig, "gil", "GIL study: speedup vs threads per Python variant (each relative to its own 1-thread time)")
 
 
 def race_figures(p: Plotter, doc: dict) -> None:
@@ -431,6 +468,7 @@ def main(argv=None) -> int:
     scaling_figures(p, doc)
     bandwidth_figures(p, doc)
     throughput_figures(p, doc)
+    gil_figures(p, doc)
     race_figures(p, doc)
     overhead_figures(p, doc)
     crossover_figures(p, doc)

@@ -313,7 +313,7 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
       for (const BackendEntry* be : select_backends(wanted, kernel, registry, ew)) {
         // Serial and GPU backends have no thread count to sweep: measure them once.
         std::vector<int> ts = threads;
-        if (be->name == "serial" || be->kind == "gpu") ts = {1};
+        if (!be->sweeps_threads || be->kind == "gpu") ts = {1};
         for (int t : ts) {
           for (std::uint64_t base : sizes) {
             MeasurementSpec m;

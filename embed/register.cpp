@@ -1,0 +1,84 @@
+#include "embed/register.hpp"
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+#include "embed/workloads.hpp"
+
+namespace parlab {
+namespace {
+
+struct SharedInterpreter {
+  std::mutex mutex;
+  embed::InterpreterOptions options;
+  embed::Interpreter* interpreter = nullptr;  // never deleted: see register.hpp
+};
+
+SharedInterpreter& shared() {
+  // Leaked on purpose (no static destructor), like the interpreter it holds.
+  static SharedInterpreter* s = new SharedInterpreter;
+  return *s;
+}
+
+}  // namespace
+
+void set_python_options(embed::InterpreterOptions options) {
+  SharedInterpreter& s = shared();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.interpreter != nullptr) {
+    throw FailureError(
+        "the embedded Python interpreter has already started; its options can "
+        "only be set before the first Python workload is made");
+  }
+  s.options = std::move(options);
+}
+
+embed::Interpreter& shared_python_interpreter() {
+  SharedInterpreter& s = shared();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.interpreter == nullptr) s.interpreter = new embed::Interpreter(s.options);
+  return *s.interpreter;
+}
+
+std::string python_context() {
+  std::string c = embed::python_context_line();
+  SharedInterpreter& s = shared();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.interpreter != nullptr) {
+    c += "; sys.executable " + s.interpreter->executable() + ", sys.prefix " + s.interpreter->prefix();
+    if (!s.interpreter->virtual_env().empty()) c += ", virtual environment " + s.interpreter->virtual_env();
+    if (!s.interpreter->virtual_env_warning().empty())
+      c += "; warning: " + s.interpreter->virtual_env_warning();
+  }
+  return c;
+}
+
+void register_python(Registry& registry) {
+  const embed::PythonInfo info = embed::python_info();
+  const std::string runtime = "CPython " + info.version + ", " + info.gil_mode;
+  for (const embed::PyBackendSpec& spec : embed::python_backend_specs()) {
+    const std::string why = embed::python_backend_unavailable_reason(spec);
+    if (!why.empty()) {
+      registry.add_unavailable(spec.name, "python", why);
+      continue;
+    }
+    BackendEntry e;
+    e.name = spec.name;
+    e.kind = "python";
+    e.available = true;
+    e.detail = std::string(spec.detail) + " (" + runtime + ")";
+    e.in_default_set = spec.in_default_set;
+    e.sweeps_threads = !spec.one_thread;
+    e.kernels = {"pi"};
+    e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {
+      embed::check_python_problem(spec, p);  // usage errors before the interpreter starts
+      shared_python_interpreter();
+      return embed::make_python_pi_workload(spec, p);
+    };
+    registry.add(std::move(e));
+  }
+}
+
+}  // namespace parlab

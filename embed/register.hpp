@@ -1,0 +1,38 @@
+// The Python part's entry in the runtime registry (experiments/backends.cpp calls
+// register_python), and the interpreter its backends share.
+#pragma once
+
+#include <string>
+
+#include "core/workload.hpp"
+#include "embed/interpreter.hpp"
+
+namespace parlab {
+
+// Adds every Python backend (kind "python", kernel "pi"): available, or unavailable with the
+// reason where this build cannot run it (no per-interpreter GIL, not free-threaded). Starts no
+// interpreter: that happens when the first Python workload is made.
+void register_python(Registry& registry);
+
+// Options for the shared interpreter (the CLI's --python-home). Throws FailureError once the
+// interpreter has started, since they could no longer take effect.
+void set_python_options(embed::InterpreterOptions options);
+
+// The interpreter every Python backend uses, started on first call.
+//
+// It is never finalised, deliberately. Finalising at exit would run from a static destructor or
+// atexit handler, after the C++ statics of extension libraries that were dlopen'ed later (NumPy,
+// PyTorch, CuPy and the CUDA runtime) have already been destroyed, since destruction runs in
+// reverse order of construction; their module teardown then touches dead objects. A plain
+// `python` avoids this by finalising before exit() starts. Restarting is no option either:
+// NumPy and friends do not survive re-initialisation. So the interpreter lives until the process
+// exits; the workloads join their Python threads when destroyed, so nothing runs by then.
+// Throws FailureError when CPython cannot start, or when an embed::Interpreter owned elsewhere
+// is already running.
+embed::Interpreter& shared_python_interpreter();
+
+// For the results' context block: version, GIL mode, per-interpreter GIL support, and, once
+// the interpreter has started, sys.executable, sys.prefix and the virtual environment used.
+std::string python_context();
+
+}  // namespace parlab

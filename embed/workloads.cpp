@@ -1,0 +1,443 @@
+#include "embed/workloads.hpp"
+
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "core/executor.hpp"
+#include "core/pi.hpp"
+#include "embed/interpreter.hpp"
+#include "embed/sources.hpp"
+#include "embed/subinterpreter.hpp"
+
+namespace parlab::embed {
+namespace {
+
+// The canonical count the Python variants must reproduce, split over the machine's cores so
+// validating a large run does not take longer than the run.
+std::uint64_t canonical_hits(std::uint64_t seed, std::uint64_t n) {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned parts = n < (std::uint64_t{1} << 22) ? 1u : hw;
+  std::vector<std::uint64_t> hits(parts, 0);
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < parts; ++t) {
+    threads.emplace_back(
+        [&, t] { hits[t] = pi_hits_points(seed, static_split(n, parts, t), static_split(n, parts, t + 1)); });
+  }
+  hits[0] = pi_hits_points(seed, 0, static_split(n, parts, 1));
+  for (auto& th : threads) th.join();
+  std::uint64_t total = 0;
+  for (auto h : hits) total += h;
+  return total;
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+std::string percent(double share) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * share);
+  return buf;
+}
+
+// The hit bookkeeping every pi workload keeps (as core/workload.cpp's PiWorkload does): the
+// count must not change between repetitions, and validate() compares the last one.
+class HitRecord {
+ public:
+  void add(std::uint64_t hits) {
+    if (runs_ == 0) first_ = hits;
+    if (hits != first_) changed_ = true;
+    last_ = hits;
+    ++runs_;
+  }
+
+  Validation validate(std::uint64_t seed, std::uint64_t samples, const GilContention& gil) const {
+    Validation v;
+    if (runs_ == 0) {
+      v.pass = false;
+      v.detail = "never ran";
+      return v;
+    }
+    const std::uint64_t expect = canonical_hits(seed, samples);
+    const PiCheck c = pi_check(last_, samples);
+    v.hits = last_;
+    v.checksum = c.estimate;
+    v.pass = last_ == expect && !changed_ && c.pass;
+    std::ostringstream os;
+    if (changed_) os << "hit count changed between repetitions (" << first_ << " then " << last_ << "); ";
+    os << "hits " << last_ << " of " << samples;
+    if (last_ == expect) {
+      os << " (the canonical count)";
+    } else {
+      os << " differ from the canonical count " << expect;
+    }
+    os << ", " << c.sigmas << " sigma from N*pi/4";
+    if (!c.pass) os << " (beyond 3 sigma)";
+    os << "; " << gil.describe();
+    v.detail = os.str();
+    if (gil.measured) {  // into the record's "metrics", beside the time
+      v.metrics.emplace_back("gil_wait_share", gil.wait_share());
+      v.metrics.emplace_back("gil_reacquire_share", gil.reacquire_share());
+      v.metrics.emplace_back("python_threads", static_cast<double>(gil.threads));
+    }
+    return v;
+  }
+
+ private:
+  std::uint64_t first_ = 0, last_ = 0, runs_ = 0;
+  bool changed_ = false;
+};
+
+// ---------------------------------------------------------------- driver runners
+// A runner made by parlab_driver.make(): Python threads (or a peer library) inside the main
+// interpreter. run() enters Python through GilAcquire on the runner's thread; the Python side
+// then waits for its worker threads with the GIL released.
+class DriverPiWorkload final : public PythonPiWorkload {
+ public:
+  DriverPiWorkload(const PyBackendSpec& spec, const Problem& p)
+      : name_(spec.name), seed_(p.seed), samples_(p.size), threads_(p.threads) {
+    GilAcquire gil;
+    PyRef driver = PyRef::steal(import_workload_module("parlab_driver"));
+    PyRef unavailable = PyRef::steal_or_throw(PyObject_GetAttrString(driver.get(), "Unavailable"), name_);
+    PyObject* runner = PyObject_CallMethod(driver.get(), "make", "sKKii", spec.driver_kind,
+                                           static_cast<unsigned long long>(p.seed),
+                                           static_cast<unsigned long long>(p.size), p.threads, p.device);
+    if (runner == nullptr) {
+      // A missing peer or GPU is "unavailable" (skipped, reason recorded), not a failure.
+      if (PyErr_ExceptionMatches(unavailable.get()) || PyErr_ExceptionMatches(PyExc_ImportError)) {
+        const PythonError e = fetch_python_error(name_);
+        throw UnavailableError(e.message());
+      }
+      throw_python_error(name_ + ": making the Python runner");
+    }
+    runner_ = PyRef::steal(runner);
+  }
+
+  ~DriverPiWorkload() override {
+    // Joins the runner's threads. Never throws: a failing close() is reported nowhere, since
+    // the runs (and their validation) are over.
+    try {
+      GilAcquire gil;
+      if (runner_) {
+        PyObject* r = PyObject_CallMethod(runner_.get(), "close", nullptr);
+        if (r == nullptr) PyErr_Clear();
+        Py_XDECREF(r);
+        runner_.reset();
+      }
+    } catch (...) {
+      // No GIL could be taken (CPython is gone): leak the runner rather than decref it blind.
+      (void)runner_.release();
+    }
+  }
+
+  void run() override {
+    GilAcquire gil;
+    PyRef r = PyRef::steal_or_throw(PyObject_CallMethod(runner_.get(), "run", nullptr), name_ + ": run()");
+    const unsigned long long hits = PyLong_AsUnsignedLongLong(r.get());
+    if (PyErr_Occurred()) throw_python_error(name_ + ": run() must return the hit count");
+    record_.add(hits);
+  }
+
+  Validation validate() override { return record_.validate(seed_, samples_, gil_contention()); }
+
+  WorkCount work() const override {
+    WorkCount w;
+    w.samples = static_cast<double>(samples_);
+    return w;
+  }
+
+  GilContention gil_contention() override {
+    GilContention g;
+    g.threads = threads_;
+    GilAcquire gil;
+    PyRef stats =
+        PyRef::steal_or_throw(PyObject_CallMethod(runner_.get(), "stats", nullptr), name_ + ": stats()");
+    if (!PyDict_Check(stats.get()) || PyDict_Size(stats.get()) == 0) return g;  // not measured
+    auto ns = [&](const char* key) {
+      PyObject* v = PyDict_GetItemString(stats.get(), key);  // borrowed
+      const double x = v != nullptr ? PyLong_AsDouble(v) : 0.0;
+      if (PyErr_Occurred()) PyErr_Clear();
+      return x * 1e-9;
+    };
+    g.measured = true;
+    g.wall_s = ns("wall_ns");
+    g.cpu_s = ns("cpu_ns");
+    g.reacquire_s = ns("gil_wait_ns");
+    return g;
+  }
+
+ private:
+  std::string name_;
+  std::uint64_t seed_, samples_;
+  int threads_;
+  PyRef runner_;
+  HitRecord record_;
+};
+
+// ---------------------------------------------------------------- sub-interpreters
+// One C++ thread per sub-interpreter, each with its own GIL, each counting its range of the
+// stream with parlab_philox.hits_points. The threads and interpreters are made here, outside the
+// timed region; run() hands each its range and waits.
+class SubinterpreterPiWorkload final : public PythonPiWorkload {
+ public:
+  SubinterpreterPiWorkload(const PyBackendSpec& spec, const Problem& p)
+      : name_(spec.name), seed_(p.seed), samples_(p.size), workers_(static_cast<std::size_t>(p.threads)) {
+    const auto n = static_cast<std::uint64_t>(p.threads);
+    for (std::size_t i = 0; i < workers_.size(); ++i) {
+      workers_[i].begin = static_split(samples_, n, i);
+      workers_[i].end = static_split(samples_, n, i + 1);
+    }
+    try {
+      for (std::size_t i = 0; i < workers_.size(); ++i) {
+        workers_[i].thread = std::thread([this, i] { worker(i); });
+      }
+    } catch (const std::system_error&) {
+      shut_down();
+      throw FailureError(name_ + ": could not start " + std::to_string(p.threads) + " threads");
+    }
+    std::unique_lock<std::mutex> lock(m_);
+    done_.wait(lock, [&] { return ready_ == workers_.size(); });
+    if (!error_.empty()) {
+      const std::string e = error_;
+      lock.unlock();
+      shut_down();
+      throw FailureError(name_ + ": " + e);
+    }
+  }
+
+  ~SubinterpreterPiWorkload() override { shut_down(); }
+
+  void run() override {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      pending_ = workers_.size();
+      ++generation_;
+    }
+    work_.notify_all();
+    std::unique_lock<std::mutex> lock(m_);
+    done_.wait(lock, [&] { return pending_ == 0; });
+    if (!error_.empty()) throw FailureError(name_ + ": " + error_);
+    std::uint64_t hits = 0;
+    for (const auto& w : workers_) hits += w.hits;
+    record_.add(hits);
+  }
+
+  Validation validate() override { return record_.validate(seed_, samples_, gil_contention()); }
+
+  WorkCount work() const override {
+    WorkCount w;
+    w.samples = static_cast<double>(samples_);
+    return w;
+  }
+
+  GilContention gil_contention() override {
+    std::lock_guard<std::mutex> lock(m_);
+    GilContention g;
+    g.measured = true;
+    g.threads = static_cast<int>(workers_.size());
+    g.wall_s = wall_s_;
+    g.cpu_s = cpu_s_;
+    return g;
+  }
+
+ private:
+  struct Worker {
+    std::thread thread;
+    std::uint64_t begin = 0, end = 0;
+    std::uint64_t hits = 0;  // written by the worker, read by run() after `done_` (under m_)
+  };
+
+  void worker(std::size_t i) {
+    bool started = false;
+    try {
+      SubInterpreter interpreter;  // this thread now holds the new interpreter's own GIL
+      PyRef fn;
+      {
+        PyRef module = PyRef::steal(import_workload_module("parlab_philox"));
+        fn = PyRef::steal_or_throw(PyObject_GetAttrString(module.get(), "hits_points"), name_);
+      }
+      report_ready("");
+      started = true;
+      serve(i, fn.get());
+      // serve() returns holding this interpreter's GIL: fn and the interpreter are released with
+      // it held, as their preconditions require.
+    } catch (const std::exception& e) {
+      if (!started) {
+        report_ready(e.what());
+      } else {
+        std::lock_guard<std::mutex> lock(m_);
+        if (error_.empty()) error_ = e.what();
+      }
+    }
+  }
+
+  // Runs jobs until shut_down(). Errors in a job are recorded for run() to throw, never thrown
+  // here, so every job decrements `pending_` and run() cannot wait forever.
+  void serve(std::size_t i, PyObject* fn) {
+    std::uint64_t seen = 0;
+    for (;;) {
+      {
+        // Waiting for work holds no GIL: this interpreter's GIL is free while idle.
+        GilRelease idle;
+        std::unique_lock<std::mutex> lock(m_);
+        work_.wait(lock, [&] { return stop_ || generation_ != seen; });
+        if (stop_) return;
+        seen = generation_;
+      }
+      std::string error;
+      std::uint64_t hits = 0;
+      double wall = 0, cpu = 0;
+      try {
+        const auto w0 = std::chrono::steady_clock::now();
+        const double c0 = thread_cpu_seconds();
+        PyObject* r = PyObject_CallFunction(fn, "KKK", static_cast<unsigned long long>(seed_),
+                                            static_cast<unsigned long long>(workers_[i].begin),
+                                            static_cast<unsigned long long>(workers_[i].end));
+        if (r != nullptr) {
+          hits = PyLong_AsUnsignedLongLong(r);
+          Py_DECREF(r);
+        }
+        cpu = thread_cpu_seconds() - c0;
+        wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+        if (PyErr_Occurred()) error = fetch_python_error("sub-interpreter " + std::to_string(i)).what();
+      } catch (const std::exception& e) {
+        error = e.what();
+      }
+      std::lock_guard<std::mutex> lock(m_);
+      workers_[i].hits = hits;
+      wall_s_ += wall;
+      cpu_s_ += cpu;
+      if (!error.empty() && error_.empty()) error_ = error;
+      if (--pending_ == 0) done_.notify_all();
+    }
+  }
+
+  // Counts a worker as started, or as failed to start.
+  void report_ready(const std::string& error) {
+    std::lock_guard<std::mutex> lock(m_);
+    if (!error.empty() && error_.empty()) error_ = error;
+    ++ready_;
+    done_.notify_all();
+  }
+
+  void shut_down() {
+    {
+      std::lock_guard<std::mutex> lock(m_);
+      stop_ = true;
+    }
+    work_.notify_all();
+    for (auto& w : workers_) {
+      if (w.thread.joinable()) w.thread.join();
+    }
+  }
+
+  std::string name_;
+  std::uint64_t seed_, samples_;
+  std::vector<Worker> workers_;
+  std::mutex m_;
+  std::condition_variable work_, done_;
+  std::uint64_t generation_ = 0;
+  std::size_t pending_ = 0, ready_ = 0;
+  bool stop_ = false;
+  std::string error_;
+  double wall_s_ = 0, cpu_s_ = 0;
+  HitRecord record_;
+};
+
+}  // namespace
+
+std::string GilContention::describe() const {
+  if (!measured) return "GIL contention: not measured (one host thread, nothing to contend with)";
+  std::string s = "GIL wait " + percent(wait_share()) + " of " + std::to_string(threads) +
+                  " thread(s)' time (off-CPU share of their wall time)";
+  if (reacquire_s > 0) s += "; inside parlab's GIL re-acquisition " + percent(reacquire_share());
+  return s;
+}
+
+const std::vector<PyBackendSpec>& python_backend_specs() {
+  static const std::vector<PyBackendSpec> specs = {
+      {PyRunner::pure_threads, "py-pure-threads", "pure",
+       "pure-Python Philox pi in a ThreadPoolExecutor (GIL-bound)", false, true},
+      {PyRunner::parlab_gil_held, "py-parlab-gil-held", "parlab-gil-held",
+       "parlab.pi from Python threads, GIL held during each call", false, true},
+      {PyRunner::parlab_gil_released, "py-parlab-gil-released", "parlab-gil-released",
+       "parlab.pi from Python threads, GIL released around the C++ loop", false, true},
+      {PyRunner::parlab_call_overhead, "py-parlab-call-overhead", "parlab-call-overhead",
+       "parlab.pi(2, ...) per call from Python threads: seconds per call = 2 / rate", false, false},
+      {PyRunner::subinterpreters, "py-subinterp", "",
+       "pure-Python pi in sub-interpreters with their own GIL, one C++ thread each", false, true},
+      {PyRunner::free_threaded, "py-free-threaded", "pure",
+       "pure-Python pi in Python threads on a free-threaded CPython", false, true},
+      {PyRunner::numpy, "py-numpy", "numpy", "NumPy vectorised Philox pi, one thread", true, true},
+      {PyRunner::numpy_threads, "py-numpy-threads", "numpy-threads",
+       "NumPy vectorised pi split over a ThreadPoolExecutor", false, true},
+      {PyRunner::numba_prange, "py-numba-prange", "numba-prange",
+       "Numba @njit(parallel=True) prange over the pairs", false, true},
+      {PyRunner::numba_nogil, "py-numba-nogil", "numba-nogil",
+       "Numba @njit(nogil=True) in a ThreadPoolExecutor", false, true},
+      {PyRunner::cupy, "py-cupy", "cupy", "CuPy vectorised pi on a GPU (--device)", true, true},
+      {PyRunner::torch, "py-torch", "torch", "PyTorch int64 pi on a GPU (--device)", true, true},
+  };
+  return specs;
+}
+
+const PyBackendSpec* find_python_backend(std::string_view name) {
+  for (const auto& s : python_backend_specs()) {
+    if (name == s.name) return &s;
+  }
+  return nullptr;
+}
+
+std::string python_backend_unavailable_reason(const PyBackendSpec& spec) {
+  const PythonInfo info = python_info();
+  if (spec.runner == PyRunner::subinterpreters && !info.per_interpreter_gil) {
+    return info.per_interpreter_gil_reason;
+  }
+  if (spec.runner == PyRunner::free_threaded && !info.free_threaded_build) {
+    return "needs a free-threaded CPython (3.13t+, Py_GIL_DISABLED); this build links CPython " +
+           info.compiled_version + " with the GIL";
+  }
+  return {};
+}
+
+void check_python_problem(const PyBackendSpec& spec, const Problem& p) {
+  if (p.kernel != "pi") {
+    throw UsageError(std::string("backend '") + spec.name + "' runs kernel 'pi' only, got '" + p.kernel +
+                     "'");
+  }
+  Executor::check_threads(p.threads);
+  if (spec.one_thread && p.threads != 1) {
+    throw UsageError(std::string("backend '") + spec.name + "' runs on exactly 1 thread, got " +
+                     std::to_string(p.threads));
+  }
+}
+
+std::unique_ptr<PythonPiWorkload> make_python_pi_workload(const PyBackendSpec& spec, const Problem& p) {
+  check_python_problem(spec, p);
+  if (const std::string why = python_backend_unavailable_reason(spec); !why.empty()) {
+    throw UnavailableError(std::string(spec.name) + ": " + why);
+  }
+  if (!Interpreter::active()) {
+    throw FailureError(std::string(spec.name) + ": no embedded Python interpreter is running");
+  }
+  if (spec.runner == PyRunner::free_threaded && gil_reenabled_at_run_time()) {
+    throw UnavailableError(std::string(spec.name) +
+                           ": the GIL was re-enabled at run time (PYTHON_GIL=1, or an extension "
+                           "module without Py_mod_gil was imported)");
+  }
+  if (spec.runner == PyRunner::subinterpreters) {
+    return std::make_unique<SubinterpreterPiWorkload>(spec, p);
+  }
+  return std::make_unique<DriverPiWorkload>(spec, p);
+}
+
+}  // namespace parlab::embed

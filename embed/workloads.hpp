@@ -1,0 +1,85 @@
+// The Python workloads, driven from C++ and timed by the same runner as every other backend
+// (core/workload.hpp): run() is the timed region, validate() checks the hit count.
+//
+// Every variant computes parlab's canonical pi stream - parlab.pi in C++, or the same Philox in
+// pure Python, NumPy, Numba, CuPy or PyTorch (embed/workloads/*.py) - so validate() demands the
+// canonical count pi_hits_points(seed, 0, N) exactly, besides Random123's 3-sigma pi_check.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/workload.hpp"
+
+namespace parlab::embed {
+
+enum class PyRunner {
+  pure_threads,          // pure-Python pi in a ThreadPoolExecutor
+  parlab_gil_held,       // parlab.pi from Python threads, GIL held during each call
+  parlab_gil_released,   // parlab.pi from Python threads, GIL released around the C++ loop
+  parlab_call_overhead,  // parlab.pi(2, ...) per call: the per-call cost
+  subinterpreters,       // pure-Python pi, one sub-interpreter with its own GIL per C++ thread
+  free_threaded,         // pure-Python pi in threads on a free-threaded CPython
+  numpy,
+  numpy_threads,
+  numba_prange,
+  numba_nogil,
+  cupy,
+  torch,
+};
+
+struct PyBackendSpec {
+  PyRunner runner;
+  const char* name;         // the registry name, "py-parlab-gil-released"
+  const char* driver_kind;  // parlab_driver.make()'s kind; empty for sub-interpreters
+  const char* detail;       // what it measures, for `parlab list`
+  bool one_thread;          // exactly one host thread (vectorised or GPU peers)
+  bool in_default_set;
+};
+
+// Every Python backend, in display order.
+const std::vector<PyBackendSpec>& python_backend_specs();
+const PyBackendSpec* find_python_backend(std::string_view name);
+
+// Why `spec` can never run in this build (compile-time and libpython facts only; nothing is
+// imported), or empty. Peers' importability is only known once the interpreter runs, so a
+// missing NumPy shows up as UnavailableError from make_python_pi_workload instead.
+std::string python_backend_unavailable_reason(const PyBackendSpec& spec);
+
+// How much of the threads' time went to waiting for the GIL, summed over every run so far.
+struct GilContention {
+  bool measured = false;  // false for one-thread peers: nothing to contend with
+  int threads = 0;
+  double wall_s = 0;       // sum over threads of the wall time of their part of each run
+  double cpu_s = 0;        // CPU time the same threads used meanwhile
+  double reacquire_s = 0;  // time spent inside PyEval_RestoreThread after parlab released it
+  // The GIL-contention figure: the share of the threads' wall time they spent off the CPU.
+  // These loops never block on anything but the GIL, so off-CPU time is GIL waiting (plus any
+  // time the OS preempted them: more threads than free cores inflates it).
+  double wait_share() const { return wall_s > 0 ? 1.0 - cpu_s / wall_s : 0.0; }
+  // Measured directly on the C++ side for the parlab.pi variants: the share of the threads' wall
+  // time spent inside PyEval_RestoreThread after parlab released the GIL. It includes the call's
+  // own cost (on the CPU), so with tiny calls it can exceed wait_share(); with the GIL held it is
+  // zero, since parlab never releases it then.
+  double reacquire_share() const { return wall_s > 0 ? reacquire_s / wall_s : 0.0; }
+  std::string describe() const;
+};
+
+class PythonPiWorkload : public Workload {
+ public:
+  virtual GilContention gil_contention() = 0;
+};
+
+// Throws UsageError unless the problem suits the backend (kernel "pi", and one thread for
+// one-thread peers).
+void check_python_problem(const PyBackendSpec& spec, const Problem& p);
+
+// Makes the workload in the running interpreter (the runners and their threads are set up here,
+// outside the timed region). Throws UsageError (see above), UnavailableError (a peer not
+// importable, no GPU, no per-interpreter GIL) or FailureError/PythonError.
+// PRECONDITION: an Interpreter is running, and outlives the workload.
+std::unique_ptr<PythonPiWorkload> make_python_pi_workload(const PyBackendSpec& spec, const Problem& p);
+
+}  // namespace parlab::embed

@@ -1,0 +1,50 @@
+"""The entry point parlab's C++ side calls: make(kind, seed, samples, threads, device) returns a
+runner with run() -> hits, stats() -> dict and close(). Peers (NumPy, Numba, CuPy, PyTorch) are
+imported only when their runner is made, so a missing one costs nothing until it is asked for."""
+
+
+class Unavailable(Exception):
+    """This runner cannot run here (a missing package, no GPU); the message says why."""
+
+
+def _need(module_name, what):
+    import importlib
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as e:  # ModuleNotFoundError, or a broken install
+        raise Unavailable(f"{what} is not importable by the embedded interpreter: {e}") from e
+
+
+def make(kind, seed, samples, threads, device=0):
+    if kind == "pure":
+        import parlab_threads
+        return parlab_threads.PurePython(seed, samples, threads)
+    if kind == "parlab-gil-held":
+        import parlab_threads
+        return parlab_threads.ParlabPi(seed, samples, threads, release_gil=False)
+    if kind == "parlab-gil-released":
+        import parlab_threads
+        return parlab_threads.ParlabPi(seed, samples, threads, release_gil=True)
+    if kind == "parlab-call-overhead":
+        import parlab_threads
+        return parlab_threads.ParlabPi(seed, samples, threads, release_gil=True, call_samples=2)
+    if kind in ("numpy", "numpy-threads"):
+        _need("numpy", "NumPy")
+        import parlab_numpy
+        return parlab_numpy.NumpyPi(seed, samples, threads, threaded=kind == "numpy-threads")
+    if kind in ("numba-prange", "numba-nogil"):
+        _need("numpy", "NumPy (for Numba)")
+        _need("numba", "Numba")
+        import parlab_numba
+        if kind == "numba-prange":
+            return parlab_numba.NumbaPrange(seed, samples, threads, Unavailable)
+        return parlab_numba.NumbaNogilThreads(seed, samples, threads)
+    if kind == "cupy":
+        _need("cupy", "CuPy")
+        import parlab_numpy
+        return parlab_numpy.CupyPi(seed, samples, device, Unavailable)
+    if kind == "torch":
+        _need("torch", "PyTorch")
+        import parlab_torch
+        return parlab_torch.TorchPi(seed, samples, device, Unavailable)
+    raise ValueError(f"unknown runner kind {kind!r}")

@@ -1,0 +1,100 @@
+#include "register.hpp"
+
+#include <algorithm>
+#include <exception>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "device.hpp"
+#include "workloads.hpp"
+
+namespace parlab {
+namespace {
+
+using Factory = std::function<std::unique_ptr<Workload>(const Problem&)>;
+
+// The entry's factory, refusing kernels the entry does not list (the runner may ask any name).
+Factory checked_factory(std::string backend, std::vector<std::string> kernels, Factory make) {
+  return [backend = std::move(backend), kernels = std::move(kernels), make = std::move(make)](const Problem& p) {
+    if (std::find(kernels.begin(), kernels.end(), p.kernel) == kernels.end()) {
+      std::string accepted;
+      for (const auto& k : kernels) accepted += (accepted.empty() ? "" : ", ") + k;
+      throw UsageError("backend '" + backend + "' does not run kernel '" + p.kernel + "' (accepted: " + accepted + ")");
+    }
+    return make(p);
+  };
+}
+
+BackendEntry gpu_entry(std::string name, std::vector<std::string> kernels, Factory make, std::string detail) {
+  BackendEntry e;
+  e.name = std::move(name);
+  e.kind = "gpu";
+  e.available = true;
+  e.detail = std::move(detail);
+  e.kernels = std::move(kernels);
+  e.make = checked_factory(e.name, e.kernels, std::move(make));
+  return e;
+}
+
+BackendEntry unavailable_entry(std::string name, std::vector<std::string> kernels, const std::string& reason) {
+  BackendEntry e;
+  e.name = std::move(name);
+  e.kind = "gpu";
+  e.available = false;
+  e.reason = reason;
+  e.kernels = std::move(kernels);
+  e.make = [reason](const Problem&) -> std::unique_ptr<Workload> { throw UnavailableError(reason); };
+  return e;
+}
+
+}  // namespace
+
+void register_cuda(Registry& registry) {
+  const std::vector<std::string> single = cuda::single_device_kernels();
+  const std::vector<std::string> cublas = {"matmul"};
+  const std::vector<std::string> multi = cuda::multi_device_kernels();
+
+  cuda::DeviceCount devices = cuda::device_count();
+  std::string first, all, versions;
+  if (devices.count > 0) {
+    try {
+      first = cuda::describe_device(0);
+      versions = cuda::describe_versions();
+      for (int d = 0; d < devices.count; ++d) all += (d ? "; " : "") + std::to_string(d) + ": " + cuda::describe_device(d);
+    } catch (const std::exception& e) {
+      devices.count = 0;
+      devices.reason = std::string("no usable CUDA device (") + e.what() + ")";
+    }
+  }
+
+  if (devices.count == 0) {
+    registry.add(unavailable_entry("cuda", single, devices.reason));
+    registry.add(unavailable_entry("cuda-cublas", cublas, devices.reason));
+    registry.add(unavailable_entry("cuda-multi", multi, devices.reason));
+    auto seq = unavailable_entry("cuda-multi-seq", multi, devices.reason);
+    seq.in_default_set = false;
+    registry.add(std::move(seq));
+    return;
+  }
+
+  const std::string count = std::to_string(devices.count) + " device" + (devices.count == 1 ? "" : "s");
+  registry.add(gpu_entry(
+      "cuda", single,
+      [](const Problem& p) { return cuda::make_single_device_workload(p, cuda::MatmulImpl::tiled); },
+      first + "; " + versions + "; " + count + " (select with --device); matmul: own tiled kernel"));
+  registry.add(gpu_entry(
+      "cuda-cublas", cublas,
+      [](const Problem& p) { return cuda::make_single_device_workload(p, cuda::MatmulImpl::cublas); },
+      first + "; " + versions + "; matmul: cuBLAS sgemm, FP32 (no TF32)"));
+  registry.add(gpu_entry(
+      "cuda-multi", multi, [](const Problem& p) { return cuda::make_multi_device_workload(p, true); },
+      count + ", split evenly and run concurrently (" + all + "); " + versions));
+  auto seq = gpu_entry(
+      "cuda-multi-seq", multi, [](const Problem& p) { return cuda::make_multi_device_workload(p, false); },
+      count + ", split evenly and run one after another (" + all + "); " + versions);
+  seq.in_default_set = false;
+  registry.add(std::move(seq));
+}
+
+}  // namespace parlab

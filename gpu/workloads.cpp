@@ -1,0 +1,496 @@
+#include "workloads.hpp"
+
+#include <cublas_v2.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+#include "core/aligned_buffer.hpp"
+#include "core/kernels.hpp"
+#include "device.hpp"
+#include "launch.hpp"
+
+namespace parlab::cuda {
+
+DeviceWorkload::DeviceWorkload(int device)
+    : device_(device),
+      stream_(create_on<Stream>(device)),
+      start_(create_on<Event>(device)),
+      stop_(create_on<Event>(device)),
+      copied_(create_on<Event>(device)) {}
+
+void check_precision(const Problem& p) {
+  const KernelSpec* spec = find_kernel(p.kernel);
+  if (spec == nullptr) return;  // the studies take no precision
+  if (std::find(spec->precisions.begin(), spec->precisions.end(), p.precision) != spec->precisions.end()) {
+    return;
+  }
+  std::string accepted;
+  for (auto q : spec->precisions) accepted += std::string(accepted.empty() ? "" : ", ") + to_string(q);
+  throw UsageError("kernel '" + p.kernel + "' does not support precision " + to_string(p.precision) +
+                   " (accepted: " + accepted + ")");
+}
+
+namespace {
+
+// Copies n elements from device to a new host array (untimed: validation only).
+template <class T>
+AlignedBuffer<T> to_host(const T* device_ptr, std::uint64_t n) {
+  AlignedBuffer<T> host(n);
+  if (n > 0) PARLAB_CUDA_CHECK(cudaMemcpy(host.data(), device_ptr, n * sizeof(T), cudaMemcpyDeviceToHost));
+  return host;
+}
+
+template <class T>
+void to_device(T* device_ptr, const T* host, std::uint64_t n) {
+  if (n > 0) PARLAB_CUDA_CHECK(cudaMemcpy(device_ptr, host, n * sizeof(T), cudaMemcpyHostToDevice));
+}
+
+std::uint64_t checked_area(std::uint64_t nx, std::uint64_t ny, const char* kernel) {
+  if (ny != 0 && nx > std::numeric_limits<std::uint64_t>::max() / ny) {
+    throw UsageError(std::string(kernel) + " grid " + std::to_string(nx) + "x" + std::to_string(ny) +
+                     " is too large");
+  }
+  return nx * ny;
+}
+
+// ---------------------------------------------------------------- pi
+class PiWorkload final : public DeviceWorkload {
+ public:
+  explicit PiWorkload(const Problem& p)
+      : DeviceWorkload(p.device), seed_(p.seed), samples_(p.size),
+        hits_device_(1, p.device, "pi hit counter"), hits_host_(1, "pi hit counter") {}
+
+  void run() override {
+    DeviceGuard guard(device_);
+    PARLAB_CUDA_CHECK(cudaMemsetAsync(hits_device_.get(), 0, sizeof(unsigned long long), stream_.get()));
+    start_.record(stream_);
+    launch_pi_hits(seed_, 0, samples_ / 2, (samples_ & 1u) != 0, hits_device_.get(), device_, stream_.get());
+    stop_.record(stream_);
+    PARLAB_CUDA_CHECK(cudaMemcpyAsync(hits_host_.get(), hits_device_.get(), sizeof(unsigned long long),
+                                      cudaMemcpyDeviceToHost, stream_.get()));
+    copied_.record(stream_);
+    copied_.synchronize();
+    timing_ = {elapsed_seconds(start_, stop_), elapsed_seconds(stop_, copied_)};
+
+    const std::uint64_t hits = hits_host_[0];
+    if (runs_ == 0) first_hits_ = hits;
+    if (hits != first_hits_) changed_ = true;  // must never happen: the count is a pure function
+    last_hits_ = hits;
+    ++runs_;
+  }
+
+  Validation validate() override {
+    Validation v;
+    if (runs_ == 0) {
+      v.pass = false;
+      v.detail = "never ran";
+      return v;
+    }
+    const PiCheck c = pi_check(last_hits_, samples_);
+    v.hits = last_hits_;
+    v.checksum = c.estimate;
+    v.pass = c.pass && !changed_;
+    std::ostringstream os;
+    if (changed_) {
+      os << "hit count changed between repetitions (" << first_hits_ << " then " << last_hits_ << "); ";
+    }
+    os << "hits " << last_hits_ << " of " << samples_ << ", " << c.sigmas << " sigma from N*pi/4";
+    if (!c.pass) os << " (beyond 3 sigma)";
+    v.detail = os.str();
+    return v;
+  }
+
+  WorkCount work() const override {
+    WorkCount w;
+    w.samples = static_cast<double>(samples_);
+    return w;
+  }
+
+ private:
+  std::uint64_t seed_, samples_;
+  DeviceBuffer<unsigned long long> hits_device_;
+  PinnedBuffer<unsigned long long> hits_host_;
+  std::uint64_t first_hits_ = 0, last_hits_ = 0, runs_ = 0;
+  bool changed_ = false;
+};
+
+// ---------------------------------------------------------------- STREAM
+template <class T>
+class StreamWorkload final : public DeviceWorkload {
+ public:
+  StreamWorkload(const Problem& p, StreamKernel k)
+      : DeviceWorkload(p.device), kernel_(k), n_(p.size),
+        a_(n_, device_, "STREAM array a"), b_(n_, device_, "STREAM array b"), c_(n_, device_, "STREAM array c"),
+        scratch_(k == StreamKernel::dot ? dot_scratch_elements(n_) : 0, device_, "dot partials"),
+        dot_device_(k == StreamKernel::dot ? 1 : 0, device_, "dot result"),
+        dot_host_(k == StreamKernel::dot ? 1 : 0, "dot result") {
+    DeviceGuard guard(device_);
+    launch_stream_init(a_.get(), b_.get(), c_.get(), n_, stream_.get());
+    finish_setup();
+  }
+
+  void run() override {
+    DeviceGuard guard(device_);
+    start_.record(stream_);
+    if (kernel_ == StreamKernel::dot) {
+      launch_dot(a_.get(), b_.get(), n_, scratch_.get(), dot_device_.get(), stream_.get());
+      stop_.record(stream_);
+      PARLAB_CUDA_CHECK(cudaMemcpyAsync(dot_host_.get(), dot_device_.get(), sizeof(T), cudaMemcpyDeviceToHost,
+                                        stream_.get()));
+    } else {
+      launch_stream(kernel_, a_.get(), b_.get(), c_.get(), n_, stream_.get());
+      stop_.record(stream_);
+    }
+    copied_.record(stream_);
+    copied_.synchronize();
+    timing_ = {elapsed_seconds(start_, stop_), elapsed_seconds(stop_, copied_)};
+    if (kernel_ == StreamKernel::dot) {
+      const T sum = dot_host_[0];
+      if (runs_ > 0 && std::memcmp(&sum, &last_sum_, sizeof(T)) != 0) changed_ = true;
+      last_sum_ = sum;
+    }
+    gold_.apply(kernel_);
+    ++runs_;
+  }
+
+  Validation validate() override {
+    DeviceGuard guard(device_);
+    stream_.synchronize();
+    const auto a = to_host(a_.get(), n_), b = to_host(b_.get(), n_), c = to_host(c_.get(), n_);
+    Validation v;
+    const auto check = check_stream_arrays(a.data(), b.data(), c.data(), n_, gold_);
+    v.pass = check.pass;
+    v.detail = check.detail;
+    if (kernel_ == StreamKernel::dot) {
+      v.checksum = static_cast<double>(last_sum_);
+      const double gold = static_cast<double>(gold_.dot(n_));
+      const double err = gold != 0 ? std::fabs((v.checksum - gold) / gold) : std::fabs(v.checksum);
+      std::ostringstream os;
+      os.precision(17);
+      if (runs_ == 0) {
+        v.pass = false;
+        os << "never ran";
+      } else if (err > dot_tolerance<T>()) {
+        v.pass = false;
+        os << "dot " << v.checksum << " differs from gold " << gold << " by relative " << err;
+      }
+      if (changed_) {
+        v.pass = false;
+        os << (os.tellp() > 0 ? "; " : "") << "dot changed between repetitions";
+      }
+      if (!os.str().empty()) v.detail += (v.detail.empty() ? "" : "; ") + os.str();
+    } else if (n_ > 0) {
+      v.checksum = static_cast<double>(a[0]) + static_cast<double>(b[0]) + static_cast<double>(c[0]) +
+                   static_cast<double>(a[n_ - 1]) + static_cast<double>(b[n_ - 1]) +
+                   static_cast<double>(c[n_ - 1]);
+    }
+    if (v.pass && v.detail.empty()) v.detail = "matches BabelStream gold values";
+    return v;
+  }
+
+  WorkCount work() const override {
+    const auto& i = info(kernel_);
+    WorkCount w;
+    w.bytes = static_cast<double>(i.words) * sizeof(T) * static_cast<double>(n_);
+    w.flops = static_cast<double>(i.flops) * static_cast<double>(n_);
+    return w;
+  }
+
+ private:
+  StreamKernel kernel_;
+  std::uint64_t n_;
+  DeviceBuffer<T> a_, b_, c_, scratch_, dot_device_;
+  PinnedBuffer<T> dot_host_;
+  StreamGold<T> gold_;
+  T last_sum_{};
+  std::uint64_t runs_ = 0;
+  bool changed_ = false;
+};
+
+// ---------------------------------------------------------------- plus_one
+class PlusOneWorkload final : public DeviceWorkload {
+ public:
+  explicit PlusOneWorkload(const Problem& p)
+      : DeviceWorkload(p.device), n_(p.size), x_(n_, device_, "plus_one input"), y_(n_, device_, "plus_one output") {
+    DeviceGuard guard(device_);
+    AlignedBuffer<std::int32_t> x(n_);
+    for (std::uint64_t i = 0; i < n_; ++i) x[i] = plus_one_init(i);
+    to_device(x_.get(), x.data(), n_);
+    if (n_ > 0) PARLAB_CUDA_CHECK(cudaMemset(y_.get(), 0, y_.bytes()));
+    finish_setup();
+  }
+
+  void run() override {
+    DeviceGuard guard(device_);
+    start_.record(stream_);
+    launch_plus_one(x_.get(), y_.get(), n_, stream_.get());
+    stop_.record(stream_);
+    stop_.synchronize();
+    timing_ = {elapsed_seconds(start_, stop_), 0.0};
+  }
+
+  Validation validate() override {
+    DeviceGuard guard(device_);
+    const auto y = to_host(y_.get(), n_);
+    Validation v;
+    double sum = 0;
+    for (std::uint64_t i = 0; i < n_; ++i) {
+      if (y[i] != plus_one_init(i) + 1) {
+        v.pass = false;
+        v.detail = "y[" + std::to_string(i) + "] = " + std::to_string(y[i]) + ", expected " +
+                   std::to_string(plus_one_init(i) + 1);
+        break;
+      }
+      sum += y[i];
+    }
+    v.checksum = sum;
+    if (v.pass) v.detail = "every y[i] == x[i] + 1";
+    return v;
+  }
+
+  WorkCount work() const override {
+    WorkCount w;
+    w.bytes = 2.0 * sizeof(std::int32_t) * static_cast<double>(n_);
+    w.flops = static_cast<double>(n_);
+    return w;
+  }
+
+ private:
+  std::uint64_t n_;
+  DeviceBuffer<std::int32_t> x_, y_;
+};
+
+// ---------------------------------------------------------------- add2d
+class Add2dWorkload final : public DeviceWorkload {
+ public:
+  Add2dWorkload(const Problem& p, std::uint64_t nx, std::uint64_t ny)
+      : DeviceWorkload(p.device), nx_(nx), ny_(ny), area_(checked_area(nx, ny, "add2d")),
+        a_(area_, device_, "add2d input a"), b_(area_, device_, "add2d input b"), r_(area_, device_, "add2d result") {
+    DeviceGuard guard(device_);
+    AlignedBuffer<float> a(area_), b(area_);
+    for (std::uint64_t i = 0; i < area_; ++i) {
+      a[i] = seed_input(i, 0);
+      b[i] = seed_input(i, 1);
+    }
+    to_device(a_.get(), a.data(), area_);
+    to_device(b_.get(), b.data(), area_);
+    if (area_ > 0) PARLAB_CUDA_CHECK(cudaMemset(r_.get(), 0, r_.bytes()));
+    finish_setup();
+  }
+
+  void run() override {
+    DeviceGuard guard(device_);
+    start_.record(stream_);
+    launch_add2d(a_.get(), b_.get(), r_.get(), nx_, ny_, stream_.get());
+    stop_.record(stream_);
+    stop_.synchronize();
+    timing_ = {elapsed_seconds(start_, stop_), 0.0};
+  }
+
+  Validation validate() override {
+    DeviceGuard guard(device_);
+    const auto r = to_host(r_.get(), area_);
+    Validation v;
+    double sum = 0;
+    for (std::uint64_t i = 0; i < area_; ++i) {
+      const float expect = seed_input(i, 0) + seed_input(i, 1);
+      if (r[i] != expect) {
+        v.pass = false;
+        v.detail = "res at x=" + std::to_string(i % nx_) + ", y=" + std::to_string(i / nx_) + " differs from a+b";
+        break;
+      }
+      sum += r[i];
+    }
+    v.checksum = sum;
+    if (v.pass) v.detail = "every res == a + b";
+    return v;
+  }
+
+  WorkCount work() const override {
+    WorkCount w;
+    w.bytes = 3.0 * sizeof(float) * static_cast<double>(area_);
+    w.flops = static_cast<double>(area_);
+    return w;
+  }
+
+ private:
+  std::uint64_t nx_, ny_, area_;
+  DeviceBuffer<float> a_, b_, r_;
+};
+
+// ---------------------------------------------------------------- matmul
+[[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* expr, const char* file, int line) {
+  std::ostringstream os;
+  os << "cuBLAS error " << cublasGetStatusName(status) << " (" << cublasGetStatusString(status) << ") in `"
+     << expr << "` at " << file << ":" << line;
+  throw FailureError(os.str());
+}
+
+#define PARLAB_CUBLAS_CHECK(expr)                                                   \
+  do {                                                                              \
+    const cublasStatus_t parlab_cublas_status_ = (expr);                            \
+    if (parlab_cublas_status_ != CUBLAS_STATUS_SUCCESS) {                           \
+      throw_cublas_error(parlab_cublas_status_, #expr, __FILE__, __LINE__);         \
+    }                                                                               \
+  } while (0)
+
+// A cuBLAS handle bound to one stream. PRECONDITION: its device is current when constructed.
+class CublasHandle {
+ public:
+  explicit CublasHandle(cudaStream_t stream) {
+    cublasHandle_t h = nullptr;
+    PARLAB_CUBLAS_CHECK(cublasCreate(&h));
+    handle_.reset(h);
+    PARLAB_CUBLAS_CHECK(cublasSetStream(h, stream));
+    // FP32 arithmetic (no TF32 tensor cores), as torch.matmul does with allow_tf32 = False.
+    PARLAB_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+  }
+  cublasHandle_t get() const noexcept { return handle_.get(); }
+
+ private:
+  struct Destroy {
+    void operator()(cublasHandle_t h) const noexcept { (void)cublasDestroy(h); }
+  };
+  std::unique_ptr<cublasContext, Destroy> handle_;
+};
+
+class MatmulWorkload final : public DeviceWorkload {
+ public:
+  MatmulWorkload(const Problem& p, MatmulImpl impl)
+      : DeviceWorkload(p.device), impl_(impl), n_(p.size), area_(checked_area(n_, n_, "matmul")),
+        A_(area_), B_(area_), dA_(area_, device_, "matmul A"), dB_(area_, device_, "matmul B"),
+        dC_(area_, device_, "matmul C") {
+    if (impl_ == MatmulImpl::cublas && n_ > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+      throw UsageError("matmul n = " + std::to_string(n_) + " exceeds cuBLAS's int dimensions");
+    }
+    DeviceGuard guard(device_);
+    for (std::uint64_t i = 0; i < area_; ++i) {
+      A_[i] = seed_input(i, 2);
+      B_[i] = seed_input(i, 3);
+    }
+    to_device(dA_.get(), A_.data(), area_);
+    to_device(dB_.get(), B_.data(), area_);
+    if (area_ > 0) PARLAB_CUDA_CHECK(cudaMemset(dC_.get(), 0, dC_.bytes()));
+    if (impl_ == MatmulImpl::cublas) cublas_.emplace(stream_.get());
+    finish_setup();
+  }
+
+  void run() override {
+    DeviceGuard guard(device_);
+    start_.record(stream_);
+    if (impl_ == MatmulImpl::tiled) {
+      launch_matmul_tiled(dA_.get(), dB_.get(), dC_.get(), n_, stream_.get());
+    } else if (n_ > 0) {
+      // cuBLAS is column-major: row-major C = A*B is column-major C^T = B^T * A^T, and a
+      // row-major matrix read column-major is its transpose, so pass B first, untransposed.
+      const int n = static_cast<int>(n_);
+      const float alpha = 1.0f, beta = 0.0f;
+      PARLAB_CUBLAS_CHECK(cublasSgemm(cublas_->get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, dB_.get(), n,
+                                      dA_.get(), n, &beta, dC_.get(), n));
+    }
+    stop_.record(stream_);
+    stop_.synchronize();
+    timing_ = {elapsed_seconds(start_, stop_), 0.0};
+  }
+
+  Validation validate() override {
+    // The tiled kernel must equal the naive k-ascending sum bit for bit (see launch.hpp). cuBLAS
+    // sums in its own order, with FMA: it is held to the rounding-error bound of any order,
+    // |c - ref| <= 2 n eps sum_k |a_ik b_kj|. (The inputs are multiples of 1/8 in [-1, 1], so
+    // for n up to 2^12 every order is exact and the bound is rarely needed.)
+    DeviceGuard guard(device_);
+    const auto C = to_host(dC_.get(), area_);
+    Validation v;
+    const std::uint64_t step = n_ <= 64 ? 1 : n_ / 61 + 1;
+    const double eps = std::numeric_limits<float>::epsilon();
+    double sum = 0;
+    for (std::uint64_t i = 0; i < n_ && v.pass; i += step) {
+      for (std::uint64_t j = 0; j < n_; j += step) {
+        float expect = 0.0f;
+        double magnitude = 0.0;
+        for (std::uint64_t k = 0; k < n_; ++k) {
+          expect += A_[i * n_ + k] * B_[k * n_ + j];
+          magnitude += std::fabs(static_cast<double>(A_[i * n_ + k]) * B_[k * n_ + j]);
+        }
+        const float got = C[i * n_ + j];
+        const bool ok = impl_ == MatmulImpl::tiled
+                            ? got == expect
+                            : std::fabs(static_cast<double>(got) - expect) <= 2.0 * static_cast<double>(n_) * eps * magnitude;
+        if (!ok) {
+          std::ostringstream os;
+          os.precision(9);
+          os << "C[" << i << "][" << j << "] = " << got << " differs from the naive sum " << expect
+             << (impl_ == MatmulImpl::tiled ? " (bit-exact required)" : " beyond the rounding bound");
+          v.pass = false;
+          v.detail = os.str();
+          break;
+        }
+        sum += expect;
+      }
+    }
+    v.checksum = sum;
+    if (v.pass) {
+      v.detail = impl_ == MatmulImpl::tiled ? "sampled elements equal the naive k-ascending sum"
+                                            : "sampled elements within the rounding bound of the naive sum";
+    }
+    return v;
+  }
+
+  WorkCount work() const override {
+    WorkCount w;
+    const double n = static_cast<double>(n_);
+    w.bytes = 3.0 * sizeof(float) * n * n;
+    w.flops = 2.0 * n * n * n;
+    return w;
+  }
+
+ private:
+  MatmulImpl impl_;
+  std::uint64_t n_, area_;
+  AlignedBuffer<float> A_, B_;  // host copies of the inputs, for validation
+  DeviceBuffer<float> dA_, dB_, dC_;
+  std::optional<CublasHandle> cublas_;
+};
+
+}  // namespace
+
+std::vector<std::string> single_device_kernels() {
+  std::vector<std::string> names;
+  for (const auto& k : kernel_specs()) {  // the canonical kernels; the CPU race lab and
+    if (k.family == KernelFamily::pi || k.family == KernelFamily::stream || k.family == KernelFamily::seed) {
+      names.emplace_back(k.name);         // overhead probes have no GPU form
+    }
+  }
+  for (auto& s : study_kernels()) names.push_back(s);
+  return names;
+}
+
+std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulImpl matmul) {
+  check_device(p.device);
+  const KernelSpec* spec = find_kernel(p.kernel);
+  if (spec == nullptr) return make_study_workload(p);
+  check_precision(p);
+  switch (spec->family) {
+    case KernelFamily::pi:
+      return std::make_unique<PiWorkload>(p);
+    case KernelFamily::stream: {
+      const StreamKernel k = *stream_kernel_from_name(p.kernel);
+      if (p.precision == Precision::f32) return std::make_unique<StreamWorkload<float>>(p, k);
+      return std::make_unique<StreamWorkload<double>>(p, k);
+    }
+    case KernelFamily::seed:
+      if (p.kernel == "plus_one") return std::make_unique<PlusOneWorkload>(p);
+      if (p.kernel == "add2d") return std::make_unique<Add2dWorkload>(p, p.size, p.size_y ? p.size_y : p.size);
+      return std::make_unique<MatmulWorkload>(p, matmul);
+    default:
+      break;
+  }
+  throw UsageError("kernel '" + p.kernel + "' has no GPU form");
+}
+
+}  // namespace parlab::cuda

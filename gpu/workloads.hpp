@@ -1,0 +1,68 @@
+// GPU workloads: what the registry entries of register.cpp construct.
+//
+// Every workload allocates and initialises its device memory in the constructor (untimed),
+// times run() with CUDA events on its own stream, keeps kernel time and transfer time apart in
+// last_timing(), and validates in validate() by copying results back and applying the same
+// checks as the CPU workloads of core/workload.cpp.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/workload.hpp"
+#include "cuda_check.hpp"
+
+namespace parlab::cuda {
+
+// Streams and events belong to the device current when they are created: this creates one on
+// `device` whatever is current.
+template <class T>
+T create_on(int device) {
+  DeviceGuard guard(device);
+  return T();
+}
+
+// Shared by every single-device workload: the device, a stream and the events that time it.
+class DeviceWorkload : public Workload {
+ public:
+  std::optional<SelfTiming> last_timing() const override { return timing_; }
+
+ protected:
+  // PRECONDITION: check_device(device) passed.
+  explicit DeviceWorkload(int device);
+
+  // Ends a constructor: waits for every setup copy and memset. Those run on the legacy default
+  // stream, which does not order with the workload's non-blocking stream, and a copy from
+  // pageable memory may return before its DMA lands. PRECONDITION: device_ is current.
+  static void finish_setup() { PARLAB_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+  int device_;
+  Stream stream_;
+  Event start_, stop_, copied_;  // kernel region [start_, stop_], result copy [stop_, copied_]
+  SelfTiming timing_;
+};
+
+enum class MatmulImpl { tiled, cublas };
+
+// Kernel names of each registry entry, in display order.
+std::vector<std::string> single_device_kernels();  // `cuda`: canonical kernels and the studies
+std::vector<std::string> study_kernels();          // the studies alone (studies.cpp)
+std::vector<std::string> multi_device_kernels();   // `cuda-multi`
+
+// The canonical kernels on p.device. Throws UsageError for an unknown kernel or precision, a bad
+// device index or a size the device cannot hold.
+std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulImpl matmul);
+
+// The studies of register.hpp on p.device (studies.cpp).
+std::unique_ptr<Workload> make_study_workload(const Problem& p);
+
+// pi and triad split over every visible device, run concurrently or one device after another
+// (multi_gpu.cpp).
+std::unique_ptr<Workload> make_multi_device_workload(const Problem& p, bool concurrent);
+
+// Throws UsageError unless p.precision is one the kernel spec accepts.
+void check_precision(const Problem& p);
+
+}  // namespace parlab::cuda

@@ -1,0 +1,173 @@
+// The Python backends as the runner sees them: registry entries (kind "python"), workloads made
+// from a Problem, run, validated against the canonical count; missing peers are unavailable with
+// a reason, never errors; usage errors come before the interpreter starts.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "core/pi.hpp"
+#include "embed/workloads.hpp"
+#include "embed_test_support.hpp"
+#include "experiments/backends.hpp"
+
+namespace parlab {
+namespace {
+
+const Registry& registry() {
+  static const Registry r = make_registry();
+  return r;
+}
+
+Problem pi_problem(std::uint64_t samples, int threads, std::uint64_t seed = 0xC0FFEE) {
+  Problem p;
+  p.kernel = "pi";
+  p.precision = Precision::i32;
+  p.size = samples;
+  p.seed = seed;
+  p.threads = threads;
+  return p;
+}
+
+TEST(PythonRegistry, EveryPythonBackendIsListedWithKindAndReason) {
+  for (const auto& spec : embed::python_backend_specs()) {
+    const BackendEntry* e = registry().find(spec.name);
+    ASSERT_NE(e, nullptr) << spec.name;
+    EXPECT_EQ(e->kind, "python");
+    if (e->available) {
+      EXPECT_EQ(e->kernels, std::vector<std::string>{"pi"});
+      EXPECT_TRUE(e->make) << spec.name;
+    } else {
+      EXPECT_FALSE(e->reason.empty()) << spec.name;
+    }
+  }
+  for (const char* name :
+       {"py-pure-threads", "py-parlab-gil-held", "py-parlab-gil-released", "py-subinterp", "py-free-threaded",
+        "py-numpy", "py-numpy-threads", "py-numba-prange", "py-numba-nogil", "py-cupy", "py-torch"}) {
+    EXPECT_NE(registry().find(name), nullptr) << name;
+  }
+}
+
+TEST(PythonRegistry, ReasonsWhereTheBuildCannotRunThem) {
+#if PY_VERSION_HEX < 0x030C0000
+  const BackendEntry* sub = registry().find("py-subinterp");
+  ASSERT_NE(sub, nullptr);
+  EXPECT_FALSE(sub->available);
+  EXPECT_EQ(sub->reason, "per-interpreter GIL needs Python >= 3.12, this build has " +
+                             std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION));
+#endif
+#if !defined(Py_GIL_DISABLED)
+  const BackendEntry* ft = registry().find("py-free-threaded");
+  ASSERT_NE(ft, nullptr);
+  EXPECT_FALSE(ft->available);
+  EXPECT_NE(ft->reason.find("free-threaded"), std::string::npos) << ft->reason;
+#endif
+}
+
+TEST(PythonRegistry, UsageErrorsBeforeAnyInterpreterStarts) {
+  Problem triad = pi_problem(100, 1);
+  triad.kernel = "triad";
+  EXPECT_THROW(registry().get("py-parlab-gil-released").make(triad), UsageError);
+  EXPECT_THROW(registry().get("py-numpy").make(pi_problem(100, 2)), UsageError);
+  EXPECT_THROW(registry().get("py-pure-threads").make(pi_problem(100, 0)), UsageError);
+}
+
+struct Case {
+  std::string backend;
+  int threads;
+  std::uint64_t samples;
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.backend << " threads=" << c.threads << " samples=" << c.samples;
+}
+
+std::string case_name(const ::testing::TestParamInfo<Case>& info) {
+  std::string s = info.param.backend + "_t" + std::to_string(info.param.threads);
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return s;
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const auto& spec : embed::python_backend_specs()) {
+    // Pure Python runs about a million points a second; parlab.pi(2, ...) is a call per 2 points.
+    const bool slow = spec.runner == embed::PyRunner::pure_threads ||
+                      spec.runner == embed::PyRunner::free_threaded ||
+                      spec.runner == embed::PyRunner::subinterpreters ||
+                      spec.runner == embed::PyRunner::parlab_call_overhead;
+    const std::uint64_t samples = slow ? 20011 : 300007;
+    for (int t : {1, 2, 3}) {
+      if (spec.one_thread && t != 1) continue;
+      out.push_back({spec.name, t, samples});
+    }
+  }
+  return out;
+}
+
+class PythonBackend : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PythonBackend, RunsAndValidatesAgainstTheCanonicalCount) {
+  const Case& c = GetParam();
+  const BackendEntry& e = *registry().find(c.backend);
+  if (!e.available) GTEST_SKIP() << c.backend << " is unavailable: " << e.reason;
+  std::unique_ptr<Workload> w;
+  try {
+    w = e.make(pi_problem(c.samples, c.threads));
+  } catch (const UnavailableError& u) {  // a peer that is not installed here
+    GTEST_SKIP() << u.what();
+  }
+  w->run();
+  w->run();
+  const Validation v = w->validate();
+  EXPECT_TRUE(v.pass) << v.detail;
+  ASSERT_TRUE(v.hits.has_value());
+  EXPECT_EQ(*v.hits, pi_hits_points(0xC0FFEE, 0, c.samples)) << v.detail;
+  EXPECT_NE(v.detail.find("canonical"), std::string::npos) << v.detail;
+  EXPECT_NE(v.detail.find("GIL"), std::string::npos) << "the contention figure is reported: " << v.detail;
+  EXPECT_EQ(w->work().samples, static_cast<double>(c.samples));
+
+  auto* py = dynamic_cast<embed::PythonPiWorkload*>(w.get());
+  ASSERT_NE(py, nullptr);
+  const embed::GilContention g = py->gil_contention();
+  if (g.measured) {
+    const auto has_metric = [&](const char* name) {
+      return std::any_of(v.metrics.begin(), v.metrics.end(), [&](const auto& m) { return m.first == name; });
+    };
+    EXPECT_TRUE(has_metric("gil_wait_share")) << "the figure goes into the record's metrics";
+    EXPECT_TRUE(has_metric("gil_reacquire_share"));
+    EXPECT_EQ(g.threads, c.threads);
+    EXPECT_GT(g.wall_s, 0.0);
+    EXPECT_GE(g.wait_share(), -0.05) << "CPU time cannot much exceed wall time";
+    EXPECT_LE(g.wait_share(), 1.0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Pi, PythonBackend, ::testing::ValuesIn(cases()), case_name);
+
+TEST(PythonBackendPeers, MissingPeersAreUnavailableNotErrors) {
+  // Whatever is installed here, making a peer either works or says why it cannot.
+  for (const char* name : {"py-numpy", "py-numba-prange", "py-numba-nogil", "py-cupy", "py-torch"}) {
+    const BackendEntry& e = *registry().find(name);
+    try {
+      auto w = e.make(pi_problem(1001, 1));
+    } catch (const UnavailableError& u) {
+      EXPECT_FALSE(std::string(u.what()).empty()) << name;
+    }
+  }
+}
+
+TEST(PythonBackendPeers, TheGilHeldVariantReportsContention) {
+  auto w = registry().get("py-parlab-gil-held").make(pi_problem(1 << 20, 2));
+  w->run();
+  auto* py = dynamic_cast<embed::PythonPiWorkload*>(w.get());
+  ASSERT_NE(py, nullptr);
+  const embed::GilContention g = py->gil_contention();
+  EXPECT_TRUE(g.measured);
+  EXPECT_EQ(g.threads, 2);
+  EXPECT_NE(g.describe().find("GIL wait"), std::string::npos) << g.describe();
+}
+
+}  // namespace
+}  // namespace parlab
