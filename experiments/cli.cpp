@@ -66,6 +66,7 @@ struct PiArgs {
   std::string threads = "1";
   std::string samples = "2^24";
   std::string seed = "0";
+  std::string device = "0";
   bool json = false;
 };
 
@@ -74,6 +75,8 @@ int cmd_pi(const Registry& registry, const PiArgs& a, std::ostream& out) {
   const int threads = parse_threads(a.threads, "--threads");
   const std::uint64_t samples = parse_count(a.samples, "--samples", 1);
   const std::uint64_t seed = parse_u64(a.seed, "--seed");
+  const std::uint64_t device = parse_u64(a.device, "--device");
+  if (device > 1024) throw UsageError("invalid value '" + a.device + "' for --device: expected a GPU index");
   const BackendEntry& backend = registry.get(a.backend);
 
   Problem p;
@@ -82,6 +85,7 @@ int cmd_pi(const Registry& registry, const PiArgs& a, std::ostream& out) {
   p.size = samples;
   p.seed = seed;
   p.threads = threads;
+  p.device = static_cast<int>(device);
   auto workload = backend.make(p);
   const auto t0 = std::chrono::steady_clock::now();
   workload->run();
@@ -255,6 +259,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   pi->add_option("--samples,-n", pi_args.samples, "Sample count N >= 1 (e.g. 1000000, 2^28, 1e9)")
       ->capture_default_str();
   pi->add_option("--seed,-s", pi_args.seed, "64-bit seed (decimal or 0x hex)")->capture_default_str();
+  pi->add_option("--device", pi_args.device, "GPU index for GPU backends")->capture_default_str();
   pi->add_flag("--json", pi_args.json, "Print one JSON object instead of text");
 
   RunArgs run_args;

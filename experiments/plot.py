@@ -31,6 +31,10 @@ SCHEMA = "parlab-results/1"
 RACE_KERNELS = ("count_racy", "count_atomic", "count_local", "rng_shared", "rng_counter", "sum_order", "sum_canonical")
 OVERHEAD_KERNELS = ("overhead_empty", "overhead_for", "overhead_reduce")
 LAB_KERNELS = RACE_KERNELS + OVERHEAD_KERNELS
+# GPU studies (gpu/): figures of their own too.
+TRANSFER_KERNELS = ("transfer_pageable", "transfer_pinned", "transfer_many_small", "transfer_one_large")
+LOGGING_KERNELS = ("logging_every_step", "logging_on_device")
+STUDY_KERNELS = TRANSFER_KERNELS + LOGGING_KERNELS
 
 
 class InputError(Exception):
@@ -202,7 +206,7 @@ def scaling_figures(p: Plotter, doc: dict) -> None:
 def bandwidth_figures(p: Plotter, doc: dict) -> None:
     groups = defaultdict(lambda: defaultdict(list))
     for r in ok_records(doc):
-        if "bytes_per_s" not in r.get("rate", {}) or r["kernel"] in ("matmul",):
+        if "bytes_per_s" not in r.get("rate", {}) or r["kernel"] in ("matmul",) + STUDY_KERNELS:
             continue
         groups[(r["kernel"], r.get("precision", ""))][(r["backend"], r["threads"])].append(r)
     caches = doc["context"].get("cpu", {}).get("caches", []) or []
@@ -234,7 +238,7 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
     at the largest size the study measured (a size sweep is the bandwidth figure's job)."""
     groups = defaultdict(list)
     for r in ok_records(doc):
-        if r.get("scaling") == "weak":
+        if r.get("scaling") == "weak" or r["kernel"] in STUDY_KERNELS:
             continue
         groups[(r.get("study", ""), r["kernel"], r.get("precision", ""))].append(r)
     for (study, kernel, precision), recs in sorted(groups.items()):
@@ -295,6 +299,39 @@ def gil_figures(p: Plotter, doc: dict) -> None:
     ax.set_title("What the GIL costs: pi from Python")
     ax.legend(fontsize=7)
     p.save(fig, "gil", "GIL study: speedup vs threads per Python variant (each relative to its own 1-thread time)")
+
+
+def gpu_study_figures(p: Plotter, doc: dict) -> None:
+    """The GPU studies: transfer bandwidth vs size (pageable vs pinned, many small copies vs
+    one large), and the logging study's time split into kernel and transfer time."""
+    recs = [r for r in doc["records"] if r["status"] == "ok" and r["kernel"] in STUDY_KERNELS]
+    transfers = [r for r in recs if r["kernel"] in TRANSFER_KERNELS and "bytes_per_s" in r.get("rate", {})]
+    if transfers:
+        fig, ax = p.plt.subplots(figsize=(8, 4.5))
+        for kernel in TRANSFER_KERNELS:
+            rs = sorted((r for r in transfers if r["kernel"] == kernel), key=lambda r: r["size"])
+            if rs:
+                ax.plot([r["size"] for r in rs], [r["rate"]["bytes_per_s"] / 1e9 for r in rs], marker="o",
+                        label=kernel.replace("transfer_", ""))
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("bytes per transfer study point")
+        ax.set_ylabel("host<->device bandwidth (GB/s)")
+        ax.set_title("Transfers: pageable vs pinned; many small copies vs one large")
+        ax.legend(fontsize=7)
+        p.save(fig, "gpu_transfers", "Host-device transfer bandwidth vs size (time from CUDA events, transfers only)")
+    logging = [r for r in recs if r["kernel"] in LOGGING_KERNELS]
+    if logging:
+        logging.sort(key=lambda r: r["kernel"])
+        fig, ax = p.plt.subplots(figsize=(6, 4))
+        names = [r["kernel"].replace("logging_", "") for r in logging]
+        kern = [r.get("kernel_s") or 0.0 for r in logging]
+        xfer = [r.get("transfer_s") or 0.0 for r in logging]
+        ax.bar(names, kern, label="kernel time", color="tab:blue")
+        ax.bar(names, xfer, bottom=kern, label="transfer time", color="tab:orange")
+        ax.set_ylabel("seconds per run (median)")
+        ax.set_title(f"Logging {logging[0]['size']} steps: read back every step vs once")
+        ax.legend(fontsize=7)
+        p.save(fig, "gpu_logging", "Logging study: kernel and transfer time, norm read back every step vs kept on the device")
 
 
 def race_figures(p: Plotter, doc: dict) -> None:
@@ -469,6 +506,7 @@ def main(argv=None) -> int:
     bandwidth_figures(p, doc)
     throughput_figures(p, doc)
     gil_figures(p, doc)
+    gpu_study_figures(p, doc)
     race_figures(p, doc)
     overhead_figures(p, doc)
     crossover_figures(p, doc)

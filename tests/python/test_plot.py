@@ -112,3 +112,31 @@ def test_lab_figures(tmp_path, scaling_doc):
     assert {"races.png", "races.svg", "overhead.png", "overhead.svg"} <= names
     # Lab kernels never appear in speed figures.
     assert not any("count_racy" in n or "overhead_empty" in n for n in names)
+
+
+def test_gpu_study_and_gil_figures(tmp_path, scaling_doc):
+    from conftest import record
+
+    extra = []
+    for i, (kernel, size) in enumerate([(k, s) for k in ("transfer_pageable", "transfer_pinned") for s in (4096, 1 << 20, 1 << 26)]):
+        r = record(300 + i, "cuda", 1, 1e-9 * size + 1e-5, kernel=kernel, size=size, scaling="none", study="transfers",
+                   kind="gpu", precision="double")
+        r["rate"] = {"bytes_per_s": 2 * size / r["time_s"]["median"]}
+        extra.append(r)
+    for i, (kernel, k_s, t_s) in enumerate([("logging_every_step", 0.01, 0.05), ("logging_on_device", 0.01, 0.0001)]):
+        r = record(400 + i, "cuda", 1, k_s + t_s, kernel=kernel, size=1000, scaling="none", study="logging", kind="gpu")
+        r["kernel_s"], r["transfer_s"] = k_s, t_s
+        extra.append(r)
+    for i, (backend, threads, t) in enumerate([("py-parlab-gil-released", 1, 2.0), ("py-parlab-gil-released", 2, 1.02),
+                                               ("py-parlab-gil-held", 1, 2.0), ("py-parlab-gil-held", 2, 2.05)]):
+        extra.append(record(500 + i, backend, threads, t, kind="python", study="gil"))
+    scaling_doc["records"] += extra
+    series = plot.gil_series(scaling_doc)
+    assert abs(dict(series["py-parlab-gil-released"])[2] - 2.0 / 1.02) < 1e-12
+    assert abs(dict(series["py-parlab-gil-held"])[2] - 2.0 / 2.05) < 1e-12
+    d = write_doc(tmp_path, scaling_doc)
+    res = run_plot(str(d))
+    assert res.returncode == 0, res.stderr
+    names = {p.name for p in (d / "plots").iterdir()}
+    assert {"gpu_transfers.png", "gpu_logging.png", "gil.png"} <= names
+    assert not any(n.startswith("bandwidth_transfer") or n.startswith("throughput_transfers") for n in names)
