@@ -16,6 +16,14 @@ if(NOT DEFINED CMAKE_CUDA_HOST_COMPILER AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU"
   set(CMAKE_CUDA_HOST_COMPILER ${CMAKE_CXX_COMPILER} CACHE FILEPATH "CUDA host compiler")
 endif()
 enable_language(CUDA)
+# CMake before 3.26 (Debian bookworm has 3.25) knows no C++20 flag for nvcc, so it rejects the
+# CUDA_STANDARD 20 set below. nvcc 12 and later take -std=c++20: say so once, for every CUDA target.
+if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION AND CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA"
+   AND CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.0)
+  set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+  set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+endif()
+
 set(CMAKE_CUDA_STANDARD 20)
 set(CMAKE_CUDA_STANDARD_REQUIRED ON)
 # No FMA contraction, as on the CPU (ParlabOptions.cmake): same arithmetic, same bits.

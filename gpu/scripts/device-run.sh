@@ -54,7 +54,7 @@ cmake --preset h200 -DPARLAB_WERROR=ON -DCMAKE_PREFIX_PATH="$prefix" ${PARLAB_DE
 grep -E "CUDA backend|build type|warnings as errors" "$OUT/build.log"
 
 step "build"
-cmake --build "$build" --parallel "$jobs" --target parlab_gpu_tests parlab_gpu_bench parlab \
+cmake --build "$build" --parallel "$jobs" --target parlab_gpu_tests parlab_gpu_bench parlab planted_race_cuda \
   >>"$OUT/build.log" 2>&1 || { grep -E "error|FAILED" -A5 "$OUT/build.log" | head -80; failed "build"; exit 1; }
 echo "built: $(ls "$build"/tests/gpu/parlab_gpu_tests "$build"/gpu/parlab_gpu_bench "$build"/experiments/parlab)"
 # Secondary outputs go to $OUT/extras, packed into one archive at the end.
@@ -110,6 +110,21 @@ timeout 600 "$sanitizer" --tool racecheck --error-exitcode 1 "$tests" \
   --gtest_filter='GpuPi.PairIndices*:GpuStream.DotBitsEqualCpuFloat:GpuSeedKernels.TiledMatmulIsBitIdentical*:GpuStudies.LoggingShortRunsAgree' \
   >"$OUT/racecheck.log" 2>&1 || failed "racecheck"
 grep -E "$summary" "$OUT/racecheck.log" | head -20
+
+step "compute-sanitizer racecheck positive control (a planted shared-memory race must be reported)"
+control="$build/tests/gpu/planted_race_cuda"
+if [ -x "$control" ]; then
+  timeout 300 "$sanitizer" --tool racecheck --error-exitcode 1 "$control" >"$OUT/racecheck-control.log" 2>&1
+  rc=$?
+  grep -E "RACECHECK SUMMARY|hazard" "$OUT/racecheck-control.log" | head -5
+  if [ $rc -eq 1 ] && grep -q "hazard" "$OUT/racecheck-control.log"; then
+    echo "racecheck reported the planted race: ok"
+  else
+    failed "racecheck did not report the planted race (exit $rc)"
+  fi
+else
+  failed "planted_race_cuda was not built"
+fi
 
 step "done"
 tar -czf "$OUT/extras.tar.gz" -C "$OUT" extras && rm -rf "$OUT/extras"
