@@ -71,6 +71,59 @@ std::vector<std::string> cpu_kernel_names() {
   return names;
 }
 
+Validation PiHitsTracker::validate(std::uint64_t samples, const std::string& where) const {
+  Validation v;
+  if (runs_ == 0) {
+    v.pass = false;
+    v.detail = "never ran";
+    return v;
+  }
+  const PiCheck c = pi_check(last_, samples);
+  v.hits = last_;
+  v.checksum = c.estimate;
+  v.pass = c.pass && !changed_;
+  std::ostringstream os;
+  if (changed_) os << "hit count changed between repetitions (" << first_ << " then " << last_ << "); ";
+  os << "hits " << last_ << " of " << samples << (where.empty() ? "" : " " + where) << ", " << c.sigmas
+     << " sigma from N*pi/4";
+  if (!c.pass) os << " (beyond 3 sigma)";
+  v.detail = os.str();
+  return v;
+}
+
+Validation validate_plus_one(const std::int32_t* y, std::uint64_t n) {
+  Validation v;
+  double sum = 0;
+  for (std::uint64_t i = 0; i < n; ++i) {
+    if (y[i] != plus_one_init(i) + 1) {
+      v.pass = false;
+      v.detail = "y[" + std::to_string(i) + "] = " + std::to_string(y[i]) + ", expected " +
+                 std::to_string(plus_one_init(i) + 1);
+      break;
+    }
+    sum += y[i];
+  }
+  v.checksum = sum;
+  if (v.pass) v.detail = "every y[i] == x[i] + 1";
+  return v;
+}
+
+Validation validate_add2d(const float* res, std::uint64_t nx, std::uint64_t ny) {
+  Validation v;
+  double sum = 0;
+  for (std::uint64_t i = 0; i < nx * ny; ++i) {
+    if (res[i] != seed_input(i, 0) + seed_input(i, 1)) {
+      v.pass = false;
+      v.detail = "res at x=" + std::to_string(i % nx) + ", y=" + std::to_string(i / nx) + " differs from a+b";
+      break;
+    }
+    sum += res[i];
+  }
+  v.checksum = sum;
+  if (v.pass) v.detail = "every res == a + b";
+  return v;
+}
+
 namespace {
 
 // ---------------------------------------------------------------- pi
@@ -79,33 +132,9 @@ class PiWorkload final : public Workload {
   PiWorkload(std::unique_ptr<Executor> ex, const Problem& p)
       : ex_(std::move(ex)), seed_(p.seed), samples_(p.size) {}
 
-  void run() override {
-    const std::uint64_t hits = pi_hits(*ex_, seed_, samples_);
-    if (runs_ == 0) first_hits_ = hits;
-    if (hits != first_hits_) changed_ = true;  // must never happen: the count is a pure function
-    last_hits_ = hits;
-    ++runs_;
-  }
+  void run() override { hits_.record(pi_hits(*ex_, seed_, samples_)); }
 
-  Validation validate() override {
-    Validation v;
-    if (runs_ == 0) {
-      v.pass = false;
-      v.detail = "never ran";
-      return v;
-    }
-    const PiCheck c = pi_check(last_hits_, samples_);
-    v.hits = last_hits_;
-    v.checksum = c.estimate;
-    v.pass = c.pass && !changed_;
-    std::ostringstream os;
-    if (changed_) os << "hit count changed between repetitions (" << first_hits_ << " then "
-                     << last_hits_ << "); ";
-    os << "hits " << last_hits_ << " of " << samples_ << ", " << c.sigmas << " sigma from N*pi/4";
-    if (!c.pass) os << " (beyond 3 sigma)";
-    v.detail = os.str();
-    return v;
-  }
+  Validation validate() override { return hits_.validate(samples_); }
 
   WorkCount work() const override {
     WorkCount w;
@@ -116,9 +145,7 @@ class PiWorkload final : public Workload {
  private:
   std::unique_ptr<Executor> ex_;
   std::uint64_t seed_, samples_;
-  std::uint64_t first_hits_ = 0, last_hits_ = 0;
-  std::uint64_t runs_ = 0;
-  bool changed_ = false;
+  PiHitsTracker hits_;
 };
 
 // ---------------------------------------------------------------- STREAM
@@ -220,22 +247,7 @@ class PlusOneWorkload final : public Workload {
     });
   }
   void run() override { plus_one(*ex_, x_.data(), y_.data(), n_); }
-  Validation validate() override {
-    Validation v;
-    double sum = 0;
-    for (std::uint64_t i = 0; i < n_; ++i) {
-      if (y_[i] != plus_one_init(i) + 1) {
-        v.pass = false;
-        v.detail = "y[" + std::to_string(i) + "] = " + std::to_string(y_[i]) + ", expected " +
-                   std::to_string(plus_one_init(i) + 1);
-        break;
-      }
-      sum += y_[i];
-    }
-    v.checksum = sum;
-    if (v.pass) v.detail = "every y[i] == x[i] + 1";
-    return v;
-  }
+  Validation validate() override { return validate_plus_one(y_.data(), n_); }
   WorkCount work() const override {
     WorkCount w;
     w.bytes = 2.0 * sizeof(std::int32_t) * static_cast<double>(n_);
@@ -272,23 +284,7 @@ class Add2dWorkload final : public Workload {
     return nx * ny;
   }
   void run() override { add2d(*ex_, a_.data(), b_.data(), r_.data(), nx_, ny_); }
-  Validation validate() override {
-    Validation v;
-    double sum = 0;
-    for (std::uint64_t i = 0; i < nx_ * ny_; ++i) {
-      const float expect = seed_input(i, 0) + seed_input(i, 1);
-      if (r_[i] != expect) {
-        v.pass = false;
-        v.detail = "res at x=" + std::to_string(i % nx_) + ", y=" + std::to_string(i / nx_) +
-                   " differs from a+b";
-        break;
-      }
-      sum += r_[i];
-    }
-    v.checksum = sum;
-    if (v.pass) v.detail = "every res == a + b";
-    return v;
-  }
+  Validation validate() override { return validate_add2d(r_.data(), nx_, ny_); }
   WorkCount work() const override {
     WorkCount w;
     w.bytes = 3.0 * sizeof(float) * static_cast<double>(nx_ * ny_);

@@ -84,6 +84,32 @@ class Workload {
   virtual std::optional<SelfTiming> last_timing() const { return std::nullopt; }
 };
 
+// Validation shared by every backend's workloads, so a CPU, GPU or multi-GPU figure is checked
+// by the same code.
+//
+// PiHitsTracker: the hit counts of successive runs. validate() applies pi_check (3 sigma) and
+// fails if any run's count differed from the first (the count is a pure function of seed, N).
+class PiHitsTracker {
+ public:
+  void record(std::uint64_t hits) {
+    if (runs_ == 0) first_ = hits;
+    if (hits != first_) changed_ = true;
+    last_ = hits;
+    ++runs_;
+  }
+  // `where` is added to the detail (e.g. "over 2 devices").
+  Validation validate(std::uint64_t samples, const std::string& where = "") const;
+
+ private:
+  std::uint64_t first_ = 0, last_ = 0, runs_ = 0;
+  bool changed_ = false;
+};
+
+// plus_one: every y[i] == plus_one_init(i) + 1.
+Validation validate_plus_one(const std::int32_t* y, std::uint64_t n);
+// add2d: every res[i] == a[i] + b[i] for the seed inputs, over an nx-by-ny grid.
+Validation validate_add2d(const float* res, std::uint64_t nx, std::uint64_t ny);
+
 // CPU workloads for every kernel, on any executor. Throws UsageError for an unknown kernel,
 // an unsupported precision or a size that cannot be allocated.
 std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p);

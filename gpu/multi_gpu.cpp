@@ -98,30 +98,11 @@ class MultiPiWorkload final : public Workload {
       hits += hits_host_[i];
     }
     timing_ = {kernel_s, seconds_since(t0)};
-    if (runs_ == 0) first_hits_ = hits;
-    if (hits != first_hits_) changed_ = true;
-    last_hits_ = hits;
-    ++runs_;
+    hits_.record(hits);
   }
 
   Validation validate() override {
-    Validation v;
-    if (runs_ == 0) {
-      v.pass = false;
-      v.detail = "never ran";
-      return v;
-    }
-    const PiCheck c = pi_check(last_hits_, samples_);
-    v.hits = last_hits_;
-    v.checksum = c.estimate;
-    v.pass = c.pass && !changed_;
-    std::ostringstream os;
-    if (changed_) os << "hit count changed between repetitions (" << first_hits_ << " then " << last_hits_ << "); ";
-    os << "hits " << last_hits_ << " of " << samples_ << " over " << devices_ << " device" << (devices_ == 1 ? "" : "s")
-       << ", " << c.sigmas << " sigma from N*pi/4";
-    if (!c.pass) os << " (beyond 3 sigma)";
-    v.detail = os.str();
-    return v;
+    return hits_.validate(samples_, "over " + std::to_string(devices_) + " device" + (devices_ == 1 ? "" : "s"));
   }
 
   WorkCount work() const override {
@@ -141,8 +122,7 @@ class MultiPiWorkload final : public Workload {
   PinnedBuffer<unsigned long long> hits_host_;
   std::vector<std::uint64_t> begin_, end_;  // pair ranges per device
   SelfTiming timing_;
-  std::uint64_t first_hits_ = 0, last_hits_ = 0, runs_ = 0;
-  bool changed_ = false;
+  PiHitsTracker hits_;
 };
 
 // ---------------------------------------------------------------- triad

@@ -77,33 +77,10 @@ class PiWorkload final : public DeviceWorkload {
     copied_.synchronize();
     timing_ = {elapsed_seconds(start_, stop_), elapsed_seconds(stop_, copied_)};
 
-    const std::uint64_t hits = hits_host_[0];
-    if (runs_ == 0) first_hits_ = hits;
-    if (hits != first_hits_) changed_ = true;  // must never happen: the count is a pure function
-    last_hits_ = hits;
-    ++runs_;
+    hits_.record(hits_host_[0]);
   }
 
-  Validation validate() override {
-    Validation v;
-    if (runs_ == 0) {
-      v.pass = false;
-      v.detail = "never ran";
-      return v;
-    }
-    const PiCheck c = pi_check(last_hits_, samples_);
-    v.hits = last_hits_;
-    v.checksum = c.estimate;
-    v.pass = c.pass && !changed_;
-    std::ostringstream os;
-    if (changed_) {
-      os << "hit count changed between repetitions (" << first_hits_ << " then " << last_hits_ << "); ";
-    }
-    os << "hits " << last_hits_ << " of " << samples_ << ", " << c.sigmas << " sigma from N*pi/4";
-    if (!c.pass) os << " (beyond 3 sigma)";
-    v.detail = os.str();
-    return v;
-  }
+  Validation validate() override { return hits_.validate(samples_); }
 
   WorkCount work() const override {
     WorkCount w;
@@ -115,8 +92,7 @@ class PiWorkload final : public DeviceWorkload {
   std::uint64_t seed_, samples_;
   DeviceBuffer<unsigned long long> hits_device_;
   PinnedBuffer<unsigned long long> hits_host_;
-  std::uint64_t first_hits_ = 0, last_hits_ = 0, runs_ = 0;
-  bool changed_ = false;
+  PiHitsTracker hits_;
 };
 
 // ---------------------------------------------------------------- STREAM
@@ -237,20 +213,7 @@ class PlusOneWorkload final : public DeviceWorkload {
   Validation validate() override {
     DeviceGuard guard(device_);
     const auto y = to_host(y_.get(), n_);
-    Validation v;
-    double sum = 0;
-    for (std::uint64_t i = 0; i < n_; ++i) {
-      if (y[i] != plus_one_init(i) + 1) {
-        v.pass = false;
-        v.detail = "y[" + std::to_string(i) + "] = " + std::to_string(y[i]) + ", expected " +
-                   std::to_string(plus_one_init(i) + 1);
-        break;
-      }
-      sum += y[i];
-    }
-    v.checksum = sum;
-    if (v.pass) v.detail = "every y[i] == x[i] + 1";
-    return v;
+    return validate_plus_one(y.data(), n_);
   }
 
   WorkCount work() const override {
@@ -295,20 +258,7 @@ class Add2dWorkload final : public DeviceWorkload {
   Validation validate() override {
     DeviceGuard guard(device_);
     const auto r = to_host(r_.get(), area_);
-    Validation v;
-    double sum = 0;
-    for (std::uint64_t i = 0; i < area_; ++i) {
-      const float expect = seed_input(i, 0) + seed_input(i, 1);
-      if (r[i] != expect) {
-        v.pass = false;
-        v.detail = "res at x=" + std::to_string(i % nx_) + ", y=" + std::to_string(i / nx_) + " differs from a+b";
-        break;
-      }
-      sum += r[i];
-    }
-    v.checksum = sum;
-    if (v.pass) v.detail = "every res == a + b";
-    return v;
+    return validate_add2d(r.data(), nx_, ny_);
   }
 
   WorkCount work() const override {
