@@ -11,8 +11,6 @@
 #include "kernels.hpp"
 #include "lab.hpp"
 
-#include <set>
-
 namespace parlab {
 
 const char* to_string(Precision p) {
@@ -88,6 +86,38 @@ Validation PiHitsTracker::validate(std::uint64_t samples, const std::string& whe
      << " sigma from N*pi/4";
   if (!c.pass) os << " (beyond 3 sigma)";
   v.detail = os.str();
+  return v;
+}
+
+void RaceTrials::record(double value) {
+  ++trials_;
+  last_ = value;
+  if (value != exact_) {
+    ++deviating_;
+    max_dev_ = std::max(max_dev_, std::fabs(value - exact_));
+  }
+  const auto it = std::lower_bound(distinct_.begin(), distinct_.end(), value);
+  if ((it == distinct_.end() || *it != value) && distinct_.size() < kMaxDistinct) distinct_.insert(it, value);
+}
+
+Validation RaceTrials::validate(bool racy) const {
+  Validation v;
+  v.checksum = last_;
+  v.pass = racy || deviating_ == 0;
+  std::ostringstream os;
+  os.precision(17);
+  os << deviating_ << " of " << trials_ << " trials differ from the exact " << exact_ << " (largest deviation "
+     << max_dev_ << ", " << distinct_.size() << " distinct results)";
+  if (racy) os << "; racy by design";
+  v.detail = os.str();
+  const double scale = exact_ != 0 ? std::fabs(exact_) : 1.0;
+  v.metrics = {{"trials", static_cast<double>(trials_)},
+               {"deviating_trials", static_cast<double>(deviating_)},
+               {"deviating_share", trials_ ? static_cast<double>(deviating_) / static_cast<double>(trials_) : 0.0},
+               {"max_abs_deviation", max_dev_},
+               {"max_rel_deviation", max_dev_ / scale},
+               {"distinct_results", static_cast<double>(distinct_.size())},
+               {"exact", exact_}};
   return v;
 }
 
@@ -366,7 +396,7 @@ class RaceWorkload final : public Workload {
         ones_[i] = 1.0;
       }
     }
-    exact_ = reference();
+    trials_.set_exact(reference());
   }
 
   void run() override {
@@ -378,35 +408,10 @@ class RaceWorkload final : public Workload {
     else if (kernel_ == "rng_counter") v = static_cast<double>(pi_hits(*ex_, seed_, n_));
     else if (kernel_ == "sum_order") v = lab::sum_completion_order(*ex_, x_.data(), n_);
     else v = stream_dot(*ex_, x_.data(), ones_.data(), n_, partials_.data());
-    ++trials_;
-    last_ = v;
-    if (v != exact_) {
-      ++deviating_;
-      max_dev_ = std::max(max_dev_, std::fabs(v - exact_));
-    }
-    if (distinct_.size() < 1000) distinct_.insert(v);
+    trials_.record(v);
   }
 
-  Validation validate() override {
-    Validation v;
-    v.checksum = last_;
-    v.pass = racy_ || deviating_ == 0;
-    std::ostringstream os;
-    os.precision(17);
-    os << deviating_ << " of " << trials_ << " trials differ from the exact " << exact_
-       << " (largest deviation " << max_dev_ << ", " << distinct_.size() << " distinct results)";
-    if (racy_) os << "; racy by design";
-    v.detail = os.str();
-    const double scale = exact_ != 0 ? std::fabs(exact_) : 1.0;
-    v.metrics = {{"trials", static_cast<double>(trials_)},
-                 {"deviating_trials", static_cast<double>(deviating_)},
-                 {"deviating_share", trials_ ? static_cast<double>(deviating_) / static_cast<double>(trials_) : 0.0},
-                 {"max_abs_deviation", max_dev_},
-                 {"max_rel_deviation", max_dev_ / scale},
-                 {"distinct_results", static_cast<double>(distinct_.size())},
-                 {"exact", exact_}};
-    return v;
-  }
+  Validation validate() override { return trials_.validate(racy_); }
 
   WorkCount work() const override {
     WorkCount w;
@@ -444,9 +449,7 @@ class RaceWorkload final : public Workload {
   std::uint64_t n_, seed_;
   bool racy_ = false;
   AlignedBuffer<double> x_, ones_, partials_;
-  double exact_ = 0, last_ = 0, max_dev_ = 0;
-  std::uint64_t trials_ = 0, deviating_ = 0;
-  std::set<double> distinct_;
+  RaceTrials trials_;
 };
 
 // ---------------------------------------------------------------- overhead probes

@@ -105,6 +105,22 @@ class PiHitsTracker {
   bool changed_ = false;
 };
 
+// RaceTrials: the results of a race-lab kernel's trials against its exact answer. validate()
+// reports how many trials differed and by how much (as metrics); a racy kernel passes regardless
+// (observing it is the point), an exact counterpart fails on any deviation.
+class RaceTrials {
+ public:
+  void set_exact(double exact) { exact_ = exact; }
+  void record(double value);
+  Validation validate(bool racy) const;
+
+ private:
+  double exact_ = 0, last_ = 0, max_dev_ = 0;
+  std::uint64_t trials_ = 0, deviating_ = 0;
+  std::vector<double> distinct_;  // sorted, at most kMaxDistinct
+  static constexpr std::size_t kMaxDistinct = 1000;
+};
+
 // plus_one: every y[i] == plus_one_init(i) + 1.
 Validation validate_plus_one(const std::int32_t* y, std::uint64_t n);
 // add2d: every res[i] == a[i] + b[i] for the seed inputs, over an nx-by-ny grid.

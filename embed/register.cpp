@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "embed/race_workloads.hpp"
 #include "embed/workloads.hpp"
 
 namespace parlab {
@@ -79,6 +80,19 @@ void register_python(Registry& registry) {
     };
     registry.add(std::move(e));
   }
+  // The race lab's Python half: lost updates from Python threads (embed/race_workloads.hpp).
+  BackendEntry race;
+  race.name = "py-threads-race";
+  race.kind = "python";
+  race.available = true;
+  race.detail = "Python threads racing on a shared object / NumPy array (race lab) (" + runtime + ")";
+  race.in_default_set = false;  // only suites that name it: its kernels are not canonical
+  race.kernels = embed::python_race_kernels();
+  race.make = [](const Problem& p) -> std::unique_ptr<Workload> {
+    shared_python_interpreter();
+    return embed::make_python_race_workload(p);
+  };
+  registry.add(std::move(race));
 }
 
 }  // namespace parlab

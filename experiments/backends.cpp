@@ -36,6 +36,7 @@ Registry make_registry() {
   register_python(r);
 #else
   r.add_unavailable("python", "python", build_info::kPythonWhy);
+  r.add_unavailable("py-threads-race", "python", build_info::kPythonWhy);
 #endif
   return r;
 }

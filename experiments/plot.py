@@ -28,7 +28,8 @@ from collections import defaultdict
 
 SCHEMA = "parlab-results/1"
 # The race lab and the overhead probes get figures of their own, never speed figures.
-RACE_KERNELS = ("count_racy", "count_atomic", "count_local", "rng_shared", "rng_counter", "sum_order", "sum_canonical")
+RACE_KERNELS = ("count_racy", "count_atomic", "count_local", "rng_shared", "rng_counter", "sum_order", "sum_canonical",
+                "py_count_racy", "py_count_racy_call", "py_count_locked", "py_numpy_add_racy")
 OVERHEAD_KERNELS = ("overhead_empty", "overhead_for", "overhead_reduce")
 LAB_KERNELS = RACE_KERNELS + OVERHEAD_KERNELS
 # GPU studies (gpu/): figures of their own too.

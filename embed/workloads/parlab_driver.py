@@ -48,3 +48,11 @@ def make(kind, seed, samples, threads, device=0):
         import parlab_torch
         return parlab_torch.TorchPi(seed, samples, device, Unavailable)
     raise ValueError(f"unknown runner kind {kind!r}")
+
+
+def make_race(kind, n, threads):
+    """A race-lab runner (parlab_races): run() -> counter value, exact() -> the lossless value."""
+    if kind == "py_numpy_add_racy":
+        _need("numpy", "NumPy")
+    import parlab_races
+    return parlab_races.make(kind, n, threads)
