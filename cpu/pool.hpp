@@ -78,13 +78,16 @@ class ThreadPool {
 
   std::mutex submit_mutex_;  // one job at a time from outside threads
   FunctionRef<void(int)>* job_ = nullptr;
-  std::atomic<std::uint32_t> epoch_{0};
-  std::atomic<std::uint32_t> pending_{0};
+  // The words every thread touches live on cache lines of their own: idle workers poll `epoch_`
+  // while finishing ones decrement `pending_`, and sharing a line would make each decrement
+  // invalidate every poller's copy.
+  alignas(64) std::atomic<std::uint32_t> epoch_{0};
+  alignas(64) std::atomic<std::uint32_t> pending_{0};
   std::atomic<bool> stop_{false};
 
   std::mutex error_mutex_;
   std::exception_ptr error_;
-  std::atomic<bool> failed_{false};
+  alignas(64) std::atomic<bool> failed_{false};
 
   alignas(64) std::atomic<Index> next_{0};  // the chunk counter of the running loop
 };
