@@ -9,6 +9,7 @@
 
 #include "aligned_buffer.hpp"
 #include "kernels.hpp"
+#include "stream_validation.hpp"
 #include "lab.hpp"
 
 namespace parlab {
@@ -210,46 +211,10 @@ class StreamWorkload final : public Workload {
   }
 
   Validation validate() override {
-    Validation v;
-    const auto check = check_stream_arrays(a_.data(), b_.data(), c_.data(), n_, gold_);
-    v.pass = check.pass;
-    v.detail = check.detail;
-    if (kernel_ == StreamKernel::dot) {
-      v.checksum = static_cast<double>(last_sum_);
-      const double gold = static_cast<double>(gold_.dot(n_));
-      const double err = gold != 0 ? std::fabs((v.checksum - gold) / gold) : std::fabs(v.checksum);
-      std::ostringstream os;
-      os.precision(17);
-      if (err > dot_tolerance<T>()) {
-        v.pass = false;
-        os << "dot " << v.checksum << " differs from gold " << gold << " by relative " << err;
-      }
-      if (changed_) {
-        v.pass = false;
-        os << (os.tellp() > 0 ? "; " : "") << "dot changed between repetitions";
-      }
-      if (!os.str().empty()) v.detail += (v.detail.empty() ? "" : "; ") + os.str();
-    } else {
-      // A cheap fingerprint of the outputs: mean of each array's first and last element.
-      double sum = 0;
-      if (n_ > 0) {
-        sum = static_cast<double>(a_[0]) + static_cast<double>(b_[0]) + static_cast<double>(c_[0]) +
-              static_cast<double>(a_[n_ - 1]) + static_cast<double>(b_[n_ - 1]) +
-              static_cast<double>(c_[n_ - 1]);
-      }
-      v.checksum = sum;
-    }
-    if (v.pass && v.detail.empty()) v.detail = "matches BabelStream gold values";
-    return v;
+    return validate_stream(kernel_, a_.data(), b_.data(), c_.data(), n_, gold_, runs_, last_sum_, changed_);
   }
 
-  WorkCount work() const override {
-    const auto& i = info(kernel_);
-    WorkCount w;
-    w.bytes = static_cast<double>(i.words) * sizeof(T) * static_cast<double>(n_);
-    w.flops = static_cast<double>(i.flops) * static_cast<double>(n_);
-    return w;
-  }
+  WorkCount work() const override { return stream_work<T>(kernel_, n_); }
 
  private:
   std::unique_ptr<Executor> ex_;

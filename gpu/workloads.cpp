@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/aligned_buffer.hpp"
+#include "core/stream_validation.hpp"
 #include "core/kernels.hpp"
 #include "device.hpp"
 #include "launch.hpp"
@@ -138,44 +139,10 @@ class StreamWorkload final : public DeviceWorkload {
     DeviceGuard guard(device_);
     stream_.synchronize();
     const auto a = to_host(a_.get(), n_), b = to_host(b_.get(), n_), c = to_host(c_.get(), n_);
-    Validation v;
-    const auto check = check_stream_arrays(a.data(), b.data(), c.data(), n_, gold_);
-    v.pass = check.pass;
-    v.detail = check.detail;
-    if (kernel_ == StreamKernel::dot) {
-      v.checksum = static_cast<double>(last_sum_);
-      const double gold = static_cast<double>(gold_.dot(n_));
-      const double err = gold != 0 ? std::fabs((v.checksum - gold) / gold) : std::fabs(v.checksum);
-      std::ostringstream os;
-      os.precision(17);
-      if (runs_ == 0) {
-        v.pass = false;
-        os << "never ran";
-      } else if (err > dot_tolerance<T>()) {
-        v.pass = false;
-        os << "dot " << v.checksum << " differs from gold " << gold << " by relative " << err;
-      }
-      if (changed_) {
-        v.pass = false;
-        os << (os.tellp() > 0 ? "; " : "") << "dot changed between repetitions";
-      }
-      if (!os.str().empty()) v.detail += (v.detail.empty() ? "" : "; ") + os.str();
-    } else if (n_ > 0) {
-      v.checksum = static_cast<double>(a[0]) + static_cast<double>(b[0]) + static_cast<double>(c[0]) +
-                   static_cast<double>(a[n_ - 1]) + static_cast<double>(b[n_ - 1]) +
-                   static_cast<double>(c[n_ - 1]);
-    }
-    if (v.pass && v.detail.empty()) v.detail = "matches BabelStream gold values";
-    return v;
+    return validate_stream(kernel_, a.data(), b.data(), c.data(), n_, gold_, runs_, last_sum_, changed_);
   }
 
-  WorkCount work() const override {
-    const auto& i = info(kernel_);
-    WorkCount w;
-    w.bytes = static_cast<double>(i.words) * sizeof(T) * static_cast<double>(n_);
-    w.flops = static_cast<double>(i.flops) * static_cast<double>(n_);
-    return w;
-  }
+  WorkCount work() const override { return stream_work<T>(kernel_, n_); }
 
  private:
   StreamKernel kernel_;
