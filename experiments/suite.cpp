@@ -84,7 +84,10 @@ std::vector<const BackendEntry*> select_backends(const std::vector<std::string>&
   for (const std::string& w : wanted) {
     if (w == "all" || w == "cpu" || w == "gpu" || w == "python") {
       for (const auto& e : registry.entries()) {
-        const bool runs_kernel = !e.available || std::find(e.kernels.begin(), e.kernels.end(), kernel) != e.kernels.end();
+        // An unavailable entry may still list its kernels (the GPU part does); one that lists
+        // none is kept, so its record says why it did not run.
+        const bool runs_kernel = std::find(e.kernels.begin(), e.kernels.end(), kernel) != e.kernels.end() ||
+                                 (!e.available && e.kernels.empty());
         if (e.in_default_set && runs_kernel && (w == "all" || e.kind == w)) {
           // An unavailable entry has no kernel list: keep it only for kernels its kind runs.
           if (!e.available && e.kind == "python" && kernel != "pi") continue;
