@@ -5,6 +5,7 @@ import glob
 import json
 import os
 import re
+import subprocess
 
 import jsonschema
 import pytest
@@ -12,7 +13,18 @@ import pytest
 import plot
 from conftest import ROOT, SCHEMA, run_plot
 
-RUNS = sorted(os.path.dirname(p) for p in glob.glob(os.path.join(ROOT, "results", "*", "*", "results.json")))
+def committed_runs():
+    """The run directories git tracks under results/ (fresh local runs there are ignored by git
+    and are not reference results); every one on disk when git is unavailable."""
+    try:
+        out = subprocess.run(["git", "-C", ROOT, "ls-files", "results/*/*/results.json"], capture_output=True,
+                             text=True, check=True).stdout.split()
+        return sorted(os.path.join(ROOT, os.path.dirname(p)) for p in out)
+    except (OSError, subprocess.CalledProcessError):
+        return sorted(os.path.dirname(p) for p in glob.glob(os.path.join(ROOT, "results", "*", "*", "results.json")))
+
+
+RUNS = committed_runs()
 README = open(os.path.join(ROOT, "results", "README.md"), encoding="utf-8").read()
 
 
