@@ -1,9 +1,10 @@
 #include "embed/race_workloads.hpp"
 
 #include <algorithm>
+#include <memory>
 
+#include "embed/driver_runner.hpp"
 #include "embed/interpreter.hpp"
-#include "embed/sources.hpp"
 
 namespace parlab::embed {
 
@@ -24,39 +25,18 @@ class PythonRaceWorkload final : public Workload {
     }
     racy_ = kernel_ != "py_count_locked";
     GilAcquire gil;
-    PyRef driver = PyRef::steal_or_throw(import_workload_module("parlab_driver"), kernel_);
-    PyRef unavailable = PyRef::steal_or_throw(PyObject_GetAttrString(driver.get(), "Unavailable"), kernel_);
-    PyObject* runner = PyObject_CallMethod(driver.get(), "make_race", "sKi", kernel_.c_str(),
-                                           static_cast<unsigned long long>(n_), p.threads);
-    if (runner == nullptr) {
-      if (PyErr_ExceptionMatches(unavailable.get()) || PyErr_ExceptionMatches(PyExc_ImportError)) {
-        throw UnavailableError(fetch_python_error(kernel_).message());
-      }
-      throw_python_error(kernel_ + ": making the Python runner");
-    }
-    runner_ = PyRef::steal(runner);
-    PyRef exact = PyRef::steal_or_throw(PyObject_CallMethod(runner_.get(), "exact", nullptr), kernel_);
+    PyRef args = PyRef::steal_or_throw(
+        Py_BuildValue("(sKi)", kernel_.c_str(), static_cast<unsigned long long>(n_), p.threads), kernel_);
+    runner_ = std::make_unique<DriverRunner>(kernel_, "make_race", std::move(args));
+    PyRef exact = runner_->call("exact");
     const double exact_value = PyLong_AsDouble(exact.get());
     if (PyErr_Occurred()) throw_python_error(kernel_ + ": exact() must return an integer");
     trials_.set_exact(exact_value);
   }
 
-  ~PythonRaceWorkload() override {
-    // Joins the runner's threads; never throws (see DriverPiWorkload).
-    try {
-      GilAcquire gil;
-      PyObject* r = PyObject_CallMethod(runner_.get(), "close", nullptr);
-      if (r == nullptr) PyErr_Clear();
-      Py_XDECREF(r);
-      runner_.reset();
-    } catch (...) {
-      (void)runner_.release();
-    }
-  }
-
   void run() override {
     GilAcquire gil;
-    PyRef r = PyRef::steal_or_throw(PyObject_CallMethod(runner_.get(), "run", nullptr), kernel_ + ": run()");
+    PyRef r = runner_->call("run");
     const double v = PyLong_AsDouble(r.get());
     if (PyErr_Occurred()) throw_python_error(kernel_ + ": run() must return an integer");
     trials_.record(v);
@@ -74,7 +54,7 @@ class PythonRaceWorkload final : public Workload {
   std::string kernel_;
   std::uint64_t n_;
   bool racy_ = true;
-  PyRef runner_;
+  std::unique_ptr<DriverRunner> runner_;  // its destructor takes the GIL: never destroy it holding one
   RaceTrials trials_;
 };
 

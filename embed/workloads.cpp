@@ -12,6 +12,7 @@
 
 #include "core/executor.hpp"
 #include "core/pi.hpp"
+#include "embed/driver_runner.hpp"
 #include "embed/interpreter.hpp"
 #include "embed/sources.hpp"
 #include "embed/subinterpreter.hpp"
@@ -104,44 +105,11 @@ class HitRecord {
 class DriverPiWorkload final : public PythonPiWorkload {
  public:
   DriverPiWorkload(const PyBackendSpec& spec, const Problem& p)
-      : name_(spec.name), seed_(p.seed), samples_(p.size), threads_(p.threads) {
-    GilAcquire gil;
-    PyRef driver = PyRef::steal(import_workload_module("parlab_driver"));
-    PyRef unavailable = PyRef::steal_or_throw(PyObject_GetAttrString(driver.get(), "Unavailable"), name_);
-    PyObject* runner = PyObject_CallMethod(driver.get(), "make", "sKKii", spec.driver_kind,
-                                           static_cast<unsigned long long>(p.seed),
-                                           static_cast<unsigned long long>(p.size), p.threads, p.device);
-    if (runner == nullptr) {
-      // A missing peer or GPU is "unavailable" (skipped, reason recorded), not a failure.
-      if (PyErr_ExceptionMatches(unavailable.get()) || PyErr_ExceptionMatches(PyExc_ImportError)) {
-        const PythonError e = fetch_python_error(name_);
-        throw UnavailableError(e.message());
-      }
-      throw_python_error(name_ + ": making the Python runner");
-    }
-    runner_ = PyRef::steal(runner);
-  }
-
-  ~DriverPiWorkload() override {
-    // Joins the runner's threads. Never throws: a failing close() is reported nowhere, since
-    // the runs (and their validation) are over.
-    try {
-      GilAcquire gil;
-      if (runner_) {
-        PyObject* r = PyObject_CallMethod(runner_.get(), "close", nullptr);
-        if (r == nullptr) PyErr_Clear();
-        Py_XDECREF(r);
-        runner_.reset();
-      }
-    } catch (...) {
-      // No GIL could be taken (CPython is gone): leak the runner rather than decref it blind.
-      (void)runner_.release();
-    }
-  }
+      : name_(spec.name), seed_(p.seed), samples_(p.size), threads_(p.threads), runner_(make_runner(spec, p)) {}
 
   void run() override {
     GilAcquire gil;
-    PyRef r = PyRef::steal_or_throw(PyObject_CallMethod(runner_.get(), "run", nullptr), name_ + ": run()");
+    PyRef r = runner_->call("run");
     const unsigned long long hits = PyLong_AsUnsignedLongLong(r.get());
     if (PyErr_Occurred()) throw_python_error(name_ + ": run() must return the hit count");
     record_.add(hits);
@@ -159,8 +127,7 @@ class DriverPiWorkload final : public PythonPiWorkload {
     GilContention g;
     g.threads = threads_;
     GilAcquire gil;
-    PyRef stats =
-        PyRef::steal_or_throw(PyObject_CallMethod(runner_.get(), "stats", nullptr), name_ + ": stats()");
+    PyRef stats = runner_->call("stats");
     if (!PyDict_Check(stats.get()) || PyDict_Size(stats.get()) == 0) return g;  // not measured
     auto ns = [&](const char* key) {
       PyObject* v = PyDict_GetItemString(stats.get(), key);  // borrowed
@@ -176,10 +143,19 @@ class DriverPiWorkload final : public PythonPiWorkload {
   }
 
  private:
+  static std::unique_ptr<DriverRunner> make_runner(const PyBackendSpec& spec, const Problem& p) {
+    GilAcquire gil;
+    PyRef args = PyRef::steal_or_throw(Py_BuildValue("(sKKii)", spec.driver_kind, static_cast<unsigned long long>(p.seed),
+                                                     static_cast<unsigned long long>(p.size), p.threads, p.device),
+                                       spec.name);
+    return std::make_unique<DriverRunner>(spec.name, "make", std::move(args));
+  }
+
   std::string name_;
   std::uint64_t seed_, samples_;
   int threads_;
-  PyRef runner_;
+  // Its destructor takes the GIL: never destroyed while this thread holds it.
+  std::unique_ptr<DriverRunner> runner_;
   HitRecord record_;
 };
 

@@ -1,0 +1,42 @@
+#include "embed/driver_runner.hpp"
+
+#include "embed/sources.hpp"
+
+namespace parlab::embed {
+
+DriverRunner::DriverRunner(std::string context, const char* factory, PyRef args) : context_(std::move(context)) {
+  PyRef driver = PyRef::steal_or_throw(import_workload_module("parlab_driver"), context_);
+  PyRef unavailable = PyRef::steal_or_throw(PyObject_GetAttrString(driver.get(), "Unavailable"), context_);
+  PyRef make = PyRef::steal_or_throw(PyObject_GetAttrString(driver.get(), factory), context_);
+  PyObject* runner = PyObject_CallObject(make.get(), args.get());
+  if (runner == nullptr) {
+    // A missing peer or GPU is "unavailable" (skipped, reason recorded), not a failure.
+    if (PyErr_ExceptionMatches(unavailable.get()) || PyErr_ExceptionMatches(PyExc_ImportError)) {
+      throw UnavailableError(fetch_python_error(context_).message());
+    }
+    throw_python_error(context_ + ": making the Python runner");
+  }
+  runner_ = PyRef::steal(runner);
+}
+
+DriverRunner::~DriverRunner() {
+  try {
+    GilAcquire gil;
+    if (runner_) {
+      PyObject* r = PyObject_CallMethod(runner_.get(), "close", nullptr);
+      if (r == nullptr) PyErr_Clear();
+      Py_XDECREF(r);
+      runner_.reset();
+    }
+  } catch (...) {
+    // No GIL could be taken (CPython is gone): leak the runner rather than decref it blind.
+    (void)runner_.release();
+  }
+}
+
+PyRef DriverRunner::call(const char* method) const {
+  return PyRef::steal_or_throw(PyObject_CallMethod(runner_.get(), method, nullptr),
+                               context_ + ": " + method + "()");
+}
+
+}  // namespace parlab::embed

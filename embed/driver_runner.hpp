@@ -1,0 +1,34 @@
+// A runner object made by embed/workloads/parlab_driver.py (pi runners, race runners): owned,
+// and closed (its Python threads joined) when destroyed.
+#pragma once
+
+#include <string>
+
+#include "embed/interpreter.hpp"
+
+namespace parlab::embed {
+
+class DriverRunner {
+ public:
+  // Calls parlab_driver.<factory>(*args). A runner the driver cannot make here (its
+  // Unavailable, or an ImportError: a missing peer or GPU) becomes UnavailableError; any other
+  // Python error, PythonError. `context` names the workload in messages.
+  // PRECONDITION: the GIL is held; `args` is a tuple.
+  DriverRunner(std::string context, const char* factory, PyRef args);
+  // Calls the runner's close() to join its threads. Never throws: the runs are over, and a
+  // failing close() has nowhere to be reported.
+  // PRECONDITION: the GIL is NOT held by this thread (it is taken here).
+  ~DriverRunner();
+  DriverRunner(const DriverRunner&) = delete;
+  DriverRunner& operator=(const DriverRunner&) = delete;
+
+  // runner.<method>() as a new reference. PRECONDITION: the GIL is held.
+  PyRef call(const char* method) const;
+  const std::string& context() const noexcept { return context_; }
+
+ private:
+  std::string context_;
+  PyRef runner_;
+};
+
+}  // namespace parlab::embed
