@@ -167,11 +167,7 @@ class PiWorkload final : public Workload {
 
   Validation validate() override { return hits_.validate(samples_); }
 
-  WorkCount work() const override {
-    WorkCount w;
-    w.samples = static_cast<double>(samples_);
-    return w;
-  }
+  WorkCount work() const override { return samples_work(samples_); }
 
  private:
   std::unique_ptr<Executor> ex_;
@@ -378,11 +374,7 @@ class RaceWorkload final : public Workload {
 
   Validation validate() override { return trials_.validate(racy_); }
 
-  WorkCount work() const override {
-    WorkCount w;
-    w.samples = static_cast<double>(n_);
-    return w;
-  }
+  WorkCount work() const override { return samples_work(n_); }
 
  private:
   // The exact answer each trial is compared with. For the shared generator "exact" means the

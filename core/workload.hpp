@@ -57,6 +57,13 @@ struct WorkCount {
   double flops = 0;
 };
 
+// The work of a run that counts samples, increments or constructs (pi, the race lab, overheads).
+inline WorkCount samples_work(std::uint64_t n) {
+  WorkCount w;
+  w.samples = static_cast<double>(n);
+  return w;
+}
+
 struct Validation {
   bool pass = true;
   std::string detail;                 // why it failed, or what was checked

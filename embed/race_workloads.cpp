@@ -44,11 +44,7 @@ class PythonRaceWorkload final : public Workload {
 
   Validation validate() override { return trials_.validate(racy_); }
 
-  WorkCount work() const override {
-    WorkCount w;
-    w.samples = static_cast<double>(n_);
-    return w;
-  }
+  WorkCount work() const override { return samples_work(n_); }
 
  private:
   std::string kernel_;

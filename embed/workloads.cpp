@@ -117,11 +117,7 @@ class DriverPiWorkload final : public PythonPiWorkload {
 
   Validation validate() override { return record_.validate(seed_, samples_, gil_contention()); }
 
-  WorkCount work() const override {
-    WorkCount w;
-    w.samples = static_cast<double>(samples_);
-    return w;
-  }
+  WorkCount work() const override { return samples_work(samples_); }
 
   GilContention gil_contention() override {
     GilContention g;
@@ -209,11 +205,7 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
 
   Validation validate() override { return record_.validate(seed_, samples_, gil_contention()); }
 
-  WorkCount work() const override {
-    WorkCount w;
-    w.samples = static_cast<double>(samples_);
-    return w;
-  }
+  WorkCount work() const override { return samples_work(samples_); }
 
   GilContention gil_contention() override {
     std::lock_guard<std::mutex> lock(m_);

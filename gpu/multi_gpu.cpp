@@ -105,11 +105,7 @@ class MultiPiWorkload final : public Workload {
     return hits_.validate(samples_, "over " + std::to_string(devices_) + " device" + (devices_ == 1 ? "" : "s"));
   }
 
-  WorkCount work() const override {
-    WorkCount w;
-    w.samples = static_cast<double>(samples_);
-    return w;
-  }
+  WorkCount work() const override { return samples_work(samples_); }
 
   std::optional<SelfTiming> last_timing() const override { return timing_; }
 

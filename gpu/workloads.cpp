@@ -83,11 +83,7 @@ class PiWorkload final : public DeviceWorkload {
 
   Validation validate() override { return hits_.validate(samples_); }
 
-  WorkCount work() const override {
-    WorkCount w;
-    w.samples = static_cast<double>(samples_);
-    return w;
-  }
+  WorkCount work() const override { return samples_work(samples_); }
 
  private:
   std::uint64_t seed_, samples_;
