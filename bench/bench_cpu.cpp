@@ -2,6 +2,7 @@
 // from the runtime registry so every backend of this build is measured in the same process.
 //
 //   build/release/bench/parlab_bench --benchmark_filter='pi/' --benchmark_repetitions=5
+//   build/release/bench/parlab_bench --benchmark_filter='pi_kernel/'   (one core, per SIMD path)
 //
 // Counters: samples_per_second (pi), bytes_per_second (triad, BabelStream's byte count).
 #include <benchmark/benchmark.h>
@@ -53,8 +54,27 @@ std::vector<int> thread_counts() {
 
 }  // namespace
 
+// The pi kernel alone, one thread, per SIMD path of core/pi_simd.hpp (the scalar one is
+// pi.hpp's reference loop as this compiler builds it): what the path choice is worth.
+void pi_kernel_path(benchmark::State& state, PiIsa isa) {
+  if (!pi_isa_supported(isa)) {
+    state.SkipWithError("this CPU cannot run this path");
+    return;
+  }
+  constexpr std::uint64_t kPairs = std::uint64_t{1} << 24;
+  for (auto _ : state) benchmark::DoNotOptimize(pi_hits_pairs_isa(isa, 42, 0, kPairs));
+  state.counters["samples_per_second"] =
+      benchmark::Counter(static_cast<double>(2 * kPairs), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 int main(int argc, char** argv) {
   static const Registry registry = make_registry();
+  for (PiIsa isa : {PiIsa::scalar, PiIsa::avx2, PiIsa::avx512}) {
+    benchmark::RegisterBenchmark(("pi_kernel/" + std::string(to_string(isa))).c_str(),
+                                 [isa](benchmark::State& s) { pi_kernel_path(s, isa); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
   for (const auto& backend : registry.entries()) {
     if (backend.kind != "cpu" || !backend.available) continue;
     for (int threads : thread_counts()) {

@@ -7,6 +7,7 @@
 
 #include "executor.hpp"
 #include "pi.hpp"
+#include "pi_simd.hpp"
 #include "stream.hpp"
 
 namespace parlab {
@@ -18,11 +19,14 @@ inline constexpr Index kArrayGrain = 1024;
 inline constexpr Index kTile2D = 64;      // add2d and matmul output tiles
 inline constexpr Index kMatmulKBlock = 256;
 
-// The canonical hit count of points [0, samples) for `seed`.
+// The canonical hit count of points [0, samples) for `seed`. Each range runs on the widest SIMD
+// path the CPU has (pi_simd.hpp), the path is the same on every thread, and every path equals
+// the scalar reference for every range.
 inline std::uint64_t pi_hits(Executor& ex, std::uint64_t seed, std::uint64_t samples) {
   const Index pairs = samples / 2;
+  const PiIsa isa = pi_active_isa();  // outside the bodies: a bad PARLAB_PI_ISA throws here
   std::uint64_t hits = ex.parallel_sum(
-      pairs, kPiGrainPairs, [seed](Index b, Index e) { return pi_hits_pairs(seed, b, e); });
+      pairs, kPiGrainPairs, [seed, isa](Index b, Index e) { return pi_hits_pairs_isa(isa, seed, b, e); });
   if (samples & 1u) hits += pi_hits_points(seed, samples - 1, samples);
   return hits;
 }

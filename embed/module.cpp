@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/pi.hpp"
+#include "core/pi_simd.hpp"
 #include "core/stream.hpp"
 #include "embed/interpreter.hpp"
 
@@ -116,13 +117,15 @@ bool to_finite_double(PyObject* o, const char* fn, const char* name, double* out
 // CPython calls module functions with the GIL held, but the check is cheap and states the rule).
 template <class F>
 bool call_maybe_released(bool release, F&& f) {
-  if (!release) {
-    f();
-    return true;
-  }
+  // A C++ exception must not cross into the interpreter, released or not: it becomes a
+  // RuntimeError (GilRelease's destructor has re-taken the GIL before the handler runs).
   try {
-    GilRelease nogil(&t_gil_wait_ns);
-    f();
+    if (release) {
+      GilRelease nogil(&t_gil_wait_ns);
+      f();
+    } else {
+      f();
+    }
   } catch (const std::exception& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
     return false;
@@ -219,7 +222,7 @@ PyObject* py_pi(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw
     return nullptr;
   }
   std::uint64_t hits = 0;
-  if (!call_maybe_released(release, [&] { hits = pi_hits_points(seed, start, start + samples); })) {
+  if (!call_maybe_released(release, [&] { hits = pi_hits_points_fast(seed, start, start + samples); })) {
     return nullptr;
   }
   return PyLong_FromUnsignedLongLong(hits);

@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 
+#include "core/pi_simd.hpp"
 #include "parlab/build_info.hpp"
 
 namespace parlab {
@@ -123,6 +124,9 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
     commit += "-dirty";
   }
   ctx["build"]["git_commit"] = commit.empty() ? nlohmann::json() : nlohmann::json(commit);
+  // Which SIMD path the CPU pi kernel runs here (core/pi_simd.hpp): it changes CPU pi rates
+  // by up to 3.6x, so a figure must say which one it shows.
+  ctx["build"]["pi_cpu_path"] = std::string(to_string(pi_active_isa()));
 
   // Library versions come from the backends themselves (their `detail`), so the block says
   // what was actually linked and found at run time: TBB, OpenMP, CUDA and the GPU, Python.
