@@ -497,6 +497,10 @@ void Registry::add_unavailable(std::string name, std::string kind, std::string r
   e.kind = std::move(kind);
   e.available = false;
   e.reason = std::move(reason);
+  // Making one says why it cannot run (never an empty std::function call).
+  e.make = [what = e.name + ": " + e.reason](const Problem&) -> std::unique_ptr<Workload> {
+    throw UnavailableError(what);
+  };
   add(std::move(e));
 }
 

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 #include <thread>
 
 #include "core/executor.hpp"
@@ -16,6 +17,15 @@
 #include "embed/interpreter.hpp"
 #include "embed/sources.hpp"
 #include "embed/subinterpreter.hpp"
+
+// AddressSanitizer builds (GCC defines __SANITIZE_ADDRESS__, clang answers __has_feature).
+#if defined(__SANITIZE_ADDRESS__)
+#define PARLAB_EMBED_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PARLAB_EMBED_ASAN 1
+#endif
+#endif
 
 namespace parlab::embed {
 namespace {
@@ -366,6 +376,13 @@ const PyBackendSpec* find_python_backend(std::string_view name) {
 }
 
 std::string python_backend_unavailable_reason(const PyBackendSpec& spec) {
+#if defined(PARLAB_EMBED_ASAN)
+  if (std::string_view(spec.name).rfind("py-numba", 0) == 0) {
+    return "not run under AddressSanitizer: with the slow unwinder the sanitizer tests use "
+           "(fast_unwind_on_malloc=0), ASan's malloc re-enters libgcc's frame-table lock while "
+           "Numba's LLVM JIT registers its EH frames, and the process deadlocks";
+  }
+#endif
   const PythonInfo info = python_info();
   if (spec.runner == PyRunner::subinterpreters && !info.per_interpreter_gil) {
     return info.per_interpreter_gil_reason;
