@@ -73,9 +73,11 @@ void register_python(Registry& registry) {
     e.in_default_set = spec.in_default_set;
     e.sweeps_threads = !spec.one_thread;
     e.kernels = {"pi"};
+    if (embed::python_backend_runs_triad(spec)) e.kernels.push_back("triad");
     e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {
       embed::check_python_problem(spec, p);  // usage errors before the interpreter starts
       shared_python_interpreter();
+      if (p.kernel == "triad") return embed::make_python_triad_workload(spec, p);
       return embed::make_python_pi_workload(spec, p);
     };
     registry.add(std::move(e));

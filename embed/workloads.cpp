@@ -10,9 +10,12 @@
 #include <sstream>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 
 #include "core/executor.hpp"
 #include "core/pi.hpp"
+#include "core/stream_validation.hpp"
+#include "core/stream.hpp"
 #include "embed/driver_runner.hpp"
 #include "embed/interpreter.hpp"
 #include "embed/sources.hpp"
@@ -341,6 +344,92 @@ std::string GilContention::describe() const {
   return s;
 }
 
+namespace {
+
+// ---------------------------------------------------------------- triad peers
+// A Python peer's STREAM triad: parlab_driver.make_triad() owns the NumPy arrays; run() is one
+// triad; validate() reads the arrays through the buffer protocol and checks them with
+// validate_stream, as every backend's triad is checked.
+template <class T>
+class DriverTriadWorkload final : public Workload {
+ public:
+  DriverTriadWorkload(const PyBackendSpec& spec, const Problem& p) : name_(spec.name), n_(p.size) {
+    GilAcquire gil;
+    PyRef args = PyRef::steal_or_throw(
+        Py_BuildValue("(sKis)", spec.driver_kind, static_cast<unsigned long long>(p.size), p.threads,
+                      std::is_same_v<T, double> ? "double" : "float"),
+        name_);
+    runner_ = std::make_unique<DriverRunner>(name_, "make_triad", std::move(args));
+  }
+
+  void run() override {
+    GilAcquire gil;
+    runner_->call("run");
+    ++runs_;
+  }
+
+  Validation validate() override {
+    GilAcquire gil;
+    PyRef arrays = runner_->call("arrays");
+    if (!PyTuple_Check(arrays.get()) || PyTuple_Size(arrays.get()) != 3) {
+      throw FailureError(name_ + ": arrays() must return the tuple (a, b, c)");
+    }
+    Py_buffer views[3];
+    int held = 0;
+    struct Release {  // every view obtained is released, on every path
+      Py_buffer* v;
+      int* n;
+      ~Release() {
+        for (int i = 0; i < *n; ++i) PyBuffer_Release(&v[i]);
+      }
+    } release{views, &held};
+    const char want = std::is_same_v<T, double> ? 'd' : 'f';
+    for (int i = 0; i < 3; ++i) {
+      if (PyObject_GetBuffer(PyTuple_GET_ITEM(arrays.get(), i), &views[i], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) != 0) {
+        throw_python_error(name_ + ": arrays() must support the buffer protocol");
+      }
+      ++held;
+      const bool format_ok = views[i].format != nullptr && views[i].format[0] == want && views[i].format[1] == '\0';
+      if (!format_ok || views[i].itemsize != static_cast<Py_ssize_t>(sizeof(T)) ||
+          views[i].len != static_cast<Py_ssize_t>(n_ * sizeof(T))) {
+        throw FailureError(name_ + ": array " + std::to_string(i) + " is not " + std::to_string(n_) + " contiguous " +
+                           (std::is_same_v<T, double> ? "float64" : "float32") + " elements");
+      }
+    }
+    StreamGold<T> gold;
+    for (std::uint64_t r = 0; r < runs_; ++r) gold.apply(StreamKernel::triad);
+    return validate_stream<T>(StreamKernel::triad, static_cast<const T*>(views[0].buf),
+                              static_cast<const T*>(views[1].buf), static_cast<const T*>(views[2].buf), n_, gold,
+                              runs_, T(0), false);
+  }
+
+  WorkCount work() const override { return stream_work<T>(StreamKernel::triad, n_); }
+
+ private:
+  std::string name_;
+  std::uint64_t n_;
+  std::uint64_t runs_ = 0;
+  // Its destructor takes the GIL: never destroyed while this thread holds it.
+  std::unique_ptr<DriverRunner> runner_;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_python_triad_workload(const PyBackendSpec& spec, const Problem& p) {
+  check_python_problem(spec, p);
+  if (!python_backend_runs_triad(spec) || p.kernel != "triad") {
+    throw UsageError(std::string("backend '") + spec.name + "' has no triad");
+  }
+  if (const std::string why = python_backend_unavailable_reason(spec); !why.empty()) {
+    throw UnavailableError(std::string(spec.name) + ": " + why);
+  }
+  if (!Interpreter::active()) {
+    throw FailureError(std::string(spec.name) + ": no embedded Python interpreter is running");
+  }
+  if (p.precision == Precision::f32) return std::make_unique<DriverTriadWorkload<float>>(spec, p);
+  return std::make_unique<DriverTriadWorkload<double>>(spec, p);
+}
+
 const std::vector<PyBackendSpec>& python_backend_specs() {
   static const std::vector<PyBackendSpec> specs = {
       {PyRunner::pure_threads, "py-pure-threads", "pure",
@@ -394,10 +483,18 @@ std::string python_backend_unavailable_reason(const PyBackendSpec& spec) {
   return {};
 }
 
+bool python_backend_runs_triad(const PyBackendSpec& spec) noexcept {
+  return spec.runner == PyRunner::numpy || spec.runner == PyRunner::numba_prange;
+}
+
 void check_python_problem(const PyBackendSpec& spec, const Problem& p) {
-  if (p.kernel != "pi") {
-    throw UsageError(std::string("backend '") + spec.name + "' runs kernel 'pi' only, got '" + p.kernel +
-                     "'");
+  const bool triad = python_backend_runs_triad(spec);
+  if (p.kernel != "pi" && !(triad && p.kernel == "triad")) {
+    throw UsageError(std::string("backend '") + spec.name + "' runs kernel " +
+                     (triad ? "'pi' or 'triad'" : "'pi' only") + ", got '" + p.kernel + "'");
+  }
+  if (p.kernel == "triad" && p.precision != Precision::f64 && p.precision != Precision::f32) {
+    throw UsageError(std::string("backend '") + spec.name + "' runs triad in float or double");
   }
   Executor::check_threads(p.threads);
   if (spec.one_thread && p.threads != 1) {

@@ -72,8 +72,12 @@ class PythonPiWorkload : public Workload {
   virtual GilContention gil_contention() = 0;
 };
 
-// Throws UsageError unless the problem suits the backend (kernel "pi", and one thread for
-// one-thread peers).
+// Whether `spec` also runs STREAM triad (the CPU peers NumPy and Numba prange, for the peers
+// table beside parlab's own triad).
+bool python_backend_runs_triad(const PyBackendSpec& spec) noexcept;
+
+// Throws UsageError unless the problem suits the backend (kernel "pi", or "triad" in float or
+// double where python_backend_runs_triad; one thread for one-thread peers).
 void check_python_problem(const PyBackendSpec& spec, const Problem& p);
 
 // Makes the workload in the running interpreter (the runners and their threads are set up here,
@@ -81,5 +85,10 @@ void check_python_problem(const PyBackendSpec& spec, const Problem& p);
 // importable, no GPU, no per-interpreter GIL) or FailureError/PythonError.
 // PRECONDITION: an Interpreter is running, and outlives the workload.
 std::unique_ptr<PythonPiWorkload> make_python_pi_workload(const PyBackendSpec& spec, const Problem& p);
+
+// STREAM triad by a Python peer (parlab_driver.make_triad): the arrays live in NumPy, and
+// validate() checks them against BabelStream's gold values with the same code as every other
+// backend's triad. Same preconditions and errors as make_python_pi_workload.
+std::unique_ptr<Workload> make_python_triad_workload(const PyBackendSpec& spec, const Problem& p);
 
 }  // namespace parlab::embed

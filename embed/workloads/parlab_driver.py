@@ -56,3 +56,18 @@ def make_race(kind, n, threads):
         _need("numpy", "NumPy")
     import parlab_races
     return parlab_races.make(kind, n, threads)
+
+
+def make_triad(kind, n, threads, precision):
+    """A STREAM triad runner: run(), arrays() -> (a, b, c) for C++ to check against gold,
+    stats() and close(). precision is "double" or "float"."""
+    np = _need("numpy", "NumPy")
+    dtype = np.float64 if precision == "double" else np.float32
+    if kind == "numpy":
+        import parlab_numpy
+        return parlab_numpy.NumpyTriad(n, dtype)
+    if kind == "numba-prange":
+        _need("numba", "Numba")
+        import parlab_numba
+        return parlab_numba.NumbaTriadPrange(n, threads, dtype, Unavailable)
+    raise ValueError(f"runner kind {kind!r} has no triad")

@@ -141,3 +141,40 @@ class NumbaNogilThreads:
 
     def close(self):
         self.team.close()
+
+
+@njit(parallel=True)
+def triad_prange(a, b, c, scalar):
+    """STREAM triad over Numba's thread pool; Numba's default (no fastmath) does not fuse."""
+    for i in prange(a.size):
+        a[i] = b[i] + scalar * c[i]
+
+
+class NumbaTriadPrange:
+    """STREAM triad with prange on numba.set_num_threads(threads); arrays as NumpyTriad's."""
+
+    def __init__(self, n, threads, dtype, unavailable):
+        limit = numba.config.NUMBA_NUM_THREADS
+        if threads > limit:
+            raise unavailable(f"Numba's pool has {limit} threads (NUMBA_NUM_THREADS); "
+                              f"{threads} were asked for")
+        self.threads = threads
+        self.a = np.full(n, 0.1, dtype=dtype)
+        self.b = np.full(n, 0.2, dtype=dtype)
+        self.c = np.full(n, 0.0, dtype=dtype)
+        self.scalar = dtype(0.4)
+        small = np.zeros(3, dtype=dtype)
+        triad_prange(small, small, small, self.scalar)  # compile outside any timed region
+
+    def run(self):
+        numba.set_num_threads(self.threads)  # per calling thread in Numba: set on every run
+        triad_prange(self.a, self.b, self.c, self.scalar)
+
+    def arrays(self):
+        return self.a, self.b, self.c
+
+    def stats(self):
+        return {}
+
+    def close(self):
+        pass

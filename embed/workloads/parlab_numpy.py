@@ -131,3 +131,28 @@ class CupyPi:
 
     def close(self):
         pass
+
+
+class NumpyTriad:
+    """STREAM triad a = b + scalar * c in NumPy, one thread: two ufunc passes (multiply into a,
+    then add b), each rounded as parlab's C++ loop rounds it (no fused multiply-add). The
+    arrays start at BabelStream's values; C++ checks them against gold after the runs."""
+
+    def __init__(self, n, dtype):
+        self.a = np.full(n, 0.1, dtype=dtype)
+        self.b = np.full(n, 0.2, dtype=dtype)
+        self.c = np.full(n, 0.0, dtype=dtype)
+        self.scalar = dtype(0.4)
+
+    def run(self):
+        np.multiply(self.c, self.scalar, out=self.a)
+        np.add(self.b, self.a, out=self.a)
+
+    def arrays(self):
+        return self.a, self.b, self.c
+
+    def stats(self):
+        return {}
+
+    def close(self):
+        pass

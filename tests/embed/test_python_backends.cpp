@@ -34,7 +34,10 @@ TEST(PythonRegistry, EveryPythonBackendIsListedWithKindAndReason) {
     ASSERT_NE(e, nullptr) << spec.name;
     EXPECT_EQ(e->kind, "python");
     if (e->available) {
-      EXPECT_EQ(e->kernels, std::vector<std::string>{"pi"});
+      const std::vector<std::string> want = embed::python_backend_runs_triad(spec)
+                                                ? std::vector<std::string>{"pi", "triad"}
+                                                : std::vector<std::string>{"pi"};
+      EXPECT_EQ(e->kernels, want) << spec.name;
       EXPECT_TRUE(e->make) << spec.name;
     } else {
       EXPECT_FALSE(e->reason.empty()) << spec.name;
@@ -167,6 +170,64 @@ TEST(PythonBackendPeers, TheGilHeldVariantReportsContention) {
   EXPECT_TRUE(g.measured);
   EXPECT_EQ(g.threads, 2);
   EXPECT_NE(g.describe().find("GIL wait"), std::string::npos) << g.describe();
+}
+
+// The CPU peers' STREAM triad (NumPy, Numba prange): BabelStream gold after several runs, at
+// sizes 1 and odd, float and double, on the thread counts each runs; missing peers skip.
+struct TriadCase {
+  const char* backend;
+  int threads;
+  Precision precision;
+  std::uint64_t n;
+};
+
+class PythonTriad : public ::testing::TestWithParam<TriadCase> {};
+
+TEST_P(PythonTriad, MatchesBabelStreamGoldAfterSeveralRuns) {
+  const TriadCase c = GetParam();
+  Problem p;
+  p.kernel = "triad";
+  p.precision = c.precision;
+  p.size = c.n;
+  p.threads = c.threads;
+  std::unique_ptr<Workload> w;
+  try {
+    w = registry().get(c.backend).make(p);
+  } catch (const UnavailableError& e) {
+    GTEST_SKIP() << e.what();
+  }
+  for (int r = 0; r < 3; ++r) w->run();
+  const Validation v = w->validate();
+  EXPECT_TRUE(v.pass) << v.detail;
+  EXPECT_EQ(w->work().bytes, 3.0 * (c.precision == Precision::f64 ? 8 : 4) * static_cast<double>(c.n));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Peers, PythonTriad,
+    ::testing::Values(TriadCase{"py-numpy", 1, Precision::f64, 1}, TriadCase{"py-numpy", 1, Precision::f64, 100003},
+                      TriadCase{"py-numpy", 1, Precision::f32, 100003},
+                      TriadCase{"py-numba-prange", 1, Precision::f64, 1},
+                      TriadCase{"py-numba-prange", 2, Precision::f64, 100003},
+                      TriadCase{"py-numba-prange", 2, Precision::f32, 100003}),
+    [](const ::testing::TestParamInfo<TriadCase>& i) {
+      return std::string(i.param.backend).substr(3) == "numpy"
+                 ? "numpy_" + std::string(to_string(i.param.precision)) + "_n" + std::to_string(i.param.n)
+                 : "numba_prange_t" + std::to_string(i.param.threads) + "_" + to_string(i.param.precision) + "_n" +
+                       std::to_string(i.param.n);
+    });
+
+TEST(PythonTriad, KernelsAPeerDoesNotRunAreUsageErrors) {
+  Problem p;
+  p.kernel = "triad";
+  p.precision = Precision::f64;
+  p.size = 10;
+  p.threads = 1;
+  EXPECT_THROW(registry().get("py-pure-threads").make(p), UsageError);  // pi only
+  p.precision = Precision::i32;
+  EXPECT_THROW(registry().get("py-numpy").make(p), UsageError);  // triad in float or double
+  p.kernel = "copy";
+  p.precision = Precision::f64;
+  EXPECT_THROW(registry().get("py-numba-prange").make(p), UsageError);
 }
 
 }  // namespace

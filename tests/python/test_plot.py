@@ -1,9 +1,10 @@
 """experiments/plot.py on synthetic result files: figures, report, determinism, errors."""
+import copy
 import hashlib
 import json
 
 import plot  # experiments/plot.py, via conftest's sys.path
-from conftest import run_plot, write_doc
+from conftest import BASE_DOC, record, run_plot, write_doc
 
 
 def test_speedup_is_median_serial_time_over_median_time(scaling_doc):
@@ -140,3 +141,40 @@ def test_gpu_study_and_gil_figures(tmp_path, scaling_doc):
     names = {p.name for p in (d / "plots").iterdir()}
     assert {"gpu_transfers.png", "gpu_logging.png", "gil.png"} <= names
     assert not any(n.startswith("bandwidth_transfer") or n.startswith("throughput_transfers") for n in names)
+
+
+def test_peers_table_and_figures(tmp_path):
+    """parlab's fastest backend of the same device kind and thread count against each peer at
+    its highest thread count; ratios from the medians; a figure per kernel and a report table."""
+    doc = copy.deepcopy(BASE_DOC)
+    size = 1 << 20
+    recs = [record(0, "pool", 1, 1.0, study="peers", scaling="none"),
+            record(1, "pool", 4, 0.25, study="peers", scaling="none"),
+            record(2, "tbb", 4, 0.20, study="peers", scaling="none"),
+            record(3, "py-numba-prange", 1, 2.0, study="peers", scaling="none", kind="python"),
+            record(4, "py-numba-prange", 4, 0.6, study="peers", scaling="none", kind="python"),
+            record(5, "py-numpy", 1, 8.0, study="peers", scaling="none", kind="python"),
+            record(6, "cuda", 1, 0.01, study="peers", scaling="none", kind="gpu"),
+            record(7, "py-torch", 1, 0.08, study="peers", scaling="none", kind="python"),
+            record(8, "pool", 4, 0.5, kernel="triad", study="peers", scaling="none", precision="double"),
+            record(9, "py-numba-prange", 4, 0.4, kernel="triad", study="peers", scaling="none", kind="python",
+                   precision="double"),
+            record(10, "py-cupy", 1, 0.0, study="peers", scaling="none", kind="python", status="unavailable"),
+            record(11, "pool", 4, 0.1, study="other", scaling="none")]  # another study: not a peer row
+    doc["records"] = recs
+    rows = plot.peers_table(doc)
+    got = {(r["kernel"], r["peer"]): (r["parlab"], r["parlab_threads"], r["threads"], round(r["ratio"], 9)) for r in rows}
+    assert got == {
+        ("pi", "py-numba-prange"): ("tbb", 4, 4, round(0.6 / 0.20, 9)),
+        ("pi", "py-numpy"): ("pool", 1, 1, round(8.0 / 1.0, 9)),
+        ("pi", "py-torch"): ("cuda", 1, 1, round(0.08 / 0.01, 9)),
+        ("triad", "py-numba-prange"): ("pool", 4, 4, round(0.4 / 0.5, 9)),
+    }
+    assert all(r["size"] == size for r in rows if r["kernel"] == "pi")
+    d = write_doc(tmp_path, doc)
+    res = run_plot(str(d), "--quiet")
+    assert res.returncode == 0, res.stderr
+    names = {p.name for p in (d / "plots").iterdir()}
+    assert {"peers_pi.png", "peers_pi.svg", "peers_triad.png", "peers_triad.svg"} <= names
+    report = (d / "report.html").read_text()
+    assert "<h2>Peers</h2>" in report and "py-numba-prange" in report
