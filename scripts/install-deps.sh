@@ -12,6 +12,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   python3-dev                               # embedding CPython (libpython3.X)
   python3-matplotlib python3-pytest python3-numpy python3-jsonschema
+  python3-numba                             # the Numba peers (prange, nogil) beside parlab
   dpkg-dev                                  # apt-get source / dpkg-source for the TSan oneTBB build
 )
 
