@@ -100,3 +100,20 @@ def test_quoted_gpu_goals():
         assert float(row.group(col)) == float(f"{triad:.3e}")
     two = json.load(open(os.path.join(ROOT, "results", "h200-gpu", "two-gpus", "peers.json")))["goals"]
     assert f"{two['pi on every GPU / one GPU']['value']:.3f}×" in README
+
+
+def test_quoted_peers_on_two_cores():
+    doc = load("dev-2core", "20261121T151501Z")
+    rows = {(r["kernel"], r["peer"]): r for r in plot.peers_table(doc)}
+    for kernel, peer, pattern in (
+            ("pi", "py-numba-prange", r"pool ([\d.e+]+) samples/s\s+against Numba `prange` ([\d.e+]+) \(([\d.]+)×\)"),
+            ("pi", "py-numba-nogil", r"Numba `nogil` threads ([\d.e+]+) \(([\d.]+)×\)"),
+            ("pi", "py-numpy", r"tbb ([\d.e+]+) against NumPy's vectorised π ([\d.e+]+)\s+\(([\d.]+)×"),
+            ("triad", "py-numba-prange", r"tbb ([\d.e+]+) B/s against\s+Numba `prange` ([\d.e+]+) \(([\d.]+)×"),
+            ("triad", "py-numpy", r"tbb\s+([\d.e+]+) against NumPy ([\d.e+]+) \(([\d.]+)×")):
+        r = rows[(kernel, peer)]
+        m = quoted(pattern)
+        assert float(m.group(m.lastindex)) == round(r["ratio"], 2), (kernel, peer)
+        assert float(m.group(m.lastindex - 1)) == float(f"{r['peer_rate']:.3e}"), (kernel, peer)
+        if m.lastindex == 3:
+            assert float(m.group(1)) == float(f"{r['parlab_rate']:.3e}"), (kernel, peer)
