@@ -1,6 +1,8 @@
 // `parlab pi` and `parlab list`: output, JSON, and exit code 2 naming the argument on bad input.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -57,6 +59,11 @@ struct BadInput {
   std::vector<std::string> args;
   std::string names;  // the message must mention this
 };
+
+void PrintTo(const BadInput& b, std::ostream* os) {
+  *os << "parlab";
+  for (const auto& a : b.args) *os << ' ' << a;
+}
 
 class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 

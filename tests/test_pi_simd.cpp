@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <ostream>
 #include <string>
 
 #include "core/error.hpp"
@@ -13,6 +14,10 @@
 #include "core/pi_simd.hpp"
 
 namespace parlab {
+
+// What gtest and ctest print for the parameter (found by argument-dependent lookup in parlab).
+void PrintTo(PiIsa isa, std::ostream* os) { *os << to_string(isa); }
+
 namespace {
 
 class PiSimd : public ::testing::TestWithParam<PiIsa> {

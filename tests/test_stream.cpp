@@ -2,6 +2,8 @@
 // through the same workloads the runner uses.
 #include <gtest/gtest.h>
 
+#include <ostream>
+
 #include "core/stream.hpp"
 #include "test_support.hpp"
 
@@ -12,6 +14,11 @@ struct StreamParam {
   test::BackendThreads bt;
   Precision precision;
 };
+
+// What ctest and gtest print for the parameter (else "48-byte object <...>").
+void PrintTo(const StreamParam& p, std::ostream* os) {
+  *os << p.bt.backend << " threads=" << p.bt.threads << " " << to_string(p.precision);
+}
 
 std::vector<StreamParam> stream_params() {
   std::vector<StreamParam> out;

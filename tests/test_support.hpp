@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -63,5 +64,8 @@ inline std::string sanitize(std::string s) {
 inline std::string name_of(const BackendThreads& p) {
   return sanitize(p.backend) + "_t" + std::to_string(p.threads);
 }
+
+// What gtest and ctest print for the parameter (else "40-byte object <...>").
+inline void PrintTo(const BackendThreads& p, std::ostream* os) { *os << p.backend << " threads=" << p.threads; }
 
 }  // namespace parlab::test

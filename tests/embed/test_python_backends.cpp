@@ -2,6 +2,7 @@
 // from a Problem, run, validated against the canonical count; missing peers are unavailable with
 // a reason, never errors; usage errors come before the interpreter starts.
 #include <algorithm>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,10 @@ struct TriadCase {
   std::uint64_t n;
 };
 
+void PrintTo(const TriadCase& c, std::ostream* os) {
+  *os << c.backend << " threads=" << c.threads << " " << to_string(c.precision) << " n=" << c.n;
+}
+
 class PythonTriad : public ::testing::TestWithParam<TriadCase> {};
 
 TEST_P(PythonTriad, MatchesBabelStreamGoldAfterSeveralRuns) {
@@ -225,9 +230,9 @@ TEST(PythonTriad, KernelsAPeerDoesNotRunAreUsageErrors) {
   EXPECT_THROW(registry().get("py-pure-threads").make(p), UsageError);  // pi only
   p.precision = Precision::i32;
   EXPECT_THROW(registry().get("py-numpy").make(p), UsageError);  // triad in float or double
-  p.kernel = "copy";
+  p.kernel = "copy";  // a STREAM kernel other than triad
   p.precision = Precision::f64;
-  EXPECT_THROW(registry().get("py-numba-prange").make(p), UsageError);
+  EXPECT_THROW(registry().get("py-numpy").make(p), UsageError);
 }
 
 }  // namespace
