@@ -11,15 +11,6 @@
 #include "embed/module.hpp"
 #include "embed/sources.hpp"
 
-// An AddressSanitizer build of parlab (PARLAB_SANITIZE=address,undefined).
-#if defined(__SANITIZE_ADDRESS__)
-#define PARLAB_EMBED_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PARLAB_EMBED_ASAN 1
-#endif
-#endif
-
 #ifndef PARLAB_PYTHON_EXECUTABLE
 #define PARLAB_PYTHON_EXECUTABLE ""
 #endif

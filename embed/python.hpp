@@ -11,3 +11,13 @@
 #if PY_VERSION_HEX < 0x030B0000
 #error "parlab's embed/ part needs CPython >= 3.11 (PyConfig start-up, Py_Version)"
 #endif
+
+// PARLAB_EMBED_ASAN: this is an AddressSanitizer build (GCC defines __SANITIZE_ADDRESS__, clang
+// answers __has_feature); the embedding adapts its allocator and its Numba peers to it.
+#if defined(__SANITIZE_ADDRESS__)
+#define PARLAB_EMBED_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PARLAB_EMBED_ASAN 1
+#endif
+#endif

@@ -21,15 +21,6 @@
 #include "embed/sources.hpp"
 #include "embed/subinterpreter.hpp"
 
-// AddressSanitizer builds (GCC defines __SANITIZE_ADDRESS__, clang answers __has_feature).
-#if defined(__SANITIZE_ADDRESS__)
-#define PARLAB_EMBED_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PARLAB_EMBED_ASAN 1
-#endif
-#endif
-
 namespace parlab::embed {
 namespace {
 

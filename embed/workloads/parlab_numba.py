@@ -8,6 +8,7 @@ import numba
 import numpy as np
 from numba import njit, prange
 
+import parlab_numpy
 import parlab_philox
 from parlab_team import ThreadTeam
 
@@ -98,14 +99,17 @@ def _compile():
     hits_points_prange(U(1), U(1), U(7))
 
 
+def _check_pool(threads, unavailable):
+    limit = numba.config.NUMBA_NUM_THREADS
+    if threads > limit:
+        raise unavailable(f"Numba's pool has {limit} threads (NUMBA_NUM_THREADS); {threads} were asked for")
+
+
 class NumbaPrange:
     """@njit(parallel=True) with prange over the pairs, on numba.set_num_threads(threads)."""
 
     def __init__(self, seed, samples, threads, unavailable):
-        limit = numba.config.NUMBA_NUM_THREADS
-        if threads > limit:
-            raise unavailable(f"Numba's pool has {limit} threads (NUMBA_NUM_THREADS); "
-                              f"{threads} were asked for")
+        _check_pool(threads, unavailable)
         self.seed, self.samples, self.threads = U(seed), U(samples), threads
         _compile()
 
@@ -150,31 +154,16 @@ def triad_prange(a, b, c, scalar):
         a[i] = b[i] + scalar * c[i]
 
 
-class NumbaTriadPrange:
+class NumbaTriadPrange(parlab_numpy.NumpyTriad):
     """STREAM triad with prange on numba.set_num_threads(threads); arrays as NumpyTriad's."""
 
     def __init__(self, n, threads, dtype, unavailable):
-        limit = numba.config.NUMBA_NUM_THREADS
-        if threads > limit:
-            raise unavailable(f"Numba's pool has {limit} threads (NUMBA_NUM_THREADS); "
-                              f"{threads} were asked for")
+        _check_pool(threads, unavailable)
+        super().__init__(n, dtype)
         self.threads = threads
-        self.a = np.full(n, 0.1, dtype=dtype)
-        self.b = np.full(n, 0.2, dtype=dtype)
-        self.c = np.full(n, 0.0, dtype=dtype)
-        self.scalar = dtype(0.4)
         small = np.zeros(3, dtype=dtype)
         triad_prange(small, small, small, self.scalar)  # compile outside any timed region
 
     def run(self):
         numba.set_num_threads(self.threads)  # per calling thread in Numba: set on every run
         triad_prange(self.a, self.b, self.c, self.scalar)
-
-    def arrays(self):
-        return self.a, self.b, self.c
-
-    def stats(self):
-        return {}
-
-    def close(self):
-        pass
