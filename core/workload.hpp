@@ -72,6 +72,14 @@ struct Validation {
   // Named figures a workload measured besides time (the race lab: trials, deviating trials,
   // largest deviation), written into the record's "metrics".
   std::vector<std::pair<std::string, double>> metrics;
+
+  // The metric called `name`, if the workload measured one.
+  std::optional<double> metric(std::string_view name) const {
+    for (const auto& [k, x] : metrics) {
+      if (k == name) return x;
+    }
+    return std::nullopt;
+  }
 };
 
 // Time a backend measured itself (CUDA events), split as DESIGN.md asks.

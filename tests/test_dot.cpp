@@ -6,21 +6,13 @@
 #include <random>
 
 #include "core/kernels.hpp"
+#include "mixed_vectors.hpp"
 #include "test_support.hpp"
 
 namespace parlab {
 namespace {
 
-template <class T>
-std::vector<T> random_vector(std::uint64_t n, unsigned seed) {
-  // Values of mixed magnitude, so a different summation order gives different bits.
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> mant(-1.0, 1.0);
-  std::uniform_int_distribution<int> expo(-20, 20);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(std::ldexp(mant(gen), expo(gen)));
-  return v;
-}
+using test::mixed_magnitude_vector;
 
 // The documented order written out directly, with no executor and no helpers from stream.hpp.
 template <class T>
@@ -56,7 +48,7 @@ class DotDeterminism : public ::testing::TestWithParam<test::BackendThreads> {};
 TEST_P(DotDeterminism, BitIdenticalToTheDocumentedOrderDouble) {
   auto ex = test::make_executor(GetParam().backend, GetParam().threads);
   for (std::uint64_t n : kSizes) {
-    const auto a = random_vector<double>(n, 1), b = random_vector<double>(n, 2);
+    const auto a = mixed_magnitude_vector<double>(n, 1), b = mixed_magnitude_vector<double>(n, 2);
     std::vector<double> scratch(dot_block_count(n) + 1);
     const double got = stream_dot(*ex, a.data(), b.data(), n, scratch.data());
     EXPECT_TRUE(same_bits(got, documented_dot(a, b))) << "n=" << n << " got " << got;
@@ -66,7 +58,7 @@ TEST_P(DotDeterminism, BitIdenticalToTheDocumentedOrderDouble) {
 TEST_P(DotDeterminism, BitIdenticalToTheDocumentedOrderFloat) {
   auto ex = test::make_executor(GetParam().backend, GetParam().threads);
   for (std::uint64_t n : kSizes) {
-    const auto a = random_vector<float>(n, 3), b = random_vector<float>(n, 4);
+    const auto a = mixed_magnitude_vector<float>(n, 3), b = mixed_magnitude_vector<float>(n, 4);
     std::vector<float> scratch(dot_block_count(n) + 1);
     const float got = stream_dot(*ex, a.data(), b.data(), n, scratch.data());
     EXPECT_TRUE(same_bits(got, documented_dot(a, b))) << "n=" << n << " got " << got;
@@ -79,7 +71,7 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, DotDeterminism, ::testing::ValuesIn(test::
 TEST(DotOrder, ANaiveSequentialSumGivesDifferentBits) {
   // Shows the test data is order-sensitive, so bit equality above means the order was kept.
   const std::uint64_t n = 37 * 8192 + 1001;
-  const auto a = random_vector<double>(n, 1), b = random_vector<double>(n, 2);
+  const auto a = mixed_magnitude_vector<double>(n, 1), b = mixed_magnitude_vector<double>(n, 2);
   double naive = 0;
   for (std::uint64_t i = 0; i < n; ++i) naive += a[i] * b[i];
   EXPECT_FALSE(same_bits(naive, documented_dot(a, b)));

@@ -25,11 +25,9 @@ Validation run_lab(const std::string& kernel, const test::BackendThreads& bt, st
 }
 
 double metric(const Validation& v, const std::string& name) {
-  for (const auto& [k, x] : v.metrics) {
-    if (k == name) return x;
-  }
-  ADD_FAILURE() << "no metric " << name;
-  return -1;
+  const std::optional<double> x = v.metric(name);
+  if (!x) ADD_FAILURE() << "no metric " << name;
+  return x.value_or(-1);
 }
 
 TEST_P(RaceLab, ExactCounterpartsNeverDeviate) {

@@ -137,7 +137,7 @@ TEST_P(PythonBackend, RunsAndValidatesAgainstTheCanonicalCount) {
   const embed::GilContention g = py->gil_contention();
   if (g.measured) {
     const auto has_metric = [&](const char* name) {
-      return std::any_of(v.metrics.begin(), v.metrics.end(), [&](const auto& m) { return m.first == name; });
+      return v.metric(name).has_value();
     };
     EXPECT_TRUE(has_metric("gil_wait_share")) << "the figure goes into the record's metrics";
     EXPECT_TRUE(has_metric("gil_reacquire_share"));

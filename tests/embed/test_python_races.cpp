@@ -27,11 +27,9 @@ Validation run_race(const std::string& kernel, int threads, std::uint64_t n, int
 }
 
 double metric(const Validation& v, const std::string& name) {
-  for (const auto& [k, x] : v.metrics) {
-    if (k == name) return x;
-  }
-  ADD_FAILURE() << "no metric " << name;
-  return -1;
+  const std::optional<double> x = v.metric(name);
+  if (!x) ADD_FAILURE() << "no metric " << name;
+  return x.value_or(-1);
 }
 
 TEST(PythonRaces, LockedCounterIsExactOnAnyThreadCount) {

@@ -11,6 +11,7 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/launch.hpp"
 #include "gpu_test_support.hpp"
+#include "mixed_vectors.hpp"
 
 namespace parlab {
 namespace {
@@ -47,16 +48,7 @@ TEST(GpuStream, ReportsKernelTimeApartFromTransfers) {
   EXPECT_GE(t->transfer_s, 0.0);
 }
 
-template <class T>
-std::vector<T> random_vector(std::uint64_t n, unsigned seed) {
-  // Mixed magnitudes, so a different summation order gives different bits (as tests/test_dot.cpp).
-  std::mt19937_64 gen(seed);
-  std::uniform_real_distribution<double> mant(-1.0, 1.0);
-  std::uniform_int_distribution<int> expo(-20, 20);
-  std::vector<T> v(n);
-  for (auto& x : v) x = static_cast<T>(std::ldexp(mant(gen), expo(gen)));
-  return v;
-}
+using test::mixed_magnitude_vector;
 
 template <class T>
 T gpu_dot(const std::vector<T>& a, const std::vector<T>& b) {
@@ -92,7 +84,7 @@ template <class T>
 void expect_dot_bits_equal_cpu() {
   auto serial = test::make_executor("serial", 1);
   for (std::uint64_t n : kDotSizes) {
-    const auto a = random_vector<T>(n, 11), b = random_vector<T>(n, 12);
+    const auto a = mixed_magnitude_vector<T>(n, 11), b = mixed_magnitude_vector<T>(n, 12);
     std::vector<T> partials(dot_block_count(n) + 1);
     const T cpu = stream_dot(*serial, a.data(), b.data(), n, partials.data());
     const T gpu = gpu_dot(a, b);
