@@ -73,6 +73,14 @@ struct Validation {
   // largest deviation), written into the record's "metrics".
   std::vector<std::pair<std::string, double>> metrics;
 
+  // The verdict of a workload validated before any run: nothing was measured, so it fails.
+  static Validation never_ran() {
+    Validation v;
+    v.pass = false;
+    v.detail = "never ran";
+    return v;
+  }
+
   // The metric called `name`, if the workload measured one.
   std::optional<double> metric(std::string_view name) const {
     for (const auto& [k, x] : metrics) {

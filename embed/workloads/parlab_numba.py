@@ -70,27 +70,26 @@ def hits_points(seed, begin, end):
 
 @njit(parallel=True)
 def hits_points_prange(seed, begin, end):
-    """The same with the whole pairs spread over Numba's thread pool by prange."""
-    k0 = seed & MASK
-    k1 = seed >> S32
+    """The same with the whole pairs spread over Numba's thread pool by prange; a point whose
+    pair is cut by the range's start or end is counted by hits_points."""
     hits = ZERO
     if begin >= end:
         return hits
     if begin & ONE:
-        x0, x1, x2, x3 = _philox(begin >> ONE, k0, k1)
-        hits += _hit(x2, x3)
+        hits += hits_points(seed, begin, begin + ONE)
         begin += ONE
+    if (end & ONE) and end - ONE >= begin:
+        hits += hits_points(seed, end - ONE, end)
+        end -= ONE
+    k0 = seed & MASK
+    k1 = seed >> S32
     pair_begin = begin >> ONE
     pairs = np.int64((end >> ONE) - pair_begin) if (end >> ONE) > pair_begin else np.int64(0)
     total = ZERO
     for i in prange(pairs):
         x0, x1, x2, x3 = _philox(pair_begin + U(i), k0, k1)
         total += _hit(x0, x1) + _hit(x2, x3)
-    hits += total
-    if (end & ONE) and end - ONE >= begin:
-        x0, x1, x2, x3 = _philox(end >> ONE, k0, k1)
-        hits += _hit(x0, x1)
-    return hits
+    return hits + total
 
 
 def _compile():
