@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iomanip>
@@ -105,6 +106,16 @@ std::string host_name() {
   return h;
 }
 
+SourceCommit source_commit(const std::string& from_git, const char* declared) {
+  if (!from_git.empty()) return {from_git, "git"};
+  // A copy of the tree without .git (an offline GPU node gets the files only) cannot ask git;
+  // whoever copied it may say which commit it is. Recorded as declared: nothing verifies it.
+  if (declared != nullptr && *declared != '\0') {
+    return {declared, "declared by PARLAB_SOURCE_COMMIT (no git repository beside the build)"};
+  }
+  return {};
+}
+
 nlohmann::json collect_context(const Registry& registry, const ContextOptions& options) {
   nlohmann::json ctx;
   ctx["host"] = host_name();
@@ -123,7 +134,9 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
   if (!commit.empty() && !command_output("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty()) {
     commit += "-dirty";
   }
-  ctx["build"]["git_commit"] = commit.empty() ? nlohmann::json() : nlohmann::json(commit);
+  const SourceCommit sc = source_commit(commit, std::getenv("PARLAB_SOURCE_COMMIT"));
+  ctx["build"]["git_commit"] = sc.commit.empty() ? nlohmann::json() : nlohmann::json(sc.commit);
+  ctx["build"]["git_commit_source"] = sc.source.empty() ? nlohmann::json() : nlohmann::json(sc.source);
   // Which SIMD path the CPU pi kernel runs here (core/pi_simd.hpp): it changes CPU pi rates
   // by up to 3.6x, so a figure must say which one it shows.
   ctx["build"]["pi_cpu_path"] = std::string(to_string(pi_active_isa()));

@@ -21,4 +21,13 @@ int hardware_threads();
 // The machine's host name, made safe for a path component.
 std::string host_name();
 
+// Which commit the numbers come from. `from_git` is `git rev-parse HEAD` of the source tree
+// (empty when there is no repository: a copy of the files on an offline node); `declared` is
+// PARLAB_SOURCE_COMMIT (may be null). Git wins; a declared commit is recorded as declared.
+struct SourceCommit {
+  std::string commit;  // empty: unknown
+  std::string source;  // "git", "declared by PARLAB_SOURCE_COMMIT ...", or empty
+};
+SourceCommit source_commit(const std::string& from_git, const char* declared);
+
 }  // namespace parlab

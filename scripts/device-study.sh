@@ -1,19 +1,27 @@
 #!/usr/bin/env bash
-# The reference study on a GPU node (16 cores + H200, offline), in parts that each fit one
-# call of at most 10 minutes. Run from the repository root with the Debian packages in .deb/
-# (scripts/offline-bundle.sh .deb --with-test-libs):
+# The reference study on a GPU node (16 cores + H200, offline, Python 3.12 with NumPy, Numba,
+# CuPy and PyTorch in a virtual environment): every suite from one build of one commit, in
+# parts that each fit one call of at most 10 minutes. Run from the repository root with the
+# Debian packages in .deb/ (scripts/offline-bundle.sh .deb --with-test-libs):
 #
-#   OUT=DIR scripts/device-study.sh cpu     16-core CPU suites: scaling, overhead, races, gil,
-#                                           seed-examples, bandwidth + overhead micro-benchmarks
-#                                           + the non-GPU test suite
-#   OUT=DIR scripts/device-study.sh gpu     GPU acceptance (gpu/scripts/device-run.sh) + gpu suite
-#   OUT=DIR scripts/device-study.sh multi   the multi-GPU comparison (run on 2+ GPUs)
+#   OUT=DIR VIRTUAL_ENV=VENV PARLAB_SOURCE_COMMIT=SHA scripts/device-study.sh PART
 #
-# Everything lands in DIR as few files (the device tool returns at most 8): study.tgz (logs and
-# result directories) and summary.txt. Unpack locally with `tar xzf study.tgz`.
+#   study1  build (CPU, CUDA, embedded Python), the racecheck positive control, the whole test
+#           suite, then the gil and peers suites
+#   study2  gpu, overhead, races and seed-examples suites + the overhead micro-benchmarks
+#   study3  scaling and bandwidth suites
+#   gpu     the GPU acceptance run (gpu/scripts/device-run.sh)
+#   multi   the multi-GPU comparison (run on 2+ GPUs)
+#
+# The study parts share the build in build/h200-study (rebuilt only when out of date, so a
+# later part on the same machine starts at once). VIRTUAL_ENV makes the peers importable by
+# the embedded interpreter; PARLAB_SOURCE_COMMIT records the commit in each result's context
+# where the copied tree has no .git. Everything lands in DIR as two files (the device tool
+# returns at most 8): study.tgz (logs and result directories) and summary.txt. Unpack locally
+# with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-part=${1:?usage: device-study.sh cpu|gpu|multi}
+part=${1:?usage: device-study.sh study1|study2|study3|gpu|multi}
 final=${OUT:-$PWD/build/device-study}
 mkdir -p "$final"
 work=$(mktemp -d)
@@ -30,7 +38,29 @@ trap pack EXIT
 
 prefix=$(bash scripts/offline-unpack.sh "${PARLAB_DEB_DIR:-.deb}" build/offline-deps) || exit 1
 export LD_LIBRARY_PATH="$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-say "machine: $(nproc) cpus, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), $(python3 --version 2>&1)"
+say "part $part; machine: $(nproc) cpus,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); $(python3 --version 2>&1)"
+say "commit ${PARLAB_SOURCE_COMMIT:-(not declared)}; VIRTUAL_ENV=${VIRTUAL_ENV:-(unset)}"
+
+build=build/h200-study
+bin="$build/experiments/parlab"
+
+# Configures once (every part explicitly ON, so a missing one fails here and not as a silent
+# "unavailable" in the results) and builds whatever is out of date.
+ensure_build() {
+  if [ ! -f "$build/build.ninja" ]; then
+    step "configure (Release, sm_90, TBB, OpenMP, CUDA, Python ON)"
+    # shellcheck disable=SC2086  # the extra arguments are meant to split
+    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
+      -DPARLAB_ENABLE_TBB=ON -DPARLAB_ENABLE_OPENMP=ON -DPARLAB_ENABLE_CUDA=ON -DPARLAB_ENABLE_PYTHON=ON \
+      -DCMAKE_PREFIX_PATH="$prefix" ${PARLAB_DEVICE_CMAKE_ARGS:-} >"$work/configure.log" 2>&1 \
+      || { tail -40 "$work/configure.log"; say "configure failed"; exit 1; }
+    grep -E "parlab|backend|Python|CUDA" "$work/configure.log" | head -30
+  fi
+  step "build"
+  cmake --build "$build" --parallel "$jobs" >"$work/build.log" 2>&1 \
+    || { grep -E "error|FAILED" -A5 "$work/build.log" | head -60; say "build failed"; exit 1; }
+  say "built at t=${SECONDS}s"
+}
 
 run_suite() {  # run_suite NAME SECONDS [args...]
   local name=$1 limit=$2
@@ -41,38 +71,50 @@ run_suite() {  # run_suite NAME SECONDS [args...]
 }
 
 case "$part" in
-  cpu)
-    build=build/device-cpu
-    step "configure + build (CPU and Python parts, no CUDA)"
-    cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DPARLAB_ENABLE_CUDA=OFF \
-      -DCMAKE_PREFIX_PATH="$prefix" ${PARLAB_DEVICE_CMAKE_ARGS:-} >"$work/configure.log" 2>&1 \
-      || { tail -30 "$work/configure.log"; exit 1; }
-    grep -E "backend|Python|build type" "$work/configure.log"
-    cmake --build "$build" --parallel "$jobs" >"$work/build.log" 2>&1 || { grep -E "error" -A3 "$work/build.log" | head -40; exit 1; }
-    bin="$build/experiments/parlab"
+  study1)
+    ensure_build
     "$bin" list | tee "$work/list.txt"
-    step "tests (16 cores)"
-    ctest --test-dir "$build" --parallel 8 --timeout 300 >"$work/ctest.log" 2>&1
+    nvidia-smi -L | tee -a "$summary"
+    step "compute-sanitizer racecheck positive control (the planted race must be reported)"
+    sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+    timeout 120 "$sanitizer" --tool racecheck --error-exitcode 1 "$build/tests/gpu/planted_race_cuda" \
+      >"$work/racecheck-control.log" 2>&1
+    rc=$?
+    grep -E "RACECHECK SUMMARY|hazard" "$work/racecheck-control.log" | head -5
+    if [ $rc -eq 1 ] && grep -q "hazard" "$work/racecheck-control.log"; then
+      say "racecheck control: the planted race was reported (exit $rc)"
+    else
+      say "racecheck control: FAILED, the planted race was not reported (exit $rc)"
+    fi
+    step "tests (all of them, 16 cores)"
+    timeout 300 ctest --test-dir "$build" --parallel 8 --timeout 240 --output-on-failure >"$work/ctest.log" 2>&1
     say "ctest: $(grep -E 'tests passed|tests failed' "$work/ctest.log")"
+    grep -E "^\s+[0-9]+ - |\*\*\*Failed|Timeout" "$work/ctest.log" | head -20
+    run_suite gil 150
+    run_suite peers 150
+    ;;
+  study2)
+    ensure_build
+    run_suite gpu 240
+    run_suite overhead 60
+    run_suite races 60
+    run_suite seed-examples 60
     step "overhead micro-benchmarks"
     timeout 120 "$build/bench/parlab_bench_overhead" --benchmark_min_time=0.2 --benchmark_repetitions=5 \
       --benchmark_report_aggregates_only=true --benchmark_out="$work/bench_overhead.json" \
       --benchmark_out_format=json >"$work/bench_overhead.txt" 2>&1
     grep -E "_median" "$work/bench_overhead.txt" | grep -E "threads:16" | tee -a "$summary"
-    run_suite scaling 200
-    run_suite overhead 60
-    run_suite races 60
-    if [ -f experiments/suites/gil.json ]; then run_suite gil 150; fi
-    run_suite seed-examples 60
-    run_suite bandwidth 90 --threads 1,16
+    ;;
+  study3)
+    ensure_build
+    run_suite scaling 300
+    run_suite bandwidth 150 --threads 1,16
     ;;
   gpu)
     step "GPU acceptance"
     OUT="$work/gpu" bash gpu/scripts/device-run.sh
     say "device-run.sh: exit $?"
     grep -E "RESULT|FAILED|tests passed|ERROR SUMMARY|RACECHECK SUMMARY" "$work/gpu/device-run.log" | tee -a "$summary"
-    bin=build/h200/experiments/parlab
-    if [ -f experiments/suites/gpu.json ] && [ -x "$bin" ]; then run_suite gpu 150; fi
     ;;
   multi)
     build=build/h200
@@ -90,7 +132,7 @@ case "$part" in
     fi
     ;;
   *)
-    echo "device-study.sh: unknown part '$part' (accepted: cpu, gpu, multi)" >&2
+    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, gpu, multi)" >&2
     exit 2
     ;;
 esac

@@ -9,6 +9,7 @@
 #include "core/pi.hpp"
 #include "experiments/args.hpp"
 #include "experiments/cli.hpp"
+#include "experiments/context.hpp"
 #include "test_support.hpp"
 
 namespace parlab {
@@ -137,3 +138,16 @@ TEST(Args, ThreadLists) {
 
 }  // namespace
 }  // namespace parlab
+
+// The result context's commit: git's answer wins; without a repository (a copy of the files on
+// an offline node) a commit declared in PARLAB_SOURCE_COMMIT is taken and marked as declared.
+TEST(Context, SourceCommitPrefersGitAndMarksADeclaredOne) {
+  const parlab::SourceCommit from_git = parlab::source_commit("abc123-dirty", "def456");
+  EXPECT_EQ(from_git.commit, "abc123-dirty");
+  EXPECT_EQ(from_git.source, "git");
+  const parlab::SourceCommit declared = parlab::source_commit("", "def456");
+  EXPECT_EQ(declared.commit, "def456");
+  EXPECT_NE(declared.source.find("PARLAB_SOURCE_COMMIT"), std::string::npos);
+  EXPECT_TRUE(parlab::source_commit("", nullptr).commit.empty());
+  EXPECT_TRUE(parlab::source_commit("", "").source.empty());
+}

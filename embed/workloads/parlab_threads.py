@@ -6,10 +6,13 @@ import parlab
 import parlab_philox
 from parlab_team import ThreadTeam
 
-# Points per parlab.pi call. Long enough that a call's overhead (a microsecond) is noise, short
-# enough (about a millisecond) that threads hand the GIL over many times per run when it is held,
-# which is what a real program calling a C extension in a loop does.
-CALL_SAMPLES = 1 << 18
+# Points per parlab.pi call: about a millisecond of work (2^21 points at the 1.2e9 to 2.7e9
+# points/s of one core's SIMD kernel, core/pi_simd.hpp). Long enough that the GIL round trip
+# around a call (a few microseconds under contention) stays small even with 16 threads queueing
+# for it, short enough that threads hand the GIL over many times per run when it is held, which
+# is what a real program calling a C extension in a loop does. (2^18 was about a millisecond for
+# the scalar kernel; with the SIMD kernel it was 0.1 ms and the GIL round trips began to count.)
+CALL_SAMPLES = 1 << 21
 
 
 def _parts(samples, threads):
