@@ -107,12 +107,16 @@ std::string host_name() {
 }
 
 SourceCommit source_commit(const std::string& from_git, const char* declared) {
-  if (!from_git.empty()) return {from_git, "git"};
-  // A copy of the tree without .git (an offline GPU node gets the files only) cannot ask git;
-  // whoever copied it may say which commit it is. Recorded as declared: nothing verifies it.
+  // A declared commit wins: it is set by whoever copied the tree somewhere git cannot see it
+  // properly (an offline GPU node gets a copy of the files, with either no .git or a stale one
+  // from an older checkout: seen there, git named the session's first commit, "-dirty").
+  // Nothing verifies it, so the record says it was declared and what git said, if anything.
   if (declared != nullptr && *declared != '\0') {
-    return {declared, "declared by PARLAB_SOURCE_COMMIT (no git repository beside the build)"};
+    std::string source = "declared by PARLAB_SOURCE_COMMIT";
+    if (!from_git.empty() && from_git != declared) source += "; git in the source tree said " + from_git;
+    return {declared, source};
   }
+  if (!from_git.empty()) return {from_git, "git"};
   return {};
 }
 

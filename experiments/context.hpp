@@ -23,7 +23,8 @@ std::string host_name();
 
 // Which commit the numbers come from. `from_git` is `git rev-parse HEAD` of the source tree
 // (empty when there is no repository: a copy of the files on an offline node); `declared` is
-// PARLAB_SOURCE_COMMIT (may be null). Git wins; a declared commit is recorded as declared.
+// PARLAB_SOURCE_COMMIT (may be null). A declared commit wins and is recorded as declared, with
+// git's differing answer beside it; otherwise git's.
 struct SourceCommit {
   std::string commit;  // empty: unknown
   std::string source;  // "git", "declared by PARLAB_SOURCE_COMMIT ...", or empty

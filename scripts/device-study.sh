@@ -10,6 +10,9 @@
 #           suite, then the gil and peers suites
 #   study2  gpu, overhead, races and seed-examples suites + the overhead micro-benchmarks
 #   study3  scaling and bandwidth suites
+#   rerun SUITE...  the named suites again (after a fix; the results say which commit)
+#   pi-probe  one core's pi rate per SIMD path (Google Benchmark) and each CPU backend on one
+#           thread over sizes, to explain per-core pi rates
 #   gpu     the GPU acceptance run (gpu/scripts/device-run.sh)
 #   multi   the multi-GPU comparison (run on 2+ GPUs)
 #
@@ -21,7 +24,8 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-part=${1:?usage: device-study.sh study1|study2|study3|gpu|multi}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|gpu|multi}
+shift
 final=${OUT:-$PWD/build/device-study}
 mkdir -p "$final"
 work=$(mktemp -d)
@@ -110,6 +114,22 @@ case "$part" in
     run_suite scaling 300
     run_suite bandwidth 150 --threads 1,16
     ;;
+  rerun)
+    [ $# -gt 0 ] || { echo "device-study.sh rerun: name at least one suite" >&2; exit 2; }
+    ensure_build
+    for suite in "$@"; do run_suite "$suite" 300; done
+    ;;
+  pi-probe)
+    ensure_build
+    step "pi kernel per SIMD path, one core"
+    timeout 120 "$build/bench/parlab_bench" --benchmark_filter='pi_kernel/' --benchmark_repetitions=3 \
+      --benchmark_report_aggregates_only=true >"$work/bench_pi.txt" 2>&1
+    grep -E "_median" "$work/bench_pi.txt" | tee -a "$summary"
+    step "pi on one thread per CPU backend and size"
+    timeout 120 "$bin" run -k pi -b serial,threads,pool,tbb,openmp -t 1 -n 2^25,2^27,2^28 -r 5 \
+      --out "$work/results" --no-report >"$work/pi-probe.txt" 2>&1
+    say "pi probe: exit $?"
+    ;;
   gpu)
     step "GPU acceptance"
     OUT="$work/gpu" bash gpu/scripts/device-run.sh
@@ -132,7 +152,7 @@ case "$part" in
     fi
     ;;
   *)
-    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, gpu, multi)" >&2
+    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, pi-probe, gpu, multi)" >&2
     exit 2
     ;;
 esac

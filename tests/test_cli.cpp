@@ -139,15 +139,20 @@ TEST(Args, ThreadLists) {
 }  // namespace
 }  // namespace parlab
 
-// The result context's commit: git's answer wins; without a repository (a copy of the files on
-// an offline node) a commit declared in PARLAB_SOURCE_COMMIT is taken and marked as declared.
-TEST(Context, SourceCommitPrefersGitAndMarksADeclaredOne) {
-  const parlab::SourceCommit from_git = parlab::source_commit("abc123-dirty", "def456");
-  EXPECT_EQ(from_git.commit, "abc123-dirty");
-  EXPECT_EQ(from_git.source, "git");
+// The result context's commit: a declared PARLAB_SOURCE_COMMIT wins (a copied tree can carry a
+// stale .git) and is marked as declared, with git's differing answer beside it; else git's.
+TEST(Context, SourceCommitTakesADeclaredOneAndSaysSo) {
+  const parlab::SourceCommit both = parlab::source_commit("abc123-dirty", "def456");
+  EXPECT_EQ(both.commit, "def456");
+  EXPECT_NE(both.source.find("PARLAB_SOURCE_COMMIT"), std::string::npos);
+  EXPECT_NE(both.source.find("abc123-dirty"), std::string::npos) << both.source;
+  const parlab::SourceCommit same = parlab::source_commit("def456", "def456");
+  EXPECT_EQ(same.source.find("git in the source tree"), std::string::npos) << same.source;
   const parlab::SourceCommit declared = parlab::source_commit("", "def456");
   EXPECT_EQ(declared.commit, "def456");
-  EXPECT_NE(declared.source.find("PARLAB_SOURCE_COMMIT"), std::string::npos);
+  const parlab::SourceCommit from_git = parlab::source_commit("abc123", "");
+  EXPECT_EQ(from_git.commit, "abc123");
+  EXPECT_EQ(from_git.source, "git");
   EXPECT_TRUE(parlab::source_commit("", nullptr).commit.empty());
-  EXPECT_TRUE(parlab::source_commit("", "").source.empty());
+  EXPECT_TRUE(parlab::source_commit("", nullptr).source.empty());
 }

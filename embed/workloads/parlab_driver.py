@@ -27,7 +27,7 @@ def make(kind, seed, samples, threads, device=0):
         return parlab_threads.ParlabPi(seed, samples, threads, release_gil=True)
     if kind == "parlab-call-overhead":
         import parlab_threads
-        return parlab_threads.ParlabPi(seed, samples, threads, release_gil=True, call_samples=2)
+        return parlab_threads.ParlabPi(seed, samples, threads, release_gil=True, call_samples=2, dynamic=False)
     if kind in ("numpy", "numpy-threads"):
         _need("numpy", "NumPy")
         import parlab_numpy

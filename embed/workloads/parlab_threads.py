@@ -1,14 +1,17 @@
 """Python threads splitting one pi stream: pure Python, or calling parlab.pi with the GIL held or
-released. Each thread counts a contiguous range of points; the hits add up to the canonical count
-of [0, samples) whatever the thread count (the stream is keyed by point index)."""
+released. Each thread counts its own contiguous range of points, or blocks of points taken from a
+shared counter; either way the hits add up to the canonical count of [0, samples) whatever the
+thread count and whichever thread counted which block (the stream is keyed by point index)."""
+
+import threading
 
 import parlab
 import parlab_philox
 from parlab_team import ThreadTeam
 
-# Points per parlab.pi call: about a millisecond of work (2^21 points at the 1.2e9 to 2.7e9
-# points/s of one core's SIMD kernel, core/pi_simd.hpp). Long enough that the GIL round trip
-# around a call (a few microseconds under contention) stays small even with 16 threads queueing
+# Points per parlab.pi call: about a millisecond of work (2^21 points at the 1e9 to 2.7e9 points/s
+# of one core's SIMD kernel, core/pi_simd.hpp, on the machines measured). Long enough that the GIL
+# round trip around a call (a few microseconds under contention) stays small even with 16 threads queueing
 # for it, short enough that threads hand the GIL over many times per run when it is held, which
 # is what a real program calling a C extension in a loop does. (2^18 was about a millisecond for
 # the scalar kernel; with the SIMD kernel it was 0.1 ms and the GIL round trips began to count.)
@@ -44,13 +47,39 @@ class PurePython(_TeamRunner):
         return sum(self.team.run(lambda b, e: parlab_philox.hits_points(seed, b, e), self.parts))
 
 
-class ParlabPi(_TeamRunner):
-    """parlab.pi from each thread over its range, in calls of `call_samples` points."""
+class _Blocks:
+    """The blocks [start, start + step) of [0, samples), handed out one at a time to whichever
+    thread asks next. A lock, not the GIL, makes `take` atomic, so it holds on free-threaded
+    builds too; it costs well under a microsecond per block of about a millisecond."""
 
-    def __init__(self, seed, samples, threads, release_gil, call_samples=CALL_SAMPLES):
+    def __init__(self, samples, step):
+        self._next, self._samples, self._step = 0, samples, step
+        self._lock = threading.Lock()
+
+    def take(self):
+        with self._lock:
+            start = self._next
+            if start >= self._samples:
+                return None
+            self._next = start + self._step
+        return start, min(start + self._step, self._samples)
+
+
+class ParlabPi(_TeamRunner):
+    """parlab.pi from each thread in calls of `call_samples` points.
+
+    dynamic=True: threads take the next block from a shared counter (as parlab's pool does with
+    chunks), so a thread slowed by the OS or a busy neighbour core does not hold up the run; on a
+    shared 16-core VM a static split (one range per thread) lost a quarter of the speedup that
+    way, in C++ (`threads`, `openmp`) and in Python alike. dynamic=False: each thread loops over
+    its own static range (the call-overhead runner, where a lock per 2-point call would be
+    measured along with the call)."""
+
+    def __init__(self, seed, samples, threads, release_gil, call_samples=CALL_SAMPLES, dynamic=True):
         super().__init__(seed, samples, threads)
         self.release_gil = release_gil
         self.call_samples = call_samples
+        self.dynamic = dynamic
 
     def _range(self, begin, end):
         pi, seed, release, step = parlab.pi, self.seed, self.release_gil, self.call_samples
@@ -59,5 +88,15 @@ class ParlabPi(_TeamRunner):
             hits += pi(min(step, end - start), seed, start, release)
         return hits
 
+    def _take_blocks(self, blocks):
+        pi, seed, release = parlab.pi, self.seed, self.release_gil
+        hits = 0
+        while (block := blocks.take()) is not None:
+            hits += pi(block[1] - block[0], seed, block[0], release)
+        return hits
+
     def run(self):
+        if self.dynamic:
+            blocks = _Blocks(self.samples, self.call_samples)
+            return sum(self.team.run(self._take_blocks, [(blocks,)] * self.team.threads))
         return sum(self.team.run(self._range, self.parts))
