@@ -359,8 +359,8 @@ class DriverTriadWorkload final : public Workload {
   DriverTriadWorkload(const PyBackendSpec& spec, const Problem& p) : name_(spec.name), n_(p.size) {
     GilAcquire gil;
     PyRef args = PyRef::steal_or_throw(
-        Py_BuildValue("(sKis)", spec.driver_kind, static_cast<unsigned long long>(p.size), p.threads,
-                      std::is_same_v<T, double> ? "double" : "float"),
+        Py_BuildValue("(sKisi)", spec.driver_kind, static_cast<unsigned long long>(p.size), p.threads,
+                      std::is_same_v<T, double> ? "double" : "float", p.device),
         name_);
     runner_ = std::make_unique<DriverRunner>(name_, "make_triad", std::move(args));
   }
@@ -454,7 +454,7 @@ const std::vector<PyBackendSpec>& python_backend_specs() {
        "Numba @njit(parallel=True) prange over the pairs", false, true},
       {PyRunner::numba_nogil, "py-numba-nogil", "numba-nogil",
        "Numba @njit(nogil=True) in a ThreadPoolExecutor", false, true},
-      {PyRunner::cupy, "py-cupy", "cupy", "CuPy vectorised pi on a GPU (--device)", true, true},
+      {PyRunner::cupy, "py-cupy", "cupy", "CuPy vectorised pi and ElementwiseKernel triad on a GPU (--device)", true, true},
       {PyRunner::torch, "py-torch", "torch", "PyTorch int64 pi on a GPU (--device)", true, true},
   };
   return specs;
@@ -487,7 +487,7 @@ std::string python_backend_unavailable_reason(const PyBackendSpec& spec) {
 }
 
 bool python_backend_runs_triad(const PyBackendSpec& spec) noexcept {
-  return spec.runner == PyRunner::numpy || spec.runner == PyRunner::numba_prange;
+  return spec.runner == PyRunner::numpy || spec.runner == PyRunner::numba_prange || spec.runner == PyRunner::cupy;
 }
 
 void check_python_problem(const PyBackendSpec& spec, const Problem& p) {

@@ -58,11 +58,15 @@ def make_race(kind, n, threads):
     return parlab_races.make(kind, n, threads)
 
 
-def make_triad(kind, n, threads, precision):
-    """A STREAM triad runner: run(), arrays() -> (a, b, c) for C++ to check against gold,
-    stats() and close(). precision is "double" or "float"."""
+def make_triad(kind, n, threads, precision, device=0):
+    """A STREAM triad runner: run(), arrays() -> (a, b, c) host arrays for C++ to check against
+    gold, stats() and close(). precision is "double" or "float"; device is the GPU (CuPy)."""
     np = _need("numpy", "NumPy")
     dtype = np.float64 if precision == "double" else np.float32
+    if kind == "cupy":
+        _need("cupy", "CuPy")
+        import parlab_numpy
+        return parlab_numpy.CupyTriad(n, dtype, device, Unavailable)
     if kind == "numpy":
         import parlab_numpy
         return parlab_numpy.NumpyTriad(n, dtype)

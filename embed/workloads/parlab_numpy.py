@@ -109,14 +109,8 @@ class CupyPi:
 
     def __init__(self, seed, samples, device, unavailable):
         import cupy
-        try:
-            count = cupy.cuda.runtime.getDeviceCount()
-        except Exception as e:  # CUDARuntimeError: no driver or no device
-            raise unavailable(f"CuPy sees no CUDA device: {e}") from e
-        if device >= count:
-            raise unavailable(f"CuPy sees {count} CUDA device(s); device {device} does not exist")
         self.cupy = cupy
-        self.device = cupy.cuda.Device(device)
+        self.device = _cupy_device(cupy, device, unavailable)
         self.seed, self.samples = seed, samples
         with self.device:
             hits_points(cupy, seed, 0, 4099, CUPY_CHUNK_PAIRS)  # compile the kernels untimed
@@ -125,6 +119,55 @@ class CupyPi:
     def run(self):
         with self.device:
             return hits_points(self.cupy, self.seed, 0, self.samples, CUPY_CHUNK_PAIRS)
+
+    def stats(self):
+        return {}
+
+    def close(self):
+        pass
+
+
+def _cupy_device(cupy, device, unavailable):
+    """cupy.cuda.Device(device), or `unavailable` raised with the reason."""
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as e:  # CUDARuntimeError: no driver or no device
+        raise unavailable(f"CuPy sees no CUDA device: {e}") from e
+    if device >= count:
+        raise unavailable(f"CuPy sees {count} CUDA device(s); device {device} does not exist")
+    return cupy.cuda.Device(device)
+
+
+class CupyTriad:
+    """STREAM triad a = b + scalar * c on a GPU as a CUDA programmer writes it in CuPy: one
+    ElementwiseKernel (one pass, no temporaries), the peer parlab's own CUDA triad is held to.
+    run() waits for the kernel, so the host clock times the kernel plus one launch (a few
+    microseconds against about a millisecond at 2^28 doubles). NVRTC may fuse the multiply-add,
+    which stays inside the gold check's tolerance; arrays() copies the three arrays back to the
+    host for that check."""
+
+    def __init__(self, n, dtype, device, unavailable):
+        import cupy
+        self.cupy = cupy
+        self.device = _cupy_device(cupy, device, unavailable)
+        with self.device:
+            self.kernel = cupy.ElementwiseKernel("T b, T c, T s", "T a", "a = b + s * c", "parlab_peer_triad")
+            self.a = cupy.full(n, 0.1, dtype=dtype)
+            self.b = cupy.full(n, 0.2, dtype=dtype)
+            self.c = cupy.full(n, 0.0, dtype=dtype)
+            self.scalar = dtype(0.4)
+            scratch = cupy.zeros(1, dtype=dtype)  # compile the kernel untimed, arrays untouched
+            self.kernel(scratch, scratch, self.scalar, scratch)
+            self.device.synchronize()
+
+    def run(self):
+        with self.device:
+            self.kernel(self.b, self.c, self.scalar, self.a)
+            self.device.synchronize()
+
+    def arrays(self):
+        with self.device:
+            return tuple(self.cupy.asnumpy(x) for x in (self.a, self.b, self.c))
 
     def stats(self):
         return {}

@@ -173,8 +173,8 @@ TEST(PythonBackendPeers, TheGilHeldVariantReportsContention) {
   EXPECT_NE(g.describe().find("GIL wait"), std::string::npos) << g.describe();
 }
 
-// The CPU peers' STREAM triad (NumPy, Numba prange): BabelStream gold after several runs, at
-// sizes 1 and odd, float and double, on the thread counts each runs; missing peers skip.
+// The peers' STREAM triad (NumPy, Numba prange; CuPy on a GPU): BabelStream gold after several
+// runs, at sizes 1 and odd, float and double, on the thread counts each runs; missing peers skip.
 struct TriadCase {
   const char* backend;
   int threads;
@@ -213,12 +213,14 @@ INSTANTIATE_TEST_SUITE_P(
                       TriadCase{"py-numpy", 1, Precision::f32, 100003},
                       TriadCase{"py-numba-prange", 1, Precision::f64, 1},
                       TriadCase{"py-numba-prange", 2, Precision::f64, 100003},
-                      TriadCase{"py-numba-prange", 2, Precision::f32, 100003}),
+                      TriadCase{"py-numba-prange", 2, Precision::f32, 100003},
+                      TriadCase{"py-cupy", 1, Precision::f64, 1}, TriadCase{"py-cupy", 1, Precision::f64, 100003},
+                      TriadCase{"py-cupy", 1, Precision::f32, 100003}),
     [](const ::testing::TestParamInfo<TriadCase>& i) {
-      return std::string(i.param.backend).substr(3) == "numpy"
-                 ? "numpy_" + std::string(to_string(i.param.precision)) + "_n" + std::to_string(i.param.n)
-                 : "numba_prange_t" + std::to_string(i.param.threads) + "_" + to_string(i.param.precision) + "_n" +
-                       std::to_string(i.param.n);
+      std::string name = std::string(i.param.backend).substr(3);
+      for (char& ch : name) ch = ch == '-' ? '_' : ch;
+      return name + "_t" + std::to_string(i.param.threads) + "_" + to_string(i.param.precision) + "_n" +
+             std::to_string(i.param.n);
     });
 
 TEST(PythonTriad, KernelsAPeerDoesNotRunAreUsageErrors) {
@@ -230,6 +232,11 @@ TEST(PythonTriad, KernelsAPeerDoesNotRunAreUsageErrors) {
   EXPECT_THROW(registry().get("py-pure-threads").make(p), UsageError);  // pi only
   p.precision = Precision::i32;
   EXPECT_THROW(registry().get("py-numpy").make(p), UsageError);  // triad in float or double
+  EXPECT_THROW(registry().get("py-cupy").make(p), UsageError);  // CuPy's triad too
+  p.precision = Precision::f64;
+  p.threads = 2;
+  EXPECT_THROW(registry().get("py-cupy").make(p), UsageError);  // one host thread
+  p.threads = 1;
   p.kernel = "copy";  // a STREAM kernel other than triad
   p.precision = Precision::f64;
   EXPECT_THROW(registry().get("py-numpy").make(p), UsageError);
