@@ -52,8 +52,11 @@ def quoted(pattern):
     return m
 
 
+NODE = "h200-node-16core"
+
+
 def test_quoted_strong_scaling_at_16_threads():
-    doc = load("h200-node-16core", "20261121T125744Z")
+    doc = load(NODE, "20261121T163117Z")
     series = plot.scaling_series(doc)
     pi = next(v for k, v in series.items() if k[1:3] == ("strong", "pi"))
     triad = next(v for k, v in series.items() if k[1:3] == ("strong", "triad"))
@@ -62,18 +65,87 @@ def test_quoted_strong_scaling_at_16_threads():
     assert [float(x) for x in m.groups()] == [at16(pi, b) for b in ("pool", "tbb", "openmp", "threads")]
     m = quoted(r"reaches tbb ([\d.]+)×, pool ([\d.]+)×, openmp ([\d.]+)×, threads ([\d.]+)×")
     assert [float(x) for x in m.groups()] == [at16(triad, b) for b in ("tbb", "pool", "openmp", "threads")]
+    rate = {(r["backend"], r["threads"]): plot.rate_of(r)[0] for r in doc["records"]
+            if r["kernel"] == "pi" and r["scaling"] == "strong"}
+    m = quoted(r"one core alone ran ([\d.e+]+) samples/s \(serial\), 16 busy cores ([\d.e+]+) each")
+    assert float(m.group(1)) == float(f"{rate[('serial', 1)]:.2e}")
+    assert float(m.group(2)) == round(rate[("pool", 16)] / 16 / 1e9, 2) * 1e9  # quoted as 0.xxe9
 
 
 def test_quoted_overheads_at_16_threads():
-    doc = load("h200-node-16core", "20261121T130101Z")
+    doc = load(NODE, "20261121T162736Z")
     per = {(r["kernel"], r["backend"], r["threads"]): r["time_s"]["median"] / r["size"] * 1e6
            for r in doc["records"] if r["kernel"].startswith("overhead_")}
     ref = {k: v for (k, b, t), v in per.items() if b == "serial"}
     over = lambda k, b: per[(k, b, 16)] - ref[k]  # noqa: E731
     m = quoted(r"empty fork-join pool ([\d.]+) µs, tbb ([\d.]+) µs, openmp\s+\(libgomp\) ([\d.]+) µs")
     assert [float(x) for x in m.groups()] == [round(over("overhead_empty", b), 1) for b in ("pool", "tbb", "openmp")]
+    m = quoted(r"per thread pool ([\d.]+) µs, tbb ([\d.]+) µs, openmp ([\d.]+) µs")
+    assert [float(x) for x in m.groups()] == [round(over("overhead_for", b), 1) for b in ("pool", "tbb", "openmp")]
     m = quoted(r"reduction pool ([\d.]+) µs, tbb ([\d.]+) µs, openmp\s+([\d.]+) µs")
     assert [float(x) for x in m.groups()] == [round(over("overhead_reduce", b), 1) for b in ("pool", "tbb", "openmp")]
+
+
+def test_quoted_google_benchmark_overheads_at_16_threads():
+    text = open(os.path.join(ROOT, "results", NODE, "logs", "bench_overhead.txt"), encoding="utf-8").read()
+    med = {(m.group(1), m.group(2)): float(m.group(3)) / 1000 for m in re.finditer(
+        r"^(\w+)/([\w-]+)/threads:16/real_time_median\s+([\d.]+) ns", text, re.M)}
+    for construct, label in (("empty_region", "empty region"), ("reduction", "reduction"),
+                             ("parallel_for", "parallel for")):
+        m = quoted(label.replace(" ", r"\s+") + r"\s+pool ([\d.]+)(?: µs)?,\s+tbb\s+([\d.]+),\s+openmp\s+([\d.]+)[;.]")
+        assert [float(x) for x in m.groups()] == [
+            round(med[(construct, b)], 2 if construct != "parallel_for" else 1) for b in ("pool", "tbb", "openmp")]
+
+
+def test_quoted_gil_figures_on_16_cores():
+    series = {b: dict(v) for b, v in plot.gil_series(load(NODE, "20261121T164310Z")).items()}
+    at16 = lambda b: round(series[b][16], 2)  # noqa: E731
+    m = quoted(r"GIL released (\d+\.\d+)× \(the threads\s+waited")
+    assert float(m.group(1)) == at16("py-parlab-gil-released")
+    assert float(quoted(r"with the GIL held (\d+\.\d+)×").group(1)) == at16("py-parlab-gil-held")
+    assert float(quoted(r"pure-Python\s+threads (\d+\.\d+)×").group(1)) == at16("py-pure-threads")
+    assert float(quoted(r"its own GIL, (\d+\.\d+)×").group(1)) == at16("py-subinterp")
+    m = quoted(r"Numba\s+`nogil` threads (\d+\.\d+)× and Numba `prange` (\d+\.\d+)×")
+    assert [float(x) for x in m.groups()] == [at16("py-numba-nogil"), at16("py-numba-prange")]
+    first = {b: dict(v) for b, v in plot.gil_series(load(NODE, "20261121T162314Z")).items()}
+    second = {b: dict(v) for b, v in plot.gil_series(load(NODE, "20261121T163938Z")).items()}
+    m = quoted(r"static range, made (\d+\.\d+)×, and\s+sub-interpreters with static ranges (\d+\.\d+)× and, "
+               r"on another instance, (\d+\.\d+)×")
+    assert [float(x) for x in m.groups()] == [round(first["py-parlab-gil-released"][16], 2),
+                                              round(first["py-subinterp"][16], 2), round(second["py-subinterp"][16], 2)]
+    per_call = []
+    for run in ("20261121T164310Z", "20261121T163938Z", "20261121T162314Z"):
+        r = next(r for r in load(NODE, run)["records"] if r["backend"] == "py-parlab-call-overhead")
+        per_call.append(round(2 / r["rate"]["samples_per_s"] * 1e6, 2))
+    m = quoted(r"took ([\d.]+) µs\s+\(([\d.]+) µs and ([\d.]+) µs in the two earlier runs\)")
+    assert [float(x) for x in m.groups()] == per_call
+
+
+def test_quoted_peers_table_on_16_cores():
+    rows = {(r["kernel"], r["size"], r["threads"], r["peer"]): r for r in plot.peers_table(load(NODE, "20261121T164720Z"))}
+    table = {}
+    for line in README.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[3].endswith("×") and cells[0].startswith(("π", "triad")):
+            table[(cells[0], cells[2].split()[0] + (" " + cells[2].split()[1] if "`" in cells[2] else ""))] = cells
+    expect = (("π 2^32, GPU", "PyTorch", ("pi", 2**32, 1, "py-torch")),
+              ("π 2^32, GPU", "CuPy", ("pi", 2**32, 1, "py-cupy")),
+              ("π 2^27, 16 threads", "Numba `prange`", ("pi", 2**27, 16, "py-numba-prange")),
+              ("π 2^27, 16 threads", "Numba `nogil`", ("pi", 2**27, 16, "py-numba-nogil")),
+              ("π 2^27, 1 thread", "NumPy", ("pi", 2**27, 1, "py-numpy")),
+              ("triad 2^25 double, 16 threads", "Numba `prange`", ("triad", 2**25, 16, "py-numba-prange")),
+              ("triad 2^25 double, 1 thread", "NumPy", ("triad", 2**25, 1, "py-numpy")),
+              ("triad 2^28 double, GPU", "CuPy `ElementwiseKernel`", ("triad", 2**28, 1, "py-cupy")))
+    for label, peer, key in expect:
+        cells = table[(label, peer)]
+        r = rows[key]
+        assert cells[3] == f"{r['ratio']:.2f}×", (label, peer)
+        assert cells[1].split()[0] == r["parlab"], (label, peer)
+        assert float(cells[1].split()[1]) == float(f"{r['parlab_rate']:.3e}"), (label, peer)
+        assert float(cells[2].split()[-1]) == float(f"{r['peer_rate']:.3e}"), (label, peer)
+    first = {(r["kernel"], r["peer"]): r for r in plot.peers_table(load(NODE, "20261121T162427Z")) if r["threads"] == 16}
+    m = quoted(r"3\.34× here and ([\d.]+)× in the first peers run")
+    assert float(m.group(1)) == round(first[("pi", "py-numba-prange")]["ratio"], 2)
 
 
 def test_quoted_gil_figures_on_two_cores():
