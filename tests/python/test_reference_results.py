@@ -143,6 +143,12 @@ def test_quoted_peers_table_on_16_cores():
         assert cells[1].split()[0] == r["parlab"], (label, peer)
         assert float(cells[1].split()[1]) == float(f"{r['parlab_rate']:.3e}"), (label, peer)
         assert float(cells[2].split()[-1]) == float(f"{r['peer_rate']:.3e}"), (label, peer)
+    rate = {(r["backend"], r["threads"]): plot.rate_of(r)[0] for r in load(NODE, "20261121T164720Z")["records"]
+            if r["kernel"] == "pi" and r["status"] == "ok"}
+    m = quoted(r"pool scales ([\d.]+)× and Numba `prange` ([\d.]+)×")
+    assert [float(x) for x in m.groups()] == [round(rate[(b, 16)] / rate[(b, 1)], 1) for b in ("pool", "py-numba-prange")]
+    m = quoted(r"Numba ran ([\d.e+]+) \(`prange`\) and ([\d.e+]+) \(`nogil`\) samples/s against pool's ([\d.e+]+?)\.\s")
+    assert [float(x) for x in m.groups()] == [float(f"{rate[(b, 1)]:.3e}") for b in ("py-numba-prange", "py-numba-nogil", "pool")]
     first = {(r["kernel"], r["peer"]): r for r in plot.peers_table(load(NODE, "20261121T162427Z")) if r["threads"] == 16}
     m = quoted(r"3\.34× here and ([\d.]+)× in the first peers run")
     assert float(m.group(1)) == round(first[("pi", "py-numba-prange")]["ratio"], 2)
