@@ -80,16 +80,8 @@ case "$part" in
     "$bin" list | tee "$work/list.txt"
     nvidia-smi -L | tee -a "$summary"
     step "compute-sanitizer racecheck positive control (the planted race must be reported)"
-    sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-    timeout 120 "$sanitizer" --tool racecheck --error-exitcode 1 "$build/tests/gpu/planted_race_cuda" \
-      >"$work/racecheck-control.log" 2>&1
-    rc=$?
-    grep -E "RACECHECK SUMMARY|hazard" "$work/racecheck-control.log" | head -5
-    if [ $rc -eq 1 ] && grep -q "hazard" "$work/racecheck-control.log"; then
-      say "racecheck control: the planted race was reported (exit $rc)"
-    else
-      say "racecheck control: FAILED, the planted race was not reported (exit $rc)"
-    fi
+    bash gpu/scripts/racecheck-control.sh "$build/tests/gpu/planted_race_cuda" "$work/racecheck-control.log" \
+      | tee -a "$summary"
     step "tests (all of them, 16 cores)"
     timeout 300 ctest --test-dir "$build" --parallel 8 --timeout 240 --output-on-failure >"$work/ctest.log" 2>&1
     say "ctest: $(grep -E 'tests passed|tests failed' "$work/ctest.log")"

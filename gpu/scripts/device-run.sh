@@ -112,19 +112,8 @@ timeout 600 "$sanitizer" --tool racecheck --error-exitcode 1 "$tests" \
 grep -E "$summary" "$OUT/racecheck.log" | head -20
 
 step "compute-sanitizer racecheck positive control (a planted shared-memory race must be reported)"
-control="$build/tests/gpu/planted_race_cuda"
-if [ -x "$control" ]; then
-  timeout 300 "$sanitizer" --tool racecheck --error-exitcode 1 "$control" >"$OUT/racecheck-control.log" 2>&1
-  rc=$?
-  grep -E "RACECHECK SUMMARY|hazard" "$OUT/racecheck-control.log" | head -5
-  if [ $rc -eq 1 ] && grep -q "hazard" "$OUT/racecheck-control.log"; then
-    echo "racecheck reported the planted race: ok"
-  else
-    failed "racecheck did not report the planted race (exit $rc)"
-  fi
-else
-  failed "planted_race_cuda was not built"
-fi
+bash gpu/scripts/racecheck-control.sh "$build/tests/gpu/planted_race_cuda" "$OUT/racecheck-control.log" \
+  || failed "racecheck did not report the planted race"
 
 step "done"
 tar -czf "$OUT/extras.tar.gz" -C "$OUT" extras && rm -rf "$OUT/extras"
