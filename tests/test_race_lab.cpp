@@ -6,6 +6,7 @@
 
 #include "core/lab.hpp"
 #include "test_support.hpp"
+#include "validation_metric.hpp"
 
 namespace parlab {
 namespace {
@@ -24,11 +25,7 @@ Validation run_lab(const std::string& kernel, const test::BackendThreads& bt, st
   return w->validate();
 }
 
-double metric(const Validation& v, const std::string& name) {
-  const std::optional<double> x = v.metric(name);
-  if (!x) ADD_FAILURE() << "no metric " << name;
-  return x.value_or(-1);
-}
+using test::metric;
 
 TEST_P(RaceLab, ExactCounterpartsNeverDeviate) {
   for (const char* kernel : {"count_atomic", "count_local", "rng_counter", "sum_canonical"}) {

@@ -6,6 +6,7 @@
 
 #include "embed/race_workloads.hpp"
 #include "experiments/backends.hpp"
+#include "validation_metric.hpp"
 
 namespace parlab {
 namespace {
@@ -26,11 +27,7 @@ Validation run_race(const std::string& kernel, int threads, std::uint64_t n, int
   return w->validate();
 }
 
-double metric(const Validation& v, const std::string& name) {
-  const std::optional<double> x = v.metric(name);
-  if (!x) ADD_FAILURE() << "no metric " << name;
-  return x.value_or(-1);
-}
+using test::metric;
 
 TEST(PythonRaces, LockedCounterIsExactOnAnyThreadCount) {
   for (int threads : {1, 2, 4}) {
