@@ -1,155 +1,17 @@
-#include "workload.hpp"
-
+// The CPU workloads: every kernel on any executor (make_cpu_workload).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <sstream>
 #include <utility>
 
 #include "aligned_buffer.hpp"
 #include "kernels.hpp"
-#include "stream_validation.hpp"
 #include "lab.hpp"
+#include "stream_validation.hpp"
+#include "workload.hpp"
 
 namespace parlab {
-
-const char* to_string(Precision p) {
-  switch (p) {
-    case Precision::f32: return "float";
-    case Precision::f64: return "double";
-    case Precision::i32: return "int32";
-  }
-  return "double";
-}
-
-std::optional<Precision> precision_from_name(std::string_view name) {
-  if (name == "float" || name == "f32") return Precision::f32;
-  if (name == "double" || name == "f64") return Precision::f64;
-  if (name == "int32" || name == "i32") return Precision::i32;
-  return std::nullopt;
-}
-
-const std::vector<KernelSpec>& kernel_specs() {
-  static const std::vector<KernelSpec> specs = [] {
-    std::vector<KernelSpec> s;
-    s.push_back({"pi", KernelFamily::pi, {Precision::i32}, "samples"});
-    for (const auto& k : kStreamKernels) {
-      s.push_back({k.name, KernelFamily::stream, {Precision::f64, Precision::f32}, "elements"});
-    }
-    s.push_back({"plus_one", KernelFamily::seed, {Precision::i32}, "elements"});
-    s.push_back({"add2d", KernelFamily::seed, {Precision::f32}, "nx (grid nx-by-ny, square by default)"});
-    s.push_back({"matmul", KernelFamily::seed, {Precision::f32}, "n (n-by-n matrices)"});
-    // The race lab: racy kernels and their always-exact counterparts (core/lab.hpp).
-    s.push_back({"count_racy", KernelFamily::race, {Precision::i32}, "increments (load+store, loses updates)"});
-    s.push_back({"count_atomic", KernelFamily::race, {Precision::i32}, "increments (atomic fetch_add)"});
-    s.push_back({"count_local", KernelFamily::race, {Precision::i32}, "increments (per-chunk counters)"});
-    s.push_back({"rng_shared", KernelFamily::race, {Precision::i32}, "pi samples from one shared generator"});
-    s.push_back({"rng_counter", KernelFamily::race, {Precision::i32}, "pi samples from the counter-based stream"});
-    s.push_back({"sum_order", KernelFamily::race, {Precision::f64}, "elements summed in completion order"});
-    s.push_back({"sum_canonical", KernelFamily::race, {Precision::f64}, "elements summed by the canonical reduction"});
-    // Scheduling overhead (EPCC style): `size` constructs per run.
-    s.push_back({"overhead_empty", KernelFamily::overhead, {Precision::i32}, "empty fork-join regions"});
-    s.push_back({"overhead_for", KernelFamily::overhead, {Precision::i32}, "parallel fors of 64 trivial iterations per thread"});
-    s.push_back({"overhead_reduce", KernelFamily::overhead, {Precision::i32}, "reductions of one index per thread"});
-    return s;
-  }();
-  return specs;
-}
-
-const KernelSpec* find_kernel(std::string_view name) {
-  for (const auto& k : kernel_specs()) {
-    if (k.name == name) return &k;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> cpu_kernel_names() {
-  std::vector<std::string> names;
-  for (const auto& k : kernel_specs()) names.emplace_back(k.name);
-  return names;
-}
-
-Validation PiHitsTracker::validate(std::uint64_t samples, const std::string& where) const {
-  if (runs_ == 0) return Validation::never_ran();
-  Validation v;
-  const PiCheck c = pi_check(last_, samples);
-  v.hits = last_;
-  v.checksum = c.estimate;
-  v.pass = c.pass && !changed_;
-  std::ostringstream os;
-  if (changed_) os << "hit count changed between repetitions (" << first_ << " then " << last_ << "); ";
-  os << "hits " << last_ << " of " << samples << (where.empty() ? "" : " " + where) << ", " << c.sigmas
-     << " sigma from N*pi/4";
-  if (!c.pass) os << " (beyond 3 sigma)";
-  v.detail = os.str();
-  return v;
-}
-
-void RaceTrials::record(double value) {
-  ++trials_;
-  last_ = value;
-  if (value != exact_) {
-    ++deviating_;
-    max_dev_ = std::max(max_dev_, std::fabs(value - exact_));
-  }
-  const auto it = std::lower_bound(distinct_.begin(), distinct_.end(), value);
-  if ((it == distinct_.end() || *it != value) && distinct_.size() < kMaxDistinct) distinct_.insert(it, value);
-}
-
-Validation RaceTrials::validate(bool racy) const {
-  Validation v;
-  v.checksum = last_;
-  v.pass = racy || deviating_ == 0;
-  std::ostringstream os;
-  os.precision(17);
-  os << deviating_ << " of " << trials_ << " trials differ from the exact " << exact_ << " (largest deviation "
-     << max_dev_ << ", " << distinct_.size() << " distinct results)";
-  if (racy) os << "; racy by design";
-  v.detail = os.str();
-  const double scale = exact_ != 0 ? std::fabs(exact_) : 1.0;
-  v.metrics = {{"trials", static_cast<double>(trials_)},
-               {"deviating_trials", static_cast<double>(deviating_)},
-               {"deviating_share", trials_ ? static_cast<double>(deviating_) / static_cast<double>(trials_) : 0.0},
-               {"max_abs_deviation", max_dev_},
-               {"max_rel_deviation", max_dev_ / scale},
-               {"distinct_results", static_cast<double>(distinct_.size())},
-               {"exact", exact_}};
-  return v;
-}
-
-Validation validate_plus_one(const std::int32_t* y, std::uint64_t n) {
-  Validation v;
-  double sum = 0;
-  for (std::uint64_t i = 0; i < n; ++i) {
-    if (y[i] != plus_one_init(i) + 1) {
-      v.pass = false;
-      v.detail = "y[" + std::to_string(i) + "] = " + std::to_string(y[i]) + ", expected " +
-                 std::to_string(plus_one_init(i) + 1);
-      break;
-    }
-    sum += y[i];
-  }
-  v.checksum = sum;
-  if (v.pass) v.detail = "every y[i] == x[i] + 1";
-  return v;
-}
-
-Validation validate_add2d(const float* res, std::uint64_t nx, std::uint64_t ny) {
-  Validation v;
-  double sum = 0;
-  for (std::uint64_t i = 0; i < nx * ny; ++i) {
-    if (res[i] != seed_input(i, 0) + seed_input(i, 1)) {
-      v.pass = false;
-      v.detail = "res at x=" + std::to_string(i % nx) + ", y=" + std::to_string(i / nx) + " differs from a+b";
-      break;
-    }
-    sum += res[i];
-  }
-  v.checksum = sum;
-  if (v.pass) v.detail = "every res == a + b";
-  return v;
-}
 
 namespace {
 
@@ -480,48 +342,4 @@ std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, 
   }
   throw UsageError("unknown kernel '" + p.kernel + "'");
 }
-
-// ---------------------------------------------------------------- registry
-void Registry::add(BackendEntry entry) {
-  if (find(entry.name) != nullptr) throw FailureError("backend '" + entry.name + "' registered twice");
-  entries_.push_back(std::move(entry));
-}
-
-void Registry::add_unavailable(std::string name, std::string kind, std::string reason) {
-  BackendEntry e;
-  e.name = std::move(name);
-  e.kind = std::move(kind);
-  e.available = false;
-  e.reason = std::move(reason);
-  // Making one says why it cannot run (never an empty std::function call).
-  e.make = [what = e.name + ": " + e.reason](const Problem&) -> std::unique_ptr<Workload> {
-    throw UnavailableError(what);
-  };
-  add(std::move(e));
-}
-
-const BackendEntry* Registry::find(std::string_view name) const {
-  for (const auto& e : entries_) {
-    if (e.name == name) return &e;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> Registry::names() const {
-  std::vector<std::string> n;
-  for (const auto& e : entries_) n.push_back(e.name);
-  return n;
-}
-
-const BackendEntry& Registry::get(std::string_view name) const {
-  const BackendEntry* e = find(name);
-  if (e == nullptr) {
-    std::string accepted;
-    for (const auto& n : names()) accepted += (accepted.empty() ? "" : ", ") + n;
-    throw UsageError("unknown backend '" + std::string(name) + "' (accepted: " + accepted + ")");
-  }
-  if (!e->available) throw UnavailableError("backend '" + e->name + "' is unavailable: " + e->reason);
-  return *e;
-}
-
 }  // namespace parlab
