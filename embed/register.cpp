@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "embed/model_workloads.hpp"
 #include "embed/race_workloads.hpp"
 #include "embed/workloads.hpp"
 
@@ -95,6 +96,8 @@ void register_python(Registry& registry) {
     return embed::make_python_race_workload(p);
   };
   registry.add(std::move(race));
+  // Processes and Dask: the task-based ways around the GIL (embed/model_workloads.hpp).
+  embed::register_python_models(registry, runtime);
 }
 
 }  // namespace parlab

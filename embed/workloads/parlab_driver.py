@@ -50,6 +50,13 @@ def make(kind, seed, samples, threads, device=0):
     raise ValueError(f"unknown runner kind {kind!r}")
 
 
+def make_model(kind, seed, samples, workers):
+    """A task-based runner (parlab_tasks: a thread pool, processes, Dask delayed or distributed):
+    run() -> hits, stats() -> {name: number}, close()."""
+    import parlab_tasks
+    return parlab_tasks.make(kind, seed, samples, workers, Unavailable)
+
+
 def make_race(kind, n, threads):
     """A race-lab runner (parlab_races): run() -> counter value, exact() -> the lossless value."""
     if kind == "py_numpy_add_racy":

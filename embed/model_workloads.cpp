@@ -1,0 +1,140 @@
+#include "embed/model_workloads.hpp"
+
+#include <sstream>
+#include <utility>
+
+#include "core/executor.hpp"
+#include "core/pi.hpp"
+#include "embed/driver_runner.hpp"
+#include "embed/interpreter.hpp"
+#include "embed/register.hpp"
+
+namespace parlab::embed {
+namespace {
+
+// Usage errors, before any interpreter or worker starts.
+void check_model_problem(const PyModelSpec& spec, const Problem& p) {
+  if (p.kernel != "pi") {
+    throw UsageError(std::string("backend '") + spec.name + "' runs kernel 'pi' only, got '" + p.kernel + "'");
+  }
+  Executor::check_threads(p.threads);
+}
+
+// A runner made by parlab_driver.make_model() (parlab_tasks.make()): run() -> hits,
+// stats() -> {name: number}, close() shuts its pool or cluster down.
+class ModelPiWorkload final : public Workload {
+ public:
+  ModelPiWorkload(const PyModelSpec& spec, const Problem& p)
+      : name_(spec.name), seed_(p.seed), samples_(p.size), runner_(make_runner(spec, p)) {}
+
+  void run() override {
+    GilAcquire gil;
+    PyRef r = runner_->call("run");
+    const unsigned long long hits = PyLong_AsUnsignedLongLong(r.get());
+    if (PyErr_Occurred()) throw_python_error(name_ + ": run() must return the hit count");
+    hits_.record(hits);
+    last_ = hits;
+    ran_ = true;
+  }
+
+  Validation validate() override {
+    if (!ran_) return Validation::never_ran();
+    Validation v = hits_.validate(samples_);
+    // The tracker checks repeatability and 3 sigma; the canonical count is checked here. The
+    // pure-Python sizes are small enough for one C++ thread to recount in a blink.
+    const std::uint64_t expect = pi_hits_points(seed_, 0, samples_);
+    std::ostringstream os;
+    if (last_ == expect) {
+      os << "the canonical count; ";
+    } else {
+      v.pass = false;
+      os << "differs from the canonical count " << expect << "; ";
+    }
+    v.detail = os.str() + v.detail;
+    GilAcquire gil;
+    PyRef stats = runner_->call("stats");
+    if (!PyDict_Check(stats.get())) throw FailureError(name_ + ": stats() must return a dict");
+    PyObject *key = nullptr, *value = nullptr;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(stats.get(), &pos, &key, &value)) {  // borrowed references
+      const char* k = PyUnicode_AsUTF8(key);
+      const double x = PyFloat_AsDouble(value);
+      if (k == nullptr || PyErr_Occurred()) throw_python_error(name_ + ": stats() must map names to numbers");
+      v.metrics.emplace_back(k, x);
+    }
+    return v;
+  }
+
+  WorkCount work() const override { return samples_work(samples_); }
+
+ private:
+  static std::unique_ptr<DriverRunner> make_runner(const PyModelSpec& spec, const Problem& p) {
+    GilAcquire gil;
+    PyRef args = PyRef::steal_or_throw(Py_BuildValue("(sKKi)", spec.kind, static_cast<unsigned long long>(p.seed),
+                                                     static_cast<unsigned long long>(p.size), p.threads),
+                                       spec.name);
+    return std::make_unique<DriverRunner>(spec.name, "make_model", std::move(args));
+  }
+
+  std::string name_;
+  std::uint64_t seed_, samples_, last_ = 0;
+  bool ran_ = false;
+  PiHitsTracker hits_;
+  // Its destructor takes the GIL and calls close(): never destroyed while this thread holds it.
+  std::unique_ptr<DriverRunner> runner_;
+};
+
+}  // namespace
+
+const std::vector<PyModelSpec>& python_model_specs() {
+  static const std::vector<PyModelSpec> specs = {
+      {"py-thread-pool", "thread-pool",
+       "pure-Python pi in tasks on a ThreadPoolExecutor (the split Dask gets; GIL-bound)"},
+      {"py-processes", "processes",
+       "pure-Python pi in tasks on a ProcessPoolExecutor of spawned workers (a GIL each)"},
+      {"py-dask-delayed", "dask-delayed", "pure-Python pi in dask.delayed tasks, threaded scheduler (GIL-bound)"},
+      {"py-dask-distributed", "dask-distributed",
+       "pure-Python pi in tasks on a dask.distributed LocalCluster of worker processes, or the "
+       "scheduler at $PARLAB_DASK_SCHEDULER"},
+  };
+  return specs;
+}
+
+std::string python_model_unavailable_reason(const PyModelSpec&) {
+  return {};
+}
+
+std::unique_ptr<Workload> make_python_model_workload(const PyModelSpec& spec, const Problem& p) {
+  check_model_problem(spec, p);
+  if (const std::string why = python_model_unavailable_reason(spec); !why.empty()) {
+    throw UnavailableError(std::string(spec.name) + ": " + why);
+  }
+  if (!Interpreter::active()) {
+    throw FailureError(std::string(spec.name) + ": no embedded Python interpreter is running");
+  }
+  return std::make_unique<ModelPiWorkload>(spec, p);
+}
+
+void register_python_models(Registry& registry, const std::string& runtime) {
+  for (const PyModelSpec& spec : python_model_specs()) {
+    if (const std::string why = python_model_unavailable_reason(spec); !why.empty()) {
+      registry.add_unavailable(spec.name, "python", why);
+      continue;
+    }
+    BackendEntry e;
+    e.name = spec.name;
+    e.kind = "python";
+    e.available = true;
+    e.detail = std::string(spec.detail) + " (" + runtime + ")";
+    e.in_default_set = false;
+    e.kernels = {"pi"};
+    e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {
+      check_model_problem(spec, p);
+      shared_python_interpreter();
+      return make_python_model_workload(spec, p);
+    };
+    registry.add(std::move(e));
+  }
+}
+
+}  // namespace parlab::embed

@@ -1,0 +1,145 @@
+"""pi with Dask: dask.delayed on the threaded scheduler, and a dask.distributed cluster.
+
+Both run the tasks of parlab_tasks, so beside parlab_tasks.ThreadPoolTasks (the same split on a
+ThreadPoolExecutor) the only difference is what launches a task: Dask builds a task graph of
+delayed calls, hashes their keys and schedules them; the thread pool just queues them.
+
+dask.distributed is the Python way across machines. Here it starts a LocalCluster of worker
+processes (one single-threaded worker per requested worker, each its own Python with its own
+GIL); with PARLAB_DASK_SCHEDULER=tcp://host:8786 the very same code connects to a running
+scheduler instead and uses its workers, which get parlab's modules the way local ones do
+(parlab_tasks.WORKER_BOOTSTRAP). Cluster start-up is measured apart from the compute.
+"""
+
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import parlab_tasks
+
+# How long to wait for a cluster's workers to come up (spawning a Python and importing
+# distributed takes seconds on a busy machine) before calling the start a failure.
+STARTUP_TIMEOUT_S = 120
+SCHEDULER_ENV = "PARLAB_DASK_SCHEDULER"
+
+
+def require(unavailable, distributed):
+    """Raises `unavailable` with the reason when Dask (or dask.distributed) cannot be imported."""
+    try:
+        import dask  # noqa: F401
+    except ImportError as e:
+        raise unavailable(f"Dask is not importable by the embedded interpreter: {e}") from e
+    if distributed:
+        try:
+            import distributed as _  # noqa: F401
+        except ImportError as e:
+            raise unavailable(f"dask.distributed is not importable by the embedded interpreter: {e}") from e
+
+
+class DaskDelayed:
+    """The talk's experiment: one dask.delayed call per task, computed by the threaded scheduler
+    on a pool of `workers` threads (pure-Python bodies, so GIL-bound like the thread pool)."""
+
+    def __init__(self, seed, samples, workers):
+        import dask
+        self.dask = dask
+        self.seed, self.samples, self.workers = seed, samples, workers
+        self.ranges = parlab_tasks.task_ranges(samples, workers)
+        self.account = parlab_tasks.TaskAccount(workers)
+        t0 = time.perf_counter()
+        # parlab's own pool, handed to the scheduler: its threads start here, outside the timed
+        # region, and close() shuts them down (the scheduler's default pool would live on).
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="parlab-dask")
+        barrier = threading.Barrier(workers)
+        list(self.pool.map(lambda _: barrier.wait(), range(workers)))
+        self.startup_s = time.perf_counter() - t0
+        self.roundtrip_s = parlab_tasks.median_roundtrip(
+            lambda: self._compute([self.dask.delayed(parlab_tasks.empty_task, pure=False)()]))
+
+    def _compute(self, parts):
+        return self.dask.compute(*parts, scheduler="threads", pool=self.pool)
+
+    def run(self):
+        t0 = time.perf_counter()
+        delayed_task = self.dask.delayed(parlab_tasks.count_task, pure=False)
+        results = self._compute([delayed_task(self.seed, b, e) for b, e in self.ranges])
+        return self.account.add(time.perf_counter() - t0, results)
+
+    def stats(self):
+        return dict(self.account.stats(), startup_s=self.startup_s, roundtrip_s=self.roundtrip_s)
+
+    def close(self):
+        pool, self.pool = self.pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskDistributed:
+    """The same tasks on a dask.distributed cluster: a LocalCluster of `workers` worker processes
+    started here, or the cluster at $PARLAB_DASK_SCHEDULER, whose worker threads must number
+    `workers` (checked: the accounting divides by it)."""
+
+    def __init__(self, seed, samples, workers, address=None):
+        from dask.distributed import Client, LocalCluster
+        self.seed, self.samples, self.workers = seed, samples, workers
+        self.ranges = parlab_tasks.task_ranges(samples, workers)
+        self.account = parlab_tasks.TaskAccount(workers)
+        self.cluster = self.client = None
+        address = address or os.environ.get(SCHEDULER_ENV) or None
+        self.address = address or "local"
+        t0 = time.perf_counter()
+        try:
+            if address:
+                self.client = Client(address, timeout=STARTUP_TIMEOUT_S)
+            else:
+                # The nannies spawn their workers with multiprocessing's spawn method, from the
+                # Python parlab_tasks.worker_python() names (never the parlab binary).
+                multiprocessing.get_context("spawn").set_executable(parlab_tasks.worker_python())
+                self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, silence_logs=logging.ERROR,
+                                            timeout=STARTUP_TIMEOUT_S)
+                self.client = Client(self.cluster, timeout=STARTUP_TIMEOUT_S)
+            self.client.wait_for_workers(workers, timeout=STARTUP_TIMEOUT_S)
+            threads = sum(self.client.nthreads().values())
+            if threads != workers:
+                raise RuntimeError(f"the Dask cluster at {self.address} offers {threads} worker threads, "
+                                   f"not the {workers} requested")
+            # Every worker gets parlab's modules (and ignores Ctrl-C: parlab shuts it down).
+            self.client.run(exec, parlab_tasks.WORKER_BOOTSTRAP,
+                            {"sources": parlab_tasks.worker_sources(), "barrier": None, "timeout": 0})
+            self.startup_s = time.perf_counter() - t0
+            self.roundtrip_s = parlab_tasks.median_roundtrip(
+                lambda: self.client.submit(parlab_tasks.empty_task, pure=False).result())
+        except BaseException:
+            self.close()
+            raise
+
+    def run(self):
+        t0 = time.perf_counter()
+        n = len(self.ranges)
+        futures = self.client.map(parlab_tasks.count_task, [self.seed] * n, [b for b, _ in self.ranges],
+                                  [e for _, e in self.ranges], pure=False)
+        try:
+            results = self.client.gather(futures)
+        except BaseException:
+            self.client.cancel(futures)
+            raise
+        return self.account.add(time.perf_counter() - t0, results)
+
+    def stats(self):
+        return dict(self.account.stats(), startup_s=self.startup_s, roundtrip_s=self.roundtrip_s)
+
+    def close(self):
+        """Closes the client, and the LocalCluster with every worker process when it started one
+        (a cluster at an address is left running: it is not parlab's). Idempotent."""
+        client, self.client = self.client, None
+        cluster, self.cluster = self.cluster, None
+        try:
+            if client is not None:
+                client.close(timeout=STARTUP_TIMEOUT_S)
+        finally:
+            if cluster is not None:
+                cluster.close(timeout=STARTUP_TIMEOUT_S)

@@ -1,0 +1,223 @@
+"""pi as a bag of tasks: the split every task-based Python model shares, the task body, how a
+worker outside this interpreter gets parlab's modules, and the ThreadPoolExecutor baseline.
+
+The task-based models (a ThreadPoolExecutor, a process pool, dask.delayed, a dask.distributed
+cluster) all count the canonical pi stream cut into the same tasks, so two of their figures
+differ only in what launches the tasks. Each task counts a contiguous range of points with
+parlab_philox.hits_points; the hits add up to the canonical count of [0, samples) whichever
+worker ran which task, since the stream is keyed by point index.
+
+Every runner has the shape parlab's C++ side drives (embed/model_workloads.cpp): run() -> hits,
+stats() -> {name: number} (recorded as the record's metrics), close() (idempotent; joins or shuts
+down every thread and process the runner started, also after a failed run).
+"""
+
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import parlab_philox
+
+# Points per task: about 25 ms of pure-Python pi (3e5 points/s on one core of the 2-core
+# machine), so at the largest sizes a task dwarfs any scheduler's launch cost, while the smallest
+# sizes (one task per worker, a few hundred points each) show that cost bare.
+TASK_SAMPLES = 1 << 13
+
+
+def task_count(samples, workers):
+    """Tasks for `samples` points on `workers` workers: about one per TASK_SAMPLES points, rounded
+    up to a multiple of the workers so each gets the same share (an odd task out would leave the
+    others idle, and that wait would be counted as overhead), never more than there are points
+    (no empty tasks), at least one."""
+    per_worker = max(1, -(-samples // (TASK_SAMPLES * workers)))
+    return max(1, min(per_worker * workers, samples))
+
+
+def task_ranges(samples, workers):
+    """The [begin, end) ranges of the tasks, in stream order (parlab_philox.split)."""
+    t = task_count(samples, workers)
+    return [(parlab_philox.split(samples, t, i), parlab_philox.split(samples, t, i + 1)) for i in range(t)]
+
+
+def count_task(seed, begin, end):
+    """The task body every model runs: (hits, worker id, seconds spent counting). The worker id
+    is (pid, thread id), so the accounting sees which worker a task ran on in any model."""
+    t0 = time.perf_counter()
+    hits = parlab_philox.hits_points(seed, begin, end)
+    return hits, (os.getpid(), threading.get_ident()), time.perf_counter() - t0
+
+
+def empty_task():
+    """A task that does nothing: its round trip is a model's launch, pickling and return cost."""
+    return os.getpid()
+
+
+class TaskAccount:
+    """Where the workers' time went, summed over every run.
+
+    A model with W workers running for `wall` seconds has W * wall seconds of worker time; the
+    task bodies used `busy` of it. The rest - launching, pickling, sending, scheduling, and waiting
+    for the last task - is overhead, reported per task. With the GIL held by pure-Python bodies,
+    a thread waiting for the GIL is inside a body, so this is launch overhead only; what the GIL
+    costs shows up as the missing speedup instead."""
+
+    def __init__(self, workers):
+        self.workers = workers
+        self.runs = 0
+        self.tasks = 0
+        self.wall_s = 0.0
+        self.busy_s = 0.0
+        self.seen_workers = set()
+
+    def add(self, wall_s, results):
+        self.runs += 1
+        self.tasks += len(results)
+        self.wall_s += wall_s
+        self.busy_s += sum(r[2] for r in results)
+        self.seen_workers.update(r[1] for r in results)
+        return sum(r[0] for r in results)
+
+    def stats(self):
+        if self.runs == 0:
+            return {}
+        idle = self.workers * self.wall_s - self.busy_s
+        return {"tasks": self.tasks / self.runs,
+                "per_task_overhead_s": idle / self.tasks,
+                "busy_share": self.busy_s / (self.workers * self.wall_s) if self.wall_s > 0 else 0.0,
+                "workers": float(self.workers),
+                "workers_used": float(len(self.seen_workers))}
+
+
+def median_roundtrip(submit_and_wait, n=20):
+    """Median seconds of n round trips of empty_task through a model (measured after start-up)."""
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        submit_and_wait()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[len(times) // 2]
+
+
+# ---------------------------------------------------------------- workers in other processes
+# A spawned process or a Dask worker is a plain Python: parlab's workload modules are compiled
+# into the parlab binary (embed/sources.cpp), not files on its sys.path. The bootstrap below,
+# run in each worker with exec, installs the same embedded text there through an import hook, so
+# `count_task` pickled by reference (module parlab_tasks) imports in the worker exactly as here.
+# exec is a builtin, so it pickles by reference and needs nothing installed first.
+WORKER_BOOTSTRAP = r'''
+import importlib.abc, importlib.util, signal, sys, threading
+
+class ParlabWorkerFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def __init__(self, sources):
+        self.sources = sources
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.sources:
+            return None
+        return importlib.util.spec_from_loader(name, self, origin=self.sources[name][0])
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        filename, text = self.sources[module.__name__]
+        module.__file__ = filename
+        exec(compile(text, filename, "exec"), module.__dict__)
+
+if not any(type(f).__name__ == "ParlabWorkerFinder" for f in sys.meta_path):
+    sys.meta_path.insert(0, ParlabWorkerFinder(sources))
+# Ctrl-C reaches the whole foreground process group. The parent (parlab) owns the workers: it
+# stops between repetitions and shuts them down, so a worker must not die of KeyboardInterrupt
+# half-way through a task first.
+if threading.current_thread() is threading.main_thread():
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+import parlab_tasks
+if barrier is not None:
+    barrier.wait(timeout)
+'''
+
+
+def worker_sources(names=("parlab_philox", "parlab_tasks")):
+    """{module: (filename, text)} of the modules a worker needs, taken from the import hook
+    parlab installed in this interpreter (embed/sources.cpp), or from the files when this module
+    was imported from a source tree (tests in a plain Python)."""
+    import sys
+    for finder in sys.meta_path:
+        if type(finder).__name__ == "ParlabEmbeddedFinder":
+            return {n: finder.sources[n] for n in names}
+    out = {}
+    for n in names:
+        path = sys.modules[n].__file__ if n in sys.modules else None
+        if path is None:
+            __import__(n)
+            path = sys.modules[n].__file__
+        with open(path) as f:
+            out[n] = (path, f.read())
+    return out
+
+
+def worker_python():
+    """The Python executable a spawned worker runs. In parlab's embedded interpreter
+    sys.executable is the interpreter parlab derived sys.prefix from (its configured python3, or
+    the virtual environment's bin/python), not the parlab binary; should it ever name the binary
+    itself, spawning it would start parlab, so the base interpreter is used instead."""
+    import sys
+    exe = sys.executable
+    try:
+        is_self = bool(exe) and os.path.samefile(exe, "/proc/self/exe")
+    except OSError:
+        is_self = False
+    if not exe or is_self:
+        exe = getattr(sys, "_base_executable", "") or os.path.join(
+            sys.base_exec_prefix, "bin", f"python{sys.version_info[0]}.{sys.version_info[1]}")
+    if not os.access(exe, os.X_OK):
+        raise RuntimeError(f"no Python executable to spawn workers with (tried {exe!r})")
+    return exe
+
+
+# ---------------------------------------------------------------- the thread-pool baseline
+class ThreadPoolTasks:
+    """The same tasks submitted to a ThreadPoolExecutor: the baseline dask.delayed is measured
+    against (pure-Python bodies, so GIL-bound: the point is the launch cost per task)."""
+
+    def __init__(self, seed, samples, workers):
+        self.seed, self.samples, self.workers = seed, samples, workers
+        self.ranges = task_ranges(samples, workers)
+        self.account = TaskAccount(workers)
+        t0 = time.perf_counter()
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="parlab-tasks")
+        # Start every worker thread now, outside the timed region: the pool makes a thread per
+        # submission while none is idle, and the barrier keeps each busy until all exist.
+        barrier = threading.Barrier(workers)
+        list(self.pool.map(lambda _: barrier.wait(), range(workers)))
+        self.startup_s = time.perf_counter() - t0
+        self.roundtrip_s = median_roundtrip(lambda: self.pool.submit(empty_task).result())
+
+    def run(self):
+        t0 = time.perf_counter()
+        futures = [self.pool.submit(count_task, self.seed, b, e) for b, e in self.ranges]
+        results = [f.result() for f in futures]
+        return self.account.add(time.perf_counter() - t0, results)
+
+    def stats(self):
+        return dict(self.account.stats(), startup_s=self.startup_s, roundtrip_s=self.roundtrip_s)
+
+    def close(self):
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def make(kind, seed, samples, workers, unavailable):
+    """A runner of `kind`; `unavailable` is the exception type meaning "cannot run here"."""
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    if kind == "thread-pool":
+        return ThreadPoolTasks(seed, samples, workers)
+    if kind == "processes":
+        import parlab_processes
+        return parlab_processes.ProcessPi(seed, samples, workers)
+    if kind in ("dask-delayed", "dask-distributed"):
+        import parlab_dask
+        parlab_dask.require(unavailable, distributed=kind == "dask-distributed")
+        if kind == "dask-delayed":
+            return parlab_dask.DaskDelayed(seed, samples, workers)
+        return parlab_dask.DaskDistributed(seed, samples, workers)
+    raise ValueError(f"unknown task-model kind {kind!r}")
