@@ -7,6 +7,8 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/stream.hpp"
 
@@ -22,6 +24,16 @@ void launch_pi_hits(std::uint64_t seed, std::uint64_t pair_begin, std::uint64_t 
 
 // The grid launch_pi_hits uses on `device` for `pairs` pairs (for the record; not needed to call).
 int pi_grid_blocks(int device, std::uint64_t pairs);
+
+// Other shapes of the pi kernel, for an A/B comparison inside one run (gpu/pi_variants.cpp,
+// gpu/scripts/ncu-profile.sh): each adds exactly what launch_pi_hits adds. The first name is
+// the shape launch_pi_hits uses; "v1" is the kernel before issue 14. An unknown name throws
+// UsageError listing the accepted ones.
+std::vector<std::string> pi_kernel_variants();
+void launch_pi_hits_variant(const std::string& variant, std::uint64_t seed, std::uint64_t pair_begin,
+                            std::uint64_t pair_end, bool with_tail_point, unsigned long long* hits, int device,
+                            cudaStream_t stream);
+int pi_variant_grid_blocks(const std::string& variant, int device, std::uint64_t pairs);
 
 // ---------------------------------------------------------------- STREAM (stream_kernels.cu)
 // a, b, c := StreamInit values over n elements.
