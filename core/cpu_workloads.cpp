@@ -19,9 +19,13 @@ namespace {
 class PiWorkload final : public Workload {
  public:
   PiWorkload(std::unique_ptr<Executor> ex, const Problem& p)
-      : ex_(std::move(ex)), seed_(p.seed), samples_(p.size) {}
+      : ex_(std::move(ex)), seed_(p.seed), first_(p.first), samples_(p.size) {
+    if (first_ > std::numeric_limits<std::uint64_t>::max() - samples_) throw UsageError("pi: first sample + samples overflows 64 bits");
+  }
 
-  void run() override { hits_.record(pi_hits(*ex_, seed_, samples_)); }
+  void run() override {
+    hits_.record(first_ == 0 ? pi_hits(*ex_, seed_, samples_) : pi_hits_range(*ex_, seed_, first_, first_ + samples_));
+  }
 
   Validation validate() override { return hits_.validate(samples_); }
 
@@ -29,7 +33,7 @@ class PiWorkload final : public Workload {
 
  private:
   std::unique_ptr<Executor> ex_;
-  std::uint64_t seed_, samples_;
+  std::uint64_t seed_, first_, samples_;
   PiHitsTracker hits_;
 };
 
@@ -339,6 +343,8 @@ std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, 
       return std::make_unique<RaceWorkload>(std::move(executor), p);
     case KernelFamily::overhead:
       return std::make_unique<OverheadWorkload>(std::move(executor), p);
+    case KernelFamily::comm:
+      throw UsageError("kernel '" + p.kernel + "' measures communication between MPI ranks; it runs on the mpi+ backends");
   }
   throw UsageError("unknown kernel '" + p.kernel + "'");
 }

@@ -48,6 +48,10 @@ const std::vector<KernelSpec>& kernel_specs() {
     s.push_back({"overhead_empty", KernelFamily::overhead, {Precision::i32}, "empty fork-join regions"});
     s.push_back({"overhead_for", KernelFamily::overhead, {Precision::i32}, "parallel fors of 64 trivial iterations per thread"});
     s.push_back({"overhead_reduce", KernelFamily::overhead, {Precision::i32}, "reductions of one index per thread"});
+    // Communication probes, OSU-style (mpi/): `size` operations per run over every rank.
+    s.push_back({"mpi_barrier", KernelFamily::comm, {Precision::i32}, "MPI_Barrier calls"});
+    s.push_back({"mpi_allreduce", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Allreduce (sum) calls"});
+    s.push_back({"mpi_bcast", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Bcast calls from rank 0"});
     return s;
   }();
   return specs;
@@ -62,7 +66,9 @@ const KernelSpec* find_kernel(std::string_view name) {
 
 std::vector<std::string> cpu_kernel_names() {
   std::vector<std::string> names;
-  for (const auto& k : kernel_specs()) names.emplace_back(k.name);
+  for (const auto& k : kernel_specs()) {
+    if (k.family != KernelFamily::comm) names.emplace_back(k.name);
+  }
   return names;
 }
 }  // namespace parlab

@@ -31,6 +31,21 @@ inline std::uint64_t pi_hits(Executor& ex, std::uint64_t seed, std::uint64_t sam
   return hits;
 }
 
+// The canonical hit count of points [begin, end) of the stream for `seed`: one part of it (an
+// MPI rank's share). Whole pairs run on the executor as pi_hits does; a pair cut by either end
+// contributes only its points inside the range, so any split of [0, N) sums to the count of N.
+inline std::uint64_t pi_hits_range(Executor& ex, std::uint64_t seed, std::uint64_t begin, std::uint64_t end) {
+  if (begin >= end) return 0;
+  const Index pair_begin = (begin + 1) / 2, pair_end = end / 2;  // pairs wholly inside
+  if (pair_begin >= pair_end) return pi_hits_points(seed, begin, end);
+  const PiIsa isa = pi_active_isa();
+  std::uint64_t hits = ex.parallel_sum(pair_end - pair_begin, kPiGrainPairs, [seed, isa, pair_begin](Index b, Index e) {
+    return pi_hits_pairs_isa(isa, seed, pair_begin + b, pair_begin + e);
+  });
+  hits += pi_hits_points(seed, begin, 2 * pair_begin) + pi_hits_points(seed, 2 * pair_end, end);
+  return hits;
+}
+
 // One STREAM array kernel over a, b, c of n elements (not dot).
 template <class T>
 inline void stream_run(Executor& ex, StreamKernel k, T* a, T* b, T* c, Index n) {

@@ -27,7 +27,9 @@ std::optional<Precision> precision_from_name(std::string_view name);
 
 // pi, stream, seed: the canonical kernels. race: the lab's deliberately non-deterministic
 // kernels and their exact counterparts (core/lab.hpp). overhead: scheduling-overhead probes.
-enum class KernelFamily { pi, stream, seed, race, overhead };
+// comm: communication probes between processes (OSU-style barrier, allreduce, broadcast), run
+// only by the MPI backends (mpi/), so not among cpu_kernel_names().
+enum class KernelFamily { pi, stream, seed, race, overhead, comm };
 
 struct KernelSpec {
   std::string_view name;
@@ -46,6 +48,10 @@ struct Problem {
   std::uint64_t size = 0;    // pi: samples; arrays: elements; add2d: nx; matmul: n
   std::uint64_t size_y = 0;  // add2d rows; 0 means square
   std::uint64_t seed = 0;    // pi only
+  // pi: the index of the first sample, so the workload counts points [first, first + size) of
+  // the stream. Only the MPI wing sets it (one rank's share); the CPU and CUDA pi workloads
+  // honour it, and no other backend is ever given a part.
+  std::uint64_t first = 0;
   int threads = 1;
   int device = 0;            // GPU backends only
 };
@@ -90,6 +96,14 @@ struct Validation {
   }
 };
 
+// Where a measurement ran (DESIGN.md, "Dimensions that compose"): the process layout, recorded
+// as the record's `ranks`, `ranks_per_node` and `hosts`.
+struct ProcessLayout {
+  int ranks = 1;
+  int ranks_per_node = 1;  // the most ranks on one host
+  int hosts = 1;
+};
+
 // Time a backend measured itself (CUDA events), split as DESIGN.md asks.
 struct SelfTiming {
   double kernel_s = 0;
@@ -105,6 +119,8 @@ class Workload {
   // Backends that time themselves (GPU) return the last run's split; CPU returns nullopt and
   // the runner's wall clock is used.
   virtual std::optional<SelfTiming> last_timing() const { return std::nullopt; }
+  // Workloads spread over several processes (mpi/) return their layout; one process: nullopt.
+  virtual std::optional<ProcessLayout> layout() const { return std::nullopt; }
 };
 
 // Validation shared by every backend's workloads, so a CPU, GPU or multi-GPU figure is checked
@@ -184,6 +200,7 @@ class Registry {
   std::vector<BackendEntry> entries_;
 };
 
+// Every kernel a CPU executor runs (all but the communication probes).
 std::vector<std::string> cpu_kernel_names();
 
 }  // namespace parlab

@@ -9,6 +9,9 @@
 #if defined(PARLAB_HAVE_PYTHON)
 #include "embed/register.hpp"
 #endif
+#if defined(PARLAB_HAVE_MPI)
+#include "mpi/register.hpp"
+#endif
 
 namespace parlab {
 
@@ -38,7 +41,68 @@ Registry make_registry() {
   r.add_unavailable("python", "python", build_info::kPythonWhy);
   r.add_unavailable("py-threads-race", "python", build_info::kPythonWhy);
 #endif
+#if defined(PARLAB_HAVE_MPI)
+  register_mpi(r);  // after the CPU and GPU parts: it composes with their factories
+#else
+  for (const char* name : {"mpi+serial", "mpi+pool", "mpi+tbb", "mpi+openmp", "mpi+cuda"}) {
+    r.add_unavailable(name, "mpi", build_info::kMpiWhy);
+  }
+#endif
   return r;
+}
+
+MpiJobScope::MpiJobScope() {
+#if defined(PARLAB_HAVE_MPI)
+  mpi_job::start_if_launched();
+#endif
+}
+
+MpiJobScope::~MpiJobScope() {
+#if defined(PARLAB_HAVE_MPI)
+  mpi_job::finish();
+#endif
+}
+
+bool MpiJobScope::follower() const {
+#if defined(PARLAB_HAVE_MPI)
+  return mpi_job::is_follower();
+#else
+  return false;
+#endif
+}
+
+bool MpiJobScope::in_job() {
+#if defined(PARLAB_HAVE_MPI)
+  return mpi_job::facts().in_job;
+#else
+  return false;
+#endif
+}
+
+int MpiJobScope::serve() {
+#if defined(PARLAB_HAVE_MPI)
+  const Registry registry = make_registry();  // registers the builders this rank serves with
+  return mpi_job::serve();
+#else
+  return 1;
+#endif
+}
+
+MpiFacts mpi_facts() {
+  MpiFacts f;
+#if defined(PARLAB_HAVE_MPI)
+  const mpi_job::Facts m = mpi_job::facts();
+  f.built = true;
+  f.library = m.library;
+  f.in_job = m.in_job;
+  f.ranks = m.ranks;
+  f.ranks_per_node = m.ranks_per_node;
+  f.hosts = m.hosts;
+  f.binding = m.binding;
+#else
+  f.why = build_info::kMpiWhy;
+#endif
+  return f;
 }
 
 void configure_python([[maybe_unused]] const std::string& python_home) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -241,6 +242,17 @@ int cmd_report(const std::string& run_dir, std::ostream& out, std::ostream& err,
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  // Under an MPI launcher every rank starts here. Ranks other than 0 only serve rank 0's
+  // distributed workloads (mpi/), so output and result files come from rank 0 alone; the
+  // scope ends the job when rank 0 returns.
+  std::optional<MpiJobScope> mpi_job;
+  try {
+    mpi_job.emplace();
+  } catch (const Error& e) {
+    err << "parlab: " << e.what() << "\n";
+    return kExitFailure;
+  }
+  if (mpi_job->follower()) return mpi_job->serve();
   CLI::App app{"parlab: the same computations under serial, std::thread, a thread pool, oneTBB, "
                "OpenMP, CUDA and embedded Python, measured side by side.",
                "parlab"};

@@ -154,6 +154,23 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
   }
   ctx["backends"] = backends;
   ctx["python"] = python_context_line();
+  // MPI: the library, and when this process is a rank of a job, its layout and binding.
+  const MpiFacts mpi = mpi_facts();
+  nlohmann::json mpi_block = {{"built", mpi.built}};
+  if (!mpi.built) {
+    mpi_block["reason"] = mpi.why;
+  } else {
+    mpi_block["library"] = mpi.library;
+    mpi_block["in_job"] = mpi.in_job;
+    if (mpi.in_job) {
+      mpi_block["ranks"] = mpi.ranks;
+      mpi_block["ranks_per_node"] = mpi.ranks_per_node;
+      mpi_block["hosts"] = mpi.hosts;
+      mpi_block["threads_per_rank"] = options.max_threads_requested;
+      mpi_block["binding"] = mpi.binding;
+    }
+  }
+  ctx["mpi"] = mpi_block;
 
   nlohmann::json warnings = nlohmann::json::array();
   const std::string bt = build_info::kBuildType;
@@ -174,6 +191,11 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
   if (options.max_threads_requested > hardware_threads()) {
     warnings.push_back("thread counts up to " + std::to_string(options.max_threads_requested) +
                        " on " + std::to_string(hardware_threads()) + " hardware threads: oversubscribed points measure time-slicing");
+  }
+  if (mpi.in_job && mpi.ranks_per_node * options.max_threads_requested > hardware_threads()) {
+    warnings.push_back(std::to_string(mpi.ranks_per_node) + " MPI ranks per host x " +
+                       std::to_string(options.max_threads_requested) + " threads on " + std::to_string(hardware_threads()) +
+                       " hardware threads: oversubscribed points measure time-slicing");
   }
   ctx["warnings"] = warnings;
 

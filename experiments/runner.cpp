@@ -387,6 +387,11 @@ json Runner::measure(const MeasurementSpec& s, std::size_t index) {
     r["checksum"] = v.checksum;
     if (v.hits) r["hits"] = *v.hits;
     r["status"] = v.pass ? "ok" : "failed-validation";
+    if (const auto l = w->layout()) {  // where it ran (DESIGN.md, "Dimensions that compose")
+      r["ranks"] = l->ranks;
+      r["ranks_per_node"] = l->ranks_per_node;
+      r["hosts"] = l->hosts;
+    }
   } catch (const UnavailableError& e) {
     r["status"] = "unavailable";
     r["reason"] = e.what();

@@ -60,6 +60,7 @@ double host_bytes(const MeasurementSpec& s) {
   switch (k->family) {
     case KernelFamily::pi: return 0;
     case KernelFamily::overhead: return 0;
+    case KernelFamily::comm: return 0;
     case KernelFamily::race: return s.kernel.rfind("sum_", 0) == 0 ? 2.0 * n * 8.0 : 0.0;
     case KernelFamily::stream: return 3.0 * n * elem;
     case KernelFamily::seed:

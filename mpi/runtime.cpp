@@ -1,0 +1,289 @@
+#include "runtime.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace parlab::mpi {
+
+namespace {
+
+// A command from rank 0, broadcast as bytes (every rank runs the same executable).
+enum class Op : std::int32_t { make = 1, run, validate, destroy, stop };
+
+struct Command {
+  Op op = Op::stop;
+  std::int32_t threads = 1, device = 0, precision = 0;
+  std::uint64_t size = 0, size_y = 0, seed = 0;
+  char kernel[48] = {};
+  char backend[48] = {};
+};
+
+void copy_name(char (&dst)[48], const std::string& src, const char* what) {
+  if (src.size() >= sizeof dst) throw UsageError(std::string(what) + " name '" + src + "' is too long for the MPI protocol");
+  std::memcpy(dst, src.c_str(), src.size() + 1);
+}
+
+Problem problem_of(const Command& c) {
+  Problem p;
+  p.kernel = c.kernel;
+  p.precision = static_cast<Precision>(c.precision);
+  p.size = c.size;
+  p.size_y = c.size_y;
+  p.seed = c.seed;
+  p.threads = c.threads;
+  p.device = c.device;
+  return p;
+}
+
+// Rank 0's side of a command broadcast.
+void send(const Command& c) {
+  Command copy = c;
+  MPI_Request req;
+  MPI_Ibcast(&copy, sizeof copy, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+// A follower's side. A nonblocking broadcast polled with growing sleeps, so an idle follower
+// costs almost no CPU while rank 0 measures a single-process backend (a blocking MPI_Bcast
+// busy-polls a core); for 20 ms after a command it only yields, so back-to-back runs of a
+// timing loop are not delayed by a sleep.
+Command receive() {
+  Command c;
+  MPI_Request req;
+  MPI_Ibcast(&c, sizeof c, MPI_BYTE, 0, MPI_COMM_WORLD, &req);
+  const auto since = std::chrono::steady_clock::now();
+  auto nap = std::chrono::microseconds(50);
+  for (int done = 0;;) {
+    MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+    if (done) return c;
+    if (std::chrono::steady_clock::now() - since < std::chrono::milliseconds(20)) {
+      sched_yield();
+    } else {
+      std::this_thread::sleep_for(nap);
+      nap = std::min(nap * 2, std::chrono::microseconds(2000));
+    }
+  }
+}
+
+// This process's CPU affinity as a list ("0-3,8").
+std::string affinity() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return "?";
+  std::ostringstream os;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (!CPU_ISSET(c, &set)) continue;
+    int e = c;
+    while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set)) ++e;
+    os << (os.tellp() > 0 ? "," : "") << c;
+    if (e > c) os << "-" << e;
+    c = e;
+  }
+  return os.str();
+}
+
+}  // namespace
+
+bool launched_by_launcher() {
+  for (const char* v : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"}) {
+    if (const char* s = std::getenv(v); s != nullptr && *s != '\0') return true;
+  }
+  return false;
+}
+
+std::string library_version() {
+  char text[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(text, &len);
+  std::string s(text, static_cast<std::size_t>(std::max(0, len)));
+  s = s.substr(0, s.find('\n'));
+  while (!s.empty() && (s.back() == '\0' || s.back() == ' ')) s.pop_back();
+  return s;
+}
+
+Communicator::~Communicator() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (comm_ != MPI_COMM_NULL && !finalized) MPI_Comm_free(&comm_);
+}
+
+void abort_job(const std::string& what) noexcept {
+  int init = 0, fin = 0, rank = 0, size = 1;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (init && !fin) {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+  }
+  std::fprintf(stderr, "parlab: rank %d of %d: %s; aborting the MPI job\n", rank, size, what.c_str());
+  std::fflush(stderr);
+  if (init && !fin) MPI_Abort(MPI_COMM_WORLD, 1);
+  std::_Exit(1);
+}
+
+Runtime& Runtime::instance() {
+  static Runtime runtime;
+  return runtime;
+}
+
+void Runtime::start() {
+  if (started_) return;
+  if (finished_) throw FailureError("MPI was already finalized in this process; it cannot start again");
+  int provided = 0;
+  if (MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+    throw FailureError("MPI_Init_thread failed");
+  }
+  started_ = true;
+  if (provided < MPI_THREAD_FUNNELED) {
+    throw FailureError("the MPI library provides thread level " + std::to_string(provided) +
+                       ", below MPI_THREAD_FUNNELED (executor threads beside MPI)");
+  }
+  MPI_Comm_rank(MPI_COMM_WORLD, &layout_.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &layout_.ranks);
+  MPI_Comm node_comm = MPI_COMM_NULL;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, layout_.rank, MPI_INFO_NULL, &node_comm);
+  const Communicator node(node_comm);
+  int on_node = 1;
+  MPI_Comm_rank(node.get(), &layout_.node_rank);
+  MPI_Comm_size(node.get(), &on_node);
+  MPI_Allreduce(&on_node, &layout_.ranks_per_node, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const int leads_node = layout_.node_rank == 0 ? 1 : 0;
+  MPI_Allreduce(&leads_node, &layout_.hosts, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+
+  // Every rank's affinity, gathered on rank 0 for the context block.
+  char mine[256] = {};
+  const std::string a = affinity();
+  std::snprintf(mine, sizeof mine, "%s", a.c_str());
+  std::vector<char> all(layout_.rank == 0 ? sizeof mine * static_cast<std::size_t>(layout_.ranks) : 1);
+  MPI_Gather(mine, sizeof mine, MPI_CHAR, all.data(), sizeof mine, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (layout_.rank == 0) {
+    std::ostringstream os;
+    for (int r = 0; r < layout_.ranks; ++r) {
+      os << (r ? " " : "") << "r" << r << ":" << std::string(all.data() + sizeof mine * static_cast<std::size_t>(r));
+    }
+    layout_.binding = os.str();
+  }
+}
+
+void Runtime::finish() noexcept {
+  if (!started_ || finished_) return;
+  finished_ = true;
+  if (layout_.rank == 0) send(Command{});  // Op::stop
+  MPI_Finalize();
+}
+
+void Runtime::add_builder(const std::string& backend, RankBuilder builder) { builders_[backend] = std::move(builder); }
+
+const RankBuilder& Runtime::builder(const std::string& backend) const {
+  const auto it = builders_.find(backend);
+  if (it == builders_.end()) throw FailureError("no MPI backend '" + backend + "' registered on this rank");
+  return it->second;
+}
+
+// Rank 0's handle on a distributed workload: each call is broadcast to the followers first, so
+// every rank enters the same collective.
+class LeaderWorkload final : public Workload {
+ public:
+  LeaderWorkload(Runtime& rt, const std::string& backend, const Problem& p) : rt_(rt) {
+    Command c;
+    c.op = Op::make;
+    copy_name(c.backend, backend, "backend");
+    copy_name(c.kernel, p.kernel, "kernel");
+    c.threads = p.threads;
+    c.device = p.device;
+    c.precision = static_cast<std::int32_t>(p.precision);
+    c.size = p.size;
+    c.size_y = p.size_y;
+    c.seed = p.seed;
+    const RankBuilder& build = rt_.builder(backend);
+    if (rt_.leader_live_) throw FailureError("one distributed workload at a time: the previous one is still alive");
+    send(c);
+    rt_.leader_live_ = true;
+    try {
+      rank_ = build(problem_of(c), rt_.layout());
+    } catch (const std::exception& e) {
+      abort_job(std::string("making ") + backend + " " + p.kernel + ": " + e.what());
+    }
+  }
+  ~LeaderWorkload() override {
+    send(command(Op::destroy));
+    rank_.reset();
+    rt_.leader_live_ = false;
+  }
+  void run() override {
+    send(command(Op::run));
+    try {
+      rank_->run();
+    } catch (const std::exception& e) {
+      abort_job(std::string("run: ") + e.what());
+    }
+  }
+  Validation validate() override {
+    send(command(Op::validate));
+    try {
+      return rank_->validate();
+    } catch (const std::exception& e) {
+      abort_job(std::string("validate: ") + e.what());
+    }
+  }
+  WorkCount work() const override { return rank_->work(); }
+  std::optional<ProcessLayout> layout() const override { return rt_.layout().process(); }
+
+ private:
+  static Command command(Op op) {
+    Command c;
+    c.op = op;
+    return c;
+  }
+  Runtime& rt_;
+  std::unique_ptr<RankWorkload> rank_;
+};
+
+std::unique_ptr<Workload> Runtime::make_leader(const std::string& backend, const Problem& problem) {
+  start();
+  if (layout_.rank != 0) throw FailureError("only rank 0 makes distributed workloads; the others serve");
+  return std::make_unique<LeaderWorkload>(*this, backend, problem);
+}
+
+int Runtime::serve() {
+  std::unique_ptr<RankWorkload> current;
+  for (;;) {
+    const Command c = receive();
+    try {
+      switch (c.op) {
+        case Op::make:
+          current.reset();
+          current = builder(c.backend)(problem_of(c), layout_);
+          break;
+        case Op::run:
+          current->run();
+          break;
+        case Op::validate:
+          current->validate();
+          break;
+        case Op::destroy:
+          current.reset();
+          break;
+        case Op::stop:
+          current.reset();
+          finished_ = true;
+          MPI_Finalize();
+          return 0;
+      }
+    } catch (const std::exception& e) {
+      abort_job(e.what());
+    }
+  }
+}
+
+}  // namespace parlab::mpi

@@ -1,0 +1,420 @@
+#include "workloads.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <vector>
+
+#include "core/aligned_buffer.hpp"
+#include "core/kernels.hpp"
+#include "core/lab.hpp"
+#include "core/stream_validation.hpp"
+
+namespace parlab::mpi {
+
+namespace {
+
+template <class T>
+MPI_Datatype datatype();
+template <>
+MPI_Datatype datatype<float>() { return MPI_FLOAT; }
+template <>
+MPI_Datatype datatype<double>() { return MPI_DOUBLE; }
+
+bool all_ranks(bool mine) {
+  int in = mine ? 1 : 0, out = 0;
+  MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return out != 0;
+}
+
+int ranks_failing(bool mine) {
+  int in = mine ? 0 : 1, out = 0;
+  MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  return out;
+}
+
+std::string over(const Layout& l) { return "over " + std::to_string(l.ranks) + " rank" + (l.ranks == 1 ? "" : "s"); }
+
+// ---------------------------------------------------------------- pi
+// The canonical count of the job from this rank's part, however the part is counted.
+class PiRank final : public RankWorkload {
+ public:
+  PiRank(std::function<std::uint64_t()> count_part, const Problem& p, const Layout& l)
+      : count_(std::move(count_part)), samples_(p.size), layout_(l) {}
+  void run() override {
+    std::uint64_t part = count_(), total = 0;
+    MPI_Allreduce(&part, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    hits_.record(total);
+  }
+  Validation validate() override { return hits_.validate(samples_, over(layout_)); }
+  WorkCount work() const override { return samples_work(samples_); }
+
+ private:
+  std::function<std::uint64_t()> count_;
+  std::uint64_t samples_;
+  Layout layout_;
+  PiHitsTracker hits_;
+};
+
+// ---------------------------------------------------------------- STREAM
+template <class T>
+class StreamRank final : public RankWorkload {
+ public:
+  StreamRank(std::unique_ptr<Executor> ex, StreamKernel k, std::uint64_t n, const Layout& l)
+      : ex_(std::move(ex)), kernel_(k), n_(n), layout_(l), share_(block_share(n, l.ranks, l.rank)),
+        a_(share_.size()), b_(share_.size()), c_(share_.size()),
+        partials_(k == StreamKernel::dot ? dot_block_count(share_.size()) : 0) {
+    T* a = a_.data();
+    T* b = b_.data();
+    T* c = c_.data();
+    ex_->parallel_for(share_.size(), kArrayGrain, [=](Index lo, Index hi) {  // first touch by the threads that use it
+      for (Index i = lo; i < hi; ++i) {
+        a[i] = StreamInit<T>::a;
+        b[i] = StreamInit<T>::b;
+        c[i] = StreamInit<T>::c;
+      }
+    });
+    if (k == StreamKernel::dot) {
+      // Blocks per rank and where each rank's start in the gathered, index-ordered partials.
+      counts_.resize(static_cast<std::size_t>(l.ranks));
+      displs_.resize(static_cast<std::size_t>(l.ranks));
+      const std::uint64_t blocks = dot_block_count(n);
+      for (int r = 0; r < l.ranks; ++r) {
+        const Share s = block_share(n, l.ranks, r);
+        counts_[static_cast<std::size_t>(r)] = static_cast<int>(dot_block_count(s.size()));
+        displs_[static_cast<std::size_t>(r)] = static_cast<int>(s.begin / kDotBlock);
+      }
+      if (blocks > static_cast<std::uint64_t>(std::numeric_limits<int>::max())) {
+        throw UsageError("dot over MPI: more than 2^31 blocks");
+      }
+      if (l.rank == 0) all_partials_ = AlignedBuffer<T>(blocks);
+    }
+  }
+
+  void run() override {
+    if (kernel_ == StreamKernel::dot) {
+      // Block b of this rank's arrays is global block begin/kDotBlock + b, and only the last
+      // rank's last block is short, so these partials are the single-process ones.
+      const std::uint64_t local = share_.size();
+      T* partials = partials_.data();
+      const T* a = a_.data();
+      const T* b = b_.data();
+      ex_->parallel_for(dot_block_count(local), 1, [=](Index lo, Index hi) {
+        for (Index blk = lo; blk < hi; ++blk) partials[blk] = dot_block(a, b, local, blk);
+      });
+      MPI_Gatherv(partials, static_cast<int>(dot_block_count(local)), datatype<T>(),
+                  layout_.rank == 0 ? all_partials_.data() : nullptr, counts_.data(), displs_.data(), datatype<T>(), 0,
+                  MPI_COMM_WORLD);
+      T sum = T(0);
+      if (layout_.rank == 0) sum = dot_pairwise_inplace(all_partials_.data(), dot_block_count(n_));
+      MPI_Bcast(&sum, 1, datatype<T>(), 0, MPI_COMM_WORLD);
+      if (runs_ > 0 && std::memcmp(&sum, &last_sum_, sizeof(T)) != 0) changed_ = true;
+      last_sum_ = sum;
+    } else {
+      stream_run(*ex_, kernel_, a_.data(), b_.data(), c_.data(), share_.size());
+      MPI_Barrier(MPI_COMM_WORLD);
+    }
+    gold_.apply(kernel_);
+    ++runs_;
+  }
+
+  Validation validate() override {
+    // Each rank checks its part of the arrays; the dot value (the same on every rank) is checked
+    // against the whole job's gold.
+    const Validation mine = validate_stream(kernel_ == StreamKernel::dot ? StreamKernel::copy : kernel_, a_.data(),
+                                            b_.data(), c_.data(), share_.size(), gold_, runs_, T{}, false);
+    const int failing = ranks_failing(mine.pass || share_.size() == 0);
+    Validation v;
+    std::ostringstream os;
+    os.precision(17);
+    if (failing > 0) {
+      v.pass = false;
+      os << failing << " of " << layout_.ranks << " ranks' arrays differ from BabelStream gold"
+         << (mine.pass ? "" : " (rank " + std::to_string(layout_.rank) + ": " + mine.detail + ")");
+    }
+    if (kernel_ == StreamKernel::dot) {
+      v.checksum = static_cast<double>(last_sum_);
+      const double g = static_cast<double>(gold_.dot(n_));
+      const double err = g != 0 ? std::fabs((v.checksum - g) / g) : std::fabs(v.checksum);
+      if (runs_ == 0 || err > dot_tolerance<T>() || changed_) {
+        v.pass = false;
+        os << (os.tellp() > 0 ? "; " : "") << (runs_ == 0 ? "never ran" : "")
+           << (err > dot_tolerance<T>() ? "dot differs from gold by relative " + std::to_string(err) : "")
+           << (changed_ ? " dot changed between repetitions" : "");
+      }
+    } else {
+      // The single-process fingerprint: each array's first and last element of the whole job.
+      double ends[2] = {0, 0};
+      if (share_.size() > 0 && share_.begin == 0) ends[0] = static_cast<double>(a_[0]) + b_[0] + c_[0];
+      if (share_.size() > 0 && share_.end == n_) {
+        const std::uint64_t e = share_.size() - 1;
+        ends[1] = static_cast<double>(a_[e]) + b_[e] + c_[e];
+      }
+      double both[2] = {0, 0};
+      MPI_Allreduce(ends, both, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+      v.checksum = n_ > 0 ? both[0] + both[1] : 0.0;
+    }
+    v.detail = v.pass ? "matches BabelStream gold values on every rank, " + over(layout_) : os.str();
+    return v;
+  }
+
+  WorkCount work() const override { return stream_work<T>(kernel_, n_); }
+
+ private:
+  std::unique_ptr<Executor> ex_;
+  StreamKernel kernel_;
+  std::uint64_t n_;
+  Layout layout_;
+  Share share_;
+  AlignedBuffer<T> a_, b_, c_, partials_, all_partials_;
+  std::vector<int> counts_, displs_;
+  StreamGold<T> gold_;
+  T last_sum_{};
+  std::uint64_t runs_ = 0;
+  bool changed_ = false;
+};
+
+// ---------------------------------------------------------------- plus_one
+class PlusOneRank final : public RankWorkload {
+ public:
+  PlusOneRank(std::unique_ptr<Executor> ex, std::uint64_t n, const Layout& l)
+      : ex_(std::move(ex)), n_(n), layout_(l), share_(block_share(n, l.ranks, l.rank)), x_(share_.size()), y_(share_.size()) {
+    std::int32_t* x = x_.data();
+    std::int32_t* y = y_.data();
+    const std::uint64_t first = share_.begin;
+    ex_->parallel_for(share_.size(), kArrayGrain, [=](Index lo, Index hi) {
+      for (Index i = lo; i < hi; ++i) {
+        x[i] = plus_one_init(first + i);
+        y[i] = 0;
+      }
+    });
+  }
+  void run() override {
+    plus_one(*ex_, x_.data(), y_.data(), share_.size());
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  Validation validate() override {
+    std::string bad;
+    std::int64_t sum = 0;
+    for (std::uint64_t i = 0; i < share_.size(); ++i) {
+      const std::int32_t want = plus_one_init(share_.begin + i) + 1;
+      if (y_[i] != want && bad.empty()) {
+        bad = "y[" + std::to_string(share_.begin + i) + "] = " + std::to_string(y_[i]) + ", expected " + std::to_string(want);
+      }
+      sum += y_[i];
+    }
+    std::int64_t total = 0;
+    MPI_Allreduce(&sum, &total, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    const int failing = ranks_failing(bad.empty());
+    Validation v;
+    v.checksum = static_cast<double>(total);
+    v.pass = failing == 0;
+    v.detail = v.pass ? "every y[i] == x[i] + 1 on every rank, " + over(layout_)
+                      : std::to_string(failing) + " of " + std::to_string(layout_.ranks) + " ranks differ" +
+                            (bad.empty() ? "" : " (rank " + std::to_string(layout_.rank) + ": " + bad + ")");
+    return v;
+  }
+  WorkCount work() const override {
+    WorkCount w;
+    w.bytes = 2.0 * sizeof(std::int32_t) * static_cast<double>(n_);
+    w.flops = static_cast<double>(n_);
+    return w;
+  }
+
+ private:
+  std::unique_ptr<Executor> ex_;
+  std::uint64_t n_;
+  Layout layout_;
+  Share share_;
+  AlignedBuffer<std::int32_t> x_, y_;
+};
+
+// ---------------------------------------------------------------- EPCC mixed mode
+// Each of `size` constructs: every thread of every rank contributes 1, reduced over the threads
+// (the executor) and then over the ranks. The count must be size * threads * ranks.
+class ReduceRank final : public RankWorkload {
+ public:
+  ReduceRank(std::unique_ptr<Executor> ex, std::uint64_t constructs, const Layout& l)
+      : ex_(std::move(ex)), constructs_(constructs), layout_(l) {}
+  void run() override {
+    std::uint64_t total = 0;
+    for (std::uint64_t k = 0; k < constructs_; ++k) {
+      std::uint64_t mine = lab::overhead_reduction(*ex_, 1), all = 0;
+      MPI_Allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+      total += all;
+    }
+    if (total != constructs_ * static_cast<std::uint64_t>(ex_->threads()) * static_cast<std::uint64_t>(layout_.ranks)) {
+      wrong_ = true;
+    }
+    ++runs_;
+  }
+  Validation validate() override {
+    Validation v;
+    v.pass = runs_ > 0 && !wrong_;
+    v.detail = runs_ == 0 ? "never ran"
+               : wrong_   ? "a reduction over threads and ranks returned the wrong count"
+                          : "constructs completed, " + over(layout_);
+    return v;
+  }
+  WorkCount work() const override { return samples_work(constructs_); }
+
+ private:
+  std::unique_ptr<Executor> ex_;
+  std::uint64_t constructs_;
+  Layout layout_;
+  std::uint64_t runs_ = 0;
+  bool wrong_ = false;
+};
+
+// ---------------------------------------------------------------- OSU-style probes
+class ProbeRank final : public RankWorkload {
+ public:
+  ProbeRank(std::string kernel, std::uint64_t calls, const Layout& l) : kernel_(std::move(kernel)), calls_(calls), layout_(l) {}
+  void run() override {
+    const std::uint64_t rank = static_cast<std::uint64_t>(layout_.rank);
+    const std::uint64_t ranks = static_cast<std::uint64_t>(layout_.ranks);
+    for (std::uint64_t k = 0; k < calls_; ++k) {
+      if (kernel_ == "mpi_barrier") {
+        MPI_Barrier(MPI_COMM_WORLD);
+      } else if (kernel_ == "mpi_allreduce") {
+        std::uint64_t in = rank + k, out = 0;
+        MPI_Allreduce(&in, &out, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+        if (out != ranks * (ranks - 1) / 2 + ranks * k) wrong_ = true;
+      } else {
+        std::uint64_t v = rank == 0 ? k + 1 : 0;
+        MPI_Bcast(&v, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+        if (v != k + 1) wrong_ = true;
+      }
+    }
+    ++runs_;
+  }
+  Validation validate() override {
+    const bool wrong = !all_ranks(!wrong_);
+    Validation v;
+    v.pass = runs_ > 0 && !wrong;
+    v.detail = runs_ == 0 ? "never ran" : wrong ? "a rank received a wrong value" : kernel_ + " calls completed, " + over(layout_);
+    return v;
+  }
+  WorkCount work() const override { return samples_work(calls_); }
+
+ private:
+  std::string kernel_;
+  std::uint64_t calls_;
+  Layout layout_;
+  std::uint64_t runs_ = 0;
+  bool wrong_ = false;
+};
+
+// ---------------------------------------------------------------- one rank per GPU
+// This rank's part runs as an ordinary GPU workload on its device; the verdict is the
+// conjunction of every rank's, the work the sum.
+class GpuPartRank final : public RankWorkload {
+ public:
+  GpuPartRank(std::unique_ptr<Workload> part, const Layout& l) : part_(std::move(part)), layout_(l) {
+    const WorkCount mine = part_->work();
+    double in[3] = {mine.samples, mine.bytes, mine.flops}, out[3] = {0, 0, 0};
+    MPI_Allreduce(in, out, 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    work_.samples = out[0];
+    work_.bytes = out[1];
+    work_.flops = out[2];
+  }
+  void run() override {
+    part_->run();
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  Validation validate() override {
+    const Validation mine = part_->validate();
+    const int failing = ranks_failing(mine.pass);
+    double sum = 0;
+    MPI_Allreduce(&mine.checksum, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    Validation v;
+    v.pass = failing == 0;
+    v.checksum = sum;
+    v.detail = v.pass ? "every rank's part valid (" + mine.detail + "), " + over(layout_)
+                      : std::to_string(failing) + " of " + std::to_string(layout_.ranks) + " ranks failed" +
+                            (mine.pass ? "" : " (rank " + std::to_string(layout_.rank) + ": " + mine.detail + ")");
+    return v;
+  }
+  WorkCount work() const override { return work_; }
+
+ private:
+  std::unique_ptr<Workload> part_;
+  Layout layout_;
+  WorkCount work_;
+};
+
+}  // namespace
+
+Share pi_share(std::uint64_t samples, int ranks, int rank) {
+  const std::uint64_t pairs = samples / 2;
+  Share s;
+  s.begin = 2 * static_split(pairs, static_cast<Index>(ranks), static_cast<Index>(rank));
+  s.end = rank + 1 == ranks ? samples : 2 * static_split(pairs, static_cast<Index>(ranks), static_cast<Index>(rank + 1));
+  return s;
+}
+
+Share block_share(std::uint64_t n, int ranks, int rank) {
+  const std::uint64_t blocks = dot_block_count(n);
+  Share s;
+  s.begin = std::min(n, static_split(blocks, static_cast<Index>(ranks), static_cast<Index>(rank)) * kDotBlock);
+  s.end = std::min(n, static_split(blocks, static_cast<Index>(ranks), static_cast<Index>(rank + 1)) * kDotBlock);
+  return s;
+}
+
+std::vector<std::string> cpu_rank_kernels() {
+  std::vector<std::string> k = {"pi"};
+  for (const auto& s : kStreamKernels) k.emplace_back(s.name);
+  for (const char* n : {"plus_one", "overhead_reduce", "mpi_barrier", "mpi_allreduce", "mpi_bcast"}) k.emplace_back(n);
+  return k;
+}
+
+std::unique_ptr<RankWorkload> make_cpu_rank_workload(const ExecutorFactory& executor, const Problem& p,
+                                                     const Layout& l) {
+  if (p.kernel == "pi") {
+    const Share s = pi_share(p.size, l.ranks, l.rank);
+    auto ex = std::shared_ptr<Executor>(executor(p.threads));
+    const std::uint64_t seed = p.seed;
+    return std::make_unique<PiRank>([ex, seed, s] { return pi_hits_range(*ex, seed, s.begin, s.end); }, p, l);
+  }
+  if (const auto k = stream_kernel_from_name(p.kernel)) {
+    if (p.precision == Precision::f32) return std::make_unique<StreamRank<float>>(executor(p.threads), *k, p.size, l);
+    return std::make_unique<StreamRank<double>>(executor(p.threads), *k, p.size, l);
+  }
+  if (p.kernel == "plus_one") return std::make_unique<PlusOneRank>(executor(p.threads), p.size, l);
+  if (p.kernel == "overhead_reduce") return std::make_unique<ReduceRank>(executor(p.threads), p.size, l);
+  if (p.kernel.rfind("mpi_", 0) == 0) return std::make_unique<ProbeRank>(p.kernel, p.size, l);
+  throw UsageError("kernel '" + p.kernel + "' has no MPI form");
+}
+
+std::vector<std::string> gpu_rank_kernels() {
+  std::vector<std::string> k = {"pi"};
+  for (const auto& s : kStreamKernels) {
+    if (s.kernel != StreamKernel::dot) k.emplace_back(s.name);
+  }
+  k.emplace_back("plus_one");
+  return k;
+}
+
+std::unique_ptr<RankWorkload> make_gpu_rank_workload(const WorkloadFactory& gpu, const Problem& p, const Layout& l) {
+  Problem part = p;
+  part.device = l.node_rank;  // one rank per GPU of its host
+  if (p.kernel == "pi") {
+    const Share s = pi_share(p.size, l.ranks, l.rank);
+    part.first = s.begin;
+    part.size = s.size();
+    auto w = std::shared_ptr<Workload>(gpu(part));
+    return std::make_unique<PiRank>(
+        [w] {
+          w->run();
+          return w->validate().hits.value_or(0);
+        },
+        p, l);
+  }
+  if (p.kernel == "dot") throw UsageError("dot over one rank per GPU is not offered: its bits would not be the CPU's");
+  const Share s = block_share(p.size, l.ranks, l.rank);
+  part.size = s.size();
+  return std::make_unique<GpuPartRank>(gpu(part), l);
+}
+
+}  // namespace parlab::mpi
