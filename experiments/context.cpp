@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <set>
@@ -106,6 +107,20 @@ std::string host_name() {
   return h;
 }
 
+std::string git_commit_of(const std::string& src) {
+  // git answers for the innermost repository around a directory: a parlab tree copied into
+  // another project's checkout would record that project's commit as its own. Only a repository
+  // whose top level is the source tree itself speaks for it.
+  const std::string top = command_output("git -C '" + src + "' rev-parse --show-toplevel 2>/dev/null");
+  std::error_code ec;
+  if (top.empty() || !std::filesystem::equivalent(top, src, ec) || ec) return {};
+  std::string commit = command_output("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
+  if (!commit.empty() && !command_output("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty()) {
+    commit += "-dirty";
+  }
+  return commit;
+}
+
 SourceCommit source_commit(const std::string& from_git, const char* declared) {
   // A declared commit wins: it is set by whoever copied the tree somewhere git cannot see it
   // properly (an offline GPU node gets a copy of the files, with either no .git or a stale one
@@ -134,11 +149,7 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
                   {"compiler", build_info::kCompiler},     {"flags", build_info::kCxxFlags},
                   {"sanitizers", build_info::kSanitizers}};
   const std::string src = build_info::kSourceDir;
-  std::string commit = command_output("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
-  if (!commit.empty() && !command_output("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty()) {
-    commit += "-dirty";
-  }
-  const SourceCommit sc = source_commit(commit, std::getenv("PARLAB_SOURCE_COMMIT"));
+  const SourceCommit sc = source_commit(git_commit_of(src), std::getenv("PARLAB_SOURCE_COMMIT"));
   ctx["build"]["git_commit"] = sc.commit.empty() ? nlohmann::json() : nlohmann::json(sc.commit);
   ctx["build"]["git_commit_source"] = sc.source.empty() ? nlohmann::json() : nlohmann::json(sc.source);
   // Which SIMD path the CPU pi kernel runs here (core/pi_simd.hpp): it changes CPU pi rates

@@ -31,4 +31,8 @@ struct SourceCommit {
 };
 SourceCommit source_commit(const std::string& from_git, const char* declared);
 
+// The commit of the git repository whose top level is `src` ("-dirty" appended when tracked files
+// differ from it), or empty: no git, no repository, or `src` lies inside another project's one.
+std::string git_commit_of(const std::string& src);
+
 }  // namespace parlab

@@ -102,7 +102,9 @@ class MultiPiWorkload final : public Workload {
   }
 
   Validation validate() override {
-    return hits_.validate(samples_, "over " + std::to_string(devices_) + " device" + (devices_ == 1 ? "" : "s"));
+    Validation v = hits_.validate(samples_, "over " + std::to_string(devices_) + " device" + (devices_ == 1 ? "" : "s"));
+    v.metrics.emplace_back("devices", devices_);  // the record's GPU count, for the multi-GPU figure
+    return v;
   }
 
   WorkCount work() const override { return samples_work(samples_); }
@@ -177,6 +179,7 @@ class MultiTriadWorkload final : public Workload {
       v.detail = "matches BabelStream gold values on all " + std::to_string(devices_) + " device" +
                  (devices_ == 1 ? "" : "s") + " (worst mean relative error " + std::to_string(worst) + ")";
     }
+    v.metrics.emplace_back("devices", devices_);
     return v;
   }
 

@@ -1,5 +1,9 @@
 // `parlab pi` and `parlab list`: output, JSON, and exit code 2 naming the argument on bad input.
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 
 #include <ostream>
 
@@ -155,4 +159,26 @@ TEST(Context, SourceCommitTakesADeclaredOneAndSaysSo) {
   EXPECT_EQ(from_git.source, "git");
   EXPECT_TRUE(parlab::source_commit("", nullptr).commit.empty());
   EXPECT_TRUE(parlab::source_commit("", nullptr).source.empty());
+}
+
+TEST(Context, CommitOnlyFromTheSourceTreesOwnRepository) {
+  namespace fs = std::filesystem;
+  const fs::path outer = fs::temp_directory_path() / ("parlab-git-" + std::to_string(::getpid()));
+  fs::remove_all(outer);
+  fs::create_directories(outer / "parlab");
+  const std::string git = "git -c user.email=t@t -c user.name=t -C '";
+  const auto sh = [](const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()); };
+  if (sh("git --version") != 0) GTEST_SKIP() << "git is not installed";
+  ASSERT_EQ(sh(git + outer.string() + "' init -q && " + git + outer.string() + "' commit -q --allow-empty -m outer"), 0);
+  // A tree copied inside another project's checkout: that project's commit is not ours.
+  EXPECT_EQ(parlab::git_commit_of((outer / "parlab").string()), "");
+  EXPECT_EQ(parlab::git_commit_of(outer.string()).size(), 40u);
+  // Its own repository speaks for it.
+  ASSERT_EQ(sh(git + (outer / "parlab").string() + "' init -q && " + git + (outer / "parlab").string() +
+               "' commit -q --allow-empty -m inner"),
+            0);
+  const std::string inner = parlab::git_commit_of((outer / "parlab").string());
+  EXPECT_EQ(inner.size(), 40u);
+  EXPECT_NE(inner, parlab::git_commit_of(outer.string()));
+  fs::remove_all(outer);
 }
