@@ -17,7 +17,8 @@ import sys
 INSN = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;")
 LABEL = re.compile(r"^\s*(\.L_x_\d+|\.L_\d+):")
 FUNC = re.compile(r"(?:Function\s*:\s*|^\s*)(_Z\w+)\s*:?\s*$")
-BRANCH = re.compile(r"\bBRA\b.*`?\(?(\.L_x_\d+|\.L_\d+)\)?`?")
+# nvdisasm names targets by label (`BRA `(.L_x_8)`), cuobjdump by address (`BRA 0x5f0`).
+BRANCH = re.compile(r"\bBRA\b[^`(0]*(?:`?\(?(\.L_x_\d+|\.L_\d+)\)?`?|(0x[0-9a-f]+))")
 
 
 def parse(text):
@@ -48,11 +49,15 @@ def mnemonic(text):
 
 def loops(insns, labels):
     found = []
+    index_of = {addr: i for i, (addr, _) in enumerate(insns)}
     for i, (_, text) in enumerate(insns):
         m = BRANCH.search(text)
-        if m and m.group(1) in labels and labels[m.group(1)] <= i:
-            body = insns[labels[m.group(1)]: i + 1]
-            found.append({"first": labels[m.group(1)], "last": i, "instructions": len(body),
+        if not m:
+            continue
+        target = labels.get(m.group(1)) if m.group(1) else index_of.get(int(m.group(2), 16))
+        if target is not None and target <= i:
+            body = insns[target: i + 1]
+            found.append({"first": target, "last": i, "instructions": len(body),
                           "opcodes": dict(collections.Counter(mnemonic(t) for _, t in body).most_common())})
     return found
 
