@@ -79,8 +79,9 @@ say "built at t=${SECONDS}s"
 step "SASS: registers and hot-loop instructions per pair"
 mkdir -p "$work/sass"
 obj=$(find "$build/gpu" -name 'pi_kernel.cu.o' | head -1)
-cuobjdump -res-usage "$obj" >"$work/sass/pi_kernel.res-usage" 2>&1
-cuobjdump -sass "$obj" >"$work/sass/pi_kernel.sass" 2>&1
+cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+"$cuobjdump" -res-usage "$obj" >"$work/sass/pi_kernel.res-usage" 2>&1
+"$cuobjdump" -sass "$obj" >"$work/sass/pi_kernel.sass" 2>&1
 grep -E "Function|REG" "$work/sass/pi_kernel.res-usage" | paste - - | sed -E 's/ +/ /g' | cut -c1-220 | tee -a "$summary"
 python3 gpu/scripts/sass_loops.py "$work/sass/pi_kernel.sass" --json >"$work/sass/pi_kernel.loops.json"
 python3 gpu/scripts/sass_loops.py "$work/sass/pi_kernel.sass" | grep -E "^_Z|loop" | cut -c1-200 | tee -a "$summary"
