@@ -11,8 +11,8 @@ scheduler instead and uses its workers, which get parlab's modules the way local
 (parlab_tasks.WORKER_BOOTSTRAP). Cluster start-up is measured apart from the compute.
 """
 
+import functools
 import logging
-import multiprocessing
 import os
 import threading
 import time
@@ -87,7 +87,7 @@ class DaskDistributed:
         self.seed, self.samples, self.workers = seed, samples, workers
         self.ranges = parlab_tasks.task_ranges(samples, workers)
         self.account = parlab_tasks.TaskAccount(workers)
-        self.cluster = self.client = None
+        self.cluster = self.client = self.launcher = None
         address = address or os.environ.get(SCHEDULER_ENV) or None
         self.address = address or "local"
         t0 = time.perf_counter()
@@ -95,21 +95,27 @@ class DaskDistributed:
             if address:
                 self.client = Client(address, timeout=STARTUP_TIMEOUT_S)
             else:
-                # The nannies spawn their workers with multiprocessing's spawn method, from the
-                # Python parlab_tasks.worker_python() names (never the parlab binary).
-                multiprocessing.get_context("spawn").set_executable(parlab_tasks.worker_python())
+                # The nannies spawn their workers (and restart them) with multiprocessing's spawn
+                # method, through the launcher: the Python parlab_tasks.worker_python() names,
+                # out of Ctrl-C's reach.
+                self.launcher = parlab_tasks.WorkerLauncher()
+                # No dashboard; the scheduler's HTTP routes (health, metrics) still start, so on
+                # a free port rather than 8787, which another cluster may hold.
                 self.cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, silence_logs=logging.ERROR,
-                                            timeout=STARTUP_TIMEOUT_S)
+                                            dashboard_address=None, scheduler_kwargs={"dashboard_address": ":0"},
+                                            silence_logs=logging.ERROR, timeout=STARTUP_TIMEOUT_S)
                 self.client = Client(self.cluster, timeout=STARTUP_TIMEOUT_S)
             self.client.wait_for_workers(workers, timeout=STARTUP_TIMEOUT_S)
             threads = sum(self.client.nthreads().values())
             if threads != workers:
                 raise RuntimeError(f"the Dask cluster at {self.address} offers {threads} worker threads, "
                                    f"not the {workers} requested")
-            # Every worker gets parlab's modules (and ignores Ctrl-C: parlab shuts it down).
-            self.client.run(exec, parlab_tasks.WORKER_BOOTSTRAP,
-                            {"sources": parlab_tasks.worker_sources(), "barrier": None, "timeout": 0})
+            # Every worker gets parlab's modules (and ignores Ctrl-C: parlab shuts it down),
+            # also one that joins later: a worker the nanny restarts after it died must still
+            # import the tasks it is given to rerun.
+            self.client.register_worker_callbacks(functools.partial(
+                exec, parlab_tasks.WORKER_BOOTSTRAP,
+                {"sources": parlab_tasks.worker_sources(), "barrier": None, "timeout": 0}))
             self.startup_s = time.perf_counter() - t0
             self.roundtrip_s = parlab_tasks.median_roundtrip(
                 lambda: self.client.submit(parlab_tasks.empty_task, pure=False).result())
@@ -137,9 +143,14 @@ class DaskDistributed:
         (a cluster at an address is left running: it is not parlab's). Idempotent."""
         client, self.client = self.client, None
         cluster, self.cluster = self.cluster, None
+        launcher, self.launcher = self.launcher, None
         try:
             if client is not None:
                 client.close(timeout=STARTUP_TIMEOUT_S)
         finally:
-            if cluster is not None:
-                cluster.close(timeout=STARTUP_TIMEOUT_S)
+            try:
+                if cluster is not None:
+                    cluster.close(timeout=STARTUP_TIMEOUT_S)
+            finally:
+                if launcher is not None:
+                    launcher.close()

@@ -27,21 +27,21 @@ class ProcessPi:
         self.seed, self.samples, self.workers = seed, samples, workers
         self.ranges = parlab_tasks.task_ranges(samples, workers)
         self.account = parlab_tasks.TaskAccount(workers)
-        self.pool = None
+        self.pool = self.launcher = None
         # spawn, not fork: forking a process that runs parlab's C++ threads and an embedded
         # interpreter copies locks in whatever state other threads left them (and fork is no
         # longer the default from Python 3.14). A spawned worker is a fresh Python.
         ctx = multiprocessing.get_context("spawn")
-        ctx.set_executable(parlab_tasks.worker_python())
         t0 = time.perf_counter()
-        # The barrier keeps each worker's initializer waiting until all have started: the
-        # executor spawns a process per submission while none is idle, so all `workers` exist
-        # (and have imported the workload) before anything is timed.
-        barrier = ctx.Barrier(workers)
-        boot = {"sources": parlab_tasks.worker_sources(), "barrier": barrier, "timeout": STARTUP_TIMEOUT_S}
-        self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=exec,
-                                        initargs=(parlab_tasks.WORKER_BOOTSTRAP, boot))
         try:
+            self.launcher = parlab_tasks.WorkerLauncher()
+            # The barrier keeps each worker's initializer waiting until all have started: the
+            # executor spawns a process per submission while none is idle, so all `workers`
+            # exist (and have imported the workload) before anything is timed.
+            barrier = ctx.Barrier(workers)
+            boot = {"sources": parlab_tasks.worker_sources(), "barrier": barrier, "timeout": STARTUP_TIMEOUT_S}
+            self.pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=exec,
+                                            initargs=(parlab_tasks.WORKER_BOOTSTRAP, boot))
             futures = [self.pool.submit(parlab_tasks.empty_task) for _ in range(workers)]
             for f in futures:
                 f.result()
@@ -75,5 +75,10 @@ class ProcessPi:
         """Shuts the pool down and joins every worker; idempotent, and safe after a broken pool
         (a worker that died) or a failed start."""
         pool, self.pool = self.pool, None
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
+        launcher, self.launcher = self.launcher, None
+        try:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        finally:
+            if launcher is not None:
+                launcher.close()

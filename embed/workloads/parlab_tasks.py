@@ -13,6 +13,9 @@ down every thread and process the runner started, also after a failed run).
 """
 
 import os
+import shlex
+import shutil
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -107,7 +110,7 @@ def median_roundtrip(submit_and_wait, n=20):
 # `count_task` pickled by reference (module parlab_tasks) imports in the worker exactly as here.
 # exec is a builtin, so it pickles by reference and needs nothing installed first.
 WORKER_BOOTSTRAP = r'''
-import importlib.abc, importlib.util, signal, sys, threading
+import importlib.abc, importlib.util, sys
 
 class ParlabWorkerFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def __init__(self, sources):
@@ -125,11 +128,6 @@ class ParlabWorkerFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 if not any(type(f).__name__ == "ParlabWorkerFinder" for f in sys.meta_path):
     sys.meta_path.insert(0, ParlabWorkerFinder(sources))
-# Ctrl-C reaches the whole foreground process group. The parent (parlab) owns the workers: it
-# stops between repetitions and shuts them down, so a worker must not die of KeyboardInterrupt
-# half-way through a task first.
-if threading.current_thread() is threading.main_thread():
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
 import parlab_tasks
 if barrier is not None:
     barrier.wait(timeout)
@@ -172,6 +170,42 @@ def worker_python():
     if not os.access(exe, os.X_OK):
         raise RuntimeError(f"no Python executable to spawn workers with (tried {exe!r})")
     return exe
+
+
+class WorkerLauncher:
+    """The executable multiprocessing spawns workers with while this object is open: a two-line
+    shell script that ignores SIGINT and execs worker_python().
+
+    Ctrl-C sends SIGINT to the whole foreground process group, workers included. parlab owns its
+    workers: it stops between repetitions and shuts them down itself, so a worker must not die of
+    the signal first - above all while it is still starting up, where a KeyboardInterrupt leaves a
+    process pool broken or a Dask cluster waiting for a worker that never comes. An ignored signal
+    stays ignored across exec, and Python then installs no KeyboardInterrupt handler, so a worker
+    started through the script never sees Ctrl-C, from its first instruction to its last,
+    restarted Dask workers included. (Blocking SIGINT in the spawning thread would do the same,
+    but Dask spawns from threads of its own.)
+
+    multiprocessing's executable is process-wide: close() puts the previous one back."""
+
+    def __init__(self):
+        from multiprocessing import spawn
+        python = worker_python()
+        self._previous = spawn.get_executable()
+        self._dir = tempfile.mkdtemp(prefix="parlab-workers-")
+        self.path = os.path.join(self._dir, "python")
+        with open(self.path, "w") as f:
+            f.write(f"#!/bin/sh\ntrap '' INT\nexec {shlex.quote(python)} \"$@\"\n")
+        os.chmod(self.path, 0o755)
+        spawn.set_executable(self.path)
+
+    def close(self):
+        from multiprocessing import spawn
+        if self._dir is None:
+            return
+        if spawn.get_executable() == self.path:
+            spawn.set_executable(self._previous)
+        shutil.rmtree(self._dir, ignore_errors=True)
+        self._dir = None
 
 
 # ---------------------------------------------------------------- the thread-pool baseline
