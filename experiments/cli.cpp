@@ -18,6 +18,7 @@
 
 #include "args.hpp"
 #include "context.hpp"
+#include "rank_sweep.hpp"
 #include "runner.hpp"
 #include "suite.hpp"
 #include "backends.hpp"
@@ -126,6 +127,7 @@ struct RunArgs {
   std::string out = "results";
   std::string format = "json,csv";
   std::string resume;
+  std::string ranks;  // MPI job sizes for the mpi backends
   bool quick = false;
   bool quiet = false;
   bool no_report = false;
@@ -164,6 +166,22 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& err, int a
   if (!a.kernel.empty()) o.kernels = split_list(a.kernel, "--kernel");
   if (!a.backend.empty()) o.backends = split_list(a.backend, "--backend");
   if (!a.threads.empty()) o.threads = parse_thread_list(a.threads, "--threads", max_threads);
+  if (!a.ranks.empty()) {
+    // Rank counts: the thread-list syntax ("max" is the hardware threads); every R >= 1.
+    o.ranks = parse_thread_list(a.ranks, "--ranks", max_threads);
+    if (MpiJobScope::in_job()) throw UsageError("--ranks launches its own MPI jobs: run parlab outside mpirun");
+    std::vector<std::string> mpi_backends;
+    for (const auto& e : registry.entries()) {
+      if (e.kind == "mpi" && e.available) mpi_backends.push_back(e.name);
+    }
+    if (mpi_backends.empty()) throw UsageError("--ranks: no MPI backend is available (see `parlab list`)");
+    // Without --backend: the single-process CPU backends beside every MPI one, so the run holds
+    // the figures (and the pi counts and dot bits) to compare with.
+    if (o.backends.empty()) {
+      o.backends = {"cpu"};
+      o.backends.insert(o.backends.end(), mpi_backends.begin(), mpi_backends.end());
+    }
+  }
   if (!a.size.empty()) {
     std::vector<std::uint64_t> sizes;
     for (const auto& s : split_list(a.size, "--size")) sizes.push_back(parse_count(s, "--size", 1));
@@ -196,6 +214,24 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& err, int a
   nlohmann::json suite;
   if (!suite_name.empty()) suite = load_suite(suite_name);
   const Plan plan = make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
+  // Entries measured by MPI jobs the runner launches (--ranks, a suite's "ranks"): the launcher
+  // must exist before anything starts, and ranks x threads beyond the cores is said up front.
+  int most_ranks = 0, most_threads = 1;
+  for (const auto& s : plan.specs) {
+    const BackendEntry* e = registry.find(s.backend);
+    if (s.ranks > 0 && e != nullptr && e->available) {
+      most_ranks = std::max(most_ranks, s.ranks);
+      most_threads = std::max(most_threads, s.threads);
+    }
+  }
+  if (most_ranks > 0) {
+    const MpiLauncher launcher = find_mpi_launcher();
+    if (!a.quiet) err << "parlab: MPI jobs launched as: " << launcher.describe() << " -np R\n";
+    if (most_ranks * most_threads > max_threads) {
+      err << "parlab: warning: up to " << most_ranks << " MPI ranks x " << most_threads << " threads on " << max_threads
+          << " hardware threads: oversubscribed points measure time-slicing\n";
+    }
+  }
 
   nlohmann::json invocation = nlohmann::json::array();
   for (int i = 0; i < argc; ++i) invocation.push_back(argv[i]);
@@ -288,6 +324,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   run->add_option("--out,-o", run_args.out, "Results root; the run goes to OUT/<host>/<UTC timestamp>/")->capture_default_str();
   run->add_option("--format", run_args.format, "Result formats: json,csv (results.json is always written)")->capture_default_str();
   run->add_option("--device", run_args.device, "GPU index for GPU backends");
+  run->add_option("--ranks", run_args.ranks,
+                  "MPI job sizes (1,2,4 | 1..4): each mpi+ backend is measured by an MPI job of each size, launched "
+                  "with mpirun; without --backend, the CPU backends and every mpi+ one");
   run->add_option("--resume", run_args.resume, "Complete the interrupted run in this directory");
   run->add_flag("--quick", run_args.quick, "At most 3 repetitions, no minimum repetition time");
   run->add_flag("--quiet,-q", run_args.quiet, "No progress output");

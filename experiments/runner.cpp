@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "context.hpp"
+#include "rank_sweep.hpp"
 #include "core/error.hpp"
 
 namespace parlab {
@@ -303,6 +304,8 @@ int Runner::execute() {
 }
 
 json Runner::measure(const MeasurementSpec& s, std::size_t index) {
+  // An MPI record of a swept job size: measured by that many ranks, launched for it.
+  if (s.ranks > 0) return measure_in_mpi_job(to_json(s), s.ranks, index);
   json r = to_json(s);
   r["id"] = index;
   const BackendEntry* entry = registry_.find(s.backend);

@@ -131,11 +131,13 @@ std::string format_size(std::uint64_t n) {
 }
 
 json to_json(const MeasurementSpec& s) {
-  return {{"study", s.study}, {"scaling", s.scaling},     {"kernel", s.kernel},
+  json j = {{"study", s.study}, {"scaling", s.scaling},     {"kernel", s.kernel},
           {"backend", s.backend}, {"threads", s.threads}, {"size", s.size},
           {"size_y", s.size_y}, {"precision", to_string(s.precision)}, {"seed", s.seed},
           {"reps", s.reps}, {"warmup", s.warmup}, {"min_rep_seconds", s.min_rep_seconds},
           {"device", s.device}};
+  if (s.ranks > 0) j["ranks"] = s.ranks;
+  return j;
 }
 
 MeasurementSpec spec_from_json(const json& j) {
@@ -156,6 +158,7 @@ MeasurementSpec spec_from_json(const json& j) {
     s.warmup = j.at("warmup").get<int>();
     s.min_rep_seconds = j.at("min_rep_seconds").get<double>();
     s.device = j.at("device").get<int>();
+    s.ranks = j.value("ranks", 0);
     return s;
   } catch (const json::exception& e) {
     throw UsageError(std::string("malformed plan entry: ") + e.what());
@@ -241,7 +244,7 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
     const json& e = experiments[i];
     const std::string ew = where + " experiment " + std::to_string(i + 1);
     if (!e.is_object()) throw UsageError(ew + ": expected an object");
-    check_keys(e, {"kernel", "backends", "threads", "sizes", "size_y", "precision", "scaling", "reps", "study", "device"}, ew);
+    check_keys(e, {"kernel", "backends", "threads", "sizes", "size_y", "precision", "scaling", "reps", "study", "device", "ranks"}, ew);
     if (!e.contains("kernel")) throw UsageError(ew + ": needs \"kernel\"");
     const std::vector<std::string> kernels = string_list(e.at("kernel"), ew + " kernel");
     const std::string scaling = e.value("scaling", std::string("strong"));
@@ -254,6 +257,12 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
       threads = parse_thread_list(e.at("threads").get<std::string>(), ew + " threads", max_threads);
     }
     if (o.threads) threads = *o.threads;
+    std::vector<int> ranks;  // empty: the mpi backends run in this process's job
+    if (e.contains("ranks")) {
+      if (!e.at("ranks").is_string()) throw UsageError(ew + " ranks: expected a string such as \"1,2,4\"");
+      ranks = parse_thread_list(e.at("ranks").get<std::string>(), ew + " ranks", max_threads);
+    }
+    if (o.ranks) ranks = *o.ranks;
     const int e_reps = e.contains("reps") && !o.reps && !o.quick ? positive_int(e.at("reps"), ew + " reps") : reps;
     const std::uint64_t size_y = e.contains("size_y") ? size_value(e.at("size_y"), ew + " size_y") : 0;
     const std::string study = e.value("study", plan.suite);
@@ -353,7 +362,20 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
                                  std::to_string(static_cast<std::uint64_t>(host_bytes(m) / (1 << 20))) +
                                  " MiB, more than 80% of this machine's memory (--size)");
               }
-              plan.specs.push_back(m);
+              if (be->kind != "mpi" || ranks.empty()) {
+                plan.specs.push_back(m);
+                continue;
+              }
+              // One measurement per MPI job size; weak scaling grows with every rank's threads.
+              for (int rk : ranks) {
+                MeasurementSpec mr = m;
+                mr.ranks = rk;
+                if (scaling == "weak") {
+                  if (m.size > UINT64_MAX / static_cast<std::uint64_t>(rk)) throw UsageError(ew + ": weak-scaled size overflows");
+                  mr.size = m.size * static_cast<std::uint64_t>(rk);
+                }
+                plan.specs.push_back(mr);
+              }
             }
           }
         }

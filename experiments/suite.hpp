@@ -11,8 +11,9 @@
 //   }
 // "kernel" may be a name or a list; "backends" is "all" (every backend in the default set that
 // runs the kernel), a kind ("cpu", "gpu", "python") or a list of names; "threads" takes the CLI's
-// thread-list syntax; "scaling": "weak" multiplies each size by the thread count. Unknown keys are
-// errors, so a typo never silently changes an experiment.
+// thread-list syntax; "scaling": "weak" multiplies each size by the thread count; "ranks" (the
+// thread-list syntax) measures each mpi backend in an MPI job of each of those sizes ("weak" then
+// also multiplies by the ranks). Unknown keys are errors, so a typo never silently changes an experiment.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +43,9 @@ struct MeasurementSpec {
   int warmup = 1;
   double min_rep_seconds = 0.0;  // repeat the kernel inside one repetition until this long
   int device = 0;
+  // MPI records: the ranks of the job that measures it, launched for it by the runner (suite
+  // key "ranks", `parlab run --ranks`); 0: this process, whatever job it is part of.
+  int ranks = 0;
 };
 
 nlohmann::json to_json(const MeasurementSpec& s);
@@ -52,6 +56,7 @@ struct PlanOverrides {
   std::vector<std::string> kernels;   // filter (suite) or the kernels to run (ad hoc)
   std::vector<std::string> backends;  // filter / selection; "all" allowed
   std::optional<std::vector<int>> threads;
+  std::optional<std::vector<int>> ranks;  // MPI job sizes for the mpi backends (--ranks)
   std::optional<std::vector<std::uint64_t>> sizes;
   std::vector<Precision> precisions;
   std::optional<int> reps;

@@ -1,0 +1,36 @@
+// MPI job sizes as a dimension of a run (`parlab run --ranks 1,2,4`, a suite's "ranks").
+//
+// A plan entry with `ranks` R > 0 is measured by an MPI job of R ranks that the runner launches
+// for it: `<launcher> -np R <this parlab> measure-spec <entry>`. Rank 0 of the job prints the
+// record, the other ranks serve its distributed workload, and the runner merges the record into
+// the run's results.json, so one command draws a curve over rank counts.
+//
+// The launcher: $PARLAB_MPIRUN, else mpirun, else mpiexec on PATH. Open MPI's gets
+// --oversubscribe (more ranks x threads than cores is allowed, and warned about in the
+// context), --bind-to none (a rank's threads may use every core; Open MPI binds a rank to one
+// core by default for two ranks or fewer) and, run as root, --allow-run-as-root. Words in
+// $PARLAB_MPIRUN_ARGS follow them (for several hosts: "--hostfile hosts --map-by node").
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace parlab {
+
+struct MpiLauncher {
+  std::vector<std::string> command;  // up to, not including, "-np R"
+  bool open_mpi = false;
+  std::string describe() const;      // the command as one line
+};
+
+// Throws UsageError naming --ranks when no launcher is found.
+MpiLauncher find_mpi_launcher();
+
+// Measures `spec` in an MPI job of `ranks` ranks. Returns its record, null when interrupted, or
+// a record with status "error" and the reason when the job fails.
+nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::size_t index);
+
+}  // namespace parlab
