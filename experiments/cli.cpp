@@ -121,7 +121,6 @@ int cmd_pi(const Registry& registry, const PiArgs& a, std::ostream& out) {
 
 // ---------------------------------------------------------------- run
 struct RunArgs {
-  std::string suite_positional;
   std::string suite;
   std::string kernel, backend, threads, size, precision, reps, seed, device;
   std::string out = "results";
@@ -149,7 +148,7 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& err, int a
   }
 
   if (!a.resume.empty()) {
-    if (!a.suite.empty() || !a.suite_positional.empty() || !a.kernel.empty()) {
+    if (!a.suite.empty() || !a.kernel.empty()) {
       throw UsageError("--resume continues a run's own plan; it takes no suite or filters");
     }
     Runner runner(registry, err, options);
@@ -206,10 +205,7 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& err, int a
     o.device = static_cast<int>(d);
   }
   o.quick = a.quick;
-  if (!a.suite.empty() && !a.suite_positional.empty() && a.suite != a.suite_positional) {
-    throw UsageError("two suites given ('" + a.suite_positional + "' and --suite '" + a.suite + "')");
-  }
-  std::string suite_name = !a.suite.empty() ? a.suite : a.suite_positional;
+  std::string suite_name = a.suite;
   if (suite_name.empty() && o.kernels.empty()) suite_name = "quick";  // the default suite
   nlohmann::json suite;
   if (!suite_name.empty()) suite = load_suite(suite_name);
@@ -312,8 +308,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
 
   RunArgs run_args;
   auto* run = app.add_subcommand("run", "Run a suite (default: quick) and write results.json/.csv, plots and report.html");
-  run->add_option("suite", run_args.suite_positional, "Suite name (see `parlab list`) or path to a suite .json");
-  run->add_option("--suite", run_args.suite, "Same as the positional suite");
+  // One option with both a positional and a long name: CLI11 >= 2.4 refuses a positional and an
+  // option that share a name ("suite is already added"), and 2.1 accepts this form as well.
+  run->add_option("suite,--suite", run_args.suite,
+                  "Suite name (see `parlab list`) or path to a suite .json; positional or --suite");
   run->add_option("--kernel,-k", run_args.kernel, "Kernels (comma list); filters a suite, or runs ad hoc without one");
   run->add_option("--backend,-b", run_args.backend, "Backends (comma list, or all/cpu/gpu/python)");
   run->add_option("--threads,-t", run_args.threads, "Thread counts: 1,2,4 | 1..16 | max | pow2 | a mix");
