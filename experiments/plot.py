@@ -428,6 +428,185 @@ def crossover_figures(p: Plotter, doc: dict) -> list:
     return found
 
 
+# ---------------------------------------------------------------- Python models and accuracy
+# The task-based Python models (embed/workloads/parlab_tasks.py) and the one-thread reference
+# they are judged against: pure-Python pi on one thread, at the same size.
+PY_ONE_THREAD = "py-pure-threads"
+PY_TASK_MODELS = ("py-thread-pool", "py-processes", "py-dask-delayed", "py-dask-distributed")
+
+
+def python_models_table(doc: dict) -> list[dict]:
+    """The python-models study as data (tested on its own): one row per (backend, threads,
+    size) with the median time, the speedup over pure-Python pi on one thread at the same size,
+    and the overhead metrics the task models record (None where a backend has none)."""
+    recs = [r for r in ok_records(doc) if r.get("study") == "python-models" and r["kernel"] == "pi"]
+    one = {r["size"]: r["time_s"]["median"] for r in recs if r["backend"] == PY_ONE_THREAD and r["threads"] == 1}
+    rows = []
+    for r in sorted(recs, key=lambda r: (r["backend"], r["threads"], r["size"])):
+        m = r.get("metrics", {})
+        t = r["time_s"]["median"]
+        rows.append({"backend": r["backend"], "threads": r["threads"], "size": r["size"], "median_s": t,
+                     "speedup_vs_one_thread": one[r["size"]] / t if r["size"] in one and t > 0 else None,
+                     "per_task_overhead_s": m.get("per_task_overhead_s"), "roundtrip_s": m.get("roundtrip_s"),
+                     "startup_s": m.get("startup_s"), "tasks": m.get("tasks")})
+    return rows
+
+
+def python_models_crossovers(rows: list[dict]) -> dict:
+    """{(backend, threads): the smallest size from which the backend beats one thread at every
+    larger size measured, or None when it does not beat it at the largest}. Below that size the
+    backend loses to one thread."""
+    out = {}
+    by = defaultdict(list)
+    for r in rows:
+        if r["speedup_vs_one_thread"] is not None and not (r["backend"] == PY_ONE_THREAD and r["threads"] == 1):
+            by[(r["backend"], r["threads"])].append(r)
+    for key, rs in sorted(by.items()):
+        rs.sort(key=lambda r: r["size"])
+        cross = None
+        for r in reversed(rs):
+            if r["speedup_vs_one_thread"] <= 1.0:
+                break
+            cross = r["size"]
+        out[key] = cross
+    return out
+
+
+def python_models_figures(p: Plotter, doc: dict) -> list[dict]:
+    """The talk's figure: left, each model's speedup over one thread against the size (below the
+    dashed line it loses); right, the per-task overhead of the task models against the size, with
+    each one's empty-task round trip (dotted), both at the largest worker count."""
+    rows = python_models_table(doc)
+    if not rows:
+        return rows
+    crossings = python_models_crossovers(rows)
+    top = defaultdict(int)
+    for r in rows:
+        top[r["backend"]] = max(top[r["backend"]], r["threads"])
+    fig, (ax, bx) = p.plt.subplots(1, 2, figsize=(12, 4.8))
+    colors = {}
+    for backend in sorted(top):
+        rs = [r for r in rows if r["backend"] == backend and r["threads"] == top[backend]
+              and r["speedup_vs_one_thread"] is not None]
+        if not rs or (backend == PY_ONE_THREAD and top[backend] == 1):
+            continue
+        cross = crossings.get((backend, top[backend]))
+        label = (f"{backend} ({top[backend]} {'thread' if backend == 'py-parlab-gil-released' else 'worker'}"
+                 f"{'s' if top[backend] > 1 else ''}; beats 1 thread from {fmt_size(cross) if cross else 'never'})")
+        line, = ax.plot([r["size"] for r in rs], [r["speedup_vs_one_thread"] for r in rs], marker="o", label=label)
+        colors[backend] = line.get_color()
+    ax.axhline(1.0, color="k", linestyle="--", linewidth=1)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("pi samples N")
+    ax.set_ylabel("time of pure-Python pi on 1 thread / time")
+    ax.set_title("Python models against one thread (above the dashed line they win)")
+    ax.legend(fontsize=6)
+    for backend in PY_TASK_MODELS:
+        rs = [r for r in rows if r["backend"] == backend and r["threads"] == top.get(backend)
+              and r["per_task_overhead_s"] is not None]
+        if not rs:
+            continue
+        c = colors.get(backend)
+        bx.plot([r["size"] for r in rs], [max(r["per_task_overhead_s"], 1e-7) for r in rs], marker="o", color=c,
+                label=f"{backend} ({top[backend]} workers)")
+        trips = sorted(r["roundtrip_s"] for r in rs if r["roundtrip_s"] is not None)
+        if trips:
+            bx.axhline(trips[len(trips) // 2], color=c, linestyle=":", linewidth=1)
+    bx.set_xscale("log", base=2)
+    bx.set_yscale("log")
+    bx.set_xlabel("pi samples N")
+    bx.set_ylabel("worker time outside task bodies per task (s)")
+    bx.set_title("Per-task overhead (dotted: an empty task's round trip)")
+    bx.legend(fontsize=6)
+    p.save(fig, "python_models",
+           "Python models (pure-Python pi, the same tasks): speedup over one thread and per-task overhead vs size; "
+           + "; ".join(f"{b} t={t} beats one thread from {fmt_size(c) if c else 'never'}"
+                       for (b, t), c in sorted(crossings.items()) if t == top[b]))
+    return rows
+
+
+# pi/4: the hit probability of one point.
+QUARTER_PI = math.pi / 4
+
+
+def pi_relative_sigma(n: int) -> float:
+    """1 sigma of |pi_hat - pi| / pi for N points: hits ~ Binomial(N, pi/4), pi_hat = 4 hits/N."""
+    return math.sqrt((1 - QUARTER_PI) / (QUARTER_PI * n))
+
+
+def convergence_points(doc: dict) -> dict:
+    """{backend: [(N, hits, relative error)]} of the convergence study, by size (tested on its own)."""
+    out = defaultdict(list)
+    for r in ok_records(doc):
+        if r.get("study") == "convergence" and r["kernel"] == "pi" and r.get("hits") is not None and r["size"] > 0:
+            est = 4.0 * r["hits"] / r["size"]
+            out[r["backend"]].append((r["size"], r["hits"], abs(est - math.pi) / math.pi))
+    return {b: sorted(v) for b, v in sorted(out.items())}
+
+
+def convergence_summary(points: dict) -> dict:
+    """Whether every backend lies on the same points (one hit count per N measured by more than
+    one backend), and how many points lie beyond 1 and 3 sigma."""
+    by_n = defaultdict(set)
+    for pts in points.values():
+        for n, hits, _ in pts:
+            by_n[n].add(hits)
+    shared = [n for n in by_n if sum(any(q[0] == n for q in pts) for pts in points.values()) > 1]
+    allpts = {(n, h, e) for pts in points.values() for n, h, e in pts}
+    return {"shared_sizes": len(shared), "differing_sizes": sorted(n for n in shared if len(by_n[n]) > 1),
+            "points": len(allpts),
+            "beyond_1sigma": sum(e > pi_relative_sigma(n) for n, _, e in allpts),
+            "beyond_3sigma": sum(e > 3 * pi_relative_sigma(n) for n, _, e in allpts)}
+
+
+def convergence_figures(p: Plotter, doc: dict) -> dict | None:
+    points = convergence_points(doc)
+    if not points:
+        return None
+    s = convergence_summary(points)
+    fig, ax = p.plt.subplots(figsize=(8, 5))
+    ns = sorted({n for pts in points.values() for n, _, _ in pts})
+    grid = [2 ** (k / 4) for k in range(int(4 * math.log2(ns[0])), int(4 * math.log2(ns[-1])) + 1)]
+    ax.fill_between(grid, [1e-30] * len(grid), [3 * pi_relative_sigma(n) for n in grid], color="0.9",
+                    label="within 3 sigma (binomial bound)")
+    ax.plot(grid, [pi_relative_sigma(n) for n in grid], "k--", linewidth=1, label="1 sigma")
+    ax.plot(grid, [3 * pi_relative_sigma(n) for n in grid], "k-", linewidth=1, label="3 sigma")
+    # Decreasing marker sizes, hollow, so points that coincide stay visible as rings.
+    sizes = [11, 8, 5, 3]
+    for i, (backend, pts) in enumerate(points.items()):
+        ax.plot([n for n, _, _ in pts], [max(e, 1e-30) for _, _, e in pts], linestyle="none", marker="o",
+                markersize=sizes[min(i, len(sizes) - 1)], markerfacecolor="none", label=f"{backend} ({len(pts)} N)")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    lows = [e for pts in points.values() for _, _, e in pts if e > 0]
+    ax.set_ylim(min(lows + [pi_relative_sigma(ns[-1])]) / 10, 3 * pi_relative_sigma(ns[0]) * 3)
+    ax.set_xlabel("pi samples N")
+    ax.set_ylabel("|pi_hat - pi| / pi")
+    same = ("every backend lies on the same points: identical hit counts at all "
+            f"{s['shared_sizes']} N measured by more than one backend (the stream is canonical)"
+            if not s["differing_sizes"] else
+            f"hit counts DIFFER between backends at N = {', '.join(fmt_size(n) for n in s['differing_sizes'])}")
+    ax.set_title(f"pi's relative error vs N\n{same}; {s['beyond_3sigma']} of {s['points']} points beyond 3 sigma",
+                 fontsize=8)
+    ax.legend(fontsize=7, loc="lower left")
+    p.save(fig, "convergence", f"Accuracy: relative error of pi vs N with the binomial 1 and 3 sigma bounds; {same}; "
+           f"{s['beyond_1sigma']} of {s['points']} points beyond 1 sigma, {s['beyond_3sigma']} beyond 3 sigma")
+    return s
+
+
+def python_models_note(doc: dict) -> str:
+    """For a run of the GIL study without the python-models one: where the other ways around the
+    GIL (processes, Dask, thread pools) are measured, at the same sizes, as HTML."""
+    studies = {r.get("study") for r in doc["records"]}
+    if "python-models" in studies or not ({"gil", "quick-python"} & studies):
+        return ""
+    return ("<p>Python's other ways around the GIL - a thread pool, processes, dask.delayed and a "
+            "dask.distributed cluster, beside parlab.pi with the GIL released, at the same sizes - are "
+            "measured by <code>parlab run python-models</code> (figure <code>plots/python_models.png</code>: "
+            "speedup over one thread and per-task overhead vs size).</p>")
+
+
 # Python peers that run on a GPU (the rest are CPU peers).
 GPU_PEERS = {"py-cupy", "py-torch"}
 
@@ -501,6 +680,7 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], peers: 
                      f" (<a href='plots/{e(name)}.svg'>SVG</a>)</figcaption></figure>")
     if not figures:
         parts.append("<p>No figure: these results have no thread sweep, size sweep or backend comparison.</p>")
+    parts.append(python_models_note(doc))
     if peers:
         parts.append("<h2>Peers</h2><table><tr><th class='l'>kernel</th><th class='l'>precision</th><th>size</th>"
                      "<th class='l'>parlab</th><th>threads</th><th>rate</th><th class='l'>peer</th><th>threads</th>"
@@ -572,6 +752,8 @@ def main(argv=None) -> int:
     race_figures(p, doc)
     overhead_figures(p, doc)
     crossover_figures(p, doc)
+    python_models_figures(p, doc)
+    convergence_figures(p, doc)
     peers = peers_figures(p, doc)
     report = os.path.join(out, "report.html")
     tmp = report + ".tmp"

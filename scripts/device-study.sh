@@ -15,6 +15,9 @@
 #           thread over sizes, to explain per-core pi rates
 #   gpu     the GPU acceptance run (gpu/scripts/device-run.sh)
 #   multi   the multi-GPU comparison (run on 2+ GPUs)
+#   pymodels  Python's ways around the GIL (threads, a thread pool, processes, dask.delayed,
+#           dask.distributed, parlab.pi) at 1, 2 and 16 workers, and pi's convergence figure; Dask
+#           comes from VIRTUAL_ENV when installed there, else its records say unavailable
 #
 # The study parts share the build in build/h200-study (rebuilt only when out of date, so a
 # later part on the same machine starts at once). VIRTUAL_ENV makes the peers importable by
@@ -24,7 +27,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|gpu|multi}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|gpu|multi|pymodels}
 shift
 final=${OUT:-$PWD/build/device-study}
 mkdir -p "$final"
@@ -145,8 +148,21 @@ case "$part" in
         --out "$work/multi.json" 2>&1 | tail -20 | tee -a "$summary"
     fi
     ;;
+  pymodels)
+    ensure_build
+    # Whether the embedded interpreter can import Dask (from VIRTUAL_ENV); if not, the py-dask-*
+    # records are "unavailable" with the reason and the other models still run.
+    if "$bin" pi --backend py-dask-delayed --threads 2 --samples 4097 >"$work/dask-probe.log" 2>&1; then
+      say "Dask: importable"
+    else
+      say "Dask: not importable here ($(tail -1 "$work/dask-probe.log"))"
+    fi
+    "$bin" list | grep -E "py-(thread-pool|processes|dask)" | tee -a "$summary"
+    run_suite python-models 480 --threads 1,2,16
+    run_suite convergence 90
+    ;;
   *)
-    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, pi-probe, gpu, multi)" >&2
+    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, pi-probe, gpu, multi, pymodels)" >&2
     exit 2
     ;;
 esac
