@@ -63,14 +63,18 @@ std::uint64_t checked_area(std::uint64_t nx, std::uint64_t ny, const char* kerne
 class PiWorkload final : public DeviceWorkload {
  public:
   explicit PiWorkload(const Problem& p)
-      : DeviceWorkload(p.device), seed_(p.seed), samples_(p.size),
-        hits_device_(1, p.device, "pi hit counter"), hits_host_(1, "pi hit counter") {}
+      : DeviceWorkload(p.device), seed_(p.seed), first_pair_(p.first / 2), samples_(p.size),
+        hits_device_(1, p.device, "pi hit counter"), hits_host_(1, "pi hit counter") {
+    // A part of the stream (an MPI rank's share) starts on a pair, as the MPI wing splits it.
+    if (p.first % 2 != 0) throw UsageError("pi on the GPU: the first sample of a part must be even");
+  }
 
   void run() override {
     DeviceGuard guard(device_);
     PARLAB_CUDA_CHECK(cudaMemsetAsync(hits_device_.get(), 0, sizeof(unsigned long long), stream_.get()));
     start_.record(stream_);
-    launch_pi_hits(seed_, 0, samples_ / 2, (samples_ & 1u) != 0, hits_device_.get(), device_, stream_.get());
+    launch_pi_hits(seed_, first_pair_, first_pair_ + samples_ / 2, (samples_ & 1u) != 0, hits_device_.get(), device_,
+                   stream_.get());
     stop_.record(stream_);
     PARLAB_CUDA_CHECK(cudaMemcpyAsync(hits_host_.get(), hits_device_.get(), sizeof(unsigned long long),
                                       cudaMemcpyDeviceToHost, stream_.get()));
@@ -86,7 +90,7 @@ class PiWorkload final : public DeviceWorkload {
   WorkCount work() const override { return samples_work(samples_); }
 
  private:
-  std::uint64_t seed_, samples_;
+  std::uint64_t seed_, first_pair_, samples_;
   DeviceBuffer<unsigned long long> hits_device_;
   PinnedBuffer<unsigned long long> hits_host_;
   PiHitsTracker hits_;
