@@ -179,6 +179,10 @@ struct BackendEntry {
   bool sweeps_threads = true;        // false: runs on exactly one host thread (serial, vectorised
                                      // and GPU peers), so a thread sweep measures it once
   std::vector<std::string> kernels;  // kernels it runs
+  // Samples a thread takes at a time (Python threads call parlab.pi in blocks), 0 when work is
+  // split evenly. A run whose per-thread share is below it measures one thread doing everything,
+  // so the plan refuses such sizes in a suite and warns on the command line (experiments/suite.cpp).
+  std::uint64_t work_unit = 0;
   std::function<std::unique_ptr<Workload>(const Problem&)> make;
   std::function<std::unique_ptr<Executor>(int threads)> make_executor;  // CPU backends only
 };

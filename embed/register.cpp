@@ -73,6 +73,7 @@ void register_python(Registry& registry) {
     e.detail = std::string(spec.detail) + " (" + runtime + ")";
     e.in_default_set = spec.in_default_set;
     e.sweeps_threads = !spec.one_thread;
+    e.work_unit = embed::python_backend_work_unit(spec);
     e.kernels = {"pi"};
     if (embed::python_backend_runs_triad(spec)) e.kernels.push_back("triad");
     e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {

@@ -490,6 +490,15 @@ bool python_backend_runs_triad(const PyBackendSpec& spec) noexcept {
   return spec.runner == PyRunner::numpy || spec.runner == PyRunner::numba_prange || spec.runner == PyRunner::cupy;
 }
 
+std::uint64_t python_backend_work_unit(const PyBackendSpec& spec) noexcept {
+  switch (spec.runner) {
+    case PyRunner::parlab_gil_held:
+    case PyRunner::parlab_gil_released: return std::uint64_t{1} << 21;  // parlab_threads.CALL_SAMPLES
+    case PyRunner::subinterpreters: return SubinterpreterPiWorkload::kBlock;
+    default: return 0;
+  }
+}
+
 void check_python_problem(const PyBackendSpec& spec, const Problem& p) {
   const bool triad = python_backend_runs_triad(spec);
   if (p.kernel != "pi" && !(triad && p.kernel == "triad")) {

@@ -20,6 +20,7 @@
 #include "context.hpp"
 #include "rank_sweep.hpp"
 #include "runner.hpp"
+#include "estimate.hpp"
 #include "suite.hpp"
 #include "backends.hpp"
 #include "core/error.hpp"
@@ -130,6 +131,7 @@ struct RunArgs {
   bool quick = false;
   bool quiet = false;
   bool no_report = false;
+  bool yes = false;  // run even when the plan's estimate is over an hour
 };
 
 int cmd_report(const std::string& run_dir, std::ostream& out, std::ostream& err, bool quiet);
@@ -209,7 +211,7 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& err, int a
   if (suite_name.empty() && o.kernels.empty()) suite_name = "quick";  // the default suite
   nlohmann::json suite;
   if (!suite_name.empty()) suite = load_suite(suite_name);
-  const Plan plan = make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
+  Plan plan = make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
   // Entries measured by MPI jobs the runner launches (--ranks, a suite's "ranks"): the launcher
   // must exist before anything starts, and ranks x threads beyond the cores is said up front.
   int most_ranks = 0, most_threads = 1;
@@ -222,11 +224,25 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& err, int a
   }
   if (most_ranks > 0) {
     const MpiLauncher launcher = find_mpi_launcher();
-    if (!a.quiet) err << "parlab: MPI jobs launched as: " << launcher.describe() << " -np R\n";
+    plan.warnings.push_back("MPI jobs launched as: " + launcher.describe() + " -np R");
     if (most_ranks * most_threads > max_threads) {
-      err << "parlab: warning: up to " << most_ranks << " MPI ranks x " << most_threads << " threads on " << max_threads
-          << " hardware threads: oversubscribed points measure time-slicing\n";
+      plan.warnings.push_back("up to " + std::to_string(most_ranks) + " MPI ranks x " + std::to_string(most_threads) +
+                              " threads on " + std::to_string(max_threads) +
+                              " hardware threads: oversubscribed points measure time-slicing");
     }
+  }
+  // A lower bound from optimistic rates (experiments/estimate.hpp): a plan over an hour needs
+  // --yes, so a mistyped size cannot start a run of centuries.
+  const double at_least = min_seconds(plan, registry);
+  if (at_least > 3600 && !a.yes) {
+    throw UsageError("this plan would take at least " + format_duration(at_least) +
+                     " (a lower bound; check --size and --reps), pass --yes to run it anyway");
+  }
+  if (at_least > 600 && !a.quiet) {
+    err << "parlab: this plan takes at least " << format_duration(at_least) << "\n";
+  }
+  for (const auto& w : plan.warnings) {
+    if (!a.quiet) err << "parlab: warning: " << w << "\n";
   }
 
   nlohmann::json invocation = nlohmann::json::array();
@@ -329,6 +345,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   run->add_flag("--quick", run_args.quick, "At most 3 repetitions, no minimum repetition time");
   run->add_flag("--quiet,-q", run_args.quiet, "No progress output");
   run->add_flag("--no-report", run_args.no_report, "Do not make plots and report.html after the run");
+  run->add_flag("--yes,-y", run_args.yes, "Start a plan estimated to take over an hour");
 
   std::string report_dir;
   auto* report = app.add_subcommand("report", "Make the plots and report.html of a run directory");
@@ -357,6 +374,20 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return kExitUsage;
   }
 
+  // An option given an empty value ("--size ''") would read as "not given" and run the defaults;
+  // it is a usage error instead. (Flags take no value and are skipped.)
+  for (const CLI::App* sub : {static_cast<const CLI::App*>(pi), static_cast<const CLI::App*>(run)}) {
+    if (sub->count() == 0) continue;
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->get_type_size() == 0 || opt->count() == 0) continue;
+      for (const std::string& value : opt->results()) {
+        if (value.empty()) {
+          err << "parlab: invalid value '' for " << opt->get_name() << ": expected a value\n";
+          return kExitUsage;
+        }
+      }
+    }
+  }
   try {
     const Registry registry = make_registry();
     if (!python_home.empty()) configure_python(python_home);

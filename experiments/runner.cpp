@@ -200,7 +200,8 @@ void Runner::save() {
 int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, const json& invocation) {
   ContextOptions co;
   for (const auto& s : plan.specs) co.max_threads_requested = std::max(co.max_threads_requested, s.threads);
-  const json context = collect_context(registry_, co);
+  json context = collect_context(registry_, co);
+  for (const auto& w : plan.warnings) context["warnings"].push_back(w);
 
   ensure_writable_dir(out_root, "output directory (--out)");
   const std::filesystem::path host_dir = out_root / context["host"].get<std::string>();

@@ -185,6 +185,9 @@ json load_suite(const std::string& name_or_path) {
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                (path.extension() == ".json" && std::filesystem::exists(path));
   if (!looks_like_path) path = suites_dir() / (name_or_path + ".json");
+  if (std::filesystem::is_directory(path)) {
+    throw UsageError("suite '" + name_or_path + "' is a directory; expected a suite name or a .json file");
+  }
   std::ifstream in(path);
   if (!in) {
     if (looks_like_path) throw UsageError("suite file '" + path.string() + "' cannot be read");
@@ -196,7 +199,7 @@ json load_suite(const std::string& name_or_path) {
     json j = json::parse(in);
     if (!j.is_object()) throw UsageError("suite file '" + path.string() + "': expected a JSON object");
     return j;
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and reading errors of an odd file
     throw UsageError("suite file '" + path.string() + "' is not valid JSON: " + e.what());
   }
 }
@@ -363,7 +366,18 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
                                  " MiB, more than 80% of this machine's memory (--size)");
               }
               if (be->kind != "mpi" || ranks.empty()) {
-                plan.specs.push_back(m);
+                if (be->work_unit > 0 && t > 1 && m.size / static_cast<std::uint64_t>(t) < be->work_unit) {
+                const std::string why = "backend '" + be->name + "' takes " + format_size(be->work_unit) +
+                                        " samples at a time, so at size " + format_size(m.size) + " and " +
+                                        std::to_string(t) + " threads some threads get no work and the figure "
+                                        "measures fewer threads than it says (use a size >= " +
+                                        format_size(be->work_unit * static_cast<std::uint64_t>(t)) + ")";
+                if (!o.sizes) throw UsageError(ew + ": " + why);
+                if (std::find(plan.warnings.begin(), plan.warnings.end(), why) == plan.warnings.end()) {
+                  plan.warnings.push_back(why);
+                }
+              }
+              plan.specs.push_back(m);
                 continue;
               }
               // One measurement per MPI job size; weak scaling grows with every rank's threads.

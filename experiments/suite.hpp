@@ -68,6 +68,9 @@ struct PlanOverrides {
 struct Plan {
   std::string suite;  // name, or "ad-hoc"
   std::vector<MeasurementSpec> specs;
+  // What a user should know before the run starts (a command-line size below a backend's work
+  // unit, an MPI launcher and oversubscription); printed, and kept in the run's context.
+  std::vector<std::string> warnings;
 };
 
 // The directory holding the suite files: $PARLAB_SUITES_DIR, else the source tree's.

@@ -66,6 +66,11 @@ def test_suite_run_end_to_end(tmp_path, parlab_bin):
     (["run", "--kernel", "pi", "--precision", "half"], "--precision"),
     (["run", "--kernel", "pi", "--reps", "0"], "--reps"),
     (["run", "--kernel", "pi", "--format", "xml"], "--format"),
+    (["run", "--kernel", "pi", "--size", ""], "--size"),
+    (["run", "--kernel", "pi", "--threads", ""], "--threads"),
+    (["run", "--suite", ""], "--suite"),
+    (["run", "--kernel", "pi", "--size", "2^63"], "--yes"),
+    (["run", "--kernel", "pi", "--size", "2^40", "--reps", "1000"], "--yes"),
 ])
 def test_bad_input_exits_2_and_writes_nothing(tmp_path, parlab_bin, args, names):
     out = tmp_path / "results"
@@ -73,6 +78,51 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, parlab_bin, args, names)
     assert res.returncode == 2, (res.stdout, res.stderr)
     assert names in res.stderr
     assert not out.exists()
+
+
+def test_empty_value_is_a_usage_error(parlab_bin):
+    res = run(parlab_bin, "pi", "--samples", "")
+    assert res.returncode == 2 and "--samples" in res.stderr, res.stderr
+
+
+def test_directory_as_suite(tmp_path, parlab_bin):
+    res = run(parlab_bin, "run", str(tmp_path) + "/", "--out", str(tmp_path / "o"))
+    assert res.returncode == 2 and "is a directory" in res.stderr, res.stderr
+
+
+def test_estimate_is_a_lower_bound_that_yes_overrides(tmp_path, parlab_bin):
+    # Refused without --yes, with the estimate in the message; the same plan with --yes starts
+    # (stopped at once here by a failing --out, which is checked after the estimate).
+    res = run(parlab_bin, "run", "--kernel", "pi", "--size", "2^63", "--out", str(tmp_path / "o"))
+    assert res.returncode == 2 and "years" in res.stderr, res.stderr
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    res = run(parlab_bin, "run", "--kernel", "pi", "--size", "2^63", "--yes", "--out", str(blocker / "sub"))
+    assert res.returncode == 2 and "--out" in res.stderr and "--yes" not in res.stderr, res.stderr
+    # A plan that takes seconds is not held up.
+    res = run(parlab_bin, "run", "--kernel", "pi", "--size", "2^20", "--backend", "serial", "--reps", "1",
+              "--no-report", "--quiet", "--out", str(tmp_path / "ok"))
+    assert res.returncode == 0, res.stderr
+
+
+def test_work_unit_refused_in_a_suite_warned_on_the_command_line(tmp_path, parlab_bin):
+    # Python threads take parlab.pi calls of 2^21 points: at 2^21 points and 2 threads one
+    # thread does all the work, so a suite asking for it is refused and --size is warned about.
+    listed = [l.split() for l in run(parlab_bin, "list").stdout.splitlines()]
+    if ["py-parlab-gil-released", "python", "available"] not in [l[:3] for l in listed]:
+        pytest.skip("py-parlab-gil-released is not available in this build")
+    suite = tmp_path / "small.json"
+    suite.write_text(json.dumps({"name": "small", "experiments": [
+        {"kernel": "pi", "backends": ["py-parlab-gil-released"], "threads": "1,2", "sizes": ["2^21"]}]}))
+    res = run(parlab_bin, "run", str(suite), "--out", str(tmp_path / "a"))
+    assert res.returncode == 2 and "py-parlab-gil-released" in res.stderr and "2^22" in res.stderr, res.stderr
+    assert not (tmp_path / "a").exists()
+    res = run(parlab_bin, "run", "-k", "pi", "-b", "py-parlab-gil-released", "-t", "2", "-n", "2^21", "-r", "1",
+              "--no-report", "--out", str(tmp_path / "b"))
+    assert res.returncode == 0, res.stderr
+    assert "warning" in res.stderr and "2^22" in res.stderr
+    doc = json.load(open(os.path.join(only_run_dir(tmp_path / "b"), "results.json")))
+    assert any("py-parlab-gil-released" in w for w in doc["context"]["warnings"])
 
 
 def test_unwritable_out(tmp_path, parlab_bin):
