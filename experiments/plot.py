@@ -561,6 +561,8 @@ def convergence_summary(points: dict) -> dict:
 
 
 def convergence_figures(p: Plotter, doc: dict) -> dict | None:
+    import textwrap
+
     points = convergence_points(doc)
     if not points:
         return None
@@ -587,8 +589,13 @@ def convergence_figures(p: Plotter, doc: dict) -> dict | None:
             f"{s['shared_sizes']} N measured by more than one backend (the stream is canonical)"
             if not s["differing_sizes"] else
             f"hit counts DIFFER between backends at N = {', '.join(fmt_size(n) for n in s['differing_sizes'])}")
-    ax.set_title(f"pi's relative error vs N\n{same}; {s['beyond_3sigma']} of {s['points']} points beyond 3 sigma",
-                 fontsize=8)
+    missing = sorted({f"{r['backend']} ({r.get('reason', '')[:60]})" for r in doc["records"]
+                      if r.get("study") == "convergence" and r["status"] == "unavailable"})
+    lines = [f"pi's relative error vs N (seed {doc['records'][0].get('seed')})", same + ";",
+             f"{s['beyond_3sigma']} of {s['points']} distinct points beyond 3 sigma, {s['beyond_1sigma']} beyond 1 sigma"]
+    if missing:
+        lines.append("not measured here: " + "; ".join(missing))
+    ax.set_title("\n".join(textwrap.fill(x, 120) for x in lines), fontsize=7)
     ax.legend(fontsize=7, loc="lower left")
     p.save(fig, "convergence", f"Accuracy: relative error of pi vs N with the binomial 1 and 3 sigma bounds; {same}; "
            f"{s['beyond_1sigma']} of {s['points']} points beyond 1 sigma, {s['beyond_3sigma']} beyond 3 sigma")
