@@ -255,11 +255,22 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
         for n in names:
             v, unit = rate_of(best[n])
             vals.append(v or 0.0)
-        fig, ax = p.plt.subplots(figsize=(8, 4))
-        bars = ax.bar([f"{n}\nt={best[n]['threads']}" for n in names], vals, color="tab:blue")
+        # Horizontal bars: backend names sit on the y axis one per row, so labels never overlap
+        # however many backends there are. Rates spanning more than two orders of magnitude
+        # (pure Python next to a GPU) go on a log axis, where the smallest bar stays visible.
+        order = sorted(range(len(names)), key=lambda i: vals[i])
+        names, vals = [names[i] for i in order], [vals[i] for i in order]
+        fig, ax = p.plt.subplots(figsize=(8, 1.2 + 0.32 * len(names)))
+        bars = ax.barh([f"{n} (t={best[n]['threads']})" for n in names], vals, color="tab:blue")
+        positive = [v for v in vals if v > 0]
+        log = bool(positive) and max(positive) / min(positive) > 100
+        if log:
+            ax.set_xscale("log")
         for b, v in zip(bars, vals):
-            ax.text(b.get_x() + b.get_width() / 2, b.get_height(), fmt_rate(v, unit), ha="center", va="bottom", fontsize=7)
-        ax.set_ylabel(unit)
+            ax.text(b.get_width(), b.get_y() + b.get_height() / 2, " " + fmt_rate(v, unit), ha="left", va="center",
+                    fontsize=7)
+        ax.set_xlim(right=(max(vals) * (8 if log else 1.25)) if vals and max(vals) > 0 else None)
+        ax.set_xlabel(unit + (" (log scale)" if log else ""))
         title = f"{kernel} throughput per backend at its largest thread count, N={fmt_size(size)} {precision}"
         ax.set_title(title)
         name = f"throughput_{study}_{kernel}_{fmt_size(size)}_{precision}".replace("^", "p")
@@ -267,10 +278,12 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
 
 
 def gil_series(doc: dict) -> dict:
-    """Speedup of each Python variant over its own 1-thread median time: {backend: [(threads, speedup)]}."""
+    """Speedup of each Python variant over its own 1-thread median time: {backend: [(threads, speedup)]}.
+    pi only: the peers that also run triad (NumPy, Numba) would otherwise put a bandwidth-bound
+    kernel's points on the same lines."""
     by = defaultdict(list)
     for r in doc["records"]:
-        if r["status"] == "ok" and r.get("kind") == "python" and r.get("scaling") == "strong":
+        if r["status"] == "ok" and r.get("kind") == "python" and r.get("scaling") == "strong" and r["kernel"] == "pi":
             by[r["backend"]].append(r)
     out = {}
     for backend, rs in sorted(by.items()):
@@ -333,6 +346,56 @@ def gpu_study_figures(p: Plotter, doc: dict) -> None:
         ax.set_title(f"Logging {logging[0]['size']} steps: read back every step vs once")
         ax.legend(fontsize=7)
         p.save(fig, "gpu_logging", "Logging study: kernel and transfer time, norm read back every step vs kept on the device")
+
+
+MULTI_GPU = {"cuda-multi": "all GPUs at once", "cuda-multi-seq": "one GPU after another"}
+
+
+def multi_gpu_series(doc: dict) -> list[dict]:
+    """All GPUs against one (tested on its own): for every (kernel, precision, size) measured on
+    one GPU (`cuda`) and split over every GPU (`cuda-multi`, `cuda-multi-seq`), the speedup over
+    one GPU and the GPU count the record's metrics name."""
+    recs = [r for r in ok_records(doc) if r["backend"] in ("cuda", *MULTI_GPU)]
+    one = {(r["kernel"], r.get("precision", ""), r["size"]): r for r in recs if r["backend"] == "cuda"}
+    rows = []
+    for r in sorted(recs, key=lambda r: (r["kernel"], r.get("precision", ""), r["size"], r["backend"])):
+        ref = one.get((r["kernel"], r.get("precision", ""), r["size"]))
+        if r["backend"] == "cuda" or ref is None:
+            continue
+        rows.append({"kernel": r["kernel"], "precision": r.get("precision", ""), "size": r["size"],
+                     "backend": r["backend"], "devices": int(r.get("metrics", {}).get("devices", 0)),
+                     "speedup": ref["time_s"]["median"] / r["time_s"]["median"]})
+    return rows
+
+
+def multi_gpu_figures(p: Plotter, doc: dict) -> None:
+    rows = multi_gpu_series(doc)
+    if not rows:
+        return
+    keys = sorted({(r["kernel"], r["precision"], r["size"]) for r in rows})
+    fig, ax = p.plt.subplots(figsize=(max(5, 1.6 * len(keys)), 4))
+    width = 0.38
+    for k, (backend, label) in enumerate(MULTI_GPU.items()):
+        xs, ys = [], []
+        for i, key in enumerate(keys):
+            hit = [r for r in rows if (r["kernel"], r["precision"], r["size"]) == key and r["backend"] == backend]
+            if hit:
+                xs.append(i + (k - 0.5) * width)
+                ys.append(hit[0]["speedup"])
+        bars = ax.bar(xs, ys, width, label=f"{backend} ({label})")
+        for b, y in zip(bars, ys):
+            ax.text(b.get_x() + b.get_width() / 2, y, f"{y:.2f}x", ha="center", va="bottom", fontsize=7)
+    devices = max(r["devices"] for r in rows)
+    if devices > 0:
+        ax.axhline(devices, color="k", linestyle="--", linewidth=1, label=f"ideal ({devices} GPUs)")
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels([f"{kern} {fmt_size(n)}" + (f"\n{prec}" if kern != "pi" else "") for kern, prec, n in keys])
+    ax.set_ylabel("speedup over one GPU (median times)")
+    ax.set_ylim(0, max(devices, max(r["speedup"] for r in rows)) * 1.2)
+    ax.set_title(f"All {devices} GPUs against one: concurrent vs one after another")
+    ax.legend(fontsize=7, loc="upper left")
+    p.save(fig, "multi_gpu", "Multi-GPU: speedup over one GPU of the same kernel split over every GPU, launched "
+                             "concurrently or one GPU after another")
 
 
 def race_figures(p: Plotter, doc: dict) -> None:
@@ -665,18 +728,116 @@ def peers_figures(p: Plotter, doc: dict) -> list[dict]:
     return rows
 
 
+def run_summary(doc: dict, peers: list | None = None) -> dict:
+    """What the run found, as data for the report's first screen (tested on its own).
+
+    findings: one row per (study, kernel, precision, size): the fastest backend and its rate,
+    the best CPU speedup at the largest thread count, and for pi from Python every variant's
+    speedup at its largest thread count with GIL-released against GIL-held; then one row per
+    peer comparison. problems: every failed record, then every unavailable backend with its
+    reason (one row per backend and reason)."""
+    findings = []
+    ok = ok_records(doc)
+    speedups = scaling_series(doc)
+    gil = gil_series(doc)
+    groups = defaultdict(list)
+    for r in ok:
+        if r["kernel"] not in STUDY_KERNELS and rate_of(r)[0] is not None:
+            groups[(r.get("study", ""), r["kernel"], r.get("precision", ""))].append(r)
+    for (study, kernel, precision), recs in sorted(groups.items()):
+        size = max(r["size"] for r in recs if r.get("scaling") != "weak") if any(
+            r.get("scaling") != "weak" for r in recs) else max(r["size"] for r in recs)
+        at = [r for r in recs if r["size"] == size]
+        best = max(at, key=lambda r: rate_of(r)[0])
+        v, unit = rate_of(best)
+        parts = [f"fastest: {best['backend']} (t={best['threads']}) {fmt_rate(v, unit)}"]
+        for (s_study, scaling, s_kernel, base, s_prec), series in speedups.items():
+            if (s_study, scaling, s_kernel, base, s_prec) == (study, "strong", kernel, size, precision):
+                tmax = max(t for pts in series.values() for t, _, _ in pts)
+                top = max(((label, sp) for label, pts in series.items() for t, sp, _ in pts if t == tmax),
+                          key=lambda x: x[1], default=None)
+                if top:
+                    parts.append(f"best CPU speedup at {tmax} threads: {top[0]} {top[1]:.2f}x (ideal {tmax}x)")
+        # Every Python variant of the study, whatever its size (pure Python runs smaller).
+        py = [r for r in recs if r.get("kind") == "python" and kernel == "pi"]
+        if py:
+            variants = []
+            for backend in sorted({r["backend"] for r in py}):
+                pts = gil.get(backend)
+                if pts and len(pts) > 1:
+                    t, sp = pts[-1]
+                    variants.append((backend, t, sp))
+            if variants:
+                parts.append("Python threads: " + ", ".join(f"{b} {sp:.2f}x at {t}" for b, t, sp in variants))
+            rel = {b: dict(gil[b]) for b in ("py-parlab-gil-released", "py-parlab-gil-held") if b in gil}
+            if len(rel) == 2:
+                tmax = max(set(rel["py-parlab-gil-released"]) & set(rel["py-parlab-gil-held"]), default=None)
+                times = {r["backend"]: r["time_s"]["median"] for r in py if r["threads"] == tmax}
+                if tmax and len(times) >= 2 and "py-parlab-gil-released" in times and "py-parlab-gil-held" in times:
+                    parts.append(f"GIL released vs held at {tmax} threads: "
+                                 f"{times['py-parlab-gil-held'] / times['py-parlab-gil-released']:.2f}x faster")
+        findings.append({"study": study, "kernel": kernel, "precision": precision, "size": size, "finding": parts})
+    for r in peers or []:
+        findings.append({"study": "peers", "kernel": r["kernel"], "precision": r["precision"], "size": r["size"],
+                         "finding": [f"parlab {r['parlab']} (t={r['parlab_threads']}) / {r['peer']} "
+                                     f"(t={r['threads']}): {r['ratio']:.2f}x"]})
+    problems = []
+    for r in doc["records"]:
+        if r["status"] not in ("ok", "unavailable"):
+            detail = r.get("validation", {}).get("detail") or r.get("reason", "")
+            problems.append({"what": f"{r['backend']} {r['kernel']} t={r['threads']} N={fmt_size(r['size'])}",
+                             "status": r["status"], "reason": str(detail)})
+    seen = set()
+    for r in doc["records"]:
+        if r["status"] == "unavailable" and (r["backend"], r.get("reason", "")) not in seen:
+            seen.add((r["backend"], r.get("reason", "")))
+            problems.append({"what": r["backend"], "status": "unavailable", "reason": r.get("reason", "")})
+    return {"findings": findings, "problems": problems}
+
+
+def summary_html(summary: dict) -> str:
+    e = html.escape
+    parts = ["<h2 id='summary'>What this run found</h2>"]
+    if summary["findings"]:
+        parts.append("<table class='summary'><tr><th class='l'>study</th><th class='l'>kernel</th><th>size</th>"
+                     "<th class='l'>finding</th></tr>")
+        for f in summary["findings"]:
+            what = "<br>".join(e(x) for x in f["finding"])
+            kernel = f["kernel"] + (f" ({f['precision']})" if f["precision"] and f["kernel"] != "pi" else "")
+            parts.append(f"<tr><td class='l'>{e(f['study'])}</td><td class='l'>{e(kernel)}</td>"
+                         f"<td>{e(fmt_size(f['size']))}</td><td class='l'>{what}</td></tr>")
+        parts.append("</table>")
+    else:
+        parts.append("<p>No valid measurement.</p>")
+    failed = [p for p in summary["problems"] if p["status"] != "unavailable"]
+    unavailable = [p for p in summary["problems"] if p["status"] == "unavailable"]
+    if failed:
+        parts.append(f"<h3 class='fail'>{len(failed)} measurement(s) failed</h3><table>"
+                     + "".join(f"<tr class='fail'><td class='l'>{e(p['what'])}</td><td class='l'>{e(p['status'])}</td>"
+                               f"<td class='l'>{e(p['reason'])}</td></tr>" for p in failed) + "</table>")
+    else:
+        parts.append("<p>Every measured result passed its validation.</p>")
+    if unavailable:
+        parts.append(f"<details><summary>{len(unavailable)} backend(s) unavailable here, with the reason</summary><table>"
+                     + "".join(f"<tr><td class='l'>{e(p['what'])}</td><td class='l'>{e(p['reason'])}</td></tr>"
+                               for p in unavailable) + "</table></details>")
+    return "".join(parts)
+
+
 def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], peers: list | None = None) -> str:
     ctx = doc["context"]
     e = html.escape
     parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>parlab report</title><style>",
              "body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;font-size:12px}",
              "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}",
-             "td.l,th.l{text-align:left}.fail{background:#fdd;color:#900}.warn{color:#a60}img{max-width:100%}</style></head><body>",
+             "td.l,th.l{text-align:left}.fail{background:#fdd;color:#900}.warn{color:#a60}img{max-width:100%}",
+             "table.summary td{vertical-align:top}table.summary{font-size:13px;margin-bottom:1em}</style></head><body>",
              f"<h1>parlab report: {e(str(doc.get('suite', '')))}</h1>",
              f"<p>Status: <b>{e(doc['status'])}</b>. Host {e(str(ctx.get('host')))}, started {e(str(ctx.get('started_utc')))}.</p>"]
     failed = [r for r in doc["records"] if r["status"] not in ("ok", "unavailable")]
     if failed:
         parts.append(f"<p class='fail'><b>{len(failed)} measurement(s) failed validation or errored</b> (rows in red below).</p>")
+    parts.append(summary_html(run_summary(doc, peers)))
     if ctx.get("warnings"):
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{e(w)}</li>" for w in ctx["warnings"]) + "</ul>")
     parts.append("<h2>Figures</h2>")
@@ -756,6 +917,7 @@ def main(argv=None) -> int:
     throughput_figures(p, doc)
     gil_figures(p, doc)
     gpu_study_figures(p, doc)
+    multi_gpu_figures(p, doc)
     race_figures(p, doc)
     overhead_figures(p, doc)
     crossover_figures(p, doc)

@@ -13,6 +13,9 @@ packages=(
   python3-dev                               # embedding CPython (libpython3.X)
   python3-matplotlib python3-pytest python3-numpy python3-jsonschema
   python3-numba                             # the Numba peers (prange, nogil) beside parlab
+  python3-dask python3-distributed          # the Dask variants (delayed, a local distributed cluster)
+  libopenmpi-dev openmpi-bin                # the mpi/ wing (ranks x executors)
+  chromium                                  # the report's first screen, rendered headless in a test
   dpkg-dev                                  # apt-get source / dpkg-source for the TSan oneTBB build
 )
 
