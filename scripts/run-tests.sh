@@ -4,14 +4,16 @@
 #   release     g++, -O3 -march=native, every part found (CUDA compiles even without a GPU)
 #   tsan        clang + libomp with Archer, oneTBB rebuilt with -DTBB_SANITIZE=thread
 #   asan-ubsan  clang, AddressSanitizer + UndefinedBehaviorSanitizer
+#   compat      clang against Debian 13's CLI11 2.4, nlohmann-json, GoogleTest and Google Benchmark
+#               (scripts/fetch-compat-deps.sh), every C++ test, then `parlab list` and a short run
 # plus the Python tests of the plot scripts. Stops at the first failure.
 #
-# Usage: scripts/run-tests.sh [release] [tsan] [asan-ubsan] [python]   (default: all)
+# Usage: scripts/run-tests.sh [release] [tsan] [asan-ubsan] [compat] [python]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 configs=("$@")
-if [ ${#configs[@]} -eq 0 ]; then configs=(release python tsan asan-ubsan); fi
+if [ ${#configs[@]} -eq 0 ]; then configs=(release python compat tsan asan-ubsan); fi
 jobs=$(nproc)
 # Debian's interpreter, where install-deps.sh put matplotlib, pandas and pytest (a pyenv or
 # venv python3 earlier on PATH would not have them).
@@ -23,10 +25,14 @@ step() { printf '\n=== %s ===\n' "$*"; }
 
 for config in "${configs[@]}"; do
   case "$config" in
-    release|tsan|asan-ubsan)
+    release|tsan|asan-ubsan|compat)
       if [ "$config" = tsan ]; then
         step "oneTBB with ThreadSanitizer (Debian source package)"
         bash scripts/build-tbb-tsan.sh build/deps/tbb-tsan
+      fi
+      if [ "$config" = compat ]; then
+        step "Debian 13's CLI11, nlohmann-json, GoogleTest, Google Benchmark"
+        bash scripts/fetch-compat-deps.sh build/deps/compat
       fi
       step "configure $config"
       cmake --preset "$config" -DPARLAB_WERROR=ON
@@ -34,6 +40,13 @@ for config in "${configs[@]}"; do
       cmake --build --preset "$config" --parallel "$jobs"
       step "test $config"
       ctest --preset "$config" --parallel "$jobs" --timeout 600
+      if [ "$config" = compat ]; then
+        # The CLI itself, as a user starts it: a newer CLI11 once aborted every command at start.
+        step "parlab list and a short run (compat build)"
+        build/compat/experiments/parlab list >/dev/null
+        build/compat/experiments/parlab run quick -k pi -b serial,pool -t 1,2 -n 2^20 -r 1 \
+          --out build/compat/smoke --no-report --quiet
+      fi
       ;;
     python)
       if [ -d tests/python ]; then
@@ -43,7 +56,7 @@ for config in "${configs[@]}"; do
       fi
       ;;
     *)
-      echo "run-tests.sh: unknown configuration '$config' (accepted: release, tsan, asan-ubsan, python)" >&2
+      echo "run-tests.sh: unknown configuration '$config' (accepted: release, tsan, asan-ubsan, compat, python)" >&2
       exit 2
       ;;
   esac
