@@ -6,8 +6,10 @@
 #   pi-variants.json        the same pi kernels timed in a plain run (no profiler), for the rate
 #   pi-<clock>.ncu-rep      ncu reports (open with ncu-ui or ncu --import)
 #   pi-<clock>.raw.csv      every collected metric, raw page, base units
-#   triad.ncu-rep, triad.raw.csv
-#   ncu-summary.json/.csv   the figures that matter and the issue-bound ceiling (ncu_summary.py)
+#   pi-<clock>.details.txt  the details page (sections as ncu-ui shows them); ncu_summary.py reads
+#                           from it the figures a raw page lacks
+#   triad.ncu-rep, triad.raw.csv, triad.details.txt
+#   ncu-summary.json/.csv   the figures that matter and the issue- and pipe-bound ceilings (ncu_summary.py)
 #   ncu-profile.log         this console
 #
 #   gpu/scripts/ncu-profile.sh BUILD_DIR OUT [SAMPLES]      (SAMPLES default 2^34)
@@ -41,9 +43,14 @@ echo "=== plain run of the profiled kernels (N = $n, 5 reps)"
 
 # The sections whose metrics the summary reads, plus pipe-cycle and thread-instruction metrics
 # that no section collects. If this ncu rejects one of the extras, profile again without them.
+# Issue slots busy and the SM clock are named as ncu 2025.3 (sm_90) names them, in its sections
+# and so in its raw page: sm__inst_issued.avg.pct_of_peak_sustained_elapsed ("Issue Slots Busy";
+# the _active form of older versions is not collected) and gpc__cycles_elapsed.avg.per_second
+# ("SM Frequency"; no sm__/smsp__cycles_elapsed.avg.per_second). Asked for here so that a change
+# of sections cannot drop them; ncu_summary.py also takes them from the details page.
 sections=(--section SpeedOfLight --section ComputeWorkloadAnalysis --section Occupancy --section LaunchStats
   --section SchedulerStats --section WarpStateStats --section InstructionStats)
-extras=sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,device__attribute_multiprocessor_count
+extras=sm__inst_issued.avg.pct_of_peak_sustained_elapsed,gpc__cycles_elapsed.avg.per_second,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active,smsp__thread_inst_executed.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,device__attribute_multiprocessor_count
 
 profile() {  # profile NAME CLOCK FILTER... -- COMMAND...
   local name=$1 clock=$2

@@ -16,7 +16,7 @@
 #      the acceptance check (cuda >= 6.5e11 samples/s at N >= 2^36, hits equal to the CPU's and
 #      the peers') by gpu/scripts/gpupi_check.py;
 #   5. the GPU pi tests (ctest -R '^Gpu(Pi|Registry)');
-#   6. gpu/scripts/ncu-profile.sh (Nsight Compute, pi and triad, issue-bound ceiling);
+#   6. gpu/scripts/ncu-profile.sh (Nsight Compute, pi and triad, issue- and pipe-bound ceilings);
 #   7. compute-sanitizer memcheck and racecheck on the pi tests, and racecheck's positive control.
 # Everything lands in OUT as two files (the device tool returns few): pi-study.tgz (logs, JSON,
 # SASS, ncu reports, the run's result directory under results/<host>/) and summary.txt.
