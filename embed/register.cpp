@@ -57,6 +57,15 @@ std::string python_context() {
   return c;
 }
 
+PythonRecordFields python_record_fields() {
+  const embed::PythonInfo info = embed::python_info();
+  PythonRecordFields f;
+  f.interpreter = info.version + (info.free_threaded_build ? " free-threaded" : "");
+  f.python_build = info.gil_mode;
+  f.gil_enabled = !info.free_threaded_build || embed::gil_reenabled_at_run_time();
+  return f;
+}
+
 void register_python(Registry& registry) {
   const embed::PythonInfo info = embed::python_info();
   const std::string runtime = "CPython " + info.version + ", " + info.gil_mode;

@@ -31,6 +31,17 @@ void set_python_options(embed::InterpreterOptions options);
 // is already running.
 embed::Interpreter& shared_python_interpreter();
 
+// Which interpreter ran this process's Python records, as record fields (DESIGN.md, "Dimensions
+// that compose"): `interpreter` is the version and build ("3.11.2", "3.13.5 free-threaded"),
+// `python_build` "gil" or "free-threaded", `gil_enabled` the run-time state (sys._is_gil_enabled()
+// once the interpreter runs; a GIL build's is always true).
+struct PythonRecordFields {
+  std::string interpreter;
+  std::string python_build;
+  bool gil_enabled = true;
+};
+PythonRecordFields python_record_fields();
+
 // For the results' context block: version, GIL mode, per-interpreter GIL support, and, once
 // the interpreter has started, sys.executable, sys.prefix and the virtual environment used.
 std::string python_context();

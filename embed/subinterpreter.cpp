@@ -45,7 +45,12 @@ SubInterpreter::SubInterpreter() {
 SubInterpreter::~SubInterpreter() {
 #if PY_VERSION_HEX >= 0x030C0000
   if (tstate_ == nullptr) return;
+  // Wait for the lock detached from Python: on a free-threaded build, creating or ending an
+  // interpreter stops the world (every attached thread state of every interpreter must detach
+  // first), so a thread waiting here attached would deadlock whichever thread holds the lock.
+  PyThreadState* self = PyEval_SaveThread();  // tstate_, current by the precondition
   std::lock_guard<std::mutex> lock(lifecycle_mutex());
+  PyEval_RestoreThread(self);
   Py_EndInterpreter(tstate_);
 #endif
 }

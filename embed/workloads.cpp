@@ -49,6 +49,9 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+// sys._is_gil_enabled() of the running interpreter (always true on a GIL build). Takes the GIL.
+bool gil_enabled_now() { return !python_info().free_threaded_build || gil_reenabled_at_run_time(); }
+
 std::string percent(double share) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * share);
@@ -87,7 +90,9 @@ class HitRecord {
     os << "; " << gil.describe();
     v.detail = os.str();
     if (gil.measured) {  // into the record's "metrics", beside the time
-      v.metrics.emplace_back("gil_wait_share", gil.wait_share());
+      // Without a GIL there is nothing to wait for: the off-CPU share is preemption, not GIL wait.
+      v.metrics.emplace_back("gil_wait_share", gil.gil_enabled ? gil.wait_share() : 0.0);
+      v.metrics.emplace_back("off_cpu_share", gil.wait_share());
       v.metrics.emplace_back("gil_reacquire_share", gil.reacquire_share());
       v.metrics.emplace_back("python_threads", static_cast<double>(gil.threads));
     }
@@ -123,6 +128,7 @@ class DriverPiWorkload final : public PythonPiWorkload {
   GilContention gil_contention() override {
     GilContention g;
     g.threads = threads_;
+    g.gil_enabled = gil_enabled_now();
     GilAcquire gil;
     PyRef stats = runner_->call("stats");
     if (!PyDict_Check(stats.get()) || PyDict_Size(stats.get()) == 0) return g;  // not measured
@@ -218,6 +224,7 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
     std::lock_guard<std::mutex> lock(m_);
     GilContention g;
     g.measured = true;
+    g.gil_enabled = gil_enabled_now();
     g.threads = static_cast<int>(workers_.size());
     g.wall_s = wall_s_;
     g.cpu_s = cpu_s_;
@@ -341,8 +348,20 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
 
 std::string GilContention::describe() const {
   if (!measured) return "GIL contention: not measured (one host thread, nothing to contend with)";
-  std::string s = "GIL wait " + percent(wait_share()) + " of " + std::to_string(threads) +
-                  " thread(s)' time (off-CPU share of their wall time)";
+  std::string s;
+  if (!gil_enabled) {
+    // parlab.pi's held/released variants run the same on such a build: say so, not "GIL held".
+    s = "no GIL at run time (free-threaded build, GIL disabled): nothing is held or released, the "
+        "threads run Python in parallel; off-CPU " + percent(wait_share()) + " of " + std::to_string(threads) +
+        " thread(s)' time (preemption, locks)";
+  } else {
+    s = "GIL wait " + percent(wait_share()) + " of " + std::to_string(threads) +
+        " thread(s)' time (off-CPU share of their wall time)";
+  }
+  if (wall_s > 0 && cpu_s > wall_s) {
+    s += "; CPU time exceeded wall time by " + percent(cpu_s / wall_s - 1.0) +
+         " (clock accounting on parts this short), the share clamped to 0";
+  }
   if (reacquire_s > 0) s += "; inside parlab's GIL re-acquisition " + percent(reacquire_share());
   return s;
 }
@@ -436,7 +455,11 @@ std::unique_ptr<Workload> make_python_triad_workload(const PyBackendSpec& spec, 
 const std::vector<PyBackendSpec>& python_backend_specs() {
   static const std::vector<PyBackendSpec> specs = {
       {PyRunner::pure_threads, "py-pure-threads", "pure",
-       "pure-Python Philox pi in a ThreadPoolExecutor (GIL-bound)", false, true},
+       "pure-Python Philox pi in a ThreadPoolExecutor, every thread calling one module's functions "
+       "(GIL-bound where there is a GIL)", false, true},
+      {PyRunner::pure_private, "py-pure-private", "pure-private",
+       "pure-Python Philox pi in a ThreadPoolExecutor, each thread with its own copy of the module "
+       "(functions, code, constants: no object shared between threads)", false, true},
       {PyRunner::parlab_gil_held, "py-parlab-gil-held", "parlab-gil-held",
        "parlab.pi from Python threads, GIL held during each call", false, true},
       {PyRunner::parlab_gil_released, "py-parlab-gil-released", "parlab-gil-released",

@@ -6,6 +6,7 @@
 // canonical count pi_hits_points(seed, 0, N) exactly, besides Random123's 3-sigma pi_check.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -16,7 +17,8 @@
 namespace parlab::embed {
 
 enum class PyRunner {
-  pure_threads,          // pure-Python pi in a ThreadPoolExecutor
+  pure_threads,          // pure-Python pi in a ThreadPoolExecutor, every thread calling one module
+  pure_private,          // the same, each thread with its own copy of the module (code, constants)
   parlab_gil_held,       // parlab.pi from Python threads, GIL held during each call
   parlab_gil_released,   // parlab.pi from Python threads, GIL released around the C++ loop
   parlab_call_overhead,  // parlab.pi(2, ...) per call: the per-call cost
@@ -55,15 +57,22 @@ struct GilContention {
   double wall_s = 0;       // sum over threads of the wall time of their part of each run
   double cpu_s = 0;        // CPU time the same threads used meanwhile
   double reacquire_s = 0;  // time spent inside PyEval_RestoreThread after parlab released it
+  // The GIL at run time (sys._is_gil_enabled()): false on a free-threaded build running without
+  // it, where off-CPU time is no GIL wait and parlab's "release" releases nothing.
+  bool gil_enabled = true;
   // The GIL-contention figure: the share of the threads' wall time they spent off the CPU.
   // These loops never block on anything but the GIL, so off-CPU time is GIL waiting (plus any
   // time the OS preempted them: more threads than free cores inflates it).
-  double wait_share() const { return wall_s > 0 ? 1.0 - cpu_s / wall_s : 0.0; }
+  // Each thread reads its CPU clock inside its wall-clock interval (parlab_team.py), so CPU time
+  // exceeds wall time only by the two clocks' accounting (a few microseconds per part, which
+  // counts when parts are that short); the share is clamped to [0, 1] then, and describe() says so.
+  double wait_share() const { return wall_s > 0 ? std::clamp(1.0 - cpu_s / wall_s, 0.0, 1.0) : 0.0; }
+
   // Measured directly on the C++ side for the parlab.pi variants: the share of the threads' wall
   // time spent inside PyEval_RestoreThread after parlab released the GIL. It includes the call's
   // own cost (on the CPU), so with tiny calls it can exceed wait_share(); with the GIL held it is
   // zero, since parlab never releases it then.
-  double reacquire_share() const { return wall_s > 0 ? reacquire_s / wall_s : 0.0; }
+  double reacquire_share() const { return wall_s > 0 ? std::clamp(reacquire_s / wall_s, 0.0, 1.0) : 0.0; }
   std::string describe() const;
 };
 

@@ -121,4 +121,13 @@ std::string python_context_line() {
 #endif
 }
 
+std::optional<InterpreterFields> python_interpreter_fields() {
+#if defined(PARLAB_HAVE_PYTHON)
+  const PythonRecordFields f = python_record_fields();
+  return InterpreterFields{f.interpreter, f.python_build, f.gil_enabled};
+#else
+  return std::nullopt;
+#endif
+}
+
 }  // namespace parlab

@@ -2,6 +2,7 @@
 // that was not is listed as unavailable with the configure-time reason.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "core/workload.hpp"

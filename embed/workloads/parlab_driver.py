@@ -19,6 +19,9 @@ def make(kind, seed, samples, threads, device=0):
     if kind == "pure":
         import parlab_threads
         return parlab_threads.PurePython(seed, samples, threads)
+    if kind == "pure-private":
+        import parlab_threads
+        return parlab_threads.PurePrivate(seed, samples, threads)
     if kind == "parlab-gil-held":
         import parlab_threads
         return parlab_threads.ParlabPi(seed, samples, threads, release_gil=False)

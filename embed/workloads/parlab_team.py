@@ -34,9 +34,14 @@ class ThreadTeam:
 
     def _part(self, fn, args):
         self._barrier.wait()
-        w0, c0, g0 = time.perf_counter_ns(), time.thread_time_ns(), gil_wait_ns()
+        # The CPU clock is read inside the wall-clock interval, so CPU time cannot exceed wall
+        # time by more than the clocks' own accounting (which made the GIL-wait share negative
+        # for parts of a few microseconds when read the other way round).
+        w0 = time.perf_counter_ns()
+        c0, g0 = time.thread_time_ns(), gil_wait_ns()
         result = fn(*args)
-        w1, c1, g1 = time.perf_counter_ns(), time.thread_time_ns(), gil_wait_ns()
+        c1, g1 = time.thread_time_ns(), gil_wait_ns()
+        w1 = time.perf_counter_ns()
         return result, w1 - w0, c1 - c0, g1 - g0
 
     def run(self, fn, parts):

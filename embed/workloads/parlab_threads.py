@@ -47,6 +47,42 @@ class PurePython(_TeamRunner):
         return sum(self.team.run(lambda b, e: parlab_philox.hits_points(seed, b, e), self.parts))
 
 
+class PurePrivate(_TeamRunner):
+    """PurePython, but each thread runs its own copy of parlab_philox: the module source executed
+    again in a fresh namespace, so its functions, code objects, constants and globals belong to
+    that thread alone. On a free-threaded build, threads sharing one module's objects contend on
+    their reference counts (every call and every global/constant load touches them); with private
+    copies nothing is shared, which is what lets pure Python scale there. With a GIL it changes
+    nothing. The copies are made by each worker thread on the team's first job (a warm-up the
+    runner does not time), since on a free-threaded build an object is cheapest for the thread
+    that created it (biased reference counting)."""
+
+    def __init__(self, seed, samples, threads):
+        super().__init__(seed, samples, threads)
+        self._local = threading.local()
+        self.team.run(lambda: self._module(), [()] * threads)
+
+    def _module(self):
+        m = getattr(self._local, "philox", None)
+        if m is None:
+            m = self._local.philox = private_module("parlab_philox")
+        return m
+
+    def run(self):
+        seed = self.seed
+        return sum(self.team.run(lambda b, e: self._module().hits_points(seed, b, e), self.parts))
+
+
+def private_module(name):
+    """A fresh copy of module `name`: its source compiled and executed again in a new namespace
+    (new function, code and constant objects), not registered in sys.modules."""
+    import importlib.util
+    spec = importlib.util.find_spec(name)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 class _Blocks:
     """The blocks [start, start + step) of [0, samples), handed out one at a time to whichever
     thread asks next. A lock, not the GIL, makes `take` atomic, so it holds on free-threaded

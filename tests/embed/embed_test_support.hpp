@@ -39,6 +39,16 @@ inline std::uint64_t eval_u64(const std::string& expr, PyObject* ns) {
   return v;
 }
 
+// Whether the running interpreter has a GIL (false on a free-threaded build running without it,
+// where tests of what the GIL does have nothing to test). Takes the GIL when there is one.
+inline bool gil_at_run_time() {
+  return !embed::python_info().free_threaded_build || embed::gil_reenabled_at_run_time();
+}
+#define PARLAB_SKIP_WITHOUT_GIL()                                                                  \
+  if (!::parlab::test::gil_at_run_time())                                                          \
+  GTEST_SKIP() << "no GIL at run time (free-threaded CPython, GIL disabled): a GIL property has " \
+                  "nothing to test here; tests/embed/test_free_threaded.cpp covers this build"
+
 // Suites that use the interpreter every Python backend shares (started on first use and kept
 // for the rest of the process, as in the CLI).
 class SharedPython : public ::testing::Test {

@@ -157,7 +157,9 @@ TEST(InterpreterEnvironment, ExtraPathsComeFirst) {
 // site-packages directory, here with a probe module only it provides.
 fs::path make_venv(const fs::path& root, const std::string& version) {
   const fs::path venv = root / "venv";
-  const std::string xy = version.substr(0, version.find('.', version.find('.') + 1));
+  // A free-threaded build's site-packages is lib/python3.13t (its ABI suffix), as venv lays it out.
+  const std::string xy = version.substr(0, version.find('.', version.find('.') + 1)) +
+                         (embed::python_info().free_threaded_build ? "t" : "");
   write_file(venv / "pyvenv.cfg", "home = " + fs::path(PARLAB_TEST_PYTHON).parent_path().string() +
                                       "\ninclude-system-site-packages = false\nversion = " + version + "\n");
   fs::create_directories(venv / "bin");

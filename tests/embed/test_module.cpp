@@ -211,6 +211,7 @@ except ValueError as e:
 // the GIL as soon as the first starts spinning, so the spins overlap. Ordering properties, not a
 // speed measurement.
 TEST_F(ParlabModule, SpinHoldsOrReleasesTheGilAsAsked) {
+  PARLAB_SKIP_WITHOUT_GIL();
   test::exec(R"(
 def spans(release):
     out = [None, None]

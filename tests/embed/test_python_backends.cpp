@@ -97,7 +97,7 @@ std::vector<Case> cases() {
   std::vector<Case> out;
   for (const auto& spec : embed::python_backend_specs()) {
     // Pure Python runs about a million points a second; parlab.pi(2, ...) is a call per 2 points.
-    const bool slow = spec.runner == embed::PyRunner::pure_threads ||
+    const bool slow = spec.runner == embed::PyRunner::pure_threads || spec.runner == embed::PyRunner::pure_private ||
                       spec.runner == embed::PyRunner::free_threaded ||
                       spec.runner == embed::PyRunner::subinterpreters ||
                       spec.runner == embed::PyRunner::parlab_call_overhead;
@@ -143,8 +143,13 @@ TEST_P(PythonBackend, RunsAndValidatesAgainstTheCanonicalCount) {
     EXPECT_TRUE(has_metric("gil_reacquire_share"));
     EXPECT_EQ(g.threads, c.threads);
     EXPECT_GT(g.wall_s, 0.0);
-    EXPECT_GE(g.wait_share(), -0.05) << "CPU time cannot much exceed wall time";
-    EXPECT_LE(g.wait_share(), 1.0);
+    // Shares are shares: a negative GIL wait (CPU time read outside the wall-clock interval) was
+    // once recorded for py-parlab-call-overhead.
+    for (const char* name : {"gil_wait_share", "gil_reacquire_share", "off_cpu_share"}) {
+      ASSERT_TRUE(v.metric(name).has_value()) << name;
+      EXPECT_GE(*v.metric(name), 0.0) << name;
+      EXPECT_LE(*v.metric(name), 1.0) << name;
+    }
   }
 }
 
@@ -165,6 +170,7 @@ TEST(PythonBackendPeers, MissingPeersAreUnavailableNotErrors) {
 TEST(PythonBackendPeers, TheGilHeldVariantReportsContention) {
   auto w = registry().get("py-parlab-gil-held").make(pi_problem(1 << 20, 2));
   w->run();
+  PARLAB_SKIP_WITHOUT_GIL();  // test_free_threaded.cpp checks what the record says without one
   auto* py = dynamic_cast<embed::PythonPiWorkload*>(w.get());
   ASSERT_NE(py, nullptr);
   const embed::GilContention g = py->gil_contention();
