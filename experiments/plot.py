@@ -431,7 +431,7 @@ def overhead_figures(p: Plotter, doc: dict) -> None:
     per thread, vs threads, per backend."""
     from matplotlib.ticker import MaxNLocator
 
-    recs = [r for r in ok_records(doc, lab=True) if r["kernel"] in OVERHEAD_KERNELS]
+    recs = [r for r in ok_records(doc, lab=True) if r["kernel"] in OVERHEAD_KERNELS and ranks_of(r) is None]
     if not recs:
         return
     kernels = [k for k in OVERHEAD_KERNELS if any(r["kernel"] == k for r in recs)]
@@ -750,7 +750,8 @@ def run_summary(doc: dict, peers: list | None = None) -> dict:
         at = [r for r in recs if r["size"] == size]
         best = max(at, key=lambda r: rate_of(r)[0])
         v, unit = rate_of(best)
-        parts = [f"fastest: {best['backend']} (t={best['threads']}) {fmt_rate(v, unit)}"]
+        job = "" if ranks_of(best) is None else f", {ranks_of(best)} rank{'s' if ranks_of(best) != 1 else ''}"
+        parts = [f"fastest: {best['backend']} (t={best['threads']}{job}) {fmt_rate(v, unit)}"]
         for (s_study, scaling, s_kernel, base, s_prec), series in speedups.items():
             if (s_study, scaling, s_kernel, base, s_prec) == (study, "strong", kernel, size, precision):
                 tmax = max(t for pts in series.values() for t, _, _ in pts)
@@ -777,6 +778,13 @@ def run_summary(doc: dict, peers: list | None = None) -> dict:
                     parts.append(f"GIL released vs held at {tmax} threads: "
                                  f"{times['py-parlab-gil-held'] / times['py-parlab-gil-released']:.2f}x faster")
         findings.append({"study": study, "kernel": kernel, "precision": precision, "size": size, "finding": parts})
+    for row in mpi_summary(doc):
+        same = next((f for f in findings if (f["study"], f["kernel"], f["precision"]) ==
+                     (row["study"], row["kernel"], row["precision"])), None)
+        if same is None:
+            findings.append(row)
+        else:
+            same["finding"].extend(row["finding"])
     for r in peers or []:
         findings.append({"study": "peers", "kernel": r["kernel"], "precision": r["precision"], "size": r["size"],
                          "finding": [f"parlab {r['parlab']} (t={r['parlab_threads']}) / {r['peer']} "
@@ -898,6 +906,334 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], peers: 
     return "".join(parts)
 
 
+# ---------------------------------------------------------------- MPI: ranks x threads
+# A record measured by an MPI job carries `ranks` (with `ranks_per_node` and `hosts`); a record
+# of one process has none. Everything below groups by those fields and by `threads` (per rank),
+# never by backend names, which are labels for people (DESIGN.md, "Dimensions that compose").
+MPI_PROBE_KERNELS = ("mpi_barrier", "mpi_allreduce", "mpi_bcast")
+MPI_PROBE_NAMES = {"mpi_barrier": "barrier", "mpi_allreduce": "8-byte allreduce", "mpi_bcast": "8-byte broadcast"}
+
+
+def ranks_of(r: dict):
+    """The MPI job size of a record, None for one process."""
+    n = r.get("ranks")
+    return int(n) if isinstance(n, (int, float)) and n >= 1 else None
+
+
+def layout_label(ranks, threads: int) -> str:
+    """"4 ranks x 2 threads" for an MPI record, "1 process x 2 threads" for one process."""
+    where = "1 process" if ranks is None else f"{ranks} rank{'s' if ranks != 1 else ''}"
+    return f"{where} x {threads} thread{'s' if threads != 1 else ''}"
+
+
+def hosts_note(recs) -> str:
+    """" over 2 hosts" when a series spans several hosts, else ""."""
+    hosts = max((int(r.get("hosts") or 1) for r in recs), default=1)
+    return f" over up to {hosts} hosts" if hosts > 1 else ""
+
+
+def mpi_scaling_series(doc: dict) -> dict:
+    """Speedup over ranks, as data (tested on its own).
+
+    Returns {(study, scaling, kernel, base_size, precision, threads_per_rank): {label: [point]}},
+    one entry per group with at least two rank counts; a point is a dict of ranks, cores (ranks x
+    threads per rank), speedup, efficiency and vs_single. Strong scaling: speedup = the same
+    backend's median time at 1 rank / its median time at R ranks, efficiency = speedup / R.
+    Without a 1-rank record the reference is the fastest single-process CPU record of the group at
+    threads_per_rank threads, and the label says so. Weak scaling (the size grows with ranks x
+    threads; base_size is the share of one thread): scaled speedup = T_ref x R / T(R),
+    efficiency = T_ref / T(R). vs_single = the fastest single-process CPU time at the same total
+    core count (same study, kernel, base size and precision) / the MPI time: above 1 the ranks
+    win; None where no process was measured at that many threads.
+    """
+    mpi = defaultdict(list)
+    single = defaultdict(list)
+    for r in ok_records(doc):
+        if r.get("scaling") not in ("strong", "weak"):
+            continue
+        rk = ranks_of(r)
+        per = r["threads"] * (rk or 1) if r["scaling"] == "weak" else 1
+        key = (r.get("study", ""), r["scaling"], r["kernel"], r["size"] // per, r.get("precision", ""))
+        if rk is not None:
+            mpi[key + (r["threads"],)].append(r)
+        elif r.get("kind", "cpu") == "cpu":
+            single[key].append(r)
+    out = {}
+    for key, recs in sorted(mpi.items()):
+        if len({ranks_of(r) for r in recs}) < 2:
+            continue
+        scaling, t = key[1], key[5]
+        best_single = {}
+        for r in single.get(key[:5], []):
+            if r["threads"] not in best_single or r["time_s"]["median"] < best_single[r["threads"]]["time_s"]["median"]:
+                best_single[r["threads"]] = r
+        by_backend = defaultdict(dict)
+        for r in recs:
+            # One point per rank count: a repeated measurement keeps the faster median.
+            old = by_backend[r["backend"]].get(ranks_of(r))
+            if old is None or r["time_s"]["median"] < old["time_s"]["median"]:
+                by_backend[r["backend"]][ranks_of(r)] = r
+        series = {}
+        for backend, at in sorted(by_backend.items()):
+            if len(at) < 2:
+                continue
+            if 1 in at:
+                ref, label = at[1], backend
+            elif t in best_single:
+                ref = best_single[t]
+                label = f"{backend} (vs best single process: {ref['backend']} t={t})"
+            else:
+                continue
+            t_ref = ref["time_s"]["median"]
+            pts = []
+            for rk in sorted(at):
+                tm = at[rk]["time_s"]["median"]
+                speed = t_ref / tm * (rk if scaling == "weak" else 1)
+                single_rec = best_single.get(rk * t)
+                pts.append({"ranks": rk, "cores": rk * t, "speedup": speed, "efficiency": speed / rk,
+                            "vs_single": single_rec["time_s"]["median"] / tm if single_rec else None,
+                            "single_backend": single_rec["backend"] if single_rec else None})
+            series[label + hosts_note(at.values())] = pts
+        if series:
+            out[key] = series
+    return out
+
+
+def mpi_scaling_figures(p: Plotter, doc: dict) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    for (study, scaling, kernel, base, precision, t), series in mpi_scaling_series(doc).items():
+        vs = any(pt["vs_single"] is not None for pts in series.values() for pt in pts)
+        fig, axes = p.plt.subplots(1, 3 if vs else 2, figsize=(14 if vs else 10, 4.2), sharex=True)
+        ax1, ax2 = axes[0], axes[1]
+        rmax = max(pt["ranks"] for pts in series.values() for pt in pts)
+        for label, pts in series.items():
+            xs = [pt["ranks"] for pt in pts]
+            ax1.plot(xs, [pt["speedup"] for pt in pts], marker="o", label=label)
+            ax2.plot(xs, [pt["efficiency"] for pt in pts], marker="o", label=label)
+            if vs:
+                got = [pt for pt in pts if pt["vs_single"] is not None]
+                axes[2].plot([pt["ranks"] for pt in got], [pt["vs_single"] for pt in got], marker="o", label=label)
+        ideal = list(range(1, rmax + 1))
+        ax1.plot(ideal, ideal, "k--", linewidth=1, label="ideal")
+        ax2.axhline(1.0, color="k", linestyle="--", linewidth=1, label="ideal")
+        ax2.set_ylim(0, max(1.2, max(pt["efficiency"] for pts in series.values() for pt in pts) * 1.1))
+        per = f" x {t} threads each" if t > 1 else " (1 thread each)"
+        for ax in axes:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_xlabel(f"MPI ranks{per}")
+        ax1.set_ylabel("speedup over 1 rank" if scaling == "strong" else "scaled speedup over 1 rank (weak)")
+        ax2.set_ylabel("parallel efficiency (speedup / ranks)" if scaling == "strong" else
+                       "weak efficiency: time at 1 rank / time at R ranks")
+        if vs:
+            ax3 = axes[2]
+            ax3.axhline(1.0, color="k", linestyle="--", linewidth=1)
+            ax3.set_ylabel("time of the fastest single process on as many\nthreads as ranks x threads / MPI time")
+            ax3.set_ylim(0, max(1.2, max(pt["vs_single"] or 0 for pts in series.values() for pt in pts) * 1.1))
+            ax3.set_title("above 1: the ranks beat one process's threads", fontsize=8)
+        ax1.legend(fontsize=7)
+        size = f"N={fmt_size(base)} per thread" if scaling == "weak" else f"N={fmt_size(base)}"
+        title = f"{kernel} {scaling} scaling over MPI ranks, {size} {precision}, {t} thread{'s' if t > 1 else ''} per rank"
+        fig.suptitle(title, fontsize=10)
+        name = f"mpi_speedup_{study}_{scaling}_{kernel}_{fmt_size(base)}_{precision}_t{t}".replace("^", "p")
+        p.save(fig, name, title + ("; right: the fastest single process at the same core count / MPI time" if vs else ""))
+
+
+def per_op_us(r: dict) -> float:
+    """Microseconds per operation of a probe or an overhead construct: size counts the calls."""
+    return r["time_s"]["median"] / max(r["size"], 1) * 1e6
+
+
+def mpi_latency_series(doc: dict) -> dict:
+    """Latency of the OSU-style probes over ranks, as data (tested on its own).
+
+    Returns {"probes": {label: [(ranks, us per call)]}, "reduce": {label: [(x, us per
+    reduction)]}}. probes: one line per (kernel, backend, threads per rank) of the MPI records
+    of mpi_barrier, mpi_allreduce and mpi_bcast; at a rank count measured at several sizes, the
+    most calls. reduce: the EPCC reduction (overhead_reduce) for comparison, where the run has
+    it: one process's reduction over x threads, and the MPI reduction over x ranks of one thread
+    each (raw time per reduction, no reference subtracted).
+    """
+    probes, reduce = defaultdict(dict), defaultdict(dict)
+
+    def keep(line: dict, x: int, r: dict) -> None:
+        if x not in line or r["size"] > line[x]["size"]:
+            line[x] = r
+
+    for r in ok_records(doc, lab=True) + ok_records(doc):
+        rk = ranks_of(r)
+        if r["kernel"] in MPI_PROBE_KERNELS and rk is not None:
+            per = f", t={r['threads']}" if r["threads"] > 1 else ""
+            name = f"{MPI_PROBE_NAMES[r['kernel']]} ({r['backend']}{per})"
+            keep(probes[name], rk, r)
+        elif r["kernel"] == "overhead_reduce" and rk is None:
+            keep(reduce[f"{r['backend']} reduction over threads (1 process)"], r["threads"], r)
+        elif r["kernel"] == "overhead_reduce" and r["threads"] == 1:
+            keep(reduce[f"{r['backend']} reduction over ranks (1 thread each)"], rk, r)
+    return {"probes": {k: [(x, per_op_us(v[x])) for x in sorted(v)] for k, v in sorted(probes.items())},
+            "reduce": {k: [(x, per_op_us(v[x])) for x in sorted(v)] for k, v in sorted(reduce.items()) if probes}}
+
+
+def mpi_latency_figures(p: Plotter, doc: dict) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    s = mpi_latency_series(doc)
+    if not s["probes"]:
+        return
+    fig, ax = p.plt.subplots(figsize=(9, 5))
+    for label, pts in s["probes"].items():
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=label)
+    for label, pts in s["reduce"].items():
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", linestyle="--", linewidth=1, label=label)
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("MPI ranks (dashed: threads, for one process's reduction)" if s["reduce"] else "MPI ranks")
+    ax.set_ylabel("time per operation (µs, median; log scale)")
+    title = "What distribution costs: MPI latency vs ranks" + (
+        ", beside the EPCC reduction overhead" if s["reduce"] else "")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    p.save(fig, "mpi_latency", "OSU-style probes (barrier, 8-byte allreduce, 8-byte broadcast): µs per call vs ranks"
+           + ("; dashed: the EPCC reduction (overhead_reduce) in one process over threads and over MPI ranks, "
+              "raw µs per reduction" if s["reduce"] else ""))
+
+
+def mixed_mode_series(doc: dict) -> dict:
+    """The EPCC mixed-mode comparison, as data (tested on its own): the same work on the same
+    total core count laid out as R ranks x 1 thread, 1 rank (or one process) x R threads, and
+    hybrids between.
+
+    Returns {(study, kernel, size, precision): {cores: [row]}} for groups that hold a hybrid
+    (ranks > 1 and threads > 1), keeping only core counts measured in two or more layouts; a row
+    is {label, backend, ranks (None: one process), threads, value, unit}, value in µs per
+    operation for overhead_reduce and the probes (size counts operations), else median seconds,
+    rows sorted fastest first.
+    """
+    groups = defaultdict(list)
+    for r in ok_records(doc, lab=True) + ok_records(doc):
+        if r.get("kind", "cpu") not in ("cpu", "mpi") or r.get("scaling") == "weak":
+            continue
+        if r["kernel"] in LAB_KERNELS and r["kernel"] != "overhead_reduce":
+            continue
+        groups[(r.get("study", ""), r["kernel"], r["size"], r.get("precision", ""))].append(r)
+    out = {}
+    for key, recs in sorted(groups.items()):
+        if not any((ranks_of(r) or 1) > 1 and r["threads"] > 1 for r in recs):
+            continue
+        per_op = key[1] == "overhead_reduce" or key[1] in MPI_PROBE_KERNELS
+        by_cores = defaultdict(list)
+        for r in recs:
+            by_cores[(ranks_of(r) or 1) * r["threads"]].append(r)
+        table = {}
+        for cores, rs in sorted(by_cores.items()):
+            if len({(ranks_of(r), r["threads"]) for r in rs}) < 2:
+                continue
+            rows = [{"label": f"{layout_label(ranks_of(r), r['threads'])} ({r['backend']})", "backend": r["backend"],
+                     "ranks": ranks_of(r), "threads": r["threads"],
+                     "value": per_op_us(r) if per_op else r["time_s"]["median"], "unit": "µs" if per_op else "s"}
+                    for r in rs]
+            table[cores] = sorted(rows, key=lambda x: (x["value"], x["label"]))
+        if table:
+            out[key] = table
+    return out
+
+
+def time_scale(vals: list, unit: str) -> tuple[float, str]:
+    """(divisor, unit) that shows seconds in s, ms or µs by the largest value; µs stay µs."""
+    if unit == "µs":
+        return 1.0, "µs"
+    top = max(vals, default=0.0)
+    return next(((scale, name) for scale, name in ((1.0, "s"), (1e-3, "ms")) if top >= scale), (1e-6, "µs"))
+
+
+def fmt_time(v: float, unit: str) -> str:
+    scale, name = time_scale([v], unit)
+    return f"{v / scale:.3g} {name}"
+
+
+def mixed_mode_figures(p: Plotter, doc: dict) -> None:
+    for (study, kernel, size, precision), table in mixed_mode_series(doc).items():
+        labels, vals, colors, unit = [], [], [], "s"
+        for i, (cores, rows) in enumerate(sorted(table.items(), reverse=True)):
+            for row in reversed(rows):  # fastest on top of its block
+                labels.append(f"{cores} core{'s' if cores != 1 else ''}: {row['label']}")
+                vals.append(row["value"])
+                colors.append(f"C{i % 10}")
+                unit = row["unit"]
+        scale, shown = time_scale(vals, unit)
+        vals = [v / scale for v in vals]
+        fig, ax = p.plt.subplots(figsize=(9, 1.3 + 0.3 * len(labels)))
+        bars = ax.barh(range(len(labels)), vals, color=colors)
+        ax.set_yticks(range(len(labels)), labels, fontsize=7)
+        log = max(vals) / min(vals) > 100
+        if log:
+            ax.set_xscale("log")
+        for b, v in zip(bars, vals):
+            ax.text(b.get_width(), b.get_y() + b.get_height() / 2, f" {v:.3g} {shown}", ha="left", va="center",
+                    fontsize=7)
+        ax.set_xlim(right=max(vals) * (8 if log else 1.25))
+        what = "µs per reduction" if kernel == "overhead_reduce" else (
+            "µs per call" if unit == "µs" else f"median time ({shown})")
+        ax.set_xlabel(what + (" (log scale)" if log else "") + "; shorter is faster")
+        prec = f" {precision}" if kernel not in ("pi", "overhead_reduce") and precision else ""
+        title = f"Mixed mode: {kernel} N={fmt_size(size)}{prec}, the same cores as ranks x threads"
+        ax.set_title(title, fontsize=9)
+        name = f"mixed_mode_{study}_{kernel}_{fmt_size(size)}_{precision}".replace("^", "p")
+        p.save(fig, name, title + " (EPCC mixed mode: R ranks x 1 thread against 1 process x R threads and the "
+                                  "hybrids between, one colour per core count, fastest first)")
+
+
+def mpi_figures(p: Plotter, doc: dict) -> None:
+    """Every MPI figure: speedup over ranks, latency vs ranks, the mixed-mode bars."""
+    mpi_scaling_figures(p, doc)
+    mpi_latency_figures(p, doc)
+    mixed_mode_figures(p, doc)
+
+
+def mpi_summary(doc: dict) -> list[dict]:
+    """Lines for the report's summary, one per MPI figure (tested on its own): rows like
+    run_summary's findings, {study, kernel, precision, size, finding: [text]}."""
+    rows = []
+    for (study, scaling, kernel, base, precision, t), series in mpi_scaling_series(doc).items():
+        rmax = max(pt["ranks"] for pts in series.values() for pt in pts)
+        top = max(((label, pt) for label, pts in series.items() for pt in pts if pt["ranks"] == rmax),
+                  key=lambda x: x[1]["speedup"])
+        label, pt = top
+        what = "over 1 rank" if scaling == "strong" else "scaled (weak) over 1 rank"
+        text = (f"{label} at {rmax} ranks x {t} thread{'s' if t > 1 else ''}: {pt['speedup']:.2f}x {what} "
+                f"(ideal {rmax}x)")
+        if pt["vs_single"] is not None:
+            text += f"; {pt['vs_single']:.2f}x the best single process at {pt['cores']} threads ({pt['single_backend']})"
+        rows.append({"study": study, "kernel": kernel, "precision": precision, "size": base, "finding": [text]})
+    lat = mpi_latency_series(doc)
+    for kernel in MPI_PROBE_KERNELS:
+        recs = [r for r in ok_records(doc) if r["kernel"] == kernel and ranks_of(r) is not None]
+        lines = [(label, pts) for label, pts in lat["probes"].items() if label.startswith(MPI_PROBE_NAMES[kernel] + " (")]
+        if not recs or not lines:
+            continue
+        parts = []
+        for label, pts in lines:
+            x, us = pts[-1]
+            parts.append(f"{label}: {us:.3g} µs per call at {x} ranks" + (f" ({pts[0][1]:.3g} µs at {pts[0][0]})"
+                                                                            if len(pts) > 1 else ""))
+        if kernel == "mpi_allreduce":
+            for label, pts in lat["reduce"].items():
+                x, us = pts[-1]
+                parts.append(f"beside it, {label}: {us:.3g} µs at {x}")
+        first = recs[0]
+        rows.append({"study": first.get("study", ""), "kernel": kernel, "precision": first.get("precision", ""),
+                     "size": max(r["size"] for r in recs), "finding": parts})
+    for (study, kernel, size, precision), table in mixed_mode_series(doc).items():
+        cores = max(table)
+        rows_at = table[cores]
+        fast, slow = rows_at[0], rows_at[-1]
+        rows.append({"study": study, "kernel": kernel, "precision": precision, "size": size,
+                     "finding": [f"mixed mode at {cores} cores: fastest {fast['label']} "
+                                 f"{fmt_time(fast['value'], fast['unit'])}, slowest {slow['label']} "
+                                 f"{fmt_time(slow['value'], slow['unit'])}"]})
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Plots and report.html from a parlab run directory")
     ap.add_argument("run_dir", help="a directory holding results.json (or the file itself)")
@@ -923,6 +1259,7 @@ def main(argv=None) -> int:
     crossover_figures(p, doc)
     python_models_figures(p, doc)
     convergence_figures(p, doc)
+    mpi_figures(p, doc)
     peers = peers_figures(p, doc)
     report = os.path.join(out, "report.html")
     tmp = report + ".tmp"
