@@ -18,9 +18,10 @@
 
 #include "args.hpp"
 #include "context.hpp"
-#include "rank_sweep.hpp"
+#include "interpreters.hpp"
 #include "runner.hpp"
 #include "estimate.hpp"
+#include "rank_sweep.hpp"
 #include "suite.hpp"
 #include "backends.hpp"
 #include "core/error.hpp"
@@ -43,6 +44,7 @@ int cmd_list(const Registry& registry, std::ostream& out) {
         << (e.available ? "available    " : "unavailable  ") << (e.available ? e.detail : e.reason)
         << "\n";
   }
+  list_interpreters(out);
   out << "kernels:\n";
   for (const auto& k : kernel_specs()) {
     std::string precisions;
@@ -347,6 +349,12 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   run->add_flag("--no-report", run_args.no_report, "Do not make plots and report.html after the run");
   run->add_flag("--yes,-y", run_args.yes, "Start a plan estimated to take over an hour");
 
+  // Internal: how a run reaches the interpreter of another parlab build (experiments/interpreters.hpp).
+  auto* interpreter_info = app.add_subcommand("interpreter-info", "")->group("");
+  std::string spec_json;
+  auto* measure_spec = app.add_subcommand("measure-spec", "")->group("");
+  measure_spec->add_option("spec", spec_json)->required();
+
   std::string report_dir;
   auto* report = app.add_subcommand("report", "Make the plots and report.html of a run directory");
   report->alias("plot");
@@ -360,7 +368,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   };
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
     std::string accepted;
-    for (const auto* sub : subcommands) accepted += (accepted.empty() ? "" : ", ") + sub->get_name();
+    for (const auto* sub : subcommands) {
+      if (!sub->get_group().empty()) accepted += (accepted.empty() ? "" : ", ") + sub->get_name();  // not internal ones
+    }
     err << "parlab: unknown command '" << argv[1] << "' (accepted: " << accepted << ")\n";
     return kExitUsage;
   }
@@ -395,6 +405,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*pi) return cmd_pi(registry, pi_args, out);
     if (*run) return cmd_run(registry, run_args, err, argc, argv);
     if (*report) return cmd_report(report_dir, out, err, false);
+    if (*interpreter_info) return cmd_interpreter_info(out);
+    if (*measure_spec) return cmd_measure_spec(registry, spec_json, out);
     return kExitUsage;
   } catch (const Error& e) {
     err << "parlab: " << e.what() << "\n";

@@ -16,7 +16,9 @@
 #include <numeric>
 #include <sstream>
 
+#include "backends.hpp"
 #include "context.hpp"
+#include "interpreters.hpp"
 #include "rank_sweep.hpp"
 #include "core/error.hpp"
 
@@ -307,6 +309,33 @@ int Runner::execute() {
 json Runner::measure(const MeasurementSpec& s, std::size_t index) {
   // An MPI record of a swept job size: measured by that many ranks, launched for it.
   if (s.ranks > 0) return measure_in_mpi_job(to_json(s), s.ranks, index);
+  if (!s.interpreter.empty()) {
+    // Another interpreter's record: measured in a child parlab built against it.
+    const InterpreterMode* mode = find_interpreter_mode(s.interpreter, s.python_gil);
+    if (mode == nullptr) {
+      json r = to_json(s);
+      r["id"] = index;
+      r["kind"] = "python";
+      r["status"] = "unavailable";
+      r["reason"] = "interpreter " + s.interpreter + (s.python_gil.empty() ? "" : " PYTHON_GIL=" + s.python_gil) +
+                    " not found by this run (see `parlab list`)";
+      return r;
+    }
+    if (!mode->parlab.empty()) return measure_in_child(*mode, to_json(s), index);
+  }
+  json r = measure_here(s, index);
+  if (r.value("kind", "") == "python" && r.value("status", "") != "unavailable") {
+    if (const auto f = python_interpreter_fields()) {
+      // Which interpreter ran it, from the process that did (DESIGN.md, "Dimensions that compose").
+      r["interpreter"] = f->interpreter;
+      r["python_build"] = f->python_build;
+      r["gil_enabled"] = f->gil_enabled;
+    }
+  }
+  return r;
+}
+
+json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
   json r = to_json(s);
   r["id"] = index;
   const BackendEntry* entry = registry_.find(s.backend);

@@ -52,9 +52,14 @@ class Runner {
 
   const std::filesystem::path& run_dir() const { return dir_; }
 
+  // One plan entry measured in this process, whatever interpreter it names (the child side of
+  // experiments/interpreters.hpp): the record, or null when interrupted.
+  nlohmann::json measure_one(const MeasurementSpec& spec, std::size_t index) { return measure(spec, index); }
+
  private:
   int execute();
   nlohmann::json measure(const MeasurementSpec& spec, std::size_t index);
+  nlohmann::json measure_here(const MeasurementSpec& spec, std::size_t index);  // in this process
   void check_consistency();
   void save();
 

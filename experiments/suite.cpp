@@ -10,6 +10,7 @@
 
 #include "args.hpp"
 #include "core/error.hpp"
+#include "interpreters.hpp"
 #include "parlab/build_info.hpp"
 
 namespace parlab {
@@ -136,6 +137,8 @@ json to_json(const MeasurementSpec& s) {
           {"size_y", s.size_y}, {"precision", to_string(s.precision)}, {"seed", s.seed},
           {"reps", s.reps}, {"warmup", s.warmup}, {"min_rep_seconds", s.min_rep_seconds},
           {"device", s.device}};
+  if (!s.interpreter.empty()) j["interpreter"] = s.interpreter;
+  if (!s.python_gil.empty()) j["python_gil"] = s.python_gil;
   if (s.ranks > 0) j["ranks"] = s.ranks;
   return j;
 }
@@ -158,6 +161,8 @@ MeasurementSpec spec_from_json(const json& j) {
     s.warmup = j.at("warmup").get<int>();
     s.min_rep_seconds = j.at("min_rep_seconds").get<double>();
     s.device = j.at("device").get<int>();
+    s.interpreter = j.value("interpreter", std::string());
+    s.python_gil = j.value("python_gil", std::string());
     s.ranks = j.value("ranks", 0);
     return s;
   } catch (const json::exception& e) {
@@ -247,7 +252,29 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
     const json& e = experiments[i];
     const std::string ew = where + " experiment " + std::to_string(i + 1);
     if (!e.is_object()) throw UsageError(ew + ": expected an object");
-    check_keys(e, {"kernel", "backends", "threads", "sizes", "size_y", "precision", "scaling", "reps", "study", "device", "ranks"}, ew);
+    check_keys(e, {"kernel", "backends", "threads", "sizes", "size_y", "precision", "scaling", "reps", "study", "device", "interpreters", "ranks"}, ew);
+    // Python backends in every interpreter mode found, or in this process's own only.
+    std::vector<const InterpreterMode*> python_modes = {nullptr};
+    if (e.contains("interpreters")) {
+      const std::string which = e.at("interpreters").is_string() ? e.at("interpreters").get<std::string>() : "";
+      if (which != "all" && which != "this" && which != "others") {
+        throw UsageError(ew + ": interpreters must be \"all\", \"others\" or \"this\"");
+      }
+      if (which != "this") {
+        python_modes.clear();
+        for (const auto& m : interpreter_modes()) {
+          if (m.available && (which == "all" || !m.parlab.empty())) python_modes.push_back(&m);
+        }
+        for (const auto& m : interpreter_modes()) {
+          const std::string why = "interpreter not measured: " + m.describe() + ": " + m.reason;
+          if (!m.available && std::find(plan.warnings.begin(), plan.warnings.end(), why) == plan.warnings.end()) {
+            plan.warnings.push_back(why);
+          }
+        }
+        // "all" always has this process's own; "others" may find none, and measures nothing then.
+        if (python_modes.empty() && which == "all") python_modes = {nullptr};
+      }
+    }
     if (!e.contains("kernel")) throw UsageError(ew + ": needs \"kernel\"");
     const std::vector<std::string> kernels = string_list(e.at("kernel"), ew + " kernel");
     const std::string scaling = e.value("scaling", std::string("strong"));
@@ -339,9 +366,15 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
         // Serial and GPU backends have no thread count to sweep: measure them once.
         std::vector<int> ts = threads;
         if (!be->sweeps_threads || be->kind == "gpu") ts = {1};
+        const auto modes = be->kind == "python" ? python_modes : std::vector<const InterpreterMode*>{nullptr};
+        for (const InterpreterMode* mode : modes)
         for (int t : ts) {
           for (std::uint64_t base : sizes) {
             MeasurementSpec m;
+            if (mode != nullptr && !mode->parlab.empty()) {  // this process's own stays unnamed
+              m.interpreter = mode->interpreter;
+              m.python_gil = mode->python_gil;
+            }
             m.study = study;
             m.scaling = scaling;
             m.kernel = kernel;

@@ -6,14 +6,18 @@
 //     "reps": 5, "warmup": 1, "seed": 42, "min_rep_seconds": 0.01,       (optional defaults)
 //     "experiments": [
 //       {"kernel": "pi", "backends": "all", "threads": "1,2", "sizes": ["2^25"],
-//        "scaling": "strong", "precision": ["double"], "size_y": 0, "reps": 5, "study": "..."}
+//        "scaling": "strong", "precision": ["double"], "size_y": 0, "reps": 5, "study": "...",
+//        "interpreters": "all"}
 //     ]
 //   }
 // "kernel" may be a name or a list; "backends" is "all" (every backend in the default set that
 // runs the kernel), a kind ("cpu", "gpu", "python") or a list of names; "threads" takes the CLI's
-// thread-list syntax; "scaling": "weak" multiplies each size by the thread count; "ranks" (the
-// thread-list syntax) measures each mpi backend in an MPI job of each of those sizes ("weak" then
-// also multiplies by the ranks). Unknown keys are errors, so a typo never silently changes an experiment.
+// thread-list syntax; "scaling": "weak" multiplies each size by the thread count; "interpreters":
+// "all" measures Python backends in every interpreter mode found (experiments/interpreters.hpp),
+// "others" in every one but this process's own (none when none is found), "this" (the default)
+// in this process's own only; "ranks" (the thread-list syntax) measures each mpi backend in an
+// MPI job of each of those sizes ("weak" then also multiplies by the ranks). Unknown keys are
+// errors, so a typo never silently changes an experiment.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +47,11 @@ struct MeasurementSpec {
   int warmup = 1;
   double min_rep_seconds = 0.0;  // repeat the kernel inside one repetition until this long
   int device = 0;
+  // Python records: the interpreter that measures it (experiments/interpreters.hpp), as its
+  // label ("3.13.5 free-threaded"), and the PYTHON_GIL its process runs with ("0", "1"). Both
+  // empty: this process's own interpreter, as its environment says.
+  std::string interpreter;
+  std::string python_gil;
   // MPI records: the ranks of the job that measures it, launched for it by the runner (suite
   // key "ranks", `parlab run --ranks`); 0: this process, whatever job it is part of.
   int ranks = 0;

@@ -107,6 +107,12 @@ fi
 stamp="$prefix/.parlab-python-ft"
 want="$version ${flags[*]}"
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -x "$prefix/bin/python3.13t" ]; then
+  supp="$prefix/share/parlab/tsan-suppressions_free_threading.txt"
+  if [ ! -f "$supp" ]; then  # a prefix from before the suppressions were installed with it
+    mkdir -p "$(dirname "$supp")"
+    if [ -d "$src" ]; then cp "$src/Tools/tsan/suppressions_free_threading.txt" "$supp"
+    else tar -xJf "$src" -O --wildcards '*/Tools/tsan/suppressions_free_threading.txt' >"$supp"; fi
+  fi
   log "$prefix already holds CPython $version free-threaded${suffix:+ (TSan)}"
   ln -sfn "$(basename "$prefix")" "$deps/python-ft$suffix"
   echo "$prefix"; exit 0
@@ -145,6 +151,10 @@ start=$(date +%s)
   nice make -s -j"$jobs" >"$work/make.log" 2>&1 || { tail -n 40 "$work/make.log" >&2; exit 1; }
   # altinstall: bin/python3.13t only (no python3 link that could shadow another interpreter).
   nice make -s altinstall >"$work/install.log" 2>&1 || { tail -n 40 "$work/install.log" >&2; exit 1; }
+  # CPython's own TSan suppressions for its free-threaded build (each entry with its reason), for
+  # the tests of a TSan-instrumented interpreter (tests/embed/CMakeLists.txt appends them).
+  mkdir -p "$prefix/share/parlab"
+  cp Tools/tsan/suppressions_free_threading.txt "$prefix/share/parlab/tsan-suppressions_free_threading.txt"
 )
 "$prefix/bin/python3.13t" -c 'import sys, sysconfig
 assert sysconfig.get_config_var("Py_GIL_DISABLED") == 1, "not a free-threaded build"

@@ -4,16 +4,19 @@
 #   release     g++, -O3 -march=native, every part found (CUDA compiles even without a GPU)
 #   tsan        clang + libomp with Archer, oneTBB rebuilt with -DTBB_SANITIZE=thread
 #   asan-ubsan  clang, AddressSanitizer + UndefinedBehaviorSanitizer
+#   ft          the embedded-Python tests against a free-threaded CPython 3.13t built from Debian's
+#               source package (scripts/build-python-ft.sh), and a run measuring both interpreters
+#   tsan-ft     the same tests under ThreadSanitizer, against a TSan-built 3.13t
 #   compat      clang against Debian 13's CLI11 2.4, nlohmann-json, GoogleTest and Google Benchmark
 #               (scripts/fetch-compat-deps.sh), every C++ test, then `parlab list` and a short run
 # plus the Python tests of the plot scripts. Stops at the first failure.
 #
-# Usage: scripts/run-tests.sh [release] [tsan] [asan-ubsan] [compat] [python]   (default: all)
+# Usage: scripts/run-tests.sh [release] [tsan] [asan-ubsan] [ft] [tsan-ft] [compat] [python]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 configs=("$@")
-if [ ${#configs[@]} -eq 0 ]; then configs=(release python compat tsan asan-ubsan); fi
+if [ ${#configs[@]} -eq 0 ]; then configs=(release python compat tsan asan-ubsan ft tsan-ft); fi
 jobs=$(nproc)
 # Debian's interpreter, where install-deps.sh put matplotlib, pandas and pytest (a pyenv or
 # venv python3 earlier on PATH would not have them).
@@ -48,6 +51,27 @@ for config in "${configs[@]}"; do
           --out build/compat/smoke --no-report --quiet
       fi
       ;;
+    ft|tsan-ft)
+      # Only what runs against 3.13t: parlab (the child binary a run measures 3.13t with) and the
+      # embedded-Python tests; the CPU and GPU parts are the same as in release and tsan.
+      flag=""; [ "$config" = tsan-ft ] && flag="--tsan"
+      step "free-threaded CPython 3.13t $flag (Debian source package)"
+      bash scripts/build-python-ft.sh $flag
+      step "configure $config"
+      cmake --preset "$config" -DPARLAB_WERROR=ON
+      step "build $config"
+      targets=(parlab_embed_tests)
+      if [ "$config" = ft ]; then targets+=(parlab); else targets+=(planted_race_python); fi
+      cmake --build --preset "$config" --parallel "$jobs" --target "${targets[@]}"
+      step "test $config (embedded Python on 3.13t)"
+      ctest --preset "$config" --parallel "$jobs" --timeout 600 -L embed
+      if [ "$config" = ft ]; then
+        step "test one run over both interpreters (pytest)"
+        [ -x build/release/experiments/parlab ] || { cmake --preset release -DPARLAB_WERROR=ON && cmake --build --preset release --parallel "$jobs" --target parlab; }
+        PARLAB_BIN="$PWD/build/release/experiments/parlab" PARLAB_INTERPRETERS="$PWD/build/release-ft/experiments/parlab" \
+          "$PYTHON" -m pytest -q tests/python/test_interpreters.py
+      fi
+      ;;
     python)
       if [ -d tests/python ]; then
         step "test plot scripts (pytest)"
@@ -56,7 +80,7 @@ for config in "${configs[@]}"; do
       fi
       ;;
     *)
-      echo "run-tests.sh: unknown configuration '$config' (accepted: release, tsan, asan-ubsan, compat, python)" >&2
+      echo "run-tests.sh: unknown configuration '$config' (accepted: release, tsan, asan-ubsan, compat, ft, tsan-ft, python)" >&2
       exit 2
       ;;
   esac

@@ -1,0 +1,268 @@
+#include "interpreters.hpp"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <ostream>
+#include <sstream>
+
+#include "backends.hpp"
+#include "core/error.hpp"
+#include "parlab/build_info.hpp"
+#include "runner.hpp"
+#include "suite.hpp"
+
+extern char** environ;
+
+namespace parlab {
+namespace {
+
+using nlohmann::json;
+
+struct ChildResult {
+  int exit_code = -1;  // -1: could not start; 128+N: killed by signal N
+  std::string out;
+};
+
+// Runs `argv` with PYTHON_GIL set to `python_gil` (unset from the environment when empty is not
+// wanted: an empty value leaves the inherited one), capturing stdout; stderr is inherited, so a
+// child's warnings reach the user. posix_spawn, not fork: this process may run Python threads,
+// and a child of fork() may only call async-signal-safe functions before exec.
+ChildResult run_child(const std::vector<std::string>& argv, const std::string& python_gil) {
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!python_gil.empty() && std::strncmp(*e, "PYTHON_GIL=", 11) == 0) continue;
+    env_strings.emplace_back(*e);
+  }
+  if (!python_gil.empty()) env_strings.push_back("PYTHON_GIL=" + python_gil);
+  std::vector<char*> envp, args;
+  for (auto& s : env_strings) envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argv_copy = argv;
+  for (auto& s : argv_copy) args.push_back(s.data());
+  args.push_back(nullptr);
+
+  int fds[2];
+  if (pipe(fds) != 0) throw FailureError(std::string("pipe: ") + std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_addclose(&actions, fds[0]);
+  posix_spawn_file_actions_addclose(&actions, fds[1]);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(fds[1]);
+  ChildResult r;
+  if (rc != 0) {
+    close(fds[0]);
+    r.out = std::strerror(rc);
+    return r;
+  }
+  char buf[65536];
+  for (;;) {
+    const ssize_t n = read(fds[0], buf, sizeof buf);
+    if (n > 0) {
+      r.out.append(buf, static_cast<std::size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      break;
+    }
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return r;
+}
+
+std::string self_path() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+std::vector<std::string> other_binaries() {
+  std::vector<std::string> paths;
+  std::string list;
+  if (const char* env = std::getenv("PARLAB_INTERPRETERS"); env != nullptr) {
+    list = env;
+  } else {
+    list = std::string(build_info::kSourceDir) + "/build/release-ft/experiments/parlab";
+  }
+  std::stringstream ss(list);
+  for (std::string p; std::getline(ss, p, ':');) {
+    if (!p.empty()) paths.push_back(p);
+  }
+  return paths;
+}
+
+// The modes one interpreter gives: a free-threaded one runs with the GIL disabled and, for the
+// comparison, re-enabled; a GIL build has the one mode.
+void add_modes(std::vector<InterpreterMode>& out, InterpreterMode m, const std::string& gil_host) {
+  if (m.python_build == "free-threaded") {
+    m.python_gil = "0";
+    out.push_back(m);
+    m.python_gil = "1";
+    if (m.parlab.empty()) m.parlab = gil_host;  // this process cannot re-enable its own GIL
+    out.push_back(m);
+  } else {
+    out.push_back(m);
+  }
+}
+
+std::vector<InterpreterMode> discover() {
+  std::vector<InterpreterMode> out;
+  const std::string self = self_path();
+  if (const auto f = python_interpreter_fields()) {
+    InterpreterMode m;
+    m.interpreter = f->interpreter;
+    m.python_build = f->python_build;
+    add_modes(out, m, self);
+    // This process's own free-threaded mode follows its environment's PYTHON_GIL.
+    if (m.python_build == "free-threaded") out.front().python_gil = "";
+  }
+  std::error_code ec;
+  for (const std::string& path : other_binaries()) {
+    InterpreterMode m;
+    m.parlab = path;
+    m.interpreter = path;
+    if (!self.empty() && std::filesystem::equivalent(path, self, ec)) continue;
+    if (!std::filesystem::exists(path)) {
+      m.available = false;
+      m.reason = "no parlab binary at " + path +
+                 " (build a free-threaded CPython with scripts/build-python-ft.sh, then the release-ft "
+                 "preset; or list binaries in PARLAB_INTERPRETERS)";
+      out.push_back(m);
+      continue;
+    }
+    const ChildResult r = run_child({path, "interpreter-info"}, "");
+    json info;
+    try {
+      info = json::parse(r.out);
+    } catch (const json::exception&) {
+    }
+    if (r.exit_code != 0 || !info.is_object()) {
+      m.available = false;
+      m.reason = path + " interpreter-info failed (exit " + std::to_string(r.exit_code) + ")";
+      out.push_back(m);
+      continue;
+    }
+    if (!info.value("available", false)) {
+      m.available = false;
+      m.reason = path + ": " + info.value("reason", std::string("no Python part"));
+      out.push_back(m);
+      continue;
+    }
+    m.interpreter = info.value("interpreter", path);
+    m.python_build = info.value("python_build", std::string());
+    // Two binaries of the same interpreter would measure the same thing twice.
+    bool seen = false;
+    for (const auto& o : out) seen = seen || (o.available && o.interpreter == m.interpreter);
+    if (seen) continue;
+    add_modes(out, m, path);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string InterpreterMode::describe() const {
+  std::string s = interpreter;
+  if (!python_gil.empty()) s += ", PYTHON_GIL=" + python_gil;
+  s += parlab.empty() ? " (this process)" : " (" + parlab + ")";
+  return s;
+}
+
+const std::vector<InterpreterMode>& interpreter_modes() {
+  static const std::vector<InterpreterMode> modes = discover();
+  return modes;
+}
+
+const InterpreterMode* find_interpreter_mode(const std::string& interpreter, const std::string& python_gil) {
+  for (const auto& m : interpreter_modes()) {
+    if (m.available && m.interpreter == interpreter && m.python_gil == python_gil) return &m;
+  }
+  return nullptr;
+}
+
+int cmd_interpreter_info(std::ostream& out) {
+  json j;
+  if (const auto f = python_interpreter_fields()) {
+    j = {{"available", true}, {"interpreter", f->interpreter}, {"python_build", f->python_build}};
+  } else {
+    j = {{"available", false}, {"reason", python_context_line()}};
+  }
+  out << j.dump() << "\n";
+  return 0;
+}
+
+int cmd_measure_spec(const Registry& registry, const std::string& spec_json, std::ostream& out) {
+  json j;
+  try {
+    j = json::parse(spec_json);
+  } catch (const json::exception& e) {
+    throw UsageError(std::string("measure-spec: not JSON: ") + e.what());
+  }
+  const std::size_t index = j.value("id", std::size_t{0});
+  MeasurementSpec spec = spec_from_json(j);
+  // Measured here, in this process's own interpreter: the parent chose this binary for it.
+  spec.interpreter.clear();
+  spec.python_gil.clear();
+  install_interrupt_handler();
+  Runner runner(registry, std::cerr, RunOptions{});
+  out << runner.measure_one(spec, index).dump() << "\n";
+  return 0;
+}
+
+json measure_in_child(const InterpreterMode& mode, const json& spec, std::size_t index) {
+  json s = spec;
+  s["id"] = index;
+  const ChildResult r = run_child({mode.parlab, "measure-spec", s.dump()}, mode.python_gil);
+  json rec;
+  try {
+    rec = json::parse(r.out);
+  } catch (const json::exception&) {
+    rec = json();
+  }
+  if (r.exit_code == 0 && (rec.is_object() || rec.is_null())) {
+    if (rec.is_object()) {
+      // The plan entry's own fields, as the parent planned them.
+      rec["interpreter"] = rec.value("interpreter", mode.interpreter);
+      if (!mode.python_gil.empty()) rec["python_gil"] = mode.python_gil;
+      rec["id"] = index;
+    }
+    return rec;
+  }
+  json e = spec;
+  e["id"] = index;
+  e["interpreter"] = mode.interpreter;
+  if (!mode.python_gil.empty()) e["python_gil"] = mode.python_gil;
+  e["python_build"] = mode.python_build;
+  e["status"] = "error";
+  const std::string why = "the child parlab (" + mode.describe() + ") exited with " + std::to_string(r.exit_code) +
+                          (r.exit_code == -1 ? ": " + r.out : std::string());
+  e["reason"] = why;
+  e["validation"] = {{"pass", false}, {"detail", "error: " + why}};
+  return e;
+}
+
+void list_interpreters(std::ostream& out) {
+  out << "interpreters (Python records are measured in each; PARLAB_INTERPRETERS lists other builds):\n";
+  if (interpreter_modes().empty()) out << "  none: " << python_context_line() << "\n";
+  for (const auto& m : interpreter_modes()) {
+    std::string name = m.interpreter;
+    if (!m.python_gil.empty()) name += m.python_gil == "0" ? " (GIL disabled)" : " (PYTHON_GIL=1)";
+    out << "  " << std::left << std::setw(40) << name << (m.available ? "available    " : "unavailable  ")
+        << (m.available ? (m.parlab.empty() ? std::string("this process") : m.parlab) : m.reason) << "\n";
+  }
+}
+
+}  // namespace parlab
