@@ -313,10 +313,13 @@ def gil_figures(p: Plotter, doc: dict) -> None:
         return
     fig, ax = p.plt.subplots(figsize=(9, 5.5))
     tmax = max(t for pts in series.values() for t, _ in pts)
+    variants = sorted({label.split(" [")[0] for label in series})
+    colours = {v: p.plt.get_cmap("tab20")(i % 20) for i, v in enumerate(variants)}
     for backend, pts in series.items():
         # One colour per variant, one line style per interpreter and GIL state.
         style = "-" if not backend.endswith("]") else (":" if backend.endswith(", GIL]") else "-.")
-        ax.plot([t for t, _ in pts], [s for _, s in pts], marker="o", linestyle=style, label=backend)
+        ax.plot([t for t, _ in pts], [s for _, s in pts], marker="o", linestyle=style, label=backend,
+                color=colours[backend.split(" [")[0]])
     ax.plot(range(1, tmax + 1), range(1, tmax + 1), "k--", linewidth=1, label="ideal")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("Python threads (or sub-interpreters)")
