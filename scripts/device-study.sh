@@ -16,7 +16,7 @@
 #   gpu     the GPU acceptance run (gpu/scripts/device-run.sh)
 #   multi   the multi-GPU comparison (run on 2+ GPUs)
 #   pymodels  Python's ways around the GIL (threads, a thread pool, processes, dask.delayed,
-#           dask.distributed, parlab.pi) at 1, 2 and 16 workers, and pi's convergence figure; Dask
+#           dask.distributed, parlab.pi) at 1, 2 and all cores' workers, and pi's convergence figure; Dask
 #           comes from VIRTUAL_ENV when installed there, else its records say unavailable
 #   mpi     MPI (issue 15): build with MPI and CUDA, the MPI tests, and on 2+ GPUs mpi+cuda at 1 and
 #           2 ranks against one GPU (pi 2^36, triad 2^28 double) in one run each
@@ -182,7 +182,7 @@ case "$part" in
       say "Dask: not importable here ($(tail -1 "$work/dask-probe.log"))"
     fi
     "$bin" list | grep -E "py-(thread-pool|processes|dask)" | tee -a "$summary"
-    run_suite python-models 480 --threads 1,2,16
+    run_suite python-models 480  # workers 1, 2 and all cores (the suite's "1,2,max")
     run_suite convergence 90
     ;;
   mpi|mpi-suite)
