@@ -286,6 +286,16 @@ def interpreter_suffix(r: dict) -> str:
     return f" [{r.get('interpreter', '?')}, {'GIL' if r.get('gil_enabled', True) else 'no GIL'}]"
 
 
+def interpreter_tag(r: dict) -> str:
+    """A short name of a Python record's interpreter and GIL state for crowded axes ("3.11.2",
+    "3.13.5t no GIL"); empty for records without the fields (non-Python, or older runs)."""
+    if "interpreter" not in r:
+        return ""
+    if r.get("python_build") == "free-threaded":
+        return f"{r['interpreter'].split()[0]}t {'GIL' if r.get('gil_enabled', True) else 'no GIL'}"
+    return r["interpreter"]
+
+
 def gil_series(doc: dict) -> dict:
     """Speedup of each Python variant over its own 1-thread median time: {backend: [(threads, speedup)]}.
     pi only: the peers that also run triad (NumPy, Numba) would otherwise put a bandwidth-bound
@@ -455,7 +465,8 @@ def race_figures(p: Plotter, doc: dict) -> None:
     for row, kernel in enumerate(kernels):
         rs = sorted((r for r in recs if r["kernel"] == kernel),
                     key=lambda r: (r["backend"], interpreter_suffix(r), r["threads"]))
-        labels = [f"{r['backend']}{interpreter_suffix(r).replace(' [', chr(10) + '[')}\nt={r['threads']}" for r in rs]
+        one_backend = len({r["backend"] for r in rs}) == 1  # then the title's kernel says it
+        labels = [("" if one_backend else r["backend"] + "\n") + interpreter_tag(r) + f"\nt={r['threads']}" for r in rs]
         share = [r["metrics"]["deviating_share"] for r in rs]
         dev = [r["metrics"]["max_rel_deviation"] for r in rs]
         ax1, ax2 = axes[row]
@@ -469,7 +480,8 @@ def race_figures(p: Plotter, doc: dict) -> None:
         for ax in (ax1, ax2):
             ax.set_xticks(range(len(rs)))
             ax.set_xticklabels(labels, fontsize=6)
-    p.save(fig, "races", "Race lab: how often and by how much each kernel's result differs from the exact answer "
+    p.save(fig, "races", "Race lab: how often and by how much each kernel's result differs from the exact answer, "
+                         "per backend, interpreter and GIL state (3.13.5t: the free-threaded build) "
                          "(red: some trials differ; racy kernels are racy by design, their counterparts must stay at 0)")
 
 
