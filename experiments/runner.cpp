@@ -324,6 +324,7 @@ json Runner::measure(const MeasurementSpec& s, std::size_t index) {
     if (!mode->parlab.empty()) return measure_in_child(*mode, to_json(s), index);
   }
   json r = measure_here(s, index);
+  if (r.is_null()) return r;  // interrupted inside the measurement
   if (r.value("kind", "") == "python" && r.value("status", "") != "unavailable") {
     if (const auto f = python_interpreter_fields()) {
       // Which interpreter ran it, from the process that did (DESIGN.md, "Dimensions that compose").
