@@ -95,6 +95,10 @@ const std::vector<PyModelSpec>& python_model_specs() {
       {"py-processes", "processes",
        "pure-Python pi in tasks on a ProcessPoolExecutor of spawned workers (a GIL each)"},
       {"py-dask-delayed", "dask-delayed", "pure-Python pi in dask.delayed tasks, threaded scheduler (GIL-bound)"},
+      {"py-thread-pool-parlab", "thread-pool-parlab",
+       "parlab.pi (GIL released) in tasks of 2^21 points on a ThreadPoolExecutor"},
+      {"py-dask-delayed-parlab", "dask-delayed-parlab",
+       "parlab.pi (GIL released) in dask.delayed tasks of 2^21 points, threaded scheduler"},
       {"py-dask-distributed", "dask-distributed",
        "pure-Python pi in tasks on a dask.distributed LocalCluster of worker processes, or the "
        "scheduler at $PARLAB_DASK_SCHEDULER"},

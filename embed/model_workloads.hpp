@@ -1,6 +1,8 @@
 // Python's other ways around the GIL, beside threads: pure-Python pi cut into the same tasks
 // (embed/workloads/parlab_tasks.py) and run on a ThreadPoolExecutor, a pool of spawned processes,
-// dask.delayed's threaded scheduler, or a dask.distributed cluster of worker processes.
+// dask.delayed's threaded scheduler, or a dask.distributed cluster of worker processes; and
+// parlab.pi (GIL released) as the task body of a thread pool and of dask.delayed, where launching
+// the tasks is all the model adds.
 //
 // Each is a backend of kind "python" and kernel "pi" counting the canonical stream, so validate()
 // demands the canonical count pi_hits_points(seed, 0, N) exactly (and Random123's 3-sigma check).

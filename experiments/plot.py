@@ -551,23 +551,27 @@ def crossover_figures(p: Plotter, doc: dict) -> list:
 
 
 # ---------------------------------------------------------------- Python models and accuracy
-# The task-based Python models (embed/workloads/parlab_tasks.py) and the one-thread reference
-# they are judged against: pure-Python pi on one thread, at the same size.
-PY_ONE_THREAD = "py-pure-threads"
-PY_TASK_MODELS = ("py-thread-pool", "py-processes", "py-dask-delayed", "py-dask-distributed")
+# The task-based Python models (embed/workloads/parlab_tasks.py), by study, and the one-thread
+# reference each study's models are judged against at the same size: pure-Python pi on one
+# thread for pure-Python task bodies, parlab.pi on one thread for bodies that call it.
+PY_MODEL_STUDIES = {"python-models": "py-pure-threads", "python-models-nogil": "py-parlab-gil-released"}
+PY_TASK_MODELS = ("py-thread-pool", "py-processes", "py-dask-delayed", "py-dask-distributed",
+                  "py-thread-pool-parlab", "py-dask-delayed-parlab")
 
 
-def python_models_table(doc: dict) -> list[dict]:
-    """The python-models study as data (tested on its own): one row per (backend, threads,
-    size) with the median time, the speedup over pure-Python pi on one thread at the same size,
+def python_models_table(doc: dict, study: str = "python-models") -> list[dict]:
+    """A python-models study as data (tested on its own): one row per (backend, threads, size)
+    with the median time, the speedup over the study's reference on one thread at the same size,
     and the overhead metrics the task models record (None where a backend has none)."""
-    recs = [r for r in ok_records(doc) if r.get("study") == "python-models" and r["kernel"] == "pi"]
-    one = {r["size"]: r["time_s"]["median"] for r in recs if r["backend"] == PY_ONE_THREAD and r["threads"] == 1}
+    ref = PY_MODEL_STUDIES[study]
+    recs = [r for r in ok_records(doc) if r.get("study") == study and r["kernel"] == "pi"]
+    one = {r["size"]: r["time_s"]["median"] for r in recs if r["backend"] == ref and r["threads"] == 1}
     rows = []
     for r in sorted(recs, key=lambda r: (r["backend"], r["threads"], r["size"])):
         m = r.get("metrics", {})
         t = r["time_s"]["median"]
-        rows.append({"backend": r["backend"], "threads": r["threads"], "size": r["size"], "median_s": t,
+        rows.append({"study": study, "reference": ref, "backend": r["backend"], "threads": r["threads"],
+                     "size": r["size"], "median_s": t,
                      "speedup_vs_one_thread": one[r["size"]] / t if r["size"] in one and t > 0 else None,
                      "per_task_overhead_s": m.get("per_task_overhead_s"), "roundtrip_s": m.get("roundtrip_s"),
                      "startup_s": m.get("startup_s"), "tasks": m.get("tasks")})
@@ -581,7 +585,7 @@ def python_models_crossovers(rows: list[dict]) -> dict:
     out = {}
     by = defaultdict(list)
     for r in rows:
-        if r["speedup_vs_one_thread"] is not None and not (r["backend"] == PY_ONE_THREAD and r["threads"] == 1):
+        if r["speedup_vs_one_thread"] is not None and not (r["backend"] == r["reference"] and r["threads"] == 1):
             by[(r["backend"], r["threads"])].append(r)
     for key, rs in sorted(by.items()):
         rs.sort(key=lambda r: r["size"])
@@ -595,12 +599,21 @@ def python_models_crossovers(rows: list[dict]) -> dict:
 
 
 def python_models_figures(p: Plotter, doc: dict) -> list[dict]:
+    """One figure per python-models study (pure-Python bodies; parlab.pi bodies)."""
+    rows = []
+    for study in PY_MODEL_STUDIES:
+        rows += python_models_figure(p, doc, study)
+    return rows
+
+
+def python_models_figure(p: Plotter, doc: dict, study: str) -> list[dict]:
     """The talk's figure: left, each model's speedup over one thread against the size (below the
     dashed line it loses); right, the per-task overhead of the task models against the size, with
     each one's empty-task round trip (dotted), both at the largest worker count."""
-    rows = python_models_table(doc)
+    rows = python_models_table(doc, study)
     if not rows:
         return rows
+    ref = PY_MODEL_STUDIES[study]
     crossings = python_models_crossovers(rows)
     top = defaultdict(int)
     for r in rows:
@@ -610,7 +623,7 @@ def python_models_figures(p: Plotter, doc: dict) -> list[dict]:
     for backend in sorted(top):
         rs = [r for r in rows if r["backend"] == backend and r["threads"] == top[backend]
               and r["speedup_vs_one_thread"] is not None]
-        if not rs or (backend == PY_ONE_THREAD and top[backend] == 1):
+        if not rs or (backend == ref and top[backend] == 1):
             continue
         cross = crossings.get((backend, top[backend]))
         label = (f"{backend} ({top[backend]} {'thread' if backend == 'py-parlab-gil-released' else 'worker'}"
@@ -621,7 +634,7 @@ def python_models_figures(p: Plotter, doc: dict) -> list[dict]:
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("pi samples N")
-    ax.set_ylabel("time of pure-Python pi on 1 thread / time")
+    ax.set_ylabel(f"time of {ref} on 1 thread / time")
     ax.set_title("Python models against one thread (above the dashed line they win)")
     ax.legend(fontsize=6)
     for backend in PY_TASK_MODELS:
@@ -641,8 +654,10 @@ def python_models_figures(p: Plotter, doc: dict) -> list[dict]:
     bx.set_ylabel("worker time outside task bodies per task (s)")
     bx.set_title("Per-task overhead (dotted: an empty task's round trip)")
     bx.legend(fontsize=6)
-    p.save(fig, "python_models",
-           "Python models (pure-Python pi, the same tasks): speedup over one thread and per-task overhead vs size; "
+    body = "pure-Python pi" if study == "python-models" else "parlab.pi with the GIL released"
+    p.save(fig, study.replace("-", "_"),
+           f"Python models ({body} in the same tasks): speedup over {ref} on one thread and per-task overhead "
+           "vs size; "
            + "; ".join(f"{b} t={t} beats one thread from {fmt_size(c) if c else 'never'}"
                        for (b, t), c in sorted(crossings.items()) if t == top[b]))
     return rows

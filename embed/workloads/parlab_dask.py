@@ -41,13 +41,14 @@ def require(unavailable, distributed):
 
 class DaskDelayed:
     """The talk's experiment: one dask.delayed call per task, computed by the threaded scheduler
-    on a pool of `workers` threads (pure-Python bodies, so GIL-bound like the thread pool)."""
+    on a pool of `workers` threads: pure-Python bodies (GIL-bound like the thread pool), or
+    parlab.pi calls that release the GIL (parlab_tasks.count_task_parlab)."""
 
-    def __init__(self, seed, samples, workers):
+    def __init__(self, seed, samples, workers, body=parlab_tasks.count_task, task_samples=parlab_tasks.TASK_SAMPLES):
         import dask
         self.dask = dask
-        self.seed, self.samples, self.workers = seed, samples, workers
-        self.ranges = parlab_tasks.task_ranges(samples, workers)
+        self.seed, self.samples, self.workers, self.body = seed, samples, workers, body
+        self.ranges = parlab_tasks.task_ranges(samples, workers, task_samples)
         self.account = parlab_tasks.TaskAccount(workers)
         t0 = time.perf_counter()
         # parlab's own pool, handed to the scheduler: its threads start here, outside the timed
@@ -64,7 +65,7 @@ class DaskDelayed:
 
     def run(self):
         t0 = time.perf_counter()
-        delayed_task = self.dask.delayed(parlab_tasks.count_task, pure=False)
+        delayed_task = self.dask.delayed(self.body, pure=False)
         results = self._compute([delayed_task(self.seed, b, e) for b, e in self.ranges])
         return self.account.add(time.perf_counter() - t0, results)
 

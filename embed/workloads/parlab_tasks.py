@@ -28,18 +28,24 @@ import parlab_philox
 TASK_SAMPLES = 1 << 13
 
 
-def task_count(samples, workers):
-    """Tasks for `samples` points on `workers` workers: about one per TASK_SAMPLES points, rounded
-    up to a multiple of the workers so each gets the same share (an odd task out would leave the
-    others idle, and that wait would be counted as overhead), never more than there are points
-    (no empty tasks), at least one."""
-    per_worker = max(1, -(-samples // (TASK_SAMPLES * workers)))
+# Points per task when the body is one parlab.pi call (GIL released): about a millisecond of the
+# C++ kernel, as parlab_threads.CALL_SAMPLES, so the sizes where launching a task costs more than
+# counting its points are within reach of the sweep.
+PARLAB_TASK_SAMPLES = 1 << 21
+
+
+def task_count(samples, workers, task_samples=TASK_SAMPLES):
+    """Tasks for `samples` points on `workers` workers: about one per `task_samples` points,
+    rounded up to a multiple of the workers so each gets the same share (an odd task out would
+    leave the others idle, and that wait would be counted as overhead), never more than there are
+    points (no empty tasks), at least one."""
+    per_worker = max(1, -(-samples // (task_samples * workers)))
     return max(1, min(per_worker * workers, samples))
 
 
-def task_ranges(samples, workers):
+def task_ranges(samples, workers, task_samples=TASK_SAMPLES):
     """The [begin, end) ranges of the tasks, in stream order (parlab_philox.split)."""
-    t = task_count(samples, workers)
+    t = task_count(samples, workers, task_samples)
     return [(parlab_philox.split(samples, t, i), parlab_philox.split(samples, t, i + 1)) for i in range(t)]
 
 
@@ -49,6 +55,23 @@ def count_task(seed, begin, end):
     t0 = time.perf_counter()
     hits = parlab_philox.hits_points(seed, begin, end)
     return hits, (os.getpid(), threading.get_ident()), time.perf_counter() - t0
+
+
+def count_task_parlab(seed, begin, end):
+    """The same task with parlab.pi as its body: the C++ kernel with the GIL released, so tasks
+    on threads run in parallel and what the model adds is its launch cost. Only in parlab's own
+    interpreter, where the `parlab` module is built in."""
+    import parlab
+    t0 = time.perf_counter()
+    hits = parlab.pi(end - begin, seed, begin, True)
+    return hits, (os.getpid(), threading.get_ident()), time.perf_counter() - t0
+
+
+def task_body(kind):
+    """(body, points per task) of a kind: "...-parlab" kinds count with parlab.pi."""
+    if kind.endswith("-parlab"):
+        return count_task_parlab, PARLAB_TASK_SAMPLES
+    return count_task, TASK_SAMPLES
 
 
 def empty_task():
@@ -213,9 +236,9 @@ class ThreadPoolTasks:
     """The same tasks submitted to a ThreadPoolExecutor: the baseline dask.delayed is measured
     against (pure-Python bodies, so GIL-bound: the point is the launch cost per task)."""
 
-    def __init__(self, seed, samples, workers):
-        self.seed, self.samples, self.workers = seed, samples, workers
-        self.ranges = task_ranges(samples, workers)
+    def __init__(self, seed, samples, workers, body=count_task, task_samples=TASK_SAMPLES):
+        self.seed, self.samples, self.workers, self.body = seed, samples, workers, body
+        self.ranges = task_ranges(samples, workers, task_samples)
         self.account = TaskAccount(workers)
         t0 = time.perf_counter()
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="parlab-tasks")
@@ -228,7 +251,7 @@ class ThreadPoolTasks:
 
     def run(self):
         t0 = time.perf_counter()
-        futures = [self.pool.submit(count_task, self.seed, b, e) for b, e in self.ranges]
+        futures = [self.pool.submit(self.body, self.seed, b, e) for b, e in self.ranges]
         results = [f.result() for f in futures]
         return self.account.add(time.perf_counter() - t0, results)
 
@@ -243,15 +266,16 @@ def make(kind, seed, samples, workers, unavailable):
     """A runner of `kind`; `unavailable` is the exception type meaning "cannot run here"."""
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
-    if kind == "thread-pool":
-        return ThreadPoolTasks(seed, samples, workers)
+    body, task_samples = task_body(kind)
+    if kind in ("thread-pool", "thread-pool-parlab"):
+        return ThreadPoolTasks(seed, samples, workers, body, task_samples)
     if kind == "processes":
         import parlab_processes
         return parlab_processes.ProcessPi(seed, samples, workers)
-    if kind in ("dask-delayed", "dask-distributed"):
+    if kind in ("dask-delayed", "dask-delayed-parlab", "dask-distributed"):
         import parlab_dask
         parlab_dask.require(unavailable, distributed=kind == "dask-distributed")
-        if kind == "dask-delayed":
-            return parlab_dask.DaskDelayed(seed, samples, workers)
-        return parlab_dask.DaskDistributed(seed, samples, workers)
+        if kind == "dask-distributed":
+            return parlab_dask.DaskDistributed(seed, samples, workers)
+        return parlab_dask.DaskDelayed(seed, samples, workers, body, task_samples)
     raise ValueError(f"unknown task-model kind {kind!r}")

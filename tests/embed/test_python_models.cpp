@@ -100,7 +100,8 @@ const embed::PyModelSpec& model(const std::string& name) {
 }
 
 TEST(PythonModelsRegistry, EveryModelIsAPythonPiBackendOutsideTheDefaultSet) {
-  for (const char* name : {"py-thread-pool", "py-processes", "py-dask-delayed", "py-dask-distributed"}) {
+  for (const char* name : {"py-thread-pool", "py-processes", "py-dask-delayed", "py-dask-distributed",
+                           "py-thread-pool-parlab", "py-dask-delayed-parlab"}) {
     const BackendEntry* e = registry().find(name);
     ASSERT_NE(e, nullptr) << name;
     EXPECT_EQ(e->kind, "python");
@@ -176,6 +177,12 @@ std::vector<Case> canonical_cases() {
       for (std::uint64_t n : {1ull, 4097ull, 20011ull}) cases.push_back({b, w, n});
     }
   }
+  // parlab.pi bodies take 2^21 points a task: sizes of several tasks per worker, odd.
+  for (const char* b : {"py-thread-pool-parlab", "py-dask-delayed-parlab"}) {
+    for (int w : {1, 2, 3}) {
+      for (std::uint64_t n : {4097ull, 3 * (1ull << 21) + 7}) cases.push_back({b, w, n});
+    }
+  }
   // A cluster takes a second or two to start: fewer cases, still odd sizes and three worker counts.
   cases.push_back({"py-dask-distributed", 1, 4097});
   cases.push_back({"py-dask-distributed", 2, 20011});
@@ -231,7 +238,8 @@ TEST_P(PythonModelFailingTask, ShutsDownAfterAFailingTask) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, PythonModelFailingTask,
-                         ::testing::Values("thread-pool", "processes", "dask-delayed", "dask-distributed"),
+                         ::testing::Values("thread-pool", "processes", "dask-delayed", "dask-distributed",
+                                           "thread-pool-parlab", "dask-delayed-parlab"),
                          [](const ::testing::TestParamInfo<std::string>& param_info) {
                            std::string s = param_info.param;
                            std::replace(s.begin(), s.end(), '-', '_');

@@ -102,3 +102,17 @@ def test_a_gil_report_points_to_python_models(tmp_path):
     assert run_plot(str(d), "--quiet").returncode == 0
     assert "parlab run python-models" in (d / "report.html").read_text()
     assert plot.python_models_note(models_doc()) == ""      # not where the figure itself is
+
+
+def test_each_python_models_study_has_its_own_reference(tmp_path):
+    """parlab.pi bodies (python-models-nogil) are judged against parlab.pi on one thread."""
+    doc = copy.deepcopy(BASE_DOC)
+    doc["records"] = [
+        record(0, "py-parlab-gil-released", 1, 0.4, size=1 << 28, scaling="none", study="python-models-nogil"),
+        record(1, "py-thread-pool-parlab", 2, 0.2, size=1 << 28, scaling="none", study="python-models-nogil"),
+        record(2, "py-pure-threads", 1, 9.0, size=1 << 28, scaling="none", study="python-models")]
+    (row,) = [r for r in plot.python_models_table(doc, "python-models-nogil") if r["backend"] == "py-thread-pool-parlab"]
+    assert row["speedup_vs_one_thread"] == 2.0 and row["reference"] == "py-parlab-gil-released"
+    d = write_doc(tmp_path, doc)
+    assert run_plot(str(d), "--quiet").returncode == 0
+    assert (d / "plots" / "python_models_nogil.png").exists()
