@@ -204,6 +204,13 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
   for (const auto& s : plan.specs) co.max_threads_requested = std::max(co.max_threads_requested, s.threads);
   json context = collect_context(registry_, co);
   for (const auto& w : plan.warnings) context["warnings"].push_back(w);
+  // The interpreters a run spans besides its own (their records come from child processes).
+  for (const auto& m : interpreter_modes()) {
+    const bool used = std::any_of(plan.specs.begin(), plan.specs.end(), [&](const MeasurementSpec& s) {
+      return !m.parlab.empty() && s.interpreter == m.interpreter && s.python_gil == m.python_gil;
+    });
+    if (used) context["interpreters"].push_back(m.describe());
+  }
 
   ensure_writable_dir(out_root, "output directory (--out)");
   const std::filesystem::path host_dir = out_root / context["host"].get<std::string>();

@@ -54,20 +54,26 @@ for config in "${configs[@]}"; do
     ft|tsan-ft)
       # Only what runs against 3.13t: parlab (the child binary a run measures 3.13t with) and the
       # embedded-Python tests; the CPU and GPU parts are the same as in release and tsan.
-      flag=""; [ "$config" = tsan-ft ] && flag="--tsan"
+      flag=""; preset=release-ft
+      if [ "$config" = tsan-ft ]; then flag="--tsan"; preset=tsan-ft; fi
       step "free-threaded CPython 3.13t $flag (Debian source package)"
       bash scripts/build-python-ft.sh $flag
       step "configure $config"
-      cmake --preset "$config" -DPARLAB_WERROR=ON
+      cmake --preset "$preset" -DPARLAB_WERROR=ON
       step "build $config"
       targets=(parlab_embed_tests)
       if [ "$config" = ft ]; then targets+=(parlab); else targets+=(planted_race_python); fi
-      cmake --build --preset "$config" --parallel "$jobs" --target "${targets[@]}"
+      cmake --build --preset "$preset" --parallel "$jobs" --target "${targets[@]}"
       step "test $config (embedded Python on 3.13t)"
-      ctest --preset "$config" --parallel "$jobs" --timeout 600 -L embed
+      # Under TSan the task models (process pools and Dask spawning TSan-built interpreters, about
+      # six minutes there) are left to the ft configuration: nothing of theirs runs threads without a GIL.
+      exclude=(); [ "$config" = tsan-ft ] && exclude=(-E '^Models/')
+      ctest --preset "$preset" --parallel "$jobs" --timeout 600 -L embed "${exclude[@]}"
       if [ "$config" = ft ]; then
         step "test one run over both interpreters (pytest)"
-        [ -x build/release/experiments/parlab ] || { cmake --preset release -DPARLAB_WERROR=ON && cmake --build --preset release --parallel "$jobs" --target parlab; }
+        # The run's own parlab is the release one (Debian's CPython), up to date with this tree.
+        [ -f build/release/build.ninja ] || cmake --preset release -DPARLAB_WERROR=ON
+        cmake --build --preset release --parallel "$jobs" --target parlab
         PARLAB_BIN="$PWD/build/release/experiments/parlab" PARLAB_INTERPRETERS="$PWD/build/release-ft/experiments/parlab" \
           "$PYTHON" -m pytest -q tests/python/test_interpreters.py
       fi
