@@ -169,8 +169,9 @@ case "$part" in
     ensure_build
     export PARLAB_INTERPRETERS=$PWD/build/release-ft/experiments/parlab
     "$bin" list | sed -n '/^interpreters/,/^kernels/p' | tee -a "$summary"
-    run_suite gil 300
-    run_suite races 120 --backend py-threads-race
+    # Limits that keep the whole part inside one 10-minute call after the three builds.
+    run_suite gil 270
+    run_suite races 100 --backend py-threads-race
     ;;
   pymodels)
     ensure_build
