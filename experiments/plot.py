@@ -429,7 +429,7 @@ def multi_gpu_figures(p: Plotter, doc: dict) -> None:
     if not rows:
         return
     keys = sorted({(r["kernel"], r["precision"], r["size"]) for r in rows})
-    fig, ax = p.plt.subplots(figsize=(max(5, 1.6 * len(keys)), 4))
+    fig, ax = p.plt.subplots(figsize=(max(6, 1.6 * len(keys)), 4.6))
     width = 0.38
     for k, (backend, label) in enumerate(MULTI_GPU.items()):
         xs, ys = [], []
@@ -447,9 +447,10 @@ def multi_gpu_figures(p: Plotter, doc: dict) -> None:
     ax.set_xticks(range(len(keys)))
     ax.set_xticklabels([f"{kern} {fmt_size(n)}" + (f"\n{prec}" if kern != "pi" else "") for kern, prec, n in keys])
     ax.set_ylabel("speedup over one GPU (median times)")
-    ax.set_ylim(0, max(devices, max(r["speedup"] for r in rows)) * 1.2)
+    ax.set_ylim(0, max(devices, max(r["speedup"] for r in rows)) * 1.15)
     ax.set_title(f"All {devices} GPUs against one: concurrent vs one after another")
-    ax.legend(fontsize=7, loc="upper left")
+    # Below the axes: inside, it covered the tallest bars' labels.
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3)
     p.save(fig, "multi_gpu", "Multi-GPU: speedup over one GPU of the same kernel split over every GPU, launched "
                              "concurrently or one GPU after another")
 

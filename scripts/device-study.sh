@@ -193,7 +193,7 @@ case "$part" in
     build=build/h200-mpi
     bin="$build/experiments/parlab"
     mpi_args=()
-    if ! ls /usr/include/mpi.h /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h >/dev/null 2>&1; then
+    if [ ! -e /usr/include/mpi.h ] && [ ! -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ]; then
       mpi_args+=("-DPARLAB_MPI_PREFIX=$prefix")
       say "no system mpi.h: using the carried headers under $prefix"
     fi

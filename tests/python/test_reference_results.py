@@ -195,3 +195,70 @@ def test_quoted_peers_on_two_cores():
         assert float(m.group(m.lastindex - 1)) == float(f"{r['peer_rate']:.3e}"), (kernel, peer)
         if m.lastindex == 3:
             assert float(m.group(1)) == float(f"{r['parlab_rate']:.3e}"), (kernel, peer)
+
+
+X2 = "h200-x2"
+
+
+def rate(doc, backend, size, kernel="pi", **fields):
+    recs = [r for r in doc["records"] if r["status"] == "ok" and r["backend"] == backend and r["size"] == size
+            and r["kernel"] == kernel and all(r.get(k) == v for k, v in fields.items())]
+    assert len(recs) == 1, (backend, size, fields, len(recs))
+    return plot.rate_of(recs[0])[0], recs[0]
+
+
+def test_quoted_gpu_pi_kernel_figures():
+    doc = load(X2, "20261122T222512Z")
+    for n, text in ((1 << 36, "7.198e11"), (1 << 37, "7.204e11")):
+        assert f"{rate(doc, 'cuda', n)[0]:.3e}".replace("e+", "e") == text and text in README
+    cuda, _ = rate(doc, "cuda", 1 << 32)
+    for peer, times in (("py-cupy", "206×"), ("py-torch", "521×")):
+        assert f"{cuda / rate(doc, peer, 1 << 32)[0]:.0f}×" == times and times in README
+    assert len({r["hits"] for r in doc["records"] if r["status"] == "ok" and r["size"] == 1 << 38}) == 1
+    ncu = json.load(open(os.path.join(ROOT, "results", X2, "logs", "ncu", "ncu-summary.json")))
+    pi = next(p for p in ncu["pi"] if p["variant"] == "ilp4-occ8" and p["clock_control"] == "none")
+    assert f"{pi['issue_slots_busy_pct']:.2f}%" == "47.36%" and "issue slots busy 47.36%" in README
+    # The goal: a pipe at >= 85% of peak (busy cycles over elapsed cycles), and the fractions quoted.
+    assert pi["pipe_bound_pct"] >= 85 and f"busy {pi['pipe_bound_pct']:.2f}%" in README
+    assert f"{pi['fraction_of_ceiling_run']:.3f} of it" in README and f"{pi['fraction_of_pipe_ceiling_run']:.3f} of it" in README
+
+
+def test_quoted_multi_gpu_and_mpi_cuda():
+    rows = {(r["backend"], r["kernel"], r["size"]): r["speedup"] for r in plot.multi_gpu_series(load(X2, "20261122T222731Z"))}
+    assert f"{rows[('cuda-multi', 'pi', 1 << 38)]:.2f}" == "2.00" and f"{rows[('cuda-multi', 'triad', 1 << 28)]:.2f}" == "1.93"
+    assert "1.99× one GPU\non π at 2^36 and 2.00× at 2^38, 1.93× on triad" in README
+    pi = load(X2, "20261122T232517Z")
+    one, _ = rate(pi, "cuda", 1 << 36)
+    two, _ = rate(pi, "mpi+cuda", 1 << 36, ranks=2)
+    assert f"{two / one:.3f}×" == "1.996×" and "1.996× `cuda`" in README
+    triad = load(X2, "20261122T232521Z")
+    ratio = rate(triad, "mpi+cuda", 1 << 28, "triad", ranks=2)[0] / rate(triad, "cuda", 1 << 28, "triad")[0]
+    assert f"{ratio:.3f}×" == "1.944×" and "1.944×" in README
+
+
+def test_quoted_distributed_figures():
+    doc = load(X2, "20261122T232537Z")
+    ranks16, _ = rate(doc, "mpi+serial", 1 << 30, ranks=16, study="strong")
+    tbb16, _ = rate(doc, "tbb", 1 << 30, threads=16, study="strong")
+    assert f"{ranks16 / tbb16:.2f}×" == "0.60×" and "**0.60×**" in README
+    t16, _ = rate(doc, "mpi+serial", 1 << 26, "triad", ranks=16, study="strong")
+    tt, _ = rate(doc, "tbb", 1 << 26, "triad", threads=16, study="strong")
+    assert f"{t16 / tt:.2f}×" == "0.94×" and "0.94× tbb's" in README
+    _, allreduce = rate(doc, "mpi+serial", 1000, "mpi_allreduce", ranks=16)
+    assert f"{allreduce['time_s']['median'] / 1000 * 1e6:.2f} µs" == "4.07 µs" and "4.07 µs at 16 ranks" in README
+
+
+def test_quoted_free_threaded_figures_on_16_cores():
+    doc = load(NODE, "20261122T231800Z")
+    def speedup(backend, gil):
+        rs = {r["threads"]: r["time_s"]["median"] for r in doc["records"] if r["status"] == "ok"
+              and r["backend"] == backend and r.get("interpreter", "").startswith("3.13") and r.get("gil_enabled") is gil}
+        return rs[1] / rs[16]
+    assert f"{speedup('py-pure-private', False):.2f}×" == "8.41×" and "**8.41×**" in README
+    assert f"{speedup('py-pure-threads', False):.2f}×" == "1.75×"
+    assert f"{speedup('py-parlab-gil-held', False):.2f}×" == "15.32×" and "15.32×" in README
+    hits = {r["size"]: set() for r in doc["records"] if "hits" in r}
+    for r in doc["records"]:
+        if "hits" in r and r["status"] == "ok":
+            hits[r["size"]].add(r["hits"])
+    assert all(len(h) == 1 for h in hits.values())
