@@ -262,3 +262,12 @@ def test_quoted_free_threaded_figures_on_16_cores():
         if "hits" in r and r["status"] == "ok":
             hits[r["size"]].add(r["hits"])
     assert all(len(h) == 1 for h in hits.values())
+
+
+def test_quoted_python_models_on_16_cores():
+    doc = load(NODE, "20261122T233245Z")
+    rows = {(r["backend"], r["threads"], r["size"]): r for r in plot.python_models_table(doc)}
+    assert f"{rows[('py-processes', 16, 1 << 20)]['speedup_vs_one_thread']:.2f}×" == "13.94×" and "**13.94×**" in README
+    assert f"{rows[('py-processes', 2, 1 << 20)]['speedup_vs_one_thread']:.2f}×" == "2.39×"
+    assert f"{rows[('py-thread-pool', 16, 1 << 20)]['speedup_vs_one_thread']:.2f}×" == "0.78×"
+    assert all(c["pass"] for c in doc["consistency"])
