@@ -1,6 +1,7 @@
 #include "backends.hpp"
 
 #include "cpu/backends.hpp"
+#include "embed/backend_names.hpp"
 #include "parlab/build_info.hpp"
 
 #if defined(PARLAB_HAVE_CUDA)
@@ -38,8 +39,9 @@ Registry make_registry() {
 #if defined(PARLAB_HAVE_PYTHON)
   register_python(r);
 #else
-  r.add_unavailable("python", "python", build_info::kPythonWhy);
-  r.add_unavailable("py-threads-race", "python", build_info::kPythonWhy);
+  for (const std::string_view name : embed::kPythonBackendNames) {
+    r.add_unavailable(std::string(name), "python", build_info::kPythonWhy);
+  }
 #endif
 #if defined(PARLAB_HAVE_MPI)
   register_mpi(r);  // after the CPU and GPU parts: it composes with their factories

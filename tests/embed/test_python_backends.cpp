@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/pi.hpp"
+#include "embed/backend_names.hpp"
 #include "embed/workloads.hpp"
 #include "embed_test_support.hpp"
 #include "experiments/backends.hpp"
@@ -49,6 +50,19 @@ TEST(PythonRegistry, EveryPythonBackendIsListedWithKindAndReason) {
         "py-numpy", "py-numpy-threads", "py-numba-prange", "py-numba-nogil", "py-cupy", "py-torch"}) {
     EXPECT_NE(registry().find(name), nullptr) << name;
   }
+}
+
+// A build without embed/ lists embed::kPythonBackendNames as unavailable: the list must be
+// exactly what this part registers, or a suite naming a backend would load in one build only.
+TEST(PythonRegistry, TheNameListOfBuildsWithoutPythonIsComplete) {
+  std::vector<std::string> registered, listed;
+  for (const auto& e : registry().entries()) {
+    if (e.kind == "python") registered.push_back(e.name);
+  }
+  for (const std::string_view n : embed::kPythonBackendNames) listed.emplace_back(n);
+  std::sort(registered.begin(), registered.end());
+  std::sort(listed.begin(), listed.end());
+  EXPECT_EQ(registered, listed);
 }
 
 TEST(PythonRegistry, ReasonsWhereTheBuildCannotRunThem) {
