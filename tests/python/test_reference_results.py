@@ -271,3 +271,18 @@ def test_quoted_python_models_on_16_cores():
     assert f"{rows[('py-processes', 2, 1 << 20)]['speedup_vs_one_thread']:.2f}×" == "2.39×"
     assert f"{rows[('py-thread-pool', 16, 1 << 20)]['speedup_vs_one_thread']:.2f}×" == "0.78×"
     assert all(c["pass"] for c in doc["consistency"])
+
+
+def test_quoted_four_gpu_figures():
+    rows = {(r["backend"], r["kernel"], r["size"]): r for r in plot.multi_gpu_series(load("h200-x4", "20261122T233954Z"))}
+    pi, triad = rows[("cuda-multi", "pi", 1 << 38)], rows[("cuda-multi", "triad", 1 << 30)]
+    assert pi["devices"] == 4 and f"{pi['speedup']:.2f}" == "3.99" and f"{triad['speedup']:.2f}" == "3.94"
+    assert f"{rows[('cuda-multi', 'triad', 1 << 28)]['speedup']:.2f}×" == "3.66×" and "3.66×" in README
+    for run, kernel, n, quoted_ratio in (("20261122T234148Z", "pi", 1 << 38, "3.99"), ("20261122T234200Z", "triad", 1 << 30, "3.93")):
+        doc = load("h200-x4", run)
+        one = rate(doc, "cuda", n, kernel)[0]
+        four = rate(doc, "mpi+cuda", n, kernel, ranks=4)[0]
+        assert f"{four / one:.2f}" == quoted_ratio
+        multi = rows[("cuda-multi", kernel, n)]["speedup"]
+        assert abs(four / one / multi - 1) < 0.03
+    assert "| mpi+cuda, 4 ranks (one per GPU) | **3.99×** | **3.93×** |" in README
