@@ -1,7 +1,5 @@
 #include "interpreters.hpp"
 
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,70 +15,19 @@
 #include "core/error.hpp"
 #include "parlab/build_info.hpp"
 #include "runner.hpp"
+#include "child_process.hpp"
 #include "suite.hpp"
 
-extern char** environ;
 
 namespace parlab {
 namespace {
 
 using nlohmann::json;
 
-struct ChildResult {
-  int exit_code = -1;  // -1: could not start; 128+N: killed by signal N
-  std::string out;
-};
-
-// Runs `argv` with PYTHON_GIL set to `python_gil` (unset from the environment when empty is not
-// wanted: an empty value leaves the inherited one), capturing stdout; stderr is inherited, so a
-// child's warnings reach the user. posix_spawn, not fork: this process may run Python threads,
-// and a child of fork() may only call async-signal-safe functions before exec.
-ChildResult run_child(const std::vector<std::string>& argv, const std::string& python_gil) {
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (!python_gil.empty() && std::strncmp(*e, "PYTHON_GIL=", 11) == 0) continue;
-    env_strings.emplace_back(*e);
-  }
-  if (!python_gil.empty()) env_strings.push_back("PYTHON_GIL=" + python_gil);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (auto& s : argv_copy) args.push_back(s.data());
-  args.push_back(nullptr);
-
-  int fds[2];
-  if (pipe(fds) != 0) throw FailureError(std::string("pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_addclose(&actions, fds[1]);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  ChildResult r;
-  if (rc != 0) {
-    close(fds[0]);
-    r.out = std::strerror(rc);
-    return r;
-  }
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n > 0) {
-      r.out.append(buf, static_cast<std::size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  return r;
+// Another parlab with PYTHON_GIL set to `python_gil` (an empty value leaves the inherited one).
+ChildOutput run_child(const std::vector<std::string>& argv, const std::string& python_gil) {
+  if (python_gil.empty()) return run_capturing(argv);
+  return run_capturing(argv, {{"PYTHON_GIL", python_gil}});
 }
 
 std::string self_path() {
@@ -143,7 +90,7 @@ std::vector<InterpreterMode> discover() {
       out.push_back(m);
       continue;
     }
-    const ChildResult r = run_child({path, "interpreter-info"}, "");
+    const ChildOutput r = run_child({path, "interpreter-info"}, "");
     json info;
     try {
       info = json::parse(r.out);
@@ -225,7 +172,7 @@ int cmd_measure_spec(const Registry& registry, const std::string& spec_json, std
 json measure_in_child(const InterpreterMode& mode, const json& spec, std::size_t index) {
   json s = spec;
   s["id"] = index;
-  const ChildResult r = run_child({mode.parlab, "measure-spec", s.dump()}, mode.python_gil);
+  const ChildOutput r = run_child({mode.parlab, "measure-spec", s.dump()}, mode.python_gil);
   json rec;
   try {
     rec = json::parse(r.out);

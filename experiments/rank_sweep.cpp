@@ -1,7 +1,5 @@
 #include "rank_sweep.hpp"
 
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,58 +9,13 @@
 #include <filesystem>
 #include <sstream>
 
+#include "child_process.hpp"
 #include "core/error.hpp"
 
-extern char** environ;
 
 namespace parlab {
 
 namespace {
-
-struct Child {
-  int exit_code = -1;  // -1: could not start
-  std::string out;     // stdout (stderr passes through to the user)
-};
-
-// posix_spawnp, not fork: this process may run threads (a thread pool, Python).
-Child run(const std::vector<std::string>& argv) {
-  std::vector<std::string> copy = argv;
-  std::vector<char*> args;
-  for (auto& s : copy) args.push_back(s.data());
-  args.push_back(nullptr);
-  int fds[2];
-  if (pipe(fds) != 0) throw FailureError(std::string("pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_addclose(&actions, fds[1]);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  Child c;
-  if (rc != 0) {
-    close(fds[0]);
-    c.out = std::strerror(rc);
-    return c;
-  }
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n > 0) {
-      c.out.append(buf, static_cast<std::size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      break;
-    }
-  }
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  c.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  return c;
-}
 
 std::string on_path(const std::string& name) {
   if (name.find('/') != std::string::npos) return access(name.c_str(), X_OK) == 0 ? name : "";
@@ -98,7 +51,7 @@ MpiLauncher find_mpi_launcher() {
     }
   }
   l.command = {exe};
-  const Child v = run({exe, "--version"});
+  const ChildOutput v = run_capturing({exe, "--version"});
   l.open_mpi = v.out.find("Open MPI") != std::string::npos || v.out.find("OpenRTE") != std::string::npos;
   if (l.open_mpi) {
     l.command.insert(l.command.end(), {"--oversubscribe", "--bind-to", "none"});
@@ -135,7 +88,7 @@ nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::si
   if (ec) return fail("cannot find this parlab binary (/proc/self/exe): " + ec.message());
   std::vector<std::string> argv = launcher.command;
   argv.insert(argv.end(), {"-np", std::to_string(ranks), self, "measure-spec", s.dump()});
-  const Child c = run(argv);
+  const ChildOutput c = run_capturing(argv);
   // Rank 0 prints the record as the last line; the other ranks print nothing.
   std::string last;
   std::istringstream lines(c.out);
