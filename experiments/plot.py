@@ -838,7 +838,8 @@ def run_summary(doc: dict, peers: list | None = None) -> dict:
         py = [r for r in recs if r.get("kind") == "python" and kernel == "pi"]
         if py:
             variants = []
-            for backend in sorted({r["backend"] for r in py}):
+            # gil_series keys carry the interpreter and GIL state of records from other interpreters.
+            for backend in sorted({r["backend"] + interpreter_suffix(r) for r in py}):
                 pts = gil.get(backend)
                 if pts and len(pts) > 1:
                     t, sp = pts[-1]

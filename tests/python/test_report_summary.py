@@ -118,3 +118,13 @@ def test_multi_gpu_series_and_figure(tmp_path):
     d = write_doc(tmp_path, doc)
     assert run_plot(str(d)).returncode == 0
     assert (d / "plots" / "multi_gpu.png").exists()
+
+
+def test_summary_lists_other_interpreters_variants(mixed_doc):
+    for i, (t, m) in enumerate([(1, 10.0), (2, 5.1)]):
+        r = record(40 + i, "py-pure-private", t, m, size=1 << 18, study="quick-python", kind="python")
+        r.update({"interpreter": "3.13.5 free-threaded", "python_build": "free-threaded", "gil_enabled": False,
+                  "python_gil": "0"})
+        mixed_doc["records"].append(r)
+    py = next(f for f in plot.run_summary(mixed_doc)["findings"] if f["study"] == "quick-python" and f["kernel"] == "pi")
+    assert "py-pure-private [3.13.5 free-threaded, no GIL] 1.96x at 2" in " | ".join(py["finding"])
