@@ -5,8 +5,10 @@
 
 #include <string>
 
+#include "core/workload.hpp"
 #include "embed/interpreter.hpp"
 #include "embed/register.hpp"
+#include "experiments/backends.hpp"
 
 namespace parlab::test {
 
@@ -48,6 +50,23 @@ inline bool gil_at_run_time() {
   if (!::parlab::test::gil_at_run_time())                                                          \
   GTEST_SKIP() << "no GIL at run time (free-threaded CPython, GIL disabled): a GIL property has " \
                   "nothing to test here; tests/embed/test_free_threaded.cpp covers this build"
+
+// The registry every backend test looks entries up in, made once per test binary.
+inline const Registry& registry() {
+  static const Registry r = make_registry();
+  return r;
+}
+
+// A pi problem of `samples` points on `threads` threads.
+inline Problem pi_problem(std::uint64_t samples, int threads, std::uint64_t seed = 0xC0FFEE) {
+  Problem p;
+  p.kernel = "pi";
+  p.precision = Precision::i32;
+  p.size = samples;
+  p.seed = seed;
+  p.threads = threads;
+  return p;
+}
 
 // Suites that use the interpreter every Python backend shares (started on first use and kept
 // for the rest of the process, as in the CLI).

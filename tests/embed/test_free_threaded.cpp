@@ -18,20 +18,9 @@ using test::eval_u64;
 using test::exec;
 using test::new_namespace;
 
-const Registry& registry() {
-  static const Registry r = make_registry();
-  return r;
-}
-
-Problem pi_problem(std::uint64_t samples, int threads) {
-  Problem p;
-  p.kernel = "pi";
-  p.precision = Precision::i32;
-  p.size = samples;
-  p.seed = 0xFEED;
-  p.threads = threads;
-  return p;
-}
+using test::registry;
+// This suite's seed, kept as it was when the helper was local.
+Problem pi_problem(std::uint64_t samples, int threads) { return test::pi_problem(samples, threads, 0xFEED); }
 
 class FreeThreaded : public test::SharedPython {
  protected:

@@ -15,20 +15,9 @@
 namespace parlab {
 namespace {
 
-const Registry& registry() {
-  static const Registry r = make_registry();
-  return r;
-}
+using test::pi_problem;
+using test::registry;
 
-Problem pi_problem(std::uint64_t samples, int threads, std::uint64_t seed = 0xC0FFEE) {
-  Problem p;
-  p.kernel = "pi";
-  p.precision = Precision::i32;
-  p.size = samples;
-  p.seed = seed;
-  p.threads = threads;
-  return p;
-}
 
 TEST(PythonRegistry, EveryPythonBackendIsListedWithKindAndReason) {
   for (const auto& spec : embed::python_backend_specs()) {

@@ -5,16 +5,14 @@
 #include <string>
 
 #include "embed/race_workloads.hpp"
+#include "embed_test_support.hpp"
 #include "experiments/backends.hpp"
 #include "validation_metric.hpp"
 
 namespace parlab {
 namespace {
 
-const Registry& registry() {
-  static const Registry r = make_registry();
-  return r;
-}
+using test::registry;
 
 Validation run_race(const std::string& kernel, int threads, std::uint64_t n, int trials) {
   Problem p;
