@@ -138,11 +138,7 @@ void register_python_models(Registry& registry, const std::string& runtime) {
       registry.add_unavailable(spec.name, "python", why);
       continue;
     }
-    BackendEntry e;
-    e.name = spec.name;
-    e.kind = "python";
-    e.available = true;
-    e.detail = std::string(spec.detail) + " (" + runtime + ")";
+    BackendEntry e = python_entry(spec.name, spec.detail, runtime);
     e.in_default_set = false;
     e.kernels = {"pi"};
     e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {

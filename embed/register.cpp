@@ -66,6 +66,15 @@ PythonRecordFields python_record_fields() {
   return f;
 }
 
+BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime) {
+  BackendEntry e;
+  e.name = name;
+  e.kind = "python";
+  e.available = true;
+  e.detail = std::string(detail) + " (" + runtime + ")";
+  return e;
+}
+
 void register_python(Registry& registry) {
   const embed::PythonInfo info = embed::python_info();
   const std::string runtime = "CPython " + info.version + ", " + info.gil_mode;
@@ -75,11 +84,7 @@ void register_python(Registry& registry) {
       registry.add_unavailable(spec.name, "python", why);
       continue;
     }
-    BackendEntry e;
-    e.name = spec.name;
-    e.kind = "python";
-    e.available = true;
-    e.detail = std::string(spec.detail) + " (" + runtime + ")";
+    BackendEntry e = python_entry(spec.name, spec.detail, runtime);
     e.in_default_set = spec.in_default_set;
     e.sweeps_threads = !spec.one_thread;
     e.work_unit = embed::python_backend_work_unit(spec);

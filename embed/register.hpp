@@ -46,4 +46,8 @@ PythonRecordFields python_record_fields();
 // the interpreter has started, sys.executable, sys.prefix and the virtual environment used.
 std::string python_context();
 
+// An available Python backend's entry with what every one shares (kind "python", its detail with
+// the interpreter's `runtime` appended); the caller adds kernels, flags and the factory.
+BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime);
+
 }  // namespace parlab
