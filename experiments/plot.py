@@ -246,8 +246,11 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
         size = max(r["size"] for r in recs)
         best = {}
         for r in recs:
-            if r["size"] == size and (r["backend"] not in best or r["threads"] > best[r["backend"]]["threads"]):
-                best[r["backend"]] = r
+            # One bar per backend and interpreter mode: a run over several interpreters has a
+            # record of each backend from each, and they must not replace one another.
+            key = r["backend"] + interpreter_suffix(r)
+            if r["size"] == size and (key not in best or r["threads"] > best[key]["threads"]):
+                best[key] = r
         if len(best) < 2:
             continue
         names = sorted(best)
@@ -826,7 +829,7 @@ def run_summary(doc: dict, peers: list | None = None) -> dict:
         best = max(at, key=lambda r: rate_of(r)[0])
         v, unit = rate_of(best)
         job = "" if ranks_of(best) is None else f", {ranks_of(best)} rank{'s' if ranks_of(best) != 1 else ''}"
-        parts = [f"fastest: {best['backend']} (t={best['threads']}{job}) {fmt_rate(v, unit)}"]
+        parts = [f"fastest: {best['backend']}{interpreter_suffix(best)} (t={best['threads']}{job}) {fmt_rate(v, unit)}"]
         for (s_study, scaling, s_kernel, base, s_prec), series in speedups.items():
             if (s_study, scaling, s_kernel, base, s_prec) == (study, "strong", kernel, size, precision):
                 tmax = max(t for pts in series.values() for t, _, _ in pts)
@@ -849,7 +852,9 @@ def run_summary(doc: dict, peers: list | None = None) -> dict:
             rel = {b: dict(gil[b]) for b in ("py-parlab-gil-released", "py-parlab-gil-held") if b in gil}
             if len(rel) == 2:
                 tmax = max(set(rel["py-parlab-gil-released"]) & set(rel["py-parlab-gil-held"]), default=None)
-                times = {r["backend"]: r["time_s"]["median"] for r in py if r["threads"] == tmax}
+                # The run's own interpreter (no suffix): released vs held is a property of one GIL.
+                times = {r["backend"]: r["time_s"]["median"] for r in py
+                         if r["threads"] == tmax and not interpreter_suffix(r)}
                 if tmax and len(times) >= 2 and "py-parlab-gil-released" in times and "py-parlab-gil-held" in times:
                     parts.append(f"GIL released vs held at {tmax} threads: "
                                  f"{times['py-parlab-gil-held'] / times['py-parlab-gil-released']:.2f}x faster")

@@ -128,3 +128,16 @@ def test_summary_lists_other_interpreters_variants(mixed_doc):
         mixed_doc["records"].append(r)
     py = next(f for f in plot.run_summary(mixed_doc)["findings"] if f["study"] == "quick-python" and f["kernel"] == "pi")
     assert "py-pure-private [3.13.5 free-threaded, no GIL] 1.96x at 2" in " | ".join(py["finding"])
+
+
+def test_other_interpreters_never_stand_in_for_the_runs_own(mixed_doc):
+    # 3.13t without a GIL: "held" scales there (no GIL to hold), and must not replace 3.11's record.
+    for i, (b, t, m) in enumerate([("py-parlab-gil-held", 1, 2.0), ("py-parlab-gil-held", 2, 1.0)]):
+        r = record(50 + i, b, t, m, size=1 << 26, study="quick-python", kind="python")
+        r.update({"interpreter": "3.13.5 free-threaded", "python_build": "free-threaded", "gil_enabled": False,
+                  "python_gil": "0"})
+        mixed_doc["records"].append(r)
+    py = next(f for f in plot.run_summary(mixed_doc)["findings"] if f["study"] == "quick-python" and f["kernel"] == "pi")
+    text = " | ".join(py["finding"])
+    assert "GIL released vs held at 2 threads: 1.98x faster" in text
+    assert "py-parlab-gil-held [3.13.5 free-threaded, no GIL] 2.00x at 2" in text
