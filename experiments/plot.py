@@ -275,7 +275,9 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
         ax.set_xlim(right=(max(vals) * (8 if log else 1.25)) if vals and max(vals) > 0 else None)
         ax.set_xlabel(unit + (" (log scale)" if log else ""))
         title = f"{kernel} throughput per backend at its largest thread count, N={fmt_size(size)} {precision}"
-        ax.set_title(title)
+        # Over the figure, not the axes: long backend labels push the axes right, and a title
+        # centred on them ran off the figure's edge.
+        fig.suptitle(title, fontsize=9)
         name = f"throughput_{study}_{kernel}_{fmt_size(size)}_{precision}".replace("^", "p")
         p.save(fig, name, title)
 
