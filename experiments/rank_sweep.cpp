@@ -8,6 +8,8 @@
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "child_process.hpp"
 #include "core/error.hpp"
@@ -51,16 +53,28 @@ MpiLauncher find_mpi_launcher() {
     }
   }
   l.command = {exe};
+  std::vector<std::string> extra;
+  if (const char* env = std::getenv("PARLAB_MPIRUN_ARGS"); env != nullptr) {
+    std::istringstream words(env);
+    for (std::string w; words >> w;) extra.push_back(w);
+  }
+  const auto given = [&](std::string_view option) {
+    for (const auto& w : extra) {
+      if (w.rfind(option, 0) == 0) return true;
+    }
+    return false;
+  };
   const ChildOutput v = run_capturing({exe, "--version"});
   l.open_mpi = v.out.find("Open MPI") != std::string::npos || v.out.find("OpenRTE") != std::string::npos;
   if (l.open_mpi) {
-    l.command.insert(l.command.end(), {"--oversubscribe", "--bind-to", "none"});
+    // Unbound by default: a rank's executor threads must be free to use more than one core, and
+    // on a small machine the job is oversubscribed. A placement in PARLAB_MPIRUN_ARGS
+    // (--bind-to, --map-by) replaces this one rather than contradict it.
+    l.command.emplace_back("--oversubscribe");
+    if (!given("--bind-to") && !given("--map-by")) l.command.insert(l.command.end(), {"--bind-to", "none"});
     if (geteuid() == 0) l.command.emplace_back("--allow-run-as-root");
   }
-  if (const char* extra = std::getenv("PARLAB_MPIRUN_ARGS"); extra != nullptr) {
-    std::istringstream words(extra);
-    for (std::string w; words >> w;) l.command.push_back(w);
-  }
+  l.command.insert(l.command.end(), extra.begin(), extra.end());
   return l;
 }
 

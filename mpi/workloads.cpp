@@ -1,6 +1,7 @@
 #include "workloads.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -43,11 +44,29 @@ class PiRank final : public RankWorkload {
   PiRank(std::function<std::uint64_t()> count_part, const Problem& p, const Layout& l)
       : count_(std::move(count_part)), samples_(p.size), layout_(l) {}
   void run() override {
+    const auto start = std::chrono::steady_clock::now();
     std::uint64_t part = count_(), total = 0;
+    compute_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ++runs_;
     MPI_Allreduce(&part, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
     hits_.record(total);
   }
-  Validation validate() override { return hits_.validate(samples_, over(layout_)); }
+  // Besides the count: each rank's mean time counting its part, as the slowest, fastest and mean
+  // rank. Rank 0's wall clock minus the slowest rank's count is what distributing cost (the
+  // command's broadcast, the reduction, ranks that start late); a slowest count well above
+  // (one rank's time on 1 rank) / ranks means the ranks themselves ran slower than alone.
+  Validation validate() override {
+    Validation v = hits_.validate(samples_, over(layout_));
+    const double mine = runs_ > 0 ? compute_s_ / static_cast<double>(runs_) : 0.0;
+    double slowest = 0, fastest = 0, sum = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &fastest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    v.metrics.emplace_back("rank_count_max_s", slowest);
+    v.metrics.emplace_back("rank_count_min_s", fastest);
+    v.metrics.emplace_back("rank_count_mean_s", sum / layout_.ranks);
+    return v;
+  }
   WorkCount work() const override { return samples_work(samples_); }
 
  private:
@@ -55,6 +74,8 @@ class PiRank final : public RankWorkload {
   std::uint64_t samples_;
   Layout layout_;
   PiHitsTracker hits_;
+  double compute_s_ = 0;  // this rank's counting time, summed over its runs
+  std::uint64_t runs_ = 0;
 };
 
 // ---------------------------------------------------------------- STREAM

@@ -21,6 +21,11 @@
 #   mpi     MPI (issue 15): build with MPI and CUDA, the MPI tests, and on 2+ GPUs mpi+cuda at 1 and
 #           2 ranks against one GPU (pi 2^36, triad 2^28 double) in one run each
 #   mpi-suite  the distributed suite (ranks x threads on the node's cores, probes, mixed mode)
+#   mpi-probe  why ranks fall behind threads on pi (issue 15): tbb and pool at all cores against
+#           mpi+serial over ranks, unbound and bound to cores (each rank's own counting time in
+#           the records' metrics), and as many independent single-thread processes without MPI
+#   ft-probe  why pure-Python threads fall short of the cores on 3.13t (issue 11):
+#           scripts/ft-scaling-probe.py on 3.13t (no GIL, then PYTHON_GIL=1) and on the node's Python
 #   ft      free-threaded CPython: builds 3.13t on the node (scripts/build-python-ft.sh) from the
 #           carried upstream tarball, a parlab against it (build/release-ft), then the gil and
 #           races suites measuring the node's Python 3.12 and 3.13t (PYTHON_GIL=1 and no GIL) in
@@ -35,7 +40,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|gpu|multi|ft|pymodels|mpi|mpi-suite}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|gpu|multi|ft|ft-probe|pymodels|mpi|mpi-suite|mpi-probe}
 shift
 final=${OUT:-$PWD/build/device-study}
 mkdir -p "$final"
@@ -186,7 +191,23 @@ case "$part" in
     run_suite python-models 480  # workers 1, 2 and all cores (the suite's "1,2,max")
     run_suite convergence 90
     ;;
-  mpi|mpi-suite)
+  ft-probe)
+    step "free-threaded CPython 3.13t from the carried source (no network)"
+    PARLAB_PYTHON_FT_SRC=${PARLAB_PYTHON_FT_SRC:-build/deps/src} PARLAB_JOBS=$jobs \
+      bash scripts/build-python-ft.sh >"$work/python-ft.log" 2>&1 \
+      || { tail -40 "$work/python-ft.log"; say "3.13t build failed"; exit 1; }
+    ft=$(tail -1 "$work/python-ft.log")/bin/python3.13t
+    say "3.13t: $ft at t=${SECONDS}s"
+    step "scaling probe: 3.13t, no GIL"
+    PYTHON_GIL=0 timeout 240 "$ft" scripts/ft-scaling-probe.py --json "$work/ft-probe-nogil.json" | tee -a "$summary"
+    step "scaling probe: 3.13t, PYTHON_GIL=1"
+    PYTHON_GIL=1 timeout 100 "$ft" scripts/ft-scaling-probe.py --only threads-private,processes-private \
+      --json "$work/ft-probe-gil1.json" | tee -a "$summary"
+    step "scaling probe: the node's Python"
+    timeout 100 python3 scripts/ft-scaling-probe.py --only threads-private,processes-private \
+      --json "$work/ft-probe-system.json" | tee -a "$summary"
+    ;;
+  mpi|mpi-suite|mpi-probe)
     # MPI (issue 15) from its own build: CUDA and MPI ON, Python OFF. The node image has Open
     # MPI's runtime (/usr/bin/mpirun); without its headers, the carried libopenmpi-dev (unpacked
     # into $prefix from .deb/) is used through PARLAB_MPI_PREFIX.
@@ -227,13 +248,45 @@ case "$part" in
       else
         say "fewer than 2 GPUs: mpi+cuda at 2 ranks needs nvidia-h200-x2"
       fi
+    elif [ "$part" = mpi-probe ]; then
+      step "pi 2^30: one process (tbb, pool) against ranks (mpi+serial), unbound and bound"
+      timeout 60 "$bin" run -k pi -b tbb,pool -t "1,$jobs" -n 2^30 -r 5 --out "$work/results" -q --no-report
+      timeout 120 "$bin" run --ranks "1,4,8,$jobs" -k pi -b mpi+serial -t 1 -n 2^30 -r 5 --out "$work/results" -q --no-report
+      PARLAB_MPIRUN_ARGS="--bind-to core --map-by core" timeout 120 "$bin" run --ranks "1,4,8,$jobs" -k pi \
+        -b mpi+serial -t 1 -n 2^30 -r 5 --out "$work/results" -q --no-report
+      step "pi 2^28 per process: one alone, then $jobs at once (no MPI)"
+      timeout 60 "$bin" run -k pi -b serial -n 2^28 -r 5 --out "$work/indep/alone" -q --no-report
+      for i in $(seq 1 "$jobs"); do
+        timeout 120 "$bin" run -k pi -b serial -n 2^28 -r 5 --out "$work/indep/p$i" -q --no-report &
+      done
+      wait
+      python3 - "$work" <<'PY' | tee -a "$summary"
+import glob, json, sys
+for f in sorted(glob.glob(sys.argv[1] + "/results/*/*/results.json")):
+    d = json.load(open(f))
+    launch = [w for w in d["context"].get("warnings", []) if "launched as" in w]
+    print(launch[0] if launch else "one process")
+    for r in d["records"]:
+        m = r.get("metrics", {})
+        print(f"  {r['backend']:11s} ranks {r.get('ranks', 1):3d} threads {r['threads']:3d} median {r['time_s']['median']:.4f} s"
+              + (f"  rank count max {m['rank_count_max_s']:.4f} min {m['rank_count_min_s']:.4f} s" if "rank_count_max_s" in m else ""))
+times = []
+for f in sorted(glob.glob(sys.argv[1] + "/indep/*/*/*/results.json")):
+    d = json.load(open(f))
+    times.append((f.split("/indep/")[1].split("/")[0], d["records"][0]["time_s"]["median"]))
+alone = [t for n, t in times if n == "alone"]
+others = sorted(t for n, t in times if n != "alone")
+if alone and others:
+    print(f"independent serial pi 2^28: alone {alone[0]:.4f} s; {len(others)} at once: median {others[len(others)//2]:.4f} s, "
+          f"slowest {others[-1]:.4f} s")
+PY
     else
       # The distributed suite on the node's cores: ranks x threads, probes, mixed mode.
       run_suite distributed 540
     fi
     ;;
   *)
-    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, pi-probe, gpu, multi, ft, pymodels, mpi, mpi-suite)" >&2
+    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, pi-probe, gpu, multi, ft, ft-probe, pymodels, mpi, mpi-suite, mpi-probe)" >&2
     exit 2
     ;;
 esac
