@@ -97,11 +97,14 @@ struct Validation {
 };
 
 // Where a measurement ran (DESIGN.md, "Dimensions that compose"): the process layout, recorded
-// as the record's `ranks`, `ranks_per_node` and `hosts`.
+// as the record's `ranks`, `ranks_per_node`, `hosts` and `binding`.
 struct ProcessLayout {
   int ranks = 1;
   int ranks_per_node = 1;  // the most ranks on one host
   int hosts = 1;
+  // Each rank's CPU affinity ("r0:0-15 r1:0-15"): a sweep launches one job per record, so the
+  // placement it got is the record's, not the run's context's.
+  std::string binding;
 };
 
 // Time a backend measured itself (CUDA events), split as DESIGN.md asks.

@@ -432,6 +432,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       r["ranks"] = l->ranks;
       r["ranks_per_node"] = l->ranks_per_node;
       r["hosts"] = l->hosts;
+      if (!l->binding.empty()) r["binding"] = l->binding;
     }
   } catch (const UnavailableError& e) {
     r["status"] = "unavailable";

@@ -36,7 +36,7 @@ struct Layout {
   int ranks_per_node = 1;  // the most ranks on one host
   int hosts = 1;
   std::string binding;     // each rank's CPU affinity as rank 0 gathered it: "r0:0-1 r1:0-1"
-  ProcessLayout process() const { return {ranks, ranks_per_node, hosts}; }
+  ProcessLayout process() const { return {ranks, ranks_per_node, hosts, binding}; }
 };
 
 // Owner of a communicator this process created; frees it on destruction.

@@ -199,19 +199,17 @@ case "$part" in
     ft=$(tail -1 "$work/python-ft.log")/bin/python3.13t
     say "3.13t: $ft at t=${SECONDS}s"
     step "scaling probe: 3.13t, no GIL"
-    PYTHON_GIL=0 timeout 240 "$ft" scripts/ft-scaling-probe.py --json "$work/ft-probe-nogil.json" | tee -a "$summary"
-    step "scaling probe: 3.13t, PYTHON_GIL=1"
-    PYTHON_GIL=1 timeout 100 "$ft" scripts/ft-scaling-probe.py --only threads-private,processes-private \
-      --json "$work/ft-probe-gil1.json" | tee -a "$summary"
-    step "scaling probe: the node's Python"
-    timeout 100 python3 scripts/ft-scaling-probe.py --only threads-private,processes-private \
-      --json "$work/ft-probe-system.json" | tee -a "$summary"
+    PYTHON_GIL=0 timeout 200 "$ft" scripts/ft-scaling-probe.py --json "$work/ft-probe-nogil.json" | tee -a "$summary"
+    step "scaling probe: 3.13t, no GIL, private modules at 2^21 samples (fixed costs per run amortised)"
+    PYTHON_GIL=0 timeout 90 "$ft" scripts/ft-scaling-probe.py --only threads-private --samples 2^21 --reps 1 \
+      --json "$work/ft-probe-nogil-2e21.json" | tee -a "$summary"
     ;;
   mpi|mpi-suite|mpi-probe)
     # MPI (issue 15) from its own build: CUDA and MPI ON, Python OFF. The node image has Open
     # MPI's runtime (/usr/bin/mpirun); without its headers, the carried libopenmpi-dev (unpacked
     # into $prefix from .deb/) is used through PARLAB_MPI_PREFIX.
-    build=build/h200-mpi
+    build=build/h200-mpi cuda=ON
+    [ "$part" = mpi-probe ] && build=build/h200-mpi-cpu cuda=OFF  # the probe runs on the CPUs only
     bin="$build/experiments/parlab"
     mpi_args=()
     if [ ! -e /usr/include/mpi.h ] && [ ! -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ]; then
@@ -220,15 +218,17 @@ case "$part" in
     fi
     say "launcher: $(command -v mpirun) ($(mpirun --version 2>&1 | head -1))"
     if [ ! -f "$build/build.ninja" ]; then
-      step "configure (Release, sm_90, MPI and CUDA ON)"
+      step "configure (Release, sm_90, MPI ON, CUDA $cuda)"
       cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \
-        -DPARLAB_ENABLE_MPI=ON -DPARLAB_ENABLE_CUDA=ON -DPARLAB_ENABLE_PYTHON=OFF -DPARLAB_BUILD_BENCHMARKS=OFF \
+        -DPARLAB_ENABLE_MPI=ON -DPARLAB_ENABLE_CUDA=$cuda -DPARLAB_ENABLE_PYTHON=OFF -DPARLAB_BUILD_BENCHMARKS=OFF \
         -DCMAKE_PREFIX_PATH="$prefix" "${mpi_args[@]}" >"$work/configure.log" 2>&1 \
         || { tail -40 "$work/configure.log"; say "configure failed"; exit 1; }
       grep -E "MPI|CUDA|backend" "$work/configure.log" | tee -a "$summary"
     fi
     step "build"
-    cmake --build "$build" --parallel "$jobs" --target parlab parlab_mpi_tests mpi_rank_throws >"$work/build.log" 2>&1 \
+    targets=(parlab parlab_mpi_tests mpi_rank_throws)
+    [ "$part" = mpi-probe ] && targets=(parlab)
+    cmake --build "$build" --parallel "$jobs" --target "${targets[@]}" >"$work/build.log" 2>&1 \
       || { grep -E "error|FAILED" -A5 "$work/build.log" | head -60; say "build failed"; exit 1; }
     "$bin" list | grep -E "^  mpi" | tee -a "$summary"
     if [ "$part" = mpi ]; then
@@ -249,11 +249,12 @@ case "$part" in
         say "fewer than 2 GPUs: mpi+cuda at 2 ranks needs nvidia-h200-x2"
       fi
     elif [ "$part" = mpi-probe ]; then
-      step "pi 2^30: one process (tbb, pool) against ranks (mpi+serial), unbound and bound"
-      timeout 60 "$bin" run -k pi -b tbb,pool -t "1,$jobs" -n 2^30 -r 5 --out "$work/results" -q --no-report
-      timeout 120 "$bin" run --ranks "1,4,8,$jobs" -k pi -b mpi+serial -t 1 -n 2^30 -r 5 --out "$work/results" -q --no-report
-      PARLAB_MPIRUN_ARGS="--bind-to core --map-by core" timeout 120 "$bin" run --ranks "1,4,8,$jobs" -k pi \
-        -b mpi+serial -t 1 -n 2^30 -r 5 --out "$work/results" -q --no-report
+      step "pi 2^30: one process (tbb, pool) against ranks (mpi+serial), unbound, in one run"
+      timeout 120 "$bin" run --ranks "1,4,8,$jobs" -k pi -b tbb,pool,mpi+serial -t "1,$jobs" -n 2^30 -r 5 \
+        --out "$work/results" -q --no-report
+      step "the same with every rank bound to a core of its own (--bind-to core --map-by core)"
+      PARLAB_MPIRUN_ARGS="--bind-to core --map-by core" timeout 60 "$bin" run --ranks "4,8,$jobs" -k pi \
+        -b tbb,mpi+serial -t "$jobs" -n 2^30 -r 5 --out "$work/results" -q --no-report
       step "pi 2^28 per process: one alone, then $jobs at once (no MPI)"
       timeout 60 "$bin" run -k pi -b serial -n 2^28 -r 5 --out "$work/indep/alone" -q --no-report
       for i in $(seq 1 "$jobs"); do
@@ -269,7 +270,8 @@ for f in sorted(glob.glob(sys.argv[1] + "/results/*/*/results.json")):
     for r in d["records"]:
         m = r.get("metrics", {})
         print(f"  {r['backend']:11s} ranks {r.get('ranks', 1):3d} threads {r['threads']:3d} median {r['time_s']['median']:.4f} s"
-              + (f"  rank count max {m['rank_count_max_s']:.4f} min {m['rank_count_min_s']:.4f} s" if "rank_count_max_s" in m else ""))
+              + (f"  rank count max {m['rank_count_max_s']:.4f} min {m['rank_count_min_s']:.4f} s" if "rank_count_max_s" in m else "")
+              + (f"  binding {r['binding'][:120]}" if r.get("binding") else ""))
 times = []
 for f in sorted(glob.glob(sys.argv[1] + "/indep/*/*/*/results.json")):
     d = json.load(open(f))
