@@ -85,9 +85,9 @@ class PythonPiWorkload : public Workload {
 // table beside parlab's own triad).
 bool python_backend_runs_triad(const PyBackendSpec& spec) noexcept;
 
-// Points a thread of `spec` takes at a time (parlab.pi calls, sub-interpreter blocks), or 0 when
-// the points are split evenly over the threads. It must equal what the Python side uses
-// (parlab_threads.CALL_SAMPLES), which a test checks.
+// Points a thread of `spec` takes at a time (parlab.pi calls, pure-Python and sub-interpreter
+// blocks), or 0 when the points are split evenly over the threads. It must equal what the Python
+// side uses (parlab_threads.CALL_SAMPLES and PURE_BLOCK), which test_python_backends.cpp checks.
 std::uint64_t python_backend_work_unit(const PyBackendSpec& spec) noexcept;
 
 // Throws UsageError unless the problem suits the backend (kernel "pi", or "triad" in float or

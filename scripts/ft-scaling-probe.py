@@ -6,7 +6,10 @@ allocation probes at 1, 2, 4, ... threads and the same split over worker process
 each variant's time and speedup over its own one-worker time:
 
   threads-shared    every thread calls one module's functions (py-pure-threads)
-  threads-private   each thread runs its own copy of the module, made by that thread (py-pure-private)
+  threads-private   each thread runs its own copy of the module, made by that thread, on one
+                    range of the points per thread (a static split)
+  threads-private-blocks  the same, threads taking blocks of 1024 points from a shared counter
+                    (py-pure-private): the split that does not wait for the slowest core
   threads-smallint  each thread a private loop on small (cached, immortal) ints: no allocation,
                     no shared object touched; the interpreter's own ceiling for threads
   threads-bigint    the same loop on 32-bit ints (a new int object per operation, as pi's
@@ -129,6 +132,20 @@ def variants(samples, loop_iterations):
     def pi_private(threads):
         return time_threads(threads, private_philox, lambda m, t: m.hits_points(SEED, *split(threads, t)))
 
+    def pi_private_blocks(threads):
+        lock, state = threading.Lock(), {"next": 0}
+
+        def count(m, t):
+            hits = 0
+            while True:
+                with lock:
+                    b = state["next"]
+                    state["next"] = b + 1024
+                if b >= samples:
+                    return hits
+                hits += m.hits_points(SEED, b, min(b + 1024, samples))
+        return time_threads(threads, private_philox, count)
+
     def loop(name):
         def run(threads):
             per = loop_iterations // threads
@@ -138,6 +155,7 @@ def variants(samples, loop_iterations):
     return {
         "threads-shared": (pi_shared, True),
         "threads-private": (pi_private, True),
+        "threads-private-blocks": (pi_private_blocks, True),
         "threads-smallint": (loop("smallint"), False),
         "threads-bigint": (loop("bigint"), False),
         "processes-private": (lambda threads: time_processes(threads, samples), True),
@@ -189,7 +207,7 @@ def main():
             row = {"variant": name, "workers": threads, "median_s": median, "runs_s": times,
                    "speedup": base / median, "python": sys.version.split()[0], "build": build, "gil": gil}
             rows.append(row)
-            print(f"{name:18s} {threads:3d} workers  {median:8.4f} s  {base / median:6.2f}x", flush=True)
+            print(f"{name:22s} {threads:3d} workers  {median:8.4f} s  {base / median:6.2f}x", flush=True)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"samples": args.samples, "cpus": cpus, "rows": rows}, f, indent=1)

@@ -38,24 +38,45 @@ class _TeamRunner:
         self.team.close()
 
 
+# Points per block of the pure-Python runners: a few milliseconds of pure Python (1 to 5
+# microseconds a point), so 2^18 points make 256 blocks for 16 threads to balance, and the lock
+# taken once per block costs nothing next to it. The same block as the sub-interpreters'
+# (embed/workloads.cpp, SubinterpreterPiWorkload::kBlock).
+PURE_BLOCK = 1 << 10
+
+
 class PurePython(_TeamRunner):
     """Pure-Python Philox pi in a ThreadPoolExecutor: GIL-bound, about 1x at any thread count
-    (and the free-threaded case, on a build without the GIL)."""
+    (and the free-threaded case, on a build without the GIL).
+
+    Threads take blocks of PURE_BLOCK points from a shared counter rather than one range each:
+    on the 16-core GPU node some cores ran pi at half the speed of others (shared VM), and a
+    static split waits for the slowest (scripts/ft-scaling-probe.py measured it; results/README.md,
+    "Where pure-Python threads lose speedup")."""
+
+    def _count(self, module, blocks):
+        seed, hits = self.seed, 0
+        while (block := blocks.take()) is not None:
+            hits += module.hits_points(seed, block[0], block[1])
+        return hits
+
+    def _module(self):
+        return parlab_philox
 
     def run(self):
-        seed = self.seed
-        return sum(self.team.run(lambda b, e: parlab_philox.hits_points(seed, b, e), self.parts))
+        blocks = _Blocks(self.samples, PURE_BLOCK)
+        return sum(self.team.run(lambda: self._count(self._module(), blocks), [()] * self.team.threads))
 
 
-class PurePrivate(_TeamRunner):
+class PurePrivate(PurePython):
     """PurePython, but each thread runs its own copy of parlab_philox: the module source executed
     again in a fresh namespace, so its functions, code objects, constants and globals belong to
     that thread alone. On a free-threaded build, threads sharing one module's objects contend on
     their reference counts (every call and every global/constant load touches them); with private
-    copies nothing is shared, which is what lets pure Python scale there. With a GIL it changes
-    nothing. The copies are made by each worker thread on the team's first job (a warm-up the
-    runner does not time), since on a free-threaded build an object is cheapest for the thread
-    that created it (biased reference counting)."""
+    copies nothing is shared but the block counter (one lock per block), which is what lets pure
+    Python scale there. With a GIL it changes nothing. The copies are made by each worker thread
+    on the team's first job (a warm-up the runner does not time), since on a free-threaded build
+    an object is cheapest for the thread that created it (biased reference counting)."""
 
     def __init__(self, seed, samples, threads):
         super().__init__(seed, samples, threads)
@@ -67,10 +88,6 @@ class PurePrivate(_TeamRunner):
         if m is None:
             m = self._local.philox = private_module("parlab_philox")
         return m
-
-    def run(self):
-        seed = self.seed
-        return sum(self.team.run(lambda b, e: self._module().hits_points(seed, b, e), self.parts))
 
 
 def private_module(name):

@@ -158,6 +158,28 @@ TEST_P(PythonBackend, RunsAndValidatesAgainstTheCanonicalCount) {
 
 INSTANTIATE_TEST_SUITE_P(Pi, PythonBackend, ::testing::ValuesIn(cases()), case_name);
 
+// The suite planner refuses sizes below a backend's work unit (BackendEntry::work_unit); the C++
+// side states it, the Python runners use it: they must agree.
+TEST(PythonRegistry, WorkUnitsAreTheOnesThePythonRunnersUse) {
+  shared_python_interpreter();
+  embed::GilAcquire gil;
+  embed::PyRef ns = test::new_namespace();
+  test::exec("import parlab_threads", ns.get());
+  const std::uint64_t call = test::eval_u64("parlab_threads.CALL_SAMPLES", ns.get());
+  const std::uint64_t block = test::eval_u64("parlab_threads.PURE_BLOCK", ns.get());
+  for (const auto& spec : embed::python_backend_specs()) {
+    const std::uint64_t unit = embed::python_backend_work_unit(spec);
+    switch (spec.runner) {
+      case embed::PyRunner::parlab_gil_held:
+      case embed::PyRunner::parlab_gil_released: EXPECT_EQ(unit, call) << spec.name; break;
+      case embed::PyRunner::pure_threads:
+      case embed::PyRunner::pure_private:
+      case embed::PyRunner::free_threaded: EXPECT_EQ(unit, block) << spec.name; break;
+      default: break;
+    }
+  }
+}
+
 TEST(PythonBackendPeers, MissingPeersAreUnavailableNotErrors) {
   // Whatever is installed here, making a peer either works or says why it cannot.
   for (const char* name : {"py-numpy", "py-numba-prange", "py-numba-nogil", "py-cupy", "py-torch"}) {
