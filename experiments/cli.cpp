@@ -243,9 +243,7 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& err, int a
   if (at_least > 600 && !a.quiet) {
     err << "parlab: this plan takes at least " << format_duration(at_least) << "\n";
   }
-  for (const auto& w : plan.warnings) {
-    if (!a.quiet) err << "parlab: warning: " << w << "\n";
-  }
+  // plan.warnings go into the run's context; the runner prints them with the context's own.
 
   nlohmann::json invocation = nlohmann::json::array();
   for (int i = 0; i < argc; ++i) invocation.push_back(argv[i]);

@@ -12,7 +12,7 @@ Figures:
                                 efficiency, vs threads per backend, with the ideal line
                                 (strong scaling); weak-scaling efficiency T(1)/T(n)
   bandwidth_<kernel>...         bytes/s vs array footprint per backend, cache sizes marked
-  throughput_<study>_<kernel>...  rate of each backend at its largest thread count
+  throughput_<study>_<kernel>...  rate of each backend at its most workers (threads, or ranks x threads)
 Exit codes: 0 done, 2 the input is missing or malformed (the message says what and where).
 """
 from __future__ import annotations
@@ -235,7 +235,7 @@ def bandwidth_figures(p: Plotter, doc: dict) -> None:
 
 
 def throughput_figures(p: Plotter, doc: dict) -> None:
-    """One bar chart per (study, kernel, precision): each backend at its largest thread count,
+    """One bar chart per (study, kernel, precision): each backend at its most workers,
     at the largest size the study measured (a size sweep is the bandwidth figure's job)."""
     groups = defaultdict(list)
     for r in ok_records(doc):
@@ -248,8 +248,9 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
         for r in recs:
             # One bar per backend and interpreter mode: a run over several interpreters has a
             # record of each backend from each, and they must not replace one another.
+            # An MPI record's workers are its ranks x threads: its bar is the widest job.
             key = r["backend"] + interpreter_suffix(r)
-            if r["size"] == size and (key not in best or r["threads"] > best[key]["threads"]):
+            if r["size"] == size and (key not in best or workers(r) > workers(best[key])):
                 best[key] = r
         if len(best) < 2:
             continue
@@ -264,7 +265,7 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
         order = sorted(range(len(names)), key=lambda i: vals[i])
         names, vals = [names[i] for i in order], [vals[i] for i in order]
         fig, ax = p.plt.subplots(figsize=(8, 1.2 + 0.32 * len(names)))
-        bars = ax.barh([f"{n} (t={best[n]['threads']})" for n in names], vals, color="tab:blue")
+        bars = ax.barh([f"{n} ({bar_label(best[n])})" for n in names], vals, color="tab:blue")
         positive = [v for v in vals if v > 0]
         log = bool(positive) and max(positive) / min(positive) > 100
         if log:
@@ -274,12 +275,22 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
                     fontsize=7)
         ax.set_xlim(right=(max(vals) * (8 if log else 1.25)) if vals and max(vals) > 0 else None)
         ax.set_xlabel(unit + (" (log scale)" if log else ""))
-        title = f"{kernel} throughput per backend at its largest thread count, N={fmt_size(size)} {precision}"
+        title = f"{kernel} throughput per backend at its most workers, N={fmt_size(size)} {precision}"
         # Over the figure, not the axes: long backend labels push the axes right, and a title
         # centred on them ran off the figure's edge.
         fig.suptitle(title, fontsize=9)
         name = f"throughput_{study}_{kernel}_{fmt_size(size)}_{precision}".replace("^", "p")
         p.save(fig, name, title)
+
+
+def workers(r: dict) -> int:
+    """Threads the record ran on in all: ranks x threads for an MPI job, threads otherwise."""
+    return (ranks_of(r) or 1) * int(r["threads"])
+
+
+def bar_label(r: dict) -> str:
+    """"t=16" for one process, "16 ranks x 1 thread" for an MPI job (its fields, not its name)."""
+    return f"t={r['threads']}" if ranks_of(r) is None else layout_label(ranks_of(r), r["threads"])
 
 
 def interpreter_suffix(r: dict) -> str:
@@ -822,7 +833,9 @@ def run_summary(doc: dict, peers: list | None = None) -> dict:
     gil = gil_series(doc)
     groups = defaultdict(list)
     for r in ok:
-        if r["kernel"] not in STUDY_KERNELS and rate_of(r)[0] is not None:
+        # The latency probes have no "fastest": one rank is trivially quickest; mpi_summary says
+        # what they measured (latency per rank count).
+        if r["kernel"] not in STUDY_KERNELS and r["kernel"] not in MPI_PROBE_KERNELS and rate_of(r)[0] is not None:
             groups[(r.get("study", ""), r["kernel"], r.get("precision", ""))].append(r)
     for (study, kernel, precision), recs in sorted(groups.items()):
         size = max(r["size"] for r in recs if r.get("scaling") != "weak") if any(

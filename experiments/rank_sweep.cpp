@@ -68,10 +68,10 @@ MpiLauncher find_mpi_launcher() {
   l.open_mpi = v.out.find("Open MPI") != std::string::npos || v.out.find("OpenRTE") != std::string::npos;
   if (l.open_mpi) {
     // Unbound by default: a rank's executor threads must be free to use more than one core, and
-    // on a small machine the job is oversubscribed. A placement in PARLAB_MPIRUN_ARGS
-    // (--bind-to, --map-by) replaces this one rather than contradict it.
+    // on a small machine the job is oversubscribed. A --bind-to in PARLAB_MPIRUN_ARGS replaces
+    // this one rather than contradict it (a --map-by alone keeps it: ranks still go unbound).
     l.command.emplace_back("--oversubscribe");
-    if (!given("--bind-to") && !given("--map-by")) l.command.insert(l.command.end(), {"--bind-to", "none"});
+    if (!given("--bind-to")) l.command.insert(l.command.end(), {"--bind-to", "none"});
     if (geteuid() == 0) l.command.emplace_back("--allow-run-as-root");
   }
   l.command.insert(l.command.end(), extra.begin(), extra.end());

@@ -78,6 +78,95 @@ class PiRank final : public RankWorkload {
   std::uint64_t runs_ = 0;
 };
 
+// pi on CPU ranks: chunks of the stream handed out one at a time from a counter on rank 0
+// (MPI one-sided fetch-and-add), so a rank on a slower core counts fewer of them. A static split
+// (pi_share) waits for the slowest rank: on the 16-core GPU node, ranks bound to a core each
+// took 0.063 to 0.114 s for the same 1/16 of 2^30 points (results/README.md, "Ranks against
+// threads"), and 16 ranks reached 0.6x the dynamic tbb and pool. Which rank counts which chunk
+// changes nothing: the hits of the chunks are summed exactly (uint64), so the count is canonical.
+//
+// The counter is never reset: every rank fetches until it gets a chunk past the end, so run k
+// takes exactly chunks + ranks values and starts at k * (chunks + ranks) on every rank.
+class DynamicPiRank final : public RankWorkload {
+ public:
+  DynamicPiRank(std::shared_ptr<Executor> ex, const Problem& p, const Layout& l)
+      : ex_(std::move(ex)), seed_(p.seed), samples_(p.size), layout_(l),
+        chunk_(pi_rank_chunk(p.size, l.ranks, p.threads)), chunks_((p.size + chunk_ - 1) / chunk_) {
+    std::uint64_t* base = nullptr;
+    const MPI_Aint bytes = l.rank == 0 ? static_cast<MPI_Aint>(sizeof(std::uint64_t)) : 0;
+    if (MPI_Win_allocate(bytes, sizeof(std::uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win_) != MPI_SUCCESS) {
+      throw FailureError("MPI_Win_allocate for the pi chunk counter failed");
+    }
+    if (l.rank == 0) *base = 0;
+    // A passive-target epoch for the workload's life; the local store above is made visible
+    // before any rank fetches (MPI_Win_sync, then the barrier).
+    MPI_Win_lock_all(0, win_);
+    MPI_Win_sync(win_);
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  ~DynamicPiRank() override {
+    MPI_Win_unlock_all(win_);
+    MPI_Win_free(&win_);  // collective: every rank destroys its workload on the same command
+  }
+  DynamicPiRank(const DynamicPiRank&) = delete;
+  DynamicPiRank& operator=(const DynamicPiRank&) = delete;
+
+  void run() override {
+    const auto start = std::chrono::steady_clock::now();
+    const std::uint64_t first = runs_ * (chunks_ + static_cast<std::uint64_t>(layout_.ranks));
+    const std::uint64_t one = 1;
+    std::uint64_t part = 0, taken = 0;
+    for (;;) {
+      std::uint64_t ticket = 0;
+      MPI_Fetch_and_op(&one, &ticket, MPI_UINT64_T, 0, 0, MPI_SUM, win_);
+      MPI_Win_flush(0, win_);
+      const std::uint64_t c = ticket - first;
+      if (c >= chunks_) break;
+      const std::uint64_t begin = c * chunk_;
+      part += pi_hits_range(*ex_, seed_, begin, std::min(samples_, begin + chunk_));
+      ++taken;
+    }
+    compute_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    chunks_taken_ += taken;
+    ++runs_;
+    std::uint64_t total = 0;
+    MPI_Allreduce(&part, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    hits_.record(total);
+  }
+
+  // As PiRank's, plus how the chunks fell: the fewest and most one rank took per run.
+  Validation validate() override {
+    Validation v = hits_.validate(samples_, over(layout_) + ", " + std::to_string(chunks_) + " chunks of " +
+                                                std::to_string(chunk_) + " taken dynamically");
+    const double runs = static_cast<double>(std::max<std::uint64_t>(runs_, 1));
+    rank_spread(v, "rank_count", compute_s_ / runs);
+    rank_spread(v, "rank_chunks", static_cast<double>(chunks_taken_) / runs);
+    v.metrics.emplace_back("chunks", static_cast<double>(chunks_));
+    return v;
+  }
+  WorkCount work() const override { return samples_work(samples_); }
+
+ private:
+  void rank_spread(Validation& v, const std::string& name, double mine) const {
+    double slowest = 0, fastest = 0, sum = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &fastest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    v.metrics.emplace_back(name + "_max" + (name == "rank_count" ? "_s" : ""), slowest);
+    v.metrics.emplace_back(name + "_min" + (name == "rank_count" ? "_s" : ""), fastest);
+    v.metrics.emplace_back(name + "_mean" + (name == "rank_count" ? "_s" : ""), sum / layout_.ranks);
+  }
+
+  std::shared_ptr<Executor> ex_;
+  std::uint64_t seed_, samples_;
+  Layout layout_;
+  std::uint64_t chunk_, chunks_;
+  MPI_Win win_ = MPI_WIN_NULL;
+  PiHitsTracker hits_;
+  double compute_s_ = 0;
+  std::uint64_t runs_ = 0, chunks_taken_ = 0;
+};
+
 // ---------------------------------------------------------------- STREAM
 template <class T>
 class StreamRank final : public RankWorkload {
@@ -367,6 +456,17 @@ class GpuPartRank final : public RankWorkload {
 
 }  // namespace
 
+std::uint64_t pi_rank_chunk(std::uint64_t samples, int ranks, int threads) {
+  // About 4 ms on the rank's threads (2^22 points a thread at ~1e9 points/s a core), fewer
+  // where that would leave under 16 chunks a rank; a power of two >= 2^12, so chunks hold whole
+  // pairs and a fetch (a few microseconds) stays small next to one.
+  const std::uint64_t want = std::uint64_t{1} << 22;
+  const std::uint64_t per_rank = samples / (16 * static_cast<std::uint64_t>(std::max(ranks, 1)));
+  std::uint64_t chunk = std::uint64_t{1} << 12;
+  while (chunk < want * static_cast<std::uint64_t>(std::max(threads, 1)) && chunk * 2 <= per_rank) chunk *= 2;
+  return chunk;
+}
+
 Share pi_share(std::uint64_t samples, int ranks, int rank) {
   const std::uint64_t pairs = samples / 2;
   Share s;
@@ -393,10 +493,7 @@ std::vector<std::string> cpu_rank_kernels() {
 std::unique_ptr<RankWorkload> make_cpu_rank_workload(const ExecutorFactory& executor, const Problem& p,
                                                      const Layout& l) {
   if (p.kernel == "pi") {
-    const Share s = pi_share(p.size, l.ranks, l.rank);
-    auto ex = std::shared_ptr<Executor>(executor(p.threads));
-    const std::uint64_t seed = p.seed;
-    return std::make_unique<PiRank>([ex, seed, s] { return pi_hits_range(*ex, seed, s.begin, s.end); }, p, l);
+    return std::make_unique<DynamicPiRank>(std::shared_ptr<Executor>(executor(p.threads)), p, l);
   }
   if (const auto k = stream_kernel_from_name(p.kernel)) {
     if (p.precision == Precision::f32) return std::make_unique<StreamRank<float>>(executor(p.threads), *k, p.size, l);

@@ -1,8 +1,10 @@
 // The rank workloads: one rank's share of each kernel, and the collectives that make the job's
 // result exactly the single-process one (DESIGN.md, "Dimensions that compose").
 //
-//   pi       each rank counts a contiguous part of the canonical stream (whole pairs; the last
-//            rank also takes an odd N's last point); the counts are summed exactly (uint64).
+//   pi       CPU ranks take chunks of the canonical stream (pi_rank_chunk points, whole pairs)
+//            from a counter on rank 0 until none is left, so slower cores count fewer; GPU
+//            ranks count a contiguous part each (pi_share). Either way the counts are summed
+//            exactly (uint64): the canonical integer whichever rank counted which point.
 //   STREAM   each rank owns whole blocks of the deterministic reduction (kDotBlock elements) and
 //            the arrays' elements in them. dot: the block partials are gathered on rank 0 in
 //            index order and combined pairwise as the single-process path does, so its bits
@@ -30,8 +32,10 @@ struct Share {
   std::uint64_t begin = 0, end = 0;
   std::uint64_t size() const { return end - begin; }
 };
-// pi: whole pairs split evenly, the last rank also takes an odd n's last point.
+// pi on GPUs: whole pairs split evenly, the last rank also takes an odd n's last point.
 Share pi_share(std::uint64_t samples, int ranks, int rank);
+// pi on CPU ranks: points per chunk handed out (a power of two, >= 2^12).
+std::uint64_t pi_rank_chunk(std::uint64_t samples, int ranks, int threads);
 // Arrays: whole dot blocks split evenly (block-aligned), so a rank's dot partials are the
 // single-process ones.
 Share block_share(std::uint64_t n, int ranks, int rank);

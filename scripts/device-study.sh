@@ -257,10 +257,12 @@ case "$part" in
         -b tbb,mpi+serial -t "$jobs" -n 2^30 -r 5 --out "$work/results" -q --no-report
       step "pi 2^28 per process: one alone, then $jobs at once (no MPI)"
       timeout 60 "$bin" run -k pi -b serial -n 2^28 -r 5 --out "$work/indep/alone" -q --no-report
+      pids=()
       for i in $(seq 1 "$jobs"); do
         timeout 120 "$bin" run -k pi -b serial -n 2^28 -r 5 --out "$work/indep/p$i" -q --no-report &
+        pids+=($!)
       done
-      wait
+      wait "${pids[@]}"  # these only: a bare `wait` also waits for the log's tee, which never ends
       python3 - "$work" <<'PY' | tee -a "$summary"
 import glob, json, sys
 for f in sorted(glob.glob(sys.argv[1] + "/results/*/*/results.json")):

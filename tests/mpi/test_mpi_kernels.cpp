@@ -83,6 +83,26 @@ TEST(MpiPi, CanonicalCountForEveryExecutorThreadsAndSize) {
         EXPECT_EQ(*v.hits, pi_hits_points(0x5eed, 0, n))
             << name << " threads=" << threads << " N=" << n << " ranks=" << layout().ranks;
         EXPECT_TRUE(v.pass) << v.detail;
+        // Every chunk was counted by exactly one rank in each run (they are handed out once).
+        const auto chunks = v.metric("chunks"), mean = v.metric("rank_chunks_mean");
+        ASSERT_TRUE(chunks && mean) << v.detail;
+        EXPECT_DOUBLE_EQ(*mean * layout().ranks, *chunks) << name << " N=" << n;
+      }
+    }
+  }
+}
+
+TEST(MpiPi, ChunksAreWholePairsAndEnoughToBalance) {
+  for (std::uint64_t n : {0ull, 1ull, 1000003ull, 1ull << 30, 1ull << 40}) {
+    for (int ranks : {1, 3, 16}) {
+      for (int threads : {1, 8}) {
+        const std::uint64_t c = pi_rank_chunk(n, ranks, threads);
+        EXPECT_GE(c, 4096u);
+        EXPECT_EQ(c & (c - 1), 0u) << c;  // a power of two: chunks start on whole pairs
+        EXPECT_LE(c, (std::uint64_t{1} << 22) * static_cast<std::uint64_t>(2 * threads));
+        if (n >= 4096ull * 16 * static_cast<std::uint64_t>(ranks)) {
+          EXPECT_GE(n / c, 16u * static_cast<std::uint64_t>(ranks) / 2) << n << " " << ranks;
+        }
       }
     }
   }

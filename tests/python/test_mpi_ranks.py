@@ -55,3 +55,20 @@ def test_no_launcher_is_a_usage_error(parlab_bin, tmp_path):
                        text=True, env=env)
     assert r.returncode == 2
     assert "--ranks" in r.stderr and "launcher" in r.stderr
+
+
+def test_a_binding_in_mpirun_args_replaces_the_default_and_records_say_where_ranks_ran(parlab_bin, tmp_path):
+    if not mpi_available(parlab_bin):
+        pytest.skip("this build has no MPI part")
+    env = dict(os.environ, PARLAB_MPIRUN_ARGS="--bind-to hwthread --map-by hwthread")
+    r = subprocess.run([parlab_bin, "run", "--ranks", "2", "-k", "pi", "-n", "2^20", "-b", "mpi+serial", "-r", "2",
+                        "--no-report", "--out", str(tmp_path)], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    launch = next(line for line in r.stderr.splitlines() if "launched as" in line)
+    assert "--bind-to hwthread" in launch and "--bind-to none" not in launch, launch
+    (path,) = glob.glob(os.path.join(str(tmp_path), "*", "*", "results.json"))
+    (rec,) = json.load(open(path))["records"]
+    cpus = [c.split(":")[1] for c in rec["binding"].split()]
+    assert [c.split(":")[0] for c in rec["binding"].split()] == ["r0", "r1"]
+    assert all("-" not in c and "," not in c for c in cpus), rec["binding"]  # one hardware thread each
+    assert rec["metrics"]["rank_chunks_mean"] * 2 == rec["metrics"]["chunks"]

@@ -167,3 +167,33 @@ def test_mpi_figures_are_written_and_deterministic(tmp_path, mpi_doc):
     assert digests[0] == digests[1]
     html = (tmp_path / "a" / "report.html").read_text()
     assert "over 1 rank" in html and "mixed mode at 4 cores" in html
+
+
+def test_throughput_bars_take_each_mpi_backend_at_its_widest_job(mpi_doc, tmp_path):
+    """An MPI backend's bar is its job of the most ranks x threads, labelled with both; a bar
+    from its 1-rank record (threads alone are 1 at every rank count) would say nothing."""
+    class Recorder:
+        def __init__(self):
+            import matplotlib
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+            self.plt, self.saved = plt, []
+
+        def save(self, fig, name, title):
+            labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+            self.saved.append((name, labels))
+            self.plt.close(fig)
+    rec = Recorder()
+    plot.throughput_figures(rec, mpi_doc)
+    labels = dict(rec.saved)["throughput_strong_pi_2p24_int32"]
+    assert "mpi+serial (4 ranks x 1 thread)" in labels
+    assert "mpi+pool (2 ranks x 2 threads)" in labels
+    assert "pool (t=4)" in labels
+
+
+def test_summary_has_no_fastest_line_for_latency_probes(mpi_doc):
+    rows = plot.run_summary(mpi_doc)["findings"]
+    for row in rows:
+        if row["kernel"] in plot.MPI_PROBE_KERNELS:
+            assert not any(f.startswith("fastest") for f in row["finding"]), row
+    assert any(row["kernel"] == "mpi_barrier" and "µs per call" in row["finding"][0] for row in rows)

@@ -286,3 +286,41 @@ def test_quoted_four_gpu_figures():
         multi = rows[("cuda-multi", kernel, n)]["speedup"]
         assert abs(four / one / multi - 1) < 0.03
     assert "| mpi+cuda, 4 ranks (one per GPU) | **3.99×** | **3.93×** |" in README
+
+
+def test_quoted_unequal_cores_probes():
+    logs = os.path.join(ROOT, "results", NODE, "logs")
+    # 16 independent processes: the fast and the slow group.
+    text = open(os.path.join(logs, "mpi-probe-1e4557f.log"), encoding="utf-8").read()
+    times = [float(x) for x in re.search(r"each process's median \(s\), sorted: ([\d. ]+)", text).group(1).split()]
+    slow = [t for t in times if t > 0.35]
+    fast = [t for t in times if t <= 0.35]
+    m = quoted(r"at once \(no MPI, no Python\): (\d+) took ([\d.]+)–([\d.]+) s, (\d+) took ([\d.]+)–([\d.]+) s")
+    assert (int(m.group(1)), float(m.group(2)), float(m.group(3))) == (len(fast), round(fast[0], 4), round(fast[-1], 4))
+    assert (int(m.group(4)), float(m.group(5)), float(m.group(6))) == (len(slow), round(slow[0], 4), round(slow[-1], 4))
+    # Ranks against threads, unbound then bound.
+    unbound, bound = load(NODE, "20261123T030528Z"), load(NODE, "20261123T030552Z")
+    rec = lambda doc, b, n: next(r for r in doc["records"] if r["backend"] == b and (r.get("ranks", 1) * r["threads"]) == n)  # noqa: E731
+    tbb, pool, ranks = rec(unbound, "tbb", 16), rec(unbound, "pool", 16), rec(unbound, "mpi+serial", 16)
+    m = quoted(r"tbb 16 threads ([\d.]+) s, pool ([\d.]+) s;\s+`mpi\+serial` at 16 ranks ([\d.]+) s, ([\d.]+)× tbb, "
+               r"the ranks' own counting times ([\d.]+) s\s+\(fastest\) to ([\d.]+) s")
+    want = [tbb["time_s"]["median"], pool["time_s"]["median"], ranks["time_s"]["median"],
+            tbb["time_s"]["median"] / ranks["time_s"]["median"], ranks["metrics"]["rank_count_min_s"],
+            ranks["metrics"]["rank_count_max_s"]]
+    assert [float(x) for x in m.groups()] == [round(w, 4 if i != 3 else 2) for i, w in enumerate(want)]
+    b = rec(bound, "mpi+serial", 16)
+    assert all(c.startswith(f"r{i}:{i}") for i, c in enumerate(b["binding"].split()))  # one core each
+    m = quoted(r"the next run\): ([\d.]+) s, fastest\s+([\d.]+) s, slowest ([\d.]+) s")
+    assert [float(x) for x in m.groups()] == [round(b["time_s"]["median"], 4), round(b["metrics"]["rank_count_min_s"], 4),
+                                             round(b["metrics"]["rank_count_max_s"], 4)]
+    # Pure-Python threads and processes on 3.13t.
+    probe = json.load(open(os.path.join(logs, "ft-probe-1e4557f-nogil.json")))
+    at16 = {r["variant"]: round(r["speedup"], 2) for r in probe["rows"] if r["workers"] == 16}
+    m = quoted(r"private modules ([\d.]+)×, shared module ([\d.]+)×; a private loop on cached small ints\s+"
+               r"\(no allocation, nothing shared\) ([\d.]+)×, the same on 32-bit ints \(an int object per\s+"
+               r"operation\) ([\d.]+)×, the π split over 16 processes ([\d.]+)×")
+    assert [float(x) for x in m.groups()] == [at16[v] for v in ("threads-private", "threads-shared", "threads-smallint",
+                                                                  "threads-bigint", "processes-private")]
+    big = json.load(open(os.path.join(logs, "ft-probe-1e4557f-nogil-2e21.json")))
+    m = quoted(r"private modules gave ([\d.]+)× in one run at 2\^21")
+    assert float(m.group(1)) == round(next(r["speedup"] for r in big["rows"] if r["workers"] == 16), 2)
