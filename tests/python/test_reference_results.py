@@ -324,3 +324,16 @@ def test_quoted_unequal_cores_probes():
     big = json.load(open(os.path.join(logs, "ft-probe-1e4557f-nogil-2e21.json")))
     m = quoted(r"private modules gave ([\d.]+)× in one run at 2\^21")
     assert float(m.group(1)) == round(next(r["speedup"] for r in big["rows"] if r["workers"] == 16), 2)
+
+
+def test_quoted_unequal_cores_on_two_cores():
+    static, dynamic = load("dev-2core", "20261123T033742Z"), load("dev-2core", "20261123T033744Z")
+    (s,), (d,) = static["records"], dynamic["records"]
+    assert s["hits"] == d["hits"] and s["binding"] == d["binding"] == "r0:0 r1:1"
+    m = quoted(r"Equal shares: ([\d.]+) s, the rank sharing its core counted its\s+half in ([\d.]+) s, the other in ([\d.]+) s")
+    assert [float(x) for x in m.groups()] == [round(s["time_s"]["median"], 4), round(s["metrics"]["rank_count_max_s"], 4),
+                                             round(s["metrics"]["rank_count_min_s"], 4)]
+    m = quoted(r"Chunks: ([\d.]+) s, the ranks took ([\d.]+) and ([\d.]+) of\s+the (\d+) chunks per run, both done within ([\d.]+) s")
+    assert [float(x) for x in m.groups()] == [round(d["time_s"]["median"], 4), round(d["metrics"]["rank_chunks_min"], 1),
+                                             round(d["metrics"]["rank_chunks_max"], 1), d["metrics"]["chunks"],
+                                             round(d["metrics"]["rank_count_max_s"], 4)]
