@@ -37,6 +37,19 @@ int ranks_failing(bool mine) {
 
 std::string over(const Layout& l) { return "over " + std::to_string(l.ranks) + " rank" + (l.ranks == 1 ? "" : "s"); }
 
+// Adds `name`_max, _min and _mean (over the ranks) of this rank's `mine` to v's metrics: how
+// the ranks' own figures spread. Collective: every rank calls it with its value.
+void rank_spread(Validation& v, const std::string& name, double mine, int ranks) {
+  double slowest = 0, fastest = 0, sum = 0;
+  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &fastest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  const bool seconds = name == "rank_count";
+  v.metrics.emplace_back(name + "_max" + (seconds ? "_s" : ""), slowest);
+  v.metrics.emplace_back(name + "_min" + (seconds ? "_s" : ""), fastest);
+  v.metrics.emplace_back(name + "_mean" + (seconds ? "_s" : ""), sum / ranks);
+}
+
 // ---------------------------------------------------------------- pi
 // The canonical count of the job from this rank's part, however the part is counted.
 class PiRank final : public RankWorkload {
@@ -57,14 +70,7 @@ class PiRank final : public RankWorkload {
   // (one rank's time on 1 rank) / ranks means the ranks themselves ran slower than alone.
   Validation validate() override {
     Validation v = hits_.validate(samples_, over(layout_));
-    const double mine = runs_ > 0 ? compute_s_ / static_cast<double>(runs_) : 0.0;
-    double slowest = 0, fastest = 0, sum = 0;
-    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine, &fastest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    v.metrics.emplace_back("rank_count_max_s", slowest);
-    v.metrics.emplace_back("rank_count_min_s", fastest);
-    v.metrics.emplace_back("rank_count_mean_s", sum / layout_.ranks);
+    rank_spread(v, "rank_count", runs_ > 0 ? compute_s_ / static_cast<double>(runs_) : 0.0, layout_.ranks);
     return v;
   }
   WorkCount work() const override { return samples_work(samples_); }
@@ -139,24 +145,14 @@ class DynamicPiRank final : public RankWorkload {
     Validation v = hits_.validate(samples_, over(layout_) + ", " + std::to_string(chunks_) + " chunks of " +
                                                 std::to_string(chunk_) + " taken dynamically");
     const double runs = static_cast<double>(std::max<std::uint64_t>(runs_, 1));
-    rank_spread(v, "rank_count", compute_s_ / runs);
-    rank_spread(v, "rank_chunks", static_cast<double>(chunks_taken_) / runs);
+    rank_spread(v, "rank_count", compute_s_ / runs, layout_.ranks);
+    rank_spread(v, "rank_chunks", static_cast<double>(chunks_taken_) / runs, layout_.ranks);
     v.metrics.emplace_back("chunks", static_cast<double>(chunks_));
     return v;
   }
   WorkCount work() const override { return samples_work(samples_); }
 
  private:
-  void rank_spread(Validation& v, const std::string& name, double mine) const {
-    double slowest = 0, fastest = 0, sum = 0;
-    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine, &fastest, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
-    MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    v.metrics.emplace_back(name + "_max" + (name == "rank_count" ? "_s" : ""), slowest);
-    v.metrics.emplace_back(name + "_min" + (name == "rank_count" ? "_s" : ""), fastest);
-    v.metrics.emplace_back(name + "_mean" + (name == "rank_count" ? "_s" : ""), sum / layout_.ranks);
-  }
-
   std::shared_ptr<Executor> ex_;
   std::uint64_t seed_, samples_;
   Layout layout_;
