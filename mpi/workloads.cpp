@@ -51,11 +51,13 @@ void rank_spread(Validation& v, const std::string& name, double mine, int ranks)
 }
 
 // ---------------------------------------------------------------- pi
-// The canonical count of the job from this rank's part, however the part is counted.
+// The canonical count of the job from this rank's part, however the part is counted; `describe`
+// (optional, collective) adds what the counting itself measured to the verdict.
 class PiRank final : public RankWorkload {
  public:
-  PiRank(std::function<std::uint64_t()> count_part, const Problem& p, const Layout& l)
-      : count_(std::move(count_part)), samples_(p.size), layout_(l) {}
+  PiRank(std::function<std::uint64_t()> count_part, const Problem& p, const Layout& l,
+         std::function<void(Validation&)> describe = {})
+      : count_(std::move(count_part)), describe_(std::move(describe)), samples_(p.size), layout_(l) {}
   void run() override {
     const auto start = std::chrono::steady_clock::now();
     std::uint64_t part = count_(), total = 0;
@@ -71,12 +73,14 @@ class PiRank final : public RankWorkload {
   Validation validate() override {
     Validation v = hits_.validate(samples_, over(layout_));
     rank_spread(v, "rank_count", runs_ > 0 ? compute_s_ / static_cast<double>(runs_) : 0.0, layout_.ranks);
+    if (describe_) describe_(v);
     return v;
   }
   WorkCount work() const override { return samples_work(samples_); }
 
  private:
   std::function<std::uint64_t()> count_;
+  std::function<void(Validation&)> describe_;
   std::uint64_t samples_;
   Layout layout_;
   PiHitsTracker hits_;
@@ -87,16 +91,17 @@ class PiRank final : public RankWorkload {
 // pi on CPU ranks: chunks of the stream handed out one at a time from a counter on rank 0
 // (MPI one-sided fetch-and-add), so a rank on a slower core counts fewer of them. A static split
 // (pi_share) waits for the slowest rank: on the 16-core GPU node, ranks bound to a core each
-// took 0.063 to 0.114 s for the same 1/16 of 2^30 points (results/README.md, "Ranks against
-// threads"), and 16 ranks reached 0.6x the dynamic tbb and pool. Which rank counts which chunk
-// changes nothing: the hits of the chunks are summed exactly (uint64), so the count is canonical.
+// took 0.063 to 0.114 s for the same 1/16 of 2^30 points (results/README.md, "Unequal cores"),
+// and 16 ranks reached 0.56x tbb, which hands out work as threads ask. Which rank counts which
+// chunk changes nothing: the hits of the chunks are summed exactly (uint64), so the count is
+// canonical.
 //
 // The counter is never reset: every rank fetches until it gets a chunk past the end, so run k
 // takes exactly chunks + ranks values and starts at k * (chunks + ranks) on every rank.
-class DynamicPiRank final : public RankWorkload {
+class ChunkCounter {
  public:
-  DynamicPiRank(std::shared_ptr<Executor> ex, const Problem& p, const Layout& l)
-      : ex_(std::move(ex)), seed_(p.seed), samples_(p.size), layout_(l),
+  ChunkCounter(std::shared_ptr<Executor> ex, const Problem& p, const Layout& l)
+      : ex_(std::move(ex)), seed_(p.seed), samples_(p.size), ranks_(static_cast<std::uint64_t>(l.ranks)),
         chunk_(pi_rank_chunk(p.size, l.ranks, p.threads)), chunks_((p.size + chunk_ - 1) / chunk_) {
     std::uint64_t* base = nullptr;
     const MPI_Aint bytes = l.rank == 0 ? static_cast<MPI_Aint>(sizeof(std::uint64_t)) : 0;
@@ -104,24 +109,24 @@ class DynamicPiRank final : public RankWorkload {
       throw FailureError("MPI_Win_allocate for the pi chunk counter failed");
     }
     if (l.rank == 0) *base = 0;
-    // A passive-target epoch for the workload's life; the local store above is made visible
+    // A passive-target epoch for the counter's life; the local store above is made visible
     // before any rank fetches (MPI_Win_sync, then the barrier).
     MPI_Win_lock_all(0, win_);
     MPI_Win_sync(win_);
     MPI_Barrier(MPI_COMM_WORLD);
   }
-  ~DynamicPiRank() override {
+  ~ChunkCounter() {
     MPI_Win_unlock_all(win_);
     MPI_Win_free(&win_);  // collective: every rank destroys its workload on the same command
   }
-  DynamicPiRank(const DynamicPiRank&) = delete;
-  DynamicPiRank& operator=(const DynamicPiRank&) = delete;
+  ChunkCounter(const ChunkCounter&) = delete;
+  ChunkCounter& operator=(const ChunkCounter&) = delete;
 
-  void run() override {
-    const auto start = std::chrono::steady_clock::now();
-    const std::uint64_t first = runs_ * (chunks_ + static_cast<std::uint64_t>(layout_.ranks));
+  // This rank's hits of one run: chunks fetched until none is left.
+  std::uint64_t count() {
+    const std::uint64_t first = runs_ * (chunks_ + ranks_);
     const std::uint64_t one = 1;
-    std::uint64_t part = 0, taken = 0;
+    std::uint64_t hits = 0;
     for (;;) {
       std::uint64_t ticket = 0;
       MPI_Fetch_and_op(&one, &ticket, MPI_UINT64_T, 0, 0, MPI_SUM, win_);
@@ -129,38 +134,27 @@ class DynamicPiRank final : public RankWorkload {
       const std::uint64_t c = ticket - first;
       if (c >= chunks_) break;
       const std::uint64_t begin = c * chunk_;
-      part += pi_hits_range(*ex_, seed_, begin, std::min(samples_, begin + chunk_));
-      ++taken;
+      hits += pi_hits_range(*ex_, seed_, begin, std::min(samples_, begin + chunk_));
+      ++taken_;
     }
-    compute_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    chunks_taken_ += taken;
     ++runs_;
-    std::uint64_t total = 0;
-    MPI_Allreduce(&part, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
-    hits_.record(total);
+    return hits;
   }
 
-  // As PiRank's, plus how the chunks fell: the fewest and most one rank took per run.
-  Validation validate() override {
-    Validation v = hits_.validate(samples_, over(layout_) + ", " + std::to_string(chunks_) + " chunks of " +
-                                                std::to_string(chunk_) + " taken dynamically");
-    const double runs = static_cast<double>(std::max<std::uint64_t>(runs_, 1));
-    rank_spread(v, "rank_count", compute_s_ / runs, layout_.ranks);
-    rank_spread(v, "rank_chunks", static_cast<double>(chunks_taken_) / runs, layout_.ranks);
+  // How the chunks fell: the fewest and most one rank took per run. Collective.
+  void describe(Validation& v) const {
+    v.detail += ", " + std::to_string(chunks_) + " chunks of " + std::to_string(chunk_) + " taken dynamically";
+    rank_spread(v, "rank_chunks", static_cast<double>(taken_) / static_cast<double>(std::max<std::uint64_t>(runs_, 1)),
+                static_cast<int>(ranks_));
     v.metrics.emplace_back("chunks", static_cast<double>(chunks_));
-    return v;
   }
-  WorkCount work() const override { return samples_work(samples_); }
 
  private:
   std::shared_ptr<Executor> ex_;
-  std::uint64_t seed_, samples_;
-  Layout layout_;
+  std::uint64_t seed_, samples_, ranks_;
   std::uint64_t chunk_, chunks_;
   MPI_Win win_ = MPI_WIN_NULL;
-  PiHitsTracker hits_;
-  double compute_s_ = 0;
-  std::uint64_t runs_ = 0, chunks_taken_ = 0;
+  std::uint64_t runs_ = 0, taken_ = 0;
 };
 
 // ---------------------------------------------------------------- STREAM
@@ -489,7 +483,9 @@ std::vector<std::string> cpu_rank_kernels() {
 std::unique_ptr<RankWorkload> make_cpu_rank_workload(const ExecutorFactory& executor, const Problem& p,
                                                      const Layout& l) {
   if (p.kernel == "pi") {
-    return std::make_unique<DynamicPiRank>(std::shared_ptr<Executor>(executor(p.threads)), p, l);
+    auto chunks = std::make_shared<ChunkCounter>(std::shared_ptr<Executor>(executor(p.threads)), p, l);
+    return std::make_unique<PiRank>([chunks] { return chunks->count(); }, p, l,
+                                    [chunks](Validation& v) { chunks->describe(v); });
   }
   if (const auto k = stream_kernel_from_name(p.kernel)) {
     if (p.precision == Precision::f32) return std::make_unique<StreamRank<float>>(executor(p.threads), *k, p.size, l);
