@@ -8,7 +8,7 @@ if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-Werror>")
   endif()
   # No fused multiply-add contraction: a*b+c must round twice everywhere, or the same kernel
-  # inlined in two places could give two different bit patterns (DESIGN.md, deterministic dot).
+  # inlined in two places could give two different bit patterns (docs/design.md, "Deterministic reduction").
   add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>")
 endif()
 

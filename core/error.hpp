@@ -1,4 +1,4 @@
-// Errors are exceptions with a category (DESIGN.md, "Architecture"):
+// Errors are exceptions with a category (docs/design.md, "Failure semantics"):
 //   usage       - bad input; the CLI exits 2 naming the argument and the accepted values;
 //   unavailable - a backend or kernel cannot run here; the entry is skipped, its reason recorded;
 //   failure     - anything else; exit 1 with context.

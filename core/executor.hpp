@@ -48,7 +48,8 @@ class Executor {
   virtual std::uint64_t parallel_sum(Index n, Index grain, RangeSumBody body) = 0;
 
   // Calls body on disjoint tiles covering the nx-by-ny grid, cut in both dimensions (tiles of at
-  // most tile_x by tile_y, or a 2-D grid of threads): the 2-D partitioning DESIGN.md asks for.
+  // most tile_x by tile_y, or a 2-D grid of threads): the 2-D partitioning of docs/design.md,
+  // "Kernels and their work model".
   // PRECONDITION: as parallel_for; tile_x, tile_y >= 1.
   virtual void parallel_for_2d(Index nx, Index ny, Index tile_x, Index tile_y, TileBody body) = 0;
 

@@ -2,8 +2,8 @@
 //
 // These are NOT canonical kernels: the racy ones give timing-dependent results on purpose and
 // are never used for figures of speed. They live here, apart from core/kernels.hpp, under
-// their own names (DESIGN.md: "the non-deterministic form is a separate kernel with its own
-// name, never a flag on the canonical one").
+// their own names (docs/design.md, "Deterministic reduction": a non-deterministic form is a
+// separate kernel with its own name, never a flag on the canonical one).
 //
 // The races are written with relaxed atomic loads and stores, not plain variables: a separate
 // load and store is not an atomic read-modify-write, so concurrent increments are lost exactly

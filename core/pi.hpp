@@ -1,4 +1,4 @@
-// The canonical Monte Carlo pi stream (DESIGN.md, "The pi stream").
+// The canonical Monte Carlo pi stream (docs/design.md, "The pi stream").
 //
 // Point p of the stream for `seed` comes from pair j = p / 2: Philox4x32-10 with counter
 // {lo32(j), hi32(j), 0, 0} and key {lo32(seed), hi32(seed)}; (r0, r1) is point 2j and

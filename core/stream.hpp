@@ -93,7 +93,7 @@ inline void stream_range(StreamKernel k, T* a, T* b, T* c, T s, std::uint64_t be
   }
 }
 
-// ---- Deterministic dot (DESIGN.md, "Deterministic floating-point reduction") ----
+// ---- Deterministic dot (docs/design.md, "Deterministic reduction") ----
 //
 // 1. [0, n) is cut into blocks of kDotBlock elements, independent of the thread count.
 // 2. Within a block, element i goes to lane i % kDotLanes (counted from the block's start); each

@@ -1,7 +1,8 @@
 // The embedded CPython: the Interpreter owner, the GIL types, Python errors as one C++ exception,
 // and what the results' context block records about the interpreter.
 //
-// GIL ownership is expressed in types, as pybind11 does (DESIGN.md, "Architecture"):
+// GIL ownership is expressed in types, as pybind11 does (docs/design.md, "Embedded Python and the
+// GIL"):
 //   Interpreter  starts CPython from a PyConfig and, once started, holds no GIL: every thread,
 //                the starting one included, enters Python through a GilAcquire;
 //   GilAcquire   PyGILState_Ensure/Release, for any thread of the main interpreter;

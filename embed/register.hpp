@@ -31,10 +31,10 @@ void set_python_options(embed::InterpreterOptions options);
 // is already running.
 embed::Interpreter& shared_python_interpreter();
 
-// Which interpreter ran this process's Python records, as record fields (DESIGN.md, "Dimensions
-// that compose"): `interpreter` is the version and build ("3.11.2", "3.13.5 free-threaded"),
-// `python_build` "gil" or "free-threaded", `gil_enabled` the run-time state (sys._is_gil_enabled()
-// once the interpreter runs; a GIL build's is always true).
+// Which interpreter ran this process's Python records, as record fields (docs/design.md,
+// "Dimensions that compose"): `interpreter` is the version and build ("3.11.2", "3.13.5
+// free-threaded"), `python_build` "gil" or "free-threaded", `gil_enabled` the run-time state
+// (sys._is_gil_enabled() once the interpreter runs; a GIL build's is always true).
 struct PythonRecordFields {
   std::string interpreter;
   std::string python_build;

@@ -296,7 +296,7 @@ def bar_label(r: dict) -> str:
 def interpreter_suffix(r: dict) -> str:
     """"" for a record of the run's own GIL interpreter (and for runs from before the interpreter
     fields), else " [3.13.5 free-threaded, no GIL]": the fields, never the backend name, say
-    which interpreter and GIL state a Python record had (DESIGN.md, "Dimensions that compose")."""
+    which interpreter and GIL state a Python record had (docs/design.md, "Dimensions that compose")."""
     if "python_gil" not in r and r.get("python_build", "gil") == "gil":
         return ""
     return f" [{r.get('interpreter', '?')}, {'GIL' if r.get('gil_enabled', True) else 'no GIL'}]"
@@ -1005,7 +1005,7 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], peers: 
 # ---------------------------------------------------------------- MPI: ranks x threads
 # A record measured by an MPI job carries `ranks` (with `ranks_per_node` and `hosts`); a record
 # of one process has none. Everything below groups by those fields and by `threads` (per rank),
-# never by backend names, which are labels for people (DESIGN.md, "Dimensions that compose").
+# never by backend names, which are labels for people (docs/design.md, "Dimensions that compose").
 MPI_PROBE_KERNELS = ("mpi_barrier", "mpi_allreduce", "mpi_bcast")
 MPI_PROBE_NAMES = {"mpi_barrier": "barrier", "mpi_allreduce": "8-byte allreduce", "mpi_bcast": "8-byte broadcast"}
 

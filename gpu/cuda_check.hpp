@@ -1,4 +1,4 @@
-// Error checking and RAII owners for CUDA resources (DESIGN.md, "CUDA").
+// Error checking and RAII owners for CUDA resources (docs/design.md, "CUDA").
 //
 // Every runtime call goes through PARLAB_CUDA_CHECK, which throws parlab::FailureError naming
 // the expression, file, line, error name and message. After each kernel launch call

@@ -47,8 +47,9 @@ void launch_stream(StreamKernel k, T* a, T* b, T* c, std::uint64_t n, cudaStream
 // Elements of scratch the deterministic dot needs for n elements.
 std::uint64_t dot_scratch_elements(std::uint64_t n);
 
-// The deterministic dot of a and b (DESIGN.md): per-8192-block lane sums, the lanes combined by
-// dot_combine_lanes, the block partials by the bottom-up pairwise tree of dot_pairwise_inplace.
+// The deterministic dot of a and b (docs/design.md, "Deterministic reduction"): per-8192-block
+// lane sums, the lanes combined by dot_combine_lanes, the block partials by the bottom-up
+// pairwise tree of dot_pairwise_inplace.
 // Writes the result to *result (device memory). scratch holds dot_scratch_elements(n).
 template <class T>
 void launch_dot(const T* a, const T* b, std::uint64_t n, T* scratch, T* result, cudaStream_t stream);

@@ -1,4 +1,4 @@
-// Device-side pieces of the canonical pi stream (DESIGN.md, "The pi stream"), written for the
+// Device-side pieces of the canonical pi stream (docs/design.md, "The pi stream"), written for the
 // SASS they become. Included by pi_kernel.cu only; nvcc-only (CUDA device code).
 //
 // Equal by construction to core/pi.hpp's philox4x32_10_inplace + pi_hit (the GPU tests hold the

@@ -1,4 +1,4 @@
-// Philox4x32-10 against Random123's known-answer vectors (DESIGN.md).
+// Philox4x32-10 against Random123's known-answer vectors (docs/design.md, "The pi stream").
 #include <gtest/gtest.h>
 
 #include "core/philox.hpp"

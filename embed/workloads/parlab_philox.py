@@ -1,4 +1,4 @@
-"""parlab's canonical pi stream in pure Python (DESIGN.md, "The pi stream").
+"""parlab's canonical pi stream in pure Python (docs/design.md, "The pi stream").
 
 The same Philox4x32-10 as core/philox.hpp and the same exact integer hit test as core/pi.hpp,
 so the pure-Python backends return the canonical hit count, bit for bit, and are validated

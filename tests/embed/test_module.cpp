@@ -76,8 +76,8 @@ def split_count(samples, seed, threads, release):
 }
 
 TEST_F(ParlabModule, PurePythonPhiloxMatchesTheKnownAnswers) {
-  // Random123's known-answer vectors (DESIGN.md), through the pure-Python generator the
-  // GIL-bound workloads use: its counts are canonical only if its Philox is.
+  // Random123's known-answer vectors (docs/design.md, "The pi stream"), through the pure-Python
+  // generator the GIL-bound workloads use: its counts are canonical only if its Philox is.
   test::exec("import parlab_philox as p", ns_.get());
   EXPECT_EQ(test::eval_u64("p.philox(0, p.round_keys(0))[0]", ns_.get()), 0x6627e8d5u);
   EXPECT_EQ(test::eval_u64("p.philox(0, p.round_keys(0))[3]", ns_.get()), 0x9b00dbd8u);
