@@ -46,6 +46,7 @@ const BackendEntry& Registry::get(std::string_view name) const {
     for (const auto& n : names()) accepted += (accepted.empty() ? "" : ", ") + n;
     throw UsageError("unknown backend '" + std::string(name) + "' (accepted: " + accepted + ")");
   }
+  if (!e->available && e->broken) throw FailureError("backend '" + e->name + "' failed: " + e->reason);
   if (!e->available) throw UnavailableError("backend '" + e->name + "' is unavailable: " + e->reason);
   return *e;
 }

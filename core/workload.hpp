@@ -96,7 +96,7 @@ struct Validation {
   }
 };
 
-// Where a measurement ran (DESIGN.md, "Dimensions that compose"): the process layout, recorded
+// Where a measurement ran (docs/design.md, "Dimensions that compose"): the process layout, recorded
 // as the record's `ranks`, `ranks_per_node`, `hosts` and `binding`.
 struct ProcessLayout {
   int ranks = 1;
@@ -107,7 +107,7 @@ struct ProcessLayout {
   std::string binding;
 };
 
-// Time a backend measured itself (CUDA events), split as DESIGN.md asks.
+// Time a backend measured itself (CUDA events), split as docs/design.md, "Measurement method" asks.
 struct SelfTiming {
   double kernel_s = 0;
   double transfer_s = 0;
@@ -177,6 +177,9 @@ struct BackendEntry {
   std::string kind;  // "cpu", "gpu", "python"
   bool available = false;
   std::string reason;                // why it is unavailable; empty when available
+  // Unavailable because its runtime failed (a CUDA driver error), not because this machine lacks
+  // it: its records are failures (status "error"), and `parlab list` says FAILED.
+  bool broken = false;
   std::string detail;                // e.g. the schedule, the library version
   bool in_default_set = true;        // false for variants (openmp-dynamic) that "all" leaves out
   bool sweeps_threads = true;        // false: runs on exactly one host thread (serial, vectorised

@@ -1,28 +1,146 @@
 #include "child_process.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cmath>
 #include <cstring>
+#include <filesystem>
 
 #include "core/error.hpp"
 
 extern char** environ;
 
 namespace parlab {
+namespace {
 
-ChildOutput run_capturing(const std::vector<std::string>& argv,
-                          const std::vector<std::pair<std::string, std::string>>& set_env) {
-  std::vector<std::string> env_strings;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kTailBytes = 4096;
+constexpr double kTermGraceSeconds = 5.0;       // after a timeout's SIGTERM, before SIGKILL
+constexpr double kInterruptGraceSeconds = 10.0;  // after forwarding SIGINT, before SIGKILL
+
+// A pipe whose two ends are closed when it goes out of scope (RAII: no descriptor leaks on any
+// path out of run_child).
+class Pipe {
+ public:
+  Pipe() {
+    if (::pipe2(fds_, O_CLOEXEC) != 0) throw FailureError(std::string("pipe: ") + std::strerror(errno));
+  }
+  ~Pipe() {
+    close_read();
+    close_write();
+  }
+  Pipe(const Pipe&) = delete;
+  Pipe& operator=(const Pipe&) = delete;
+  int read_end() const { return fds_[0]; }
+  int write_end() const { return fds_[1]; }
+  void close_read() { close_fd(fds_[0]); }
+  void close_write() { close_fd(fds_[1]); }
+
+ private:
+  static void close_fd(int& fd) {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+  int fds_[2] = {-1, -1};
+};
+
+// posix_spawn's file actions, destroyed on every path.
+class FileActions {
+ public:
+  FileActions() { posix_spawn_file_actions_init(&a_); }
+  ~FileActions() { posix_spawn_file_actions_destroy(&a_); }
+  FileActions(const FileActions&) = delete;
+  FileActions& operator=(const FileActions&) = delete;
+  posix_spawn_file_actions_t* get() { return &a_; }
+
+ private:
+  posix_spawn_file_actions_t a_;
+};
+
+std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& set_env) {
+  std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry(*e);
     bool replaced = false;
     for (const auto& [name, value] : set_env) replaced = replaced || entry.rfind(name + "=", 0) == 0;
-    if (!replaced) env_strings.push_back(entry);
+    if (!replaced) env.push_back(entry);
   }
-  for (const auto& [name, value] : set_env) env_strings.push_back(name + "=" + value);
+  for (const auto& [name, value] : set_env) env.push_back(name + "=" + value);
+  return env;
+}
+
+void write_all(int fd, const char* data, std::size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, data, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;  // our stderr is gone: the tail is still kept
+    data += w;
+    n -= static_cast<std::size_t>(w);
+  }
+}
+
+const char* signal_name(int sig) {
+  switch (sig) {
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    case SIGSEGV: return "SIGSEGV";
+    case SIGABRT: return "SIGABRT";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGPIPE: return "SIGPIPE";
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+std::string ChildOutput::describe_end() const {
+  if (exit_code == -1) return "could not start: " + start_error;
+  if (timed_out) return "did not finish in its time limit and was stopped";
+  if (signal != 0) {
+    const char* name = signal_name(signal);
+    return std::string("was killed by ") + (name ? name : "signal " + std::to_string(signal));
+  }
+  return "exited with " + std::to_string(exit_code);
+}
+
+std::string last_line(const std::string& text) {
+  std::size_t end = text.size();
+  while (end > 0) {
+    const std::size_t nl = text.rfind('\n', end - 1);
+    const std::size_t start = nl == std::string::npos ? 0 : nl + 1;
+    std::string line = text.substr(start, end - start);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.pop_back();
+    if (line.find_first_not_of(" \t") != std::string::npos) return line;
+    if (nl == std::string::npos) break;
+    end = nl;
+  }
+  return {};
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& options) {
+  ChildOutput r;
+  if (argv.empty()) {
+    r.start_error = "no command";
+    return r;
+  }
+  std::vector<std::string> env_strings = child_environment(options.set_env);
   std::vector<char*> envp, args;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -30,37 +148,94 @@ ChildOutput run_capturing(const std::vector<std::string>& argv,
   for (auto& s : argv_copy) args.push_back(s.data());
   args.push_back(nullptr);
 
-  int fds[2];
-  if (pipe(fds) != 0) throw FailureError(std::string("pipe: ") + std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_addclose(&actions, fds[1]);
+  Pipe out_pipe, err_pipe;
+  FileActions actions;
+  if (options.capture_stdout) posix_spawn_file_actions_adddup2(actions.get(), out_pipe.write_end(), STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(actions.get(), err_pipe.write_end(), STDERR_FILENO);
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  close(fds[1]);
-  ChildOutput r;
+  const int rc = posix_spawnp(&pid, args[0], actions.get(), nullptr, args.data(), envp.data());
+  out_pipe.close_write();
+  err_pipe.close_write();
   if (rc != 0) {
-    close(fds[0]);
-    r.out = std::strerror(rc);
+    r.start_error = std::string(argv[0]) + ": " + std::strerror(rc);
     return r;
   }
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n > 0) {
-      r.out.append(buf, static_cast<std::size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
-      break;
+  if (!options.capture_stdout) out_pipe.close_read();
+
+  // Read both pipes as data arrives (one blocking read could deadlock against a child filling
+  // the other), watch the clock and this process's interruption, then reap the child.
+  const auto start = Clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+  double kill_at = -1;  // when a stopped child that has not ended gets SIGKILL
+  bool sent_kill = false;
+  // The time limit and this process's interruption, checked while reading and while reaping (a
+  // child that closed its pipes may still run).
+  const auto watch = [&] {
+    const double t = elapsed();
+    if (!r.timed_out && !r.interrupted && options.timeout_s > 0 && t > options.timeout_s) {
+      r.timed_out = true;
+      ::kill(pid, SIGTERM);
+      kill_at = t + kTermGraceSeconds;
     }
+    if (!r.timed_out && !r.interrupted && options.interrupted != nullptr && options.interrupted->load()) {
+      r.interrupted = true;
+      ::kill(pid, SIGINT);
+      kill_at = t + kInterruptGraceSeconds;
+    }
+    if (kill_at >= 0 && t > kill_at && !sent_kill) {
+      sent_kill = true;
+      ::kill(pid, SIGKILL);
+    }
+  };
+  std::string err_all;
+  char buf[65536];
+  int open_fds = options.capture_stdout ? 2 : 1;
+  while (open_fds > 0) {
+    pollfd fds[2];
+    nfds_t n = 0;
+    if (out_pipe.read_end() >= 0) fds[n++] = {out_pipe.read_end(), POLLIN, 0};
+    if (err_pipe.read_end() >= 0) fds[n++] = {err_pipe.read_end(), POLLIN, 0};
+    const int ready = ::poll(fds, n, 100);
+    if (ready < 0 && errno != EINTR) break;
+    for (nfds_t i = 0; ready > 0 && i < n; ++i) {
+      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      const bool is_out = fds[i].fd == out_pipe.read_end();
+      if (got <= 0) {
+        if (is_out) {
+          out_pipe.close_read();
+        } else {
+          err_pipe.close_read();
+        }
+        --open_fds;
+        continue;
+      }
+      if (is_out) {
+        r.out.append(buf, static_cast<std::size_t>(got));
+      } else {
+        write_all(STDERR_FILENO, buf, static_cast<std::size_t>(got));
+        err_all.append(buf, static_cast<std::size_t>(got));
+        if (err_all.size() > 4 * kTailBytes) err_all.erase(0, err_all.size() - kTailBytes);
+      }
+    }
+    watch();
+    if (sent_kill && elapsed() > kill_at + 2.0) break;  // its pipes are held by something else: stop reading
   }
-  close(fds[0]);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  for (;;) {
+    const pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) break;
+    watch();
+    ::usleep(20000);
   }
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  if (WIFEXITED(status)) {
+    r.exit_code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    r.signal = WTERMSIG(status);
+    r.exit_code = 128 + r.signal;
+  }
+  r.err_tail = err_all.size() > kTailBytes ? err_all.substr(err_all.size() - kTailBytes) : err_all;
   return r;
 }
 

@@ -1,23 +1,51 @@
-// Runs another program and captures its standard output: how a run reaches the parlab of another
-// interpreter (interpreters.cpp) and the MPI jobs it launches (rank_sweep.cpp).
+// Runs another program: the one way parlab starts a process of its own — the parlab of another
+// interpreter (interpreters.cpp), the MPI jobs a run launches (rank_sweep.cpp), and the plot
+// script (cli.cpp). What a measurement in another process turns into is child_record.hpp's job.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace parlab {
 
-struct ChildOutput {
-  int exit_code = -1;  // -1: could not start (out says why); 128+N: killed by signal N
-  std::string out;     // its stdout; stderr is inherited, so the child's messages reach the user
+struct SpawnOptions {
+  // Each (NAME, value) replaces NAME in this process's environment for the child.
+  std::vector<std::pair<std::string, std::string>> set_env;
+  // true: the child's stdout is read into ChildOutput::out; false: it is this process's stdout.
+  bool capture_stdout = true;
+  // Seconds before the child is stopped (SIGTERM, then SIGKILL 5 s later); 0: no limit.
+  double timeout_s = 0;
+  // When this becomes true (this process's SIGINT/SIGTERM handler sets it), the child is sent
+  // SIGINT, and SIGKILL if it has not ended 10 s later. Null: not watched.
+  const std::atomic<bool>* interrupted = nullptr;
 };
 
-// Runs argv[0] (looked up on PATH when it has no '/') with this process's environment, where each
-// (NAME, value) in `set_env` replaces NAME. Waits for it to exit. posix_spawn, not fork: this
-// process may run threads (a thread pool, Python threads), and a child of fork() may only call
-// async-signal-safe functions before exec. Throws FailureError only when no pipe can be made.
-ChildOutput run_capturing(const std::vector<std::string>& argv,
-                          const std::vector<std::pair<std::string, std::string>>& set_env = {});
+struct ChildOutput {
+  int exit_code = -1;         // -1: could not start (start_error says why); 128+N: killed by signal N
+  int signal = 0;             // N when killed by signal N, else 0
+  bool timed_out = false;     // stopped because SpawnOptions::timeout_s passed
+  bool interrupted = false;   // stopped because *SpawnOptions::interrupted became true
+  std::string start_error;    // why it could not start
+  std::string out;            // its stdout, when captured
+  std::string err_tail;       // the last few KiB of its stderr (which is also passed on to ours)
+
+  // "exit 3", "killed by SIGKILL", "timed out after 600 s", "could not start: No such file..."
+  std::string describe_end() const;
+};
+
+// Runs argv[0] (looked up on PATH when it has no '/') and waits for it. Its stderr is copied to
+// this process's stderr as it arrives, so the child's messages reach the user, and its tail is
+// kept for the record of a failure. posix_spawn, not fork: this process may run threads (a thread
+// pool, TBB, OpenMP, Python threads), and a child of fork() may only call async-signal-safe
+// functions before exec. Throws FailureError only when no pipe can be made.
+ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& options = {});
+
+// The last line of `text` that holds more than blanks, without its newline; empty when none.
+std::string last_line(const std::string& text);
+
+// The absolute path of this process's executable (/proc/self/exe); empty when it cannot be read.
+std::string self_executable();
 
 }  // namespace parlab

@@ -13,10 +13,11 @@
 #include <filesystem>
 #include <optional>
 #include <thread>
-#include <unistd.h>
-#include <sys/wait.h>
+#include <iostream>
+#include <map>
 
 #include "args.hpp"
+#include "child_process.hpp"
 #include "context.hpp"
 #include "interpreters.hpp"
 #include "runner.hpp"
@@ -41,7 +42,8 @@ int cmd_list(const Registry& registry, std::ostream& out) {
   out << "backends:\n";
   for (const auto& e : registry.entries()) {
     out << "  " << std::left << std::setw(24) << e.name << std::setw(7) << e.kind
-        << (e.available ? "available    " : "unavailable  ") << (e.available ? e.detail : e.reason)
+        << (e.available ? "available    " : e.broken ? "FAILED       " : "unavailable  ")
+        << (e.available ? e.detail : e.reason)
         << "\n";
   }
   list_interpreters(out);
@@ -70,7 +72,7 @@ struct PiArgs {
   std::string backend = "serial";
   std::string threads = "1";
   std::string samples = "2^24";
-  std::string seed = "0";
+  std::string seed = std::to_string(kDefaultSeed);
   std::string device = "0";
   bool json = false;
 };
@@ -126,19 +128,79 @@ int cmd_pi(const Registry& registry, const PiArgs& a, std::ostream& out) {
 struct RunArgs {
   std::string suite;
   std::string kernel, backend, threads, size, precision, reps, seed, device;
-  std::string out = "results";
+  std::string out;  // empty: "results"
   std::string format = "json,csv";
   std::string resume;
   std::string ranks;  // MPI job sizes for the mpi backends
+  std::string timeout;  // seconds per measurement in another process
   bool quick = false;
   bool quiet = false;
   bool no_report = false;
-  bool yes = false;  // run even when the plan's estimate is over an hour
+  bool yes = false;      // run even when the plan's estimate is over an hour
+  bool dry_run = false;  // plan, print, write nothing
 };
 
-int cmd_report(const std::string& run_dir, std::ostream& out, std::ostream& err, bool quiet);
+int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet);
 
-int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& err, int argc, const char* const* argv) {
+// A run's exit code once its report has been made: the report's failure is the run's too.
+int with_report(int run_code, const std::string& run_dir, const RunArgs& a, std::ostream& err) {
+  if ((run_code != 0 && run_code != 1) || a.no_report) return run_code;
+  const int report_code = cmd_report(run_dir, err, a.quiet);
+  return run_code != 0 ? run_code : report_code;
+}
+
+// --resume continues a run's own plan; every option that would change the plan is refused by
+// name rather than ignored. Output options (--format, --quiet, --no-report, --timeout) apply.
+void refuse_filters_with_resume(const RunArgs& a) {
+  const std::pair<const char*, const std::string*> plan_options[] = {
+      {"a suite", &a.suite}, {"--kernel", &a.kernel}, {"--backend", &a.backend}, {"--threads", &a.threads},
+      {"--size", &a.size},   {"--precision", &a.precision}, {"--reps", &a.reps}, {"--seed", &a.seed},
+      {"--device", &a.device}, {"--ranks", &a.ranks}, {"--out", &a.out}};
+  std::string given;
+  for (const auto& [name, value] : plan_options) {
+    if (!value->empty()) given += (given.empty() ? "" : ", ") + std::string(name);
+  }
+  if (a.quick) given += (given.empty() ? "" : ", ") + std::string("--quick");
+  if (a.dry_run) given += (given.empty() ? "" : ", ") + std::string("--dry-run");
+  if (!given.empty()) {
+    throw UsageError("--resume continues the run's own plan in its own directory; it cannot apply " + given +
+                     " (start a new run for that)");
+  }
+}
+
+double parse_timeout(const std::string& value) {
+  if (value.empty()) return RunOptions::kDefaultChildTimeoutSeconds;
+  std::size_t used = 0;
+  double t = -1;
+  try {
+    t = std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != value.size() || !(t >= 0) || t > 1e7) {
+    throw UsageError("invalid value '" + value + "' for --timeout: expected seconds >= 0 (0: no limit)");
+  }
+  return t;
+}
+
+// --dry-run: what the run would measure, in one line per (study, kernel, backend).
+void print_plan(const Plan& plan, double at_least, std::ostream& out) {
+  out << "plan of suite '" << plan.suite << "': " << plan.specs.size() << " measurements, at least "
+      << format_duration(at_least) << " (a lower bound)\n";
+  std::vector<std::string> lines;
+  std::map<std::string, std::size_t> counts;
+  for (const auto& m : plan.specs) {
+    const std::string key = "  " + m.study + "  " + m.kernel + "  " + m.backend +
+                            (m.interpreter.empty() ? "" : " [" + m.interpreter + (m.python_gil.empty() ? "" : " PYTHON_GIL=" + m.python_gil) + "]") +
+                            (m.ranks > 0 ? " (MPI jobs)" : "");
+    if (counts[key]++ == 0) lines.push_back(key);
+  }
+  for (const auto& l : lines) out << l << ": " << counts[l] << "\n";
+  for (const auto& w : plan.warnings) out << "warning: " << w << "\n";
+}
+
+int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
+            const char* const* argv) {
   RunOptions options;
   options.quiet = a.quiet;
   // results.json is always written: it is the run's state, needed to resume and to plot.
@@ -151,15 +213,14 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& err, int a
     }
   }
 
+  options.child_timeout_s = parse_timeout(a.timeout);
+
   if (!a.resume.empty()) {
-    if (!a.suite.empty() || !a.kernel.empty()) {
-      throw UsageError("--resume continues a run's own plan; it takes no suite or filters");
-    }
+    refuse_filters_with_resume(a);
     Runner runner(registry, err, options);
     install_interrupt_handler();
     const int code = runner.resume(a.resume);
-    if ((code == 0 || code == 1) && !a.no_report) cmd_report(runner.run_dir().string(), err, err, a.quiet);
-    return code;
+    return with_report(code, runner.run_dir().string(), a, err);
   }
 
   // Everything is parsed and the whole plan built before anything touches the disk, so bad
@@ -243,48 +304,70 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& err, int a
   if (at_least > 600 && !a.quiet) {
     err << "parlab: this plan takes at least " << format_duration(at_least) << "\n";
   }
+  if (a.dry_run) {
+    print_plan(plan, at_least, out);
+    return kExitOk;
+  }
   // plan.warnings go into the run's context; the runner prints them with the context's own.
 
   nlohmann::json invocation = nlohmann::json::array();
   for (int i = 0; i < argc; ++i) invocation.push_back(argv[i]);
   Runner runner(registry, err, options);
   install_interrupt_handler();
-  const int code = runner.run_new(plan, a.out, invocation);
-  if ((code == 0 || code == 1) && !a.no_report) cmd_report(runner.run_dir().string(), err, err, a.quiet);
-  return code;
+  const int code = runner.run_new(plan, a.out.empty() ? "results" : a.out, invocation);
+  return with_report(code, runner.run_dir().string(), a, err);
 }
 
 // ---------------------------------------------------------------- plot / report
-// The plot script and its interpreter: $PARLAB_PLOT_SCRIPT / $PARLAB_PYTHON override the
-// source tree's experiments/plot.py and Debian's python3 (where matplotlib and pandas are).
-int cmd_report(const std::string& run_dir, std::ostream& out, std::ostream& err, bool quiet) {
-  std::string script = std::string(build_info::kSourceDir) + "/experiments/plot.py";
-  if (const char* s = std::getenv("PARLAB_PLOT_SCRIPT"); s && *s) script = s;
+// The Python scripts parlab starts, and their interpreter: $PARLAB_PYTHON overrides Debian's
+// python3 (where matplotlib and pandas are); a script is the source tree's experiments/<name>
+// unless `env_override` names another file.
+std::vector<std::string> script_command(const std::string& name, const char* env_override) {
+  std::string script = std::string(build_info::kSourceDir) + "/experiments/" + name;
+  if (const char* s = std::getenv(env_override); s && *s) script = s;
   std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   if (const char* p = std::getenv("PARLAB_PYTHON"); p && *p) python = p;
-  if (!std::filesystem::exists(script)) throw FailureError("plot script '" + script + "' not found");
-  std::vector<std::string> args = {python, script, run_dir};
-  if (quiet) args.push_back("--quiet");
-  out << std::flush;
+  if (!std::filesystem::exists(script)) throw FailureError("script '" + script + "' not found");
+  return {python, script};
+}
+
+// Runs a script with this process's stdout; returns its exit code (-1 when it could not start).
+ChildOutput run_script(std::vector<std::string> args, std::ostream& err) {
+  std::cout << std::flush;
   err << std::flush;
-  const pid_t pid = fork();
-  if (pid < 0) throw FailureError("cannot start the plot script");
-  if (pid == 0) {
-    std::vector<char*> cargs;
-    for (auto& x : args) cargs.push_back(x.data());
-    cargs.push_back(nullptr);
-    execvp(cargs[0], cargs.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (!WIFEXITED(status)) return kExitFailure;
-  const int code = WEXITSTATUS(status);
-  if (code == 127) {
-    err << "parlab: could not run '" << python << "' (set PARLAB_PYTHON)\n";
-    return kExitFailure;
-  }
-  return code;
+  SpawnOptions options;
+  options.capture_stdout = false;
+  options.interrupted = &g_interrupted;
+  return run_child(args, options);
+}
+
+// Plots and report.html of a run ($PARLAB_PLOT_SCRIPT overrides experiments/plot.py). Its output
+// is the user's; a script that fails makes the command fail, with its message.
+int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet) {
+  std::vector<std::string> args = script_command("plot.py", "PARLAB_PLOT_SCRIPT");
+  args.push_back(run_dir);
+  if (quiet) args.push_back("--quiet");
+  const ChildOutput c = run_script(args, err);
+  if (c.exit_code == 0) return kExitOk;
+  if (c.interrupted) return 130;
+  const std::string last = last_line(c.err_tail);  // the script's own last word, under the verdict
+  err << "parlab: the plots and report of " << run_dir << " failed: " << args[0] << " " << args[1] << " "
+      << c.describe_end() << (c.exit_code == -1 ? " (set PARLAB_PYTHON)" : "") << (last.empty() ? "" : ": " + last)
+      << "\n";
+  return kExitFailure;
+}
+
+// `parlab compare BASE NEW [options]`: experiments/compare.py, whose exit code is the command's
+// (0 compared, 1 --fail-if-slower tripped, 2 bad arguments).
+int cmd_compare(const std::vector<std::string>& passed, std::ostream& err) {
+  std::vector<std::string> args = script_command("compare.py", "PARLAB_COMPARE_SCRIPT");
+  args.insert(args.end(), passed.begin(), passed.end());
+  const ChildOutput c = run_script(args, err);
+  if (c.exit_code >= 0 && c.exit_code <= 2) return c.exit_code;
+  if (c.interrupted) return 130;
+  err << "parlab: compare: " << args[0] << " " << args[1] << " " << c.describe_end()
+      << (c.exit_code == -1 ? " (set PARLAB_PYTHON)" : "") << "\n";
+  return kExitFailure;
 }
 
 }  // namespace
@@ -334,18 +417,24 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   run->add_option("--size,-n", run_args.size, "Sizes (comma list; 2^K, NeK accepted)");
   run->add_option("--precision,-p", run_args.precision, "float, double (array kernels), int32");
   run->add_option("--reps,-r", run_args.reps, "Timed repetitions per measurement (default 5)");
-  run->add_option("--seed,-s", run_args.seed, "Seed of the pi stream (default 42)");
-  run->add_option("--out,-o", run_args.out, "Results root; the run goes to OUT/<host>/<UTC timestamp>/")->capture_default_str();
+  run->add_option("--seed,-s", run_args.seed, "Seed of the pi stream (default " + std::to_string(kDefaultSeed) + ")");
+  run->add_option("--out,-o", run_args.out, "Results root (default: results); the run goes to OUT/<host>/<UTC timestamp>/");
   run->add_option("--format", run_args.format, "Result formats: json,csv (results.json is always written)")->capture_default_str();
   run->add_option("--device", run_args.device, "GPU index for GPU backends");
   run->add_option("--ranks", run_args.ranks,
                   "MPI job sizes (1,2,4 | 1..4): each mpi+ backend is measured by an MPI job of each size, launched "
                   "with mpirun; without --backend, the CPU backends and every mpi+ one");
-  run->add_option("--resume", run_args.resume, "Complete the interrupted run in this directory");
+  run->add_option("--resume", run_args.resume,
+                  "Complete the interrupted run in this directory (its own plan: no suite or filters)");
+  run->add_option("--timeout", run_args.timeout,
+                  "Seconds one measurement in another process (another interpreter's parlab, an MPI job) may "
+                  "take before it is stopped and its record fails (default " +
+                      std::to_string(static_cast<int>(RunOptions::kDefaultChildTimeoutSeconds)) + "; 0: no limit)");
   run->add_flag("--quick", run_args.quick, "At most 3 repetitions, no minimum repetition time");
   run->add_flag("--quiet,-q", run_args.quiet, "No progress output");
   run->add_flag("--no-report", run_args.no_report, "Do not make plots and report.html after the run");
   run->add_flag("--yes,-y", run_args.yes, "Start a plan estimated to take over an hour");
+  run->add_flag("--dry-run", run_args.dry_run, "Plan and check the run, print what it would measure, write nothing");
 
   // Internal: how a run reaches the interpreter of another parlab build (experiments/interpreters.hpp).
   auto* interpreter_info = app.add_subcommand("interpreter-info", "")->group("");
@@ -357,6 +446,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   auto* report = app.add_subcommand("report", "Make the plots and report.html of a run directory");
   report->alias("plot");
   report->add_option("run_dir", report_dir, "A run directory holding results.json")->required();
+
+  // Everything after `compare` is the comparison script's own command line (its --help included).
+  auto* compare = app.add_subcommand("compare",
+                                     "Hold a run against another (a reference or yesterday's): per-record change with "
+                                     "its significance, context and scaling-shape differences (compare --help)");
+  compare->prefix_command();
+  compare->allow_extras();
+  compare->set_help_flag();
 
   // CLI11 reports an unknown first word only as "a subcommand is required"; name it instead.
   const auto subcommands = app.get_subcommands([](const CLI::App*) { return true; });
@@ -401,8 +498,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (!python_home.empty()) configure_python(python_home);
     if (*list) return cmd_list(registry, out);
     if (*pi) return cmd_pi(registry, pi_args, out);
-    if (*run) return cmd_run(registry, run_args, err, argc, argv);
-    if (*report) return cmd_report(report_dir, out, err, false);
+    if (*run) return cmd_run(registry, run_args, out, err, argc, argv);
+    if (*report) return cmd_report(report_dir, err, false);
+    if (*compare) return cmd_compare(compare->remaining(), err);
     if (*interpreter_info) return cmd_interpreter_info(out);
     if (*measure_spec) return cmd_measure_spec(registry, spec_json, out);
     return kExitUsage;

@@ -16,6 +16,7 @@
 #include "parlab/build_info.hpp"
 #include "runner.hpp"
 #include "child_process.hpp"
+#include "child_record.hpp"
 #include "suite.hpp"
 
 
@@ -24,16 +25,12 @@ namespace {
 
 using nlohmann::json;
 
-// Another parlab with PYTHON_GIL set to `python_gil` (an empty value leaves the inherited one).
-ChildOutput run_child(const std::vector<std::string>& argv, const std::string& python_gil) {
-  if (python_gil.empty()) return run_capturing(argv);
-  return run_capturing(argv, {{"PYTHON_GIL", python_gil}});
-}
+// How long `parlab interpreter-info` may take: it starts an interpreter and answers.
+constexpr double kInfoTimeoutSeconds = 60;
 
-std::string self_path() {
-  std::error_code ec;
-  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.string();
+std::vector<std::pair<std::string, std::string>> gil_env(const std::string& python_gil) {
+  if (python_gil.empty()) return {};  // the inherited PYTHON_GIL
+  return {{"PYTHON_GIL", python_gil}};
 }
 
 std::vector<std::string> other_binaries() {
@@ -67,7 +64,7 @@ void add_modes(std::vector<InterpreterMode>& out, InterpreterMode m, const std::
 
 std::vector<InterpreterMode> discover() {
   std::vector<InterpreterMode> out;
-  const std::string self = self_path();
+  const std::string self = self_executable();
   if (const auto f = python_interpreter_fields()) {
     InterpreterMode m;
     m.interpreter = f->interpreter;
@@ -90,15 +87,18 @@ std::vector<InterpreterMode> discover() {
       out.push_back(m);
       continue;
     }
-    const ChildOutput r = run_child({path, "interpreter-info"}, "");
+    SpawnOptions info_options;
+    info_options.timeout_s = kInfoTimeoutSeconds;
+    const ChildOutput r = run_child({path, "interpreter-info"}, info_options);
     json info;
     try {
       info = json::parse(r.out);
     } catch (const json::exception&) {
     }
-    if (r.exit_code != 0 || !info.is_object()) {
+    if (r.exit_code != 0 || r.timed_out || !info.is_object()) {
       m.available = false;
-      m.reason = path + " interpreter-info failed (exit " + std::to_string(r.exit_code) + ")";
+      m.reason = path + " interpreter-info " +
+                 (r.exit_code == 0 && !r.timed_out ? std::string("printed no JSON object") : r.describe_end());
       out.push_back(m);
       continue;
     }
@@ -169,36 +169,21 @@ int cmd_measure_spec(const Registry& registry, const std::string& spec_json, std
   return 0;
 }
 
-json measure_in_child(const InterpreterMode& mode, const json& spec, std::size_t index) {
-  json s = spec;
-  s["id"] = index;
-  const ChildOutput r = run_child({mode.parlab, "measure-spec", s.dump()}, mode.python_gil);
-  json rec;
-  try {
-    rec = json::parse(r.out);
-  } catch (const json::exception&) {
-    rec = json();
+json measure_in_child(const InterpreterMode& mode, const json& spec, std::size_t index, double timeout_s) {
+  ChildJob job;
+  job.argv = {mode.parlab, "measure-spec"};
+  job.set_env = gil_env(mode.python_gil);
+  job.what = "the child parlab (" + mode.describe() + ")";
+  job.fields = {{"kind", "python"}, {"interpreter", mode.interpreter}, {"python_build", mode.python_build}};
+  if (!mode.python_gil.empty()) job.fields["python_gil"] = mode.python_gil;
+  job.timeout_s = timeout_s;
+  json rec = measure_in_child_process(job, spec, index);
+  if (rec.is_object() && rec.value("status", "") != "error") {
+    // The plan entry's own fields, as the parent planned them.
+    rec["interpreter"] = rec.value("interpreter", mode.interpreter);
+    if (!mode.python_gil.empty()) rec["python_gil"] = mode.python_gil;
   }
-  if (r.exit_code == 0 && (rec.is_object() || rec.is_null())) {
-    if (rec.is_object()) {
-      // The plan entry's own fields, as the parent planned them.
-      rec["interpreter"] = rec.value("interpreter", mode.interpreter);
-      if (!mode.python_gil.empty()) rec["python_gil"] = mode.python_gil;
-      rec["id"] = index;
-    }
-    return rec;
-  }
-  json e = spec;
-  e["id"] = index;
-  e["interpreter"] = mode.interpreter;
-  if (!mode.python_gil.empty()) e["python_gil"] = mode.python_gil;
-  e["python_build"] = mode.python_build;
-  e["status"] = "error";
-  const std::string why = "the child parlab (" + mode.describe() + ") exited with " + std::to_string(r.exit_code) +
-                          (r.exit_code == -1 ? ": " + r.out : std::string());
-  e["reason"] = why;
-  e["validation"] = {{"pass", false}, {"detail", "error: " + why}};
-  return e;
+  return rec;
 }
 
 void list_interpreters(std::ostream& out) {

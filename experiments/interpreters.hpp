@@ -1,4 +1,4 @@
-// Several CPython interpreters in one run (DESIGN.md, "Dimensions that compose").
+// Several CPython interpreters in one run (docs/design.md, "Dimensions that compose").
 //
 // A process can host only one libpython, so each interpreter other than the one this binary
 // embeds is reached through another `parlab` binary built against it (the release-ft preset
@@ -40,14 +40,15 @@ const InterpreterMode* find_interpreter_mode(const std::string& interpreter, con
 int cmd_interpreter_info(std::ostream& out);
 
 // `parlab measure-spec JSON`: measures one plan entry in this process and prints its record
-// (or null when interrupted) as one JSON line on `out`.
+// (or null when interrupted by SIGINT/SIGTERM) as one JSON line on `out`.
 class Registry;
 int cmd_measure_spec(const Registry& registry, const std::string& spec_json, std::ostream& out);
 
 // Measures `spec` (a plan entry naming `mode`) in a child process of mode.parlab with
-// PYTHON_GIL set as the mode says. Returns the child's record, or null when the child was
-// interrupted. A child that fails gives a record with status "error" and the reason.
-nlohmann::json measure_in_child(const InterpreterMode& mode, const nlohmann::json& spec, std::size_t index);
+// PYTHON_GIL set as the mode says, through measure_in_child_process (child_record.hpp): the
+// child's record, a failed record naming the fault, or null when this process was interrupted.
+nlohmann::json measure_in_child(const InterpreterMode& mode, const nlohmann::json& spec, std::size_t index,
+                                double timeout_s);
 
 // For `parlab list`: one line per interpreter mode, with availability and reason.
 void list_interpreters(std::ostream& out);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "child_record.hpp"
 #include "core/error.hpp"
 
 
@@ -64,7 +65,9 @@ MpiLauncher find_mpi_launcher() {
     }
     return false;
   };
-  const ChildOutput v = run_capturing({exe, "--version"});
+  SpawnOptions version_options;
+  version_options.timeout_s = 60;
+  const ChildOutput v = run_child({exe, "--version"}, version_options);
   l.open_mpi = v.out.find("Open MPI") != std::string::npos || v.out.find("OpenRTE") != std::string::npos;
   if (l.open_mpi) {
     // Unbound by default: a rank's executor threads must be free to use more than one core, and
@@ -78,52 +81,25 @@ MpiLauncher find_mpi_launcher() {
   return l;
 }
 
-nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::size_t index) {
+nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::size_t index, double timeout_s) {
   nlohmann::json s = spec;
-  s["id"] = index;
   s.erase("ranks");  // the job measures it as its own: ranks from its layout, not another launch
-  const auto fail = [&](const std::string& why) {
-    nlohmann::json e = spec;
-    e["id"] = index;
-    e["kind"] = "mpi";
-    e["status"] = "error";
-    e["reason"] = why;
-    e["validation"] = {{"pass", false}, {"detail", "error: " + why}};
-    return e;
-  };
+  ChildJob job;
+  job.fields = {{"kind", "mpi"}, {"ranks", ranks}};
+  job.timeout_s = timeout_s;
   MpiLauncher launcher;
   try {
     launcher = find_mpi_launcher();
   } catch (const Error& e) {
-    return fail(e.what());
+    return failed_record(spec, index, job.fields, e.what());
   }
-  std::error_code ec;
-  const std::string self = std::filesystem::read_symlink("/proc/self/exe", ec).string();
-  if (ec) return fail("cannot find this parlab binary (/proc/self/exe): " + ec.message());
-  std::vector<std::string> argv = launcher.command;
-  argv.insert(argv.end(), {"-np", std::to_string(ranks), self, "measure-spec", s.dump()});
-  const ChildOutput c = run_capturing(argv);
-  // Rank 0 prints the record as the last line; the other ranks print nothing.
-  std::string last;
-  std::istringstream lines(c.out);
-  for (std::string line; std::getline(lines, line);) {
-    if (!line.empty()) last = line;
-  }
-  nlohmann::json rec;
-  try {
-    rec = nlohmann::json::parse(last);
-  } catch (const nlohmann::json::exception&) {
-    rec = nlohmann::json();
-  }
-  if (c.exit_code == 0 && (rec.is_object() || rec.is_null())) {
-    if (rec.is_object()) {
-      rec["id"] = index;
-      rec["ranks"] = ranks;  // as planned; the record's layout fields come from the job itself
-    }
-    return rec;
-  }
-  return fail("the MPI job of " + std::to_string(ranks) + " ranks (" + launcher.describe() + ") exited with " +
-              std::to_string(c.exit_code) + (c.exit_code == -1 ? ": " + c.out : std::string()));
+  const std::string self = self_executable();
+  job.argv = launcher.command;
+  job.argv.insert(job.argv.end(), {"-np", std::to_string(ranks), self.empty() ? "parlab" : self, "measure-spec"});
+  job.what = "the MPI job of " + std::to_string(ranks) + " ranks (" + launcher.describe() + ")";
+  nlohmann::json rec = measure_in_child_process(job, s, index);
+  if (rec.is_object()) rec["ranks"] = ranks;  // as planned; the layout fields come from the job itself
+  return rec;
 }
 
 }  // namespace parlab

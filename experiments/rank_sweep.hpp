@@ -29,8 +29,9 @@ struct MpiLauncher {
 // Throws UsageError naming --ranks when no launcher is found.
 MpiLauncher find_mpi_launcher();
 
-// Measures `spec` in an MPI job of `ranks` ranks. Returns its record, null when interrupted, or
-// a record with status "error" and the reason when the job fails.
-nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::size_t index);
+// Measures `spec` in an MPI job of `ranks` ranks through measure_in_child_process
+// (child_record.hpp): rank 0's record, a failed record naming the fault (no launcher, the job
+// failing, its output unusable, its time limit passed), or null when this process was interrupted.
+nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::size_t index, double timeout_s);
 
 }  // namespace parlab

@@ -33,9 +33,9 @@ using Clock = std::chrono::steady_clock;
 
 constexpr const char* kSchema = "parlab-results/1";
 
-extern "C" void on_sigint(int) {
+extern "C" void on_interrupt(int sig) {
   g_interrupted.store(true);
-  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+  std::signal(sig, SIG_DFL);  // a second Ctrl-C (or SIGTERM) ends the process at once
 }
 
 std::string utc_stamp(const char* format) {
@@ -133,7 +133,8 @@ std::string csv_value(const json& j) {
 
 void install_interrupt_handler() {
   g_interrupted.store(false);
-  std::signal(SIGINT, on_sigint);
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
 }
 
 void ensure_writable_dir(const std::filesystem::path& dir, const std::string& what) {
@@ -278,7 +279,9 @@ int Runner::execute() {
     progress.begin(spec);
     json record = measure(spec, i);
     progress.end();
-    if (record.is_null()) break;  // interrupted inside the measurement: nothing recorded
+    // Null only when this process was interrupted (SIGINT/SIGTERM) inside the measurement; every
+    // fault of a child process is a failed record (child_record.hpp).
+    if (record.is_null()) break;
     doc_["records"].push_back(std::move(record));
     save();
   }
@@ -297,8 +300,15 @@ int Runner::execute() {
       ++unavailable;
     } else if (status != "ok") {
       ++failed;
+      // Where it ran, when not in this process: the dimensions a failure is told apart by.
+      std::string where;
+      if (r.contains("ranks") && r["ranks"].is_number()) where += " ranks=" + r["ranks"].dump();
+      if (r.contains("interpreter")) {
+        where += " [" + r["interpreter"].get<std::string>() +
+                 (r.contains("python_gil") ? ", PYTHON_GIL=" + r["python_gil"].get<std::string>() : "") + "]";
+      }
       log_ << (color ? "\033[31m" : "") << "FAILED " << r["kernel"].get<std::string>() << " "
-           << r["backend"].get<std::string>() << " t=" << r["threads"] << " n=" << r["size"] << ": "
+           << r["backend"].get<std::string>() << " t=" << r["threads"] << " n=" << r["size"] << where << ": "
            << r["validation"].value("detail", r.value("reason", std::string())) << (color ? "\033[0m" : "") << "\n";
     }
   }
@@ -315,7 +325,7 @@ int Runner::execute() {
 
 json Runner::measure(const MeasurementSpec& s, std::size_t index) {
   // An MPI record of a swept job size: measured by that many ranks, launched for it.
-  if (s.ranks > 0) return measure_in_mpi_job(to_json(s), s.ranks, index);
+  if (s.ranks > 0) return measure_in_mpi_job(to_json(s), s.ranks, index, options_.child_timeout_s);
   if (!s.interpreter.empty()) {
     // Another interpreter's record: measured in a child parlab built against it.
     const InterpreterMode* mode = find_interpreter_mode(s.interpreter, s.python_gil);
@@ -328,13 +338,13 @@ json Runner::measure(const MeasurementSpec& s, std::size_t index) {
                     " not found by this run (see `parlab list`)";
       return r;
     }
-    if (!mode->parlab.empty()) return measure_in_child(*mode, to_json(s), index);
+    if (!mode->parlab.empty()) return measure_in_child(*mode, to_json(s), index, options_.child_timeout_s);
   }
   json r = measure_here(s, index);
   if (r.is_null()) return r;  // interrupted inside the measurement
   if (r.value("kind", "") == "python" && r.value("status", "") != "unavailable") {
     if (const auto f = python_interpreter_fields()) {
-      // Which interpreter ran it, from the process that did (DESIGN.md, "Dimensions that compose").
+      // Which interpreter ran it, from the process that did (docs/design.md, "Dimensions that compose").
       r["interpreter"] = f->interpreter;
       r["python_build"] = f->python_build;
       r["gil_enabled"] = f->gil_enabled;
@@ -351,6 +361,10 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
   if (entry == nullptr || !entry->available) {
     r["status"] = "unavailable";
     r["reason"] = entry ? entry->reason : "backend not registered in this build";
+    if (entry != nullptr && entry->broken) {
+      r["status"] = "error";
+      r["validation"] = {{"pass", false}, {"detail", "error: " + entry->reason}};
+    }
     return r;
   }
   Problem p;
@@ -428,7 +442,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     r["checksum"] = v.checksum;
     if (v.hits) r["hits"] = *v.hits;
     r["status"] = v.pass ? "ok" : "failed-validation";
-    if (const auto l = w->layout()) {  // where it ran (DESIGN.md, "Dimensions that compose")
+    if (const auto l = w->layout()) {  // where it ran (docs/design.md, "Dimensions that compose")
       r["ranks"] = l->ranks;
       r["ranks_per_node"] = l->ranks_per_node;
       r["hosts"] = l->hosts;

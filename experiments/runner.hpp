@@ -32,9 +32,14 @@ namespace parlab {
 struct RunOptions {
   bool write_csv = true;
   bool quiet = false;
+  // The time limit of one measurement made in another process (an interpreter child, an MPI
+  // job): past it the child is stopped and its record fails. 0: none.
+  double child_timeout_s = kDefaultChildTimeoutSeconds;
+  static constexpr double kDefaultChildTimeoutSeconds = 1800;
 };
 
-// Set by the SIGINT handler; the runner stops between repetitions when it is true.
+// Set by the SIGINT and SIGTERM handlers; the runner stops between repetitions when it is true,
+// and a child process then gets SIGINT (experiments/child_process.hpp).
 extern std::atomic<bool> g_interrupted;
 void install_interrupt_handler();
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -103,8 +104,11 @@ std::vector<const BackendEntry*> select_backends(const std::vector<std::string>&
         for (const auto& n : registry.names()) accepted += ", " + n;
         throw UsageError(where + ": unknown backend '" + w + "' (accepted: " + accepted + ")");
       }
-      if (e->available && std::find(e->kernels.begin(), e->kernels.end(), kernel) == e->kernels.end()) {
-        continue;  // named explicitly but does not run this kernel: nothing to measure
+      // Named but does not run this kernel: nothing to measure (make_plan names the pair). An
+      // unavailable entry without a kernel list is kept, so its record says why it did not run.
+      if ((e->available || !e->kernels.empty()) &&
+          std::find(e->kernels.begin(), e->kernels.end(), kernel) == e->kernels.end()) {
+        continue;
       }
       add(e);
     }
@@ -213,7 +217,7 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
   Plan plan;
   json experiments = json::array();
   int reps = 5, warmup = 1;
-  std::uint64_t seed = 42;
+  std::uint64_t seed = kDefaultSeed;
   double min_rep = 0.01;
   std::string where = "ad-hoc run";
 
@@ -248,6 +252,11 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
   }
 
   const double memory = physical_memory();
+  std::set<std::string> planned_kernels;            // after the --kernel filter
+  std::map<std::string, std::string> short_points;  // backend -> why some of its points were left out
+  const auto warn_once = [&](const std::string& why) {
+    if (std::find(plan.warnings.begin(), plan.warnings.end(), why) == plan.warnings.end()) plan.warnings.push_back(why);
+  };
   for (std::size_t i = 0; i < experiments.size(); ++i) {
     const json& e = experiments[i];
     const std::string ew = where + " experiment " + std::to_string(i + 1);
@@ -267,9 +276,7 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
         }
         for (const auto& m : interpreter_modes()) {
           const std::string why = "interpreter not measured: " + m.describe() + ": " + m.reason;
-          if (!m.available && std::find(plan.warnings.begin(), plan.warnings.end(), why) == plan.warnings.end()) {
-            plan.warnings.push_back(why);
-          }
+          if (!m.available) warn_once(why);
         }
         // "all" always has this process's own; "others" may find none, and measures nothing then.
         if (python_modes.empty() && which == "all") python_modes = {nullptr};
@@ -303,6 +310,7 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
           std::find(o.kernels.begin(), o.kernels.end(), kernel) == o.kernels.end()) {
         continue;  // filtered out by --kernel
       }
+      planned_kernels.insert(kernel);
       const KernelSpec* spec = find_kernel(kernel);
       if (spec == nullptr) {
         // Kernels of the GPU or Python parts (studies) are not in the core table; accept any
@@ -400,16 +408,22 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
               }
               if (be->kind != "mpi" || ranks.empty()) {
                 if (be->work_unit > 0 && t > 1 && m.size / static_cast<std::uint64_t>(t) < be->work_unit) {
-                const std::string why = "backend '" + be->name + "' takes " + format_size(be->work_unit) +
-                                        " samples at a time, so at size " + format_size(m.size) + " and " +
-                                        std::to_string(t) + " threads some threads get no work and the figure "
-                                        "measures fewer threads than it says (use a size >= " +
-                                        format_size(be->work_unit * static_cast<std::uint64_t>(t)) + ")";
-                if (!o.sizes) throw UsageError(ew + ": " + why);
-                if (std::find(plan.warnings.begin(), plan.warnings.end(), why) == plan.warnings.end()) {
-                  plan.warnings.push_back(why);
+                  if (!o.sizes) {
+                    // A suite's point: left out, one warning per backend naming the smallest size
+                    // at the largest such thread count (a suite's "max" differs between machines).
+                    short_points[be->name] =
+                        "backend '" + be->name + "' takes " + format_size(be->work_unit) +
+                        " samples at a time: points where some threads would get no work are left out "
+                        "(from " + ew + ": size " + format_size(m.size) + " at " + std::to_string(t) +
+                        " threads needs a size >= " + format_size(be->work_unit * static_cast<std::uint64_t>(t)) + ")";
+                    continue;
+                  }
+                  warn_once("backend '" + be->name + "' takes " + format_size(be->work_unit) +
+                            " samples at a time, so at size " + format_size(m.size) + " and " + std::to_string(t) +
+                            " threads some threads get no work and the figure measures fewer threads than it "
+                            "says (use a size >= " +
+                            format_size(be->work_unit * static_cast<std::uint64_t>(t)) + ")");
                 }
-              }
               plan.specs.push_back(m);
                 continue;
               }
@@ -428,6 +442,27 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
         }
       }
     }
+  }
+  for (const auto& [backend, why] : short_points) warn_once(why);
+  // No silent filter: every name given on the command line selects something.
+  for (const std::string& k : o.kernels) {
+    if (suite != nullptr && planned_kernels.count(k) == 0) {
+      throw UsageError("--kernel: " + where + " has no experiment of kernel '" + k + "'");
+    }
+  }
+  std::map<std::string, std::set<std::string>> measured;  // backend -> kernels it has specs for
+  for (const auto& m : plan.specs) measured[m.backend].insert(m.kernel);
+  for (const std::string& b : o.backends) {
+    if (b == "all" || b == "cpu" || b == "gpu" || b == "python") continue;  // groups: whatever runs
+    std::string missing;
+    for (const std::string& k : planned_kernels) {
+      if (measured[b].count(k) == 0) missing += (missing.empty() ? "" : ", ") + k;
+    }
+    if (measured[b].empty()) {
+      throw UsageError("--backend: '" + b + "' runs none of the planned kernels (" + missing + ") in " + where +
+                       " (see `parlab list`)");
+    }
+    if (!missing.empty()) warn_once("--backend '" + b + "' is not measured for kernel(s) " + missing + " (it does not run them here)");
   }
   if (plan.specs.empty()) throw UsageError(where + ": the filters select no measurement");
   return plan;

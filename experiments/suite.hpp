@@ -32,6 +32,10 @@
 
 namespace parlab {
 
+// The seed of the pi stream when none is given: `parlab pi`, `parlab run` and suites without a
+// "seed" all use it, so their counts agree.
+inline constexpr std::uint64_t kDefaultSeed = 42;
+
 // One measurement of the plan.
 struct MeasurementSpec {
   std::string study;    // suite-level label ("quick", "scaling", ...)
@@ -42,7 +46,7 @@ struct MeasurementSpec {
   std::uint64_t size = 0;
   std::uint64_t size_y = 0;
   Precision precision = Precision::f64;
-  std::uint64_t seed = 42;
+  std::uint64_t seed = kDefaultSeed;
   int reps = 5;
   int warmup = 1;
   double min_rep_seconds = 0.0;  // repeat the kernel inside one repetition until this long
@@ -78,7 +82,8 @@ struct Plan {
   std::string suite;  // name, or "ad-hoc"
   std::vector<MeasurementSpec> specs;
   // What a user should know before the run starts (a command-line size below a backend's work
-  // unit, an MPI launcher and oversubscription); printed, and kept in the run's context.
+  // unit, a named backend that does not run a named kernel, an MPI launcher and
+  // oversubscription); printed, and kept in the run's context.
   std::vector<std::string> warnings;
 };
 
@@ -91,7 +96,12 @@ std::vector<std::string> suite_names();
 nlohmann::json load_suite(const std::string& name_or_path);
 
 // Expands a suite (may be null for ad hoc) with overrides into a plan, validating everything:
-// kernels, backends, precisions, sizes (including whether they fit in memory). Throws UsageError.
+// kernels, backends, precisions, sizes (including whether they fit in memory). No filter is
+// dropped in silence: a --kernel or --backend name that selects nothing is a UsageError, and each
+// (kernel, backend) pair of a --backend name that does not run a planned kernel is one warning.
+// In a suite, a (size, threads) point at which some threads of a backend with a work unit would
+// get no work is left out with one warning per backend (on the command line it is measured, and
+// warned about). Throws UsageError.
 Plan make_plan(const nlohmann::json* suite, const PlanOverrides& overrides, const Registry& registry,
                int max_threads);
 

@@ -1,5 +1,7 @@
 #include "cuda_check.hpp"
 
+#include <dlfcn.h>
+
 #include <sstream>
 
 #include "device.hpp"
@@ -142,25 +144,56 @@ double elapsed_seconds(const Event& start, const Event& stop) {
 }
 
 // ---------------------------------------------------------------- devices
-DeviceCount device_count() noexcept {
+namespace {
+
+// Whether the driver library exists on this machine (loaded and released at once; the runtime
+// loads it itself when it is there).
+bool driver_library_present() noexcept {
+  void* h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+  if (h == nullptr) return false;
+  dlclose(h);
+  return true;
+}
+
+}  // namespace
+
+DeviceCount classify_device_count(int runtime_error, int count, bool driver_library_present) noexcept {
   DeviceCount c;
-  int n = 0;
-  const cudaError_t err = cudaGetDeviceCount(&n);
+  const auto err = static_cast<cudaError_t>(runtime_error);
   if (err != cudaSuccess) {
-    (void)cudaGetLastError();
-    c.reason = "no CUDA device (cudaGetDeviceCount: " + describe(err) + ")";
+    if (err == cudaErrorNoDevice) {
+      c.state = DeviceCount::State::no_device;
+      c.reason = "no CUDA device (cudaGetDeviceCount: " + describe(err) + ")";
+    } else if (err == cudaErrorInsufficientDriver && !driver_library_present) {
+      // The runtime says "insufficient driver" when there is no driver at all.
+      c.state = DeviceCount::State::no_driver;
+      c.reason = "no CUDA driver (libcuda.so.1 cannot be loaded; cudaGetDeviceCount: " + describe(err) + ")";
+    } else {
+      c.state = DeviceCount::State::driver_error;
+      c.reason = "CUDA driver error: cudaGetDeviceCount failed with " + describe(err);
+    }
     return c;
   }
-  if (n <= 0) {
+  if (count <= 0) {
+    c.state = DeviceCount::State::no_device;
     c.reason = "no CUDA device (the driver reports 0 devices)";
     return c;
   }
-  c.count = n;
+  c.state = DeviceCount::State::ok;
+  c.count = count;
   return c;
+}
+
+DeviceCount device_count() noexcept {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) (void)cudaGetLastError();
+  return classify_device_count(err, n, err == cudaErrorInsufficientDriver && driver_library_present());
 }
 
 void check_device(int device) {
   const DeviceCount c = device_count();
+  if (c.state == DeviceCount::State::driver_error) throw FailureError(c.reason);
   if (c.count == 0) throw UnavailableError(c.reason);
   if (device < 0 || device >= c.count) {
     throw UsageError("--device " + std::to_string(device) + " is not a CUDA device of this machine " +

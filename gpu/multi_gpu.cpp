@@ -34,6 +34,7 @@ double seconds_since(Clock::time_point t0) {
 
 int visible_devices() {
   const DeviceCount c = device_count();
+  if (c.state == DeviceCount::State::driver_error) throw FailureError(c.reason);
   if (c.count == 0) throw UnavailableError(c.reason);
   return c.count;
 }

@@ -64,17 +64,22 @@ void register_cuda(Registry& registry) {
       for (int d = 0; d < devices.count; ++d) all += (d ? "; " : "") + std::to_string(d) + ": " + cuda::describe_device(d);
     } catch (const std::exception& e) {
       devices.count = 0;
-      devices.reason = std::string("no usable CUDA device (") + e.what() + ")";
+      devices.state = cuda::DeviceCount::State::driver_error;
+      devices.reason = std::string("CUDA driver error: a device cannot be described (") + e.what() + ")";
     }
   }
 
   if (devices.count == 0) {
-    registry.add(unavailable_entry("cuda", single, devices.reason));
-    registry.add(unavailable_entry("cuda-cublas", cublas, devices.reason));
-    registry.add(unavailable_entry("cuda-multi", multi, devices.reason));
-    auto seq = unavailable_entry("cuda-multi-seq", multi, devices.reason);
-    seq.in_default_set = false;
-    registry.add(std::move(seq));
+    // A driver that fails is a failure of the machine, not the absence of a GPU: its records
+    // are errors (BackendEntry::broken), and `parlab list` says FAILED.
+    const bool broken = devices.state == cuda::DeviceCount::State::driver_error;
+    for (const auto& [name, kernels] : {std::pair{"cuda", single}, std::pair{"cuda-cublas", cublas},
+                                        std::pair{"cuda-multi", multi}, std::pair{"cuda-multi-seq", multi}}) {
+      BackendEntry e = unavailable_entry(name, kernels, devices.reason);
+      e.broken = broken;
+      e.in_default_set = std::string(name) != "cuda-multi-seq";
+      registry.add(std::move(e));
+    }
     return;
   }
 

@@ -12,11 +12,15 @@
 
 namespace parlab::test {
 
-// Skips the calling test, with the reason, when no CUDA device is usable.
-#define PARLAB_REQUIRE_CUDA_DEVICE()                                        \
-  do {                                                                      \
-    const ::parlab::cuda::DeviceCount parlab_devices_ = ::parlab::cuda::device_count(); \
-    if (parlab_devices_.count == 0) GTEST_SKIP() << parlab_devices_.reason; \
+// Skips the calling test, with the reason, when this machine has no CUDA driver or no device;
+// fails it when the driver is there and fails (a GPU machine gone wrong must not read as a skip).
+#define PARLAB_REQUIRE_CUDA_DEVICE()                                                          \
+  do {                                                                                        \
+    const ::parlab::cuda::DeviceCount parlab_devices_ = ::parlab::cuda::device_count();       \
+    if (parlab_devices_.state == ::parlab::cuda::DeviceCount::State::driver_error) {          \
+      GTEST_FAIL() << parlab_devices_.reason;                                                 \
+    }                                                                                         \
+    if (parlab_devices_.count == 0) GTEST_SKIP() << parlab_devices_.reason;                   \
   } while (0)
 
 inline Problem gpu_problem(std::string kernel, Precision precision, std::uint64_t size) {

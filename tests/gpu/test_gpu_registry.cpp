@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include <cuda_runtime.h>
+
 #include "gpu/register.hpp"
 #include "gpu_test_support.hpp"
 
@@ -24,10 +26,15 @@ TEST(GpuRegistry, EveryEntryIsAvailableExactlyWhenADeviceIs) {
     const BackendEntry* e = r.find(name);
     ASSERT_NE(e, nullptr) << name;
     EXPECT_EQ(e->kind, "gpu");
-    if (devices.count == 0) {
+    if (devices.state == cuda::DeviceCount::State::driver_error) {
+      ADD_FAILURE() << "the CUDA driver fails on this machine: " << devices.reason;
+      EXPECT_TRUE(e->broken) << name;
+      EXPECT_THROW(r.get(name), FailureError);
+    } else if (devices.count == 0) {
       EXPECT_FALSE(e->available) << name;
-      EXPECT_FALSE(e->reason.empty()) << name;
-      EXPECT_NE(e->reason.find("no CUDA device"), std::string::npos) << e->reason;
+      EXPECT_FALSE(e->broken) << name;
+      EXPECT_EQ(e->reason, devices.reason) << name;
+      EXPECT_TRUE(e->reason.rfind("no CUDA device", 0) == 0 || e->reason.rfind("no CUDA driver", 0) == 0) << e->reason;
       EXPECT_THROW(r.get(name), UnavailableError);
     } else {
       EXPECT_TRUE(e->available) << name << ": " << e->reason;
@@ -36,6 +43,37 @@ TEST(GpuRegistry, EveryEntryIsAvailableExactlyWhenADeviceIs) {
     }
   }
   EXPECT_FALSE(r.find("cuda-multi-seq")->in_default_set);
+}
+
+// What cudaGetDeviceCount and the loader say, and what parlab makes of it: "no CUDA device" only
+// for cudaErrorNoDevice or a count of 0, "no CUDA driver" only when libcuda.so.1 is absent, and
+// every other error a driver error with its name and message.
+TEST(GpuRegistry, DeviceCountSaysWhatHappened) {
+  using State = cuda::DeviceCount::State;
+  const auto no_device = cuda::classify_device_count(cudaErrorNoDevice, 0, true);
+  EXPECT_EQ(no_device.state, State::no_device);
+  EXPECT_EQ(no_device.reason.rfind("no CUDA device", 0), 0u) << no_device.reason;
+  EXPECT_EQ(cuda::classify_device_count(cudaSuccess, 0, true).state, State::no_device);
+  const auto no_driver = cuda::classify_device_count(cudaErrorInsufficientDriver, 0, false);
+  EXPECT_EQ(no_driver.state, State::no_driver);
+  EXPECT_EQ(no_driver.reason.rfind("no CUDA driver", 0), 0u) << no_driver.reason;
+  // The same runtime error with a driver library present: an old or broken driver.
+  const auto old_driver = cuda::classify_device_count(cudaErrorInsufficientDriver, 0, true);
+  EXPECT_EQ(old_driver.state, State::driver_error);
+  EXPECT_NE(old_driver.reason.find("cudaErrorInsufficientDriver"), std::string::npos) << old_driver.reason;
+  for (const cudaError_t err : {cudaErrorSystemDriverMismatch, cudaErrorInitializationError, cudaErrorDevicesUnavailable,
+                                cudaErrorUnknown}) {
+    const auto c = cuda::classify_device_count(err, 0, true);
+    EXPECT_EQ(c.state, State::driver_error) << cudaGetErrorName(err);
+    EXPECT_EQ(c.count, 0);
+    EXPECT_EQ(c.reason.find("no CUDA"), std::string::npos) << c.reason;
+    EXPECT_NE(c.reason.find(cudaGetErrorName(err)), std::string::npos) << c.reason;
+    EXPECT_NE(c.reason.find(cudaGetErrorString(err)), std::string::npos) << c.reason;
+  }
+  const auto ok = cuda::classify_device_count(cudaSuccess, 4, true);
+  EXPECT_EQ(ok.state, State::ok);
+  EXPECT_EQ(ok.count, 4);
+  EXPECT_TRUE(ok.reason.empty());
 }
 
 TEST(GpuRegistry, NoDeviceMeansUnavailableWithAReason) {

@@ -1,0 +1,39 @@
+// A measurement made in another process: the one path by which a plan entry measured by another
+// parlab (a child of another interpreter, experiments/interpreters.hpp) or by an MPI job
+// (experiments/rank_sweep.hpp) becomes a record of this run (docs/design.md, "Failure semantics").
+//
+// The child prints the record as its last non-empty line of stdout. Every way that can go wrong
+// — it cannot start, exits non-zero, is killed by a signal, prints nothing, prints something
+// that is not JSON, prints a record of the wrong shape or for another plan entry, runs past its
+// time limit, or reports an interruption this process did not receive — gives a record with
+// status "error" whose reason names the fault and ends with the tail of the child's stderr.
+// Only this process's own SIGINT/SIGTERM (g_interrupted) gives null: "interrupted".
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace parlab {
+
+struct ChildJob {
+  std::vector<std::string> argv;                                // the command; the spec is appended
+  std::vector<std::pair<std::string, std::string>> set_env;     // environment it runs with
+  std::string what;         // names it in a failure: "the child parlab (3.13.5t, PYTHON_GIL=0)"
+  nlohmann::json fields;    // added to a failed record (kind, interpreter, ...): what the plan knows
+  double timeout_s = 0;     // 0: none
+};
+
+// Runs `job` with the plan entry `spec` (its "id" set to `index`) as its last argument and returns
+// the child's record with "id" = index, a failed record, or null when this process was interrupted.
+nlohmann::json measure_in_child_process(const ChildJob& job, const nlohmann::json& spec, std::size_t index);
+
+// The record of a measurement that failed before or outside any run of its workload: the plan
+// entry, `fields`, status "error" and `why` as its reason and validation detail.
+nlohmann::json failed_record(const nlohmann::json& spec, std::size_t index, const nlohmann::json& fields,
+                             const std::string& why);
+
+}  // namespace parlab
