@@ -1,0 +1,391 @@
+"""experiments/compare.py on synthetic runs: statistics, matching, verdicts, scaling shape, output, exit codes."""
+import copy
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+
+import pytest
+
+import compare  # experiments/compare.py, via conftest's sys.path
+import compare_stats
+from conftest import BASE_DOC, ROOT, record, write_doc
+
+COMPARE = os.path.join(ROOT, "experiments", "compare.py")
+
+
+def run_compare(*args, env=None):
+    return subprocess.run([sys.executable, COMPARE, *map(str, args)], capture_output=True, text=True, env=env)
+
+
+def noisy(rng, median, n=5, sd=0.02):
+    """n repetition times around median with lognormal noise of relative spread sd."""
+    return [median * math.exp(rng.gauss(0, sd)) for _ in range(n)]
+
+
+def rec(i, backend, threads, reps, **kw):
+    """A conftest record whose repetitions are `reps` (time_s and rate follow from them)."""
+    r = record(i, backend, threads, 1.0, **kw)
+    if r["status"] == "ok":
+        s = sorted(reps)
+        med = compare_stats.median(reps)
+        mean = sum(reps) / len(reps)
+        r.update({"reps": len(reps), "reps_s": list(reps),
+                  "time_s": {"median": med, "mean": mean, "min": s[0], "max": s[-1],
+                             "stddev": math.sqrt(sum((x - mean) ** 2 for x in reps) / max(1, len(reps) - 1))},
+                  "rate": {"samples_per_s": r["size"] / med}})
+    return r
+
+
+# Times of a strong-scaling run: serial and two backends over 1..8 threads, one triad record.
+PLAN = [("serial", 1, 8.0), ("pool", 1, 8.1), ("pool", 2, 4.2), ("pool", 4, 2.3), ("pool", 8, 1.4),
+        ("tbb", 1, 8.2), ("tbb", 2, 4.3), ("tbb", 4, 2.2), ("tbb", 8, 1.3)]
+
+
+def make_run(seed, factor=1.0, shift=None, plan=PLAN, n=5, sd=0.02, host="fixture-host", **ctx):
+    """A run of PLAN with fresh noise; every median times `factor`; `shift` = {(backend, threads): x}."""
+    rng = random.Random(seed)
+    doc = copy.deepcopy(BASE_DOC)
+    doc["context"]["host"] = host
+    for k, v in ctx.items():
+        doc["context"]["cpu"][k] = v
+    recs = []
+    for i, (backend, threads, t) in enumerate(plan):
+        x = factor * (shift or {}).get((backend, threads), 1.0)
+        recs.append(rec(i, backend, threads, noisy(rng, t * x, n, sd)))
+    recs.append(rec(len(plan), "pool", 4, noisy(rng, 0.02 * factor, n, sd), kernel="triad", size=1 << 24,
+                    scaling="none", precision="double"))
+    doc["records"] = recs
+    return doc
+
+
+def json_of(res):
+    assert res.returncode == 0, res.stderr
+    return json.loads(res.stdout)
+
+
+def by_label(out):
+    return {r["label"]: r for r in out["records"]}
+
+
+# ---------------------------------------------------------------- statistics
+def test_exact_u_distribution_and_smallest_p():
+    for n, m in ((1, 1), (3, 3), (4, 6), (5, 5), (8, 3)):
+        c = compare_stats.u_counts(n, m)
+        assert sum(c) == math.comb(n + m, n) and list(c) == list(c[::-1]) and len(c) == n * m + 1
+    # Every NEW repetition above every BASE one: the smallest p there is.
+    assert compare_stats.mann_whitney([1, 2, 3], [4, 5, 6])["p"] == pytest.approx(0.1)
+    assert compare_stats.mann_whitney([1, 2, 3, 4, 5], [6, 7, 8, 9, 10])["p"] == pytest.approx(2 / 252)
+    assert compare_stats.min_p(3, 3) == pytest.approx(0.1)
+    assert compare_stats.reps_needed(0.01) == 5 and compare_stats.reps_needed(0.05) == 4
+
+
+def test_u_test_gives_scipys_p_values():
+    stats = pytest.importorskip("scipy.stats")
+    rng = random.Random(7)
+    for trial in range(300):
+        n, m = rng.randint(1, 14), rng.randint(1, 14)
+        a = [rng.lognormvariate(0, 0.1) for _ in range(n)]
+        b = [rng.lognormvariate(0.05, 0.1) for _ in range(m)]
+        if trial % 3 == 0:  # ties: the normal approximation with tie correction
+            a, b = [round(x, 1) for x in a], [round(x, 1) for x in b]
+        mine = compare_stats.mann_whitney(a, b)
+        ref = stats.mannwhitneyu(b, a, alternative="two-sided",
+                                 method="exact" if mine["method"] == "exact" else "asymptotic")
+        assert mine["u"] == pytest.approx(ref.statistic)
+        assert mine["p"] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-12)
+
+
+def test_interval_excludes_one_exactly_when_the_test_rejects():
+    rng = random.Random(3)
+    seen = {True: 0, False: 0}
+    for _ in range(400):
+        n, m = rng.randint(2, 12), rng.randint(2, 12)
+        a = [rng.lognormvariate(0, 0.05) for _ in range(n)]
+        b = [rng.lognormvariate(rng.choice((0, 0.03, 0.08)), 0.05) for _ in range(m)]
+        for alpha in (0.01, 0.05):
+            ci = compare_stats.ratio_interval(a, b, alpha)
+            rejects = compare_stats.mann_whitney(a, b)["p"] < alpha
+            if ci is None:
+                assert compare_stats.min_p(n, m) >= alpha and not rejects
+                continue
+            assert ci[0] <= ci[1]
+            assert (not ci[0] <= 1 <= ci[1]) == rejects
+            seen[rejects] += 1
+    assert seen[True] > 20 and seen[False] > 20  # both cases were exercised
+
+
+def test_same_distribution_1000_times_gives_a_verdict_at_most_1_percent():
+    rng = random.Random(2026)
+    alpha, threshold = compare.DEFAULTS["alpha"], compare.DEFAULTS["threshold"]
+    for n, sd in ((5, 0.05), (10, 0.05), (20, 0.08)):
+        verdicts = rejections = 0
+        for _ in range(1000):
+            # Right-skewed timing noise with an occasional slow outlier, both sides alike.
+            a = [math.exp(rng.gauss(0, sd)) * (1.3 if rng.random() < 0.05 else 1) for _ in range(n)]
+            b = [math.exp(rng.gauss(0, sd)) * (1.3 if rng.random() < 0.05 else 1) for _ in range(n)]
+            res = compare_stats.compare_samples(a, b, alpha, threshold)
+            verdicts += res["verdict"] != "same"
+            rejections += res["p_value"] < alpha
+        assert verdicts <= 10, (n, verdicts)
+        # The test alone (no minimum effect) keeps its level too: about alpha, never far above.
+        assert rejections <= 20, (n, rejections)
+
+
+def test_a_real_shift_is_found_by_the_same_rule():
+    rng = random.Random(11)
+    found = sum(compare_stats.compare_samples(noisy(rng, 1.0), noisy(rng, 1.10), 0.01, 0.05)["verdict"] == "slower"
+                for _ in range(200))
+    assert found >= 190
+
+
+# ---------------------------------------------------------------- on runs
+def test_known_10_percent_shift_in_one_record_is_slower_and_the_others_unchanged(tmp_path):
+    base = write_doc(tmp_path, make_run(1), "base")
+    new = write_doc(tmp_path, make_run(2, shift={("tbb", 4): 1.10}), "new")
+    out = json_of(run_compare(base, new, "--json"))
+    rows = by_label(out)
+    shifted = rows["s pi tbb t=4 2^20 int32"]
+    assert shifted["verdict"] == "slower" and shifted["p_value"] < 0.01
+    assert shifted["time_ratio"] == pytest.approx(1.10, rel=0.03)
+    assert shifted["ci"][0] > 1 and shifted["rate_ratio"] == pytest.approx(1 / shifted["time_ratio"])
+    others = [r for label, r in rows.items() if label != shifted["label"]]
+    assert len(others) == len(PLAN) and all(r["verdict"] == "same" for r in others)
+    assert out["summary"]["slower"] == 1 and out["summary"]["same"] == len(PLAN)
+    assert out["records"][0]["label"] == shifted["label"]  # sorted by the largest change
+    assert out["summary"]["largest_slowdown"]["label"] == shifted["label"]
+    text = run_compare(base, new).stdout
+    assert "1 slower" in text and "largest slowdown: s pi tbb t=4" in text
+    assert "\033[" not in text  # no colour when stdout is not a terminal
+    assert "\033[31" in run_compare(base, new, "--color", "always").stdout
+
+
+def test_too_few_repetitions_give_the_warning(tmp_path):
+    base = write_doc(tmp_path, make_run(1, n=3), "base")
+    new = write_doc(tmp_path, make_run(2, n=3, shift={("tbb", 4): 1.5}), "new")
+    out = json_of(run_compare(base, new, "--json"))
+    row = by_label(out)["s pi tbb t=4 2^20 int32"]
+    assert row["time_ratio"] > 1.4 and row["verdict"] == "same" and row["too_few_reps"]
+    assert "too few repetitions" in row["warning"] and "0.1" in row["warning"] and row["ci"] is None
+    assert out["summary"]["too_few_reps"] == len(PLAN) + 1
+    text = run_compare(base, new).stdout
+    assert "too few repetitions to tell" in text and "same*" in text and "no p below 0.1" in text
+
+
+def test_a_machine_slower_by_a_constant_factor_scales_the_same(tmp_path):
+    base = write_doc(tmp_path, make_run(1), "base")
+    new = write_doc(tmp_path, make_run(2, factor=1.7, host="slow-host", model="Slow CPU"), "new")
+    out = json_of(run_compare(base, new, "--json"))
+    assert out["summary"]["slower"] == len(PLAN) + 1  # every record is slower ...
+    shapes = {s["line"]: s for s in out["scaling"]}
+    assert set(shapes) == {"pool", "tbb"}
+    for s in shapes.values():  # ... and every series scales the same
+        assert s["verdict"] == "same scaling" and s["common"]
+        assert [p["base_workers"] for p in s["points"]] == [2, 4, 8]
+        assert all(p["efficiency_ratio"] == pytest.approx(1, abs=0.06) for p in s["points"])
+    pool = {p["workers"]: p for p in shapes["pool"]["base"]}
+    assert pool[8]["speedup"] == pytest.approx(8.1 / 1.4, rel=0.05)  # over its own 1-thread time, not serial's
+    assert pool[8]["efficiency"] == pytest.approx(8.1 / 1.4 / 8, rel=0.05)
+    diffs = {d["key"]: d for d in out["context_differences"]}
+    assert diffs["cpu.model"] == {"key": "cpu.model", "base": "Fixture CPU", "new": "Slow CPU"}
+    assert "host" in diffs
+    text = run_compare(base, new).stdout
+    assert text.index("Context") < text.index("Records") and "Fixture CPU  ->  Slow CPU" in text
+    assert "same scaling  s pi pool strong" in text
+
+
+def test_a_series_that_stops_scaling_scales_worse(tmp_path):
+    base = write_doc(tmp_path, make_run(1), "base")
+    new = write_doc(tmp_path, make_run(2, factor=1.7, shift={("pool", 4): 1.4, ("pool", 8): 1.8}), "new")
+    shapes = {s["line"]: s for s in json_of(run_compare(base, new, "--json"))["scaling"]}
+    assert shapes["pool"]["verdict"] == "scales worse" and shapes["tbb"]["verdict"] == "same scaling"
+    worse = {p["base_workers"]: p["verdict"] for p in shapes["pool"]["points"]}
+    assert worse == {2: "same", 4: "worse", 8: "worse"}
+    # The other way round, the same pair scales better.
+    shapes = {s["line"]: s for s in json_of(run_compare(new, base, "--json"))["scaling"]}
+    assert shapes["pool"]["verdict"] == "scales better" and shapes["tbb"]["verdict"] == "same scaling"
+
+
+def test_fewer_cores_compare_the_shape_where_both_measured_and_list_the_rest(tmp_path):
+    small = [p for p in PLAN if p[1] <= 2]
+    base = write_doc(tmp_path, make_run(1, plan=small, factor=1.3, logical_cpus=2, physical_cores=2), "base")
+    new = write_doc(tmp_path, make_run(2), "new")
+    out = json_of(run_compare(base, new, "--json"))
+    for s in out["scaling"]:
+        assert [p["base_workers"] for p in s["points"]] == [2] and s["verdict"] == "same scaling"
+        assert max(p["workers"] for p in s["new"]) == 8
+    assert out["summary"]["only_new"] == 4 and out["summary"]["only_base"] == 0
+    assert sorted(out["only_new_series"]) == ["s pi pool 2^20 int32: t=4,8", "s pi tbb 2^20 int32: t=4,8"]
+    text = run_compare(base, new).stdout
+    assert "Only in NEW: 4 record(s)" in text and "s pi pool 2^20 int32: t=4,8" in text
+
+
+def test_validation_failures_are_shown_and_never_compared(tmp_path):
+    doc = make_run(2, shift={("pool", 2): 3.0})
+    bad = next(r for r in doc["records"] if (r["backend"], r["threads"]) == ("pool", 2))
+    bad["status"] = "failed-validation"
+    bad["validation"] = {"pass": False, "detail": "hits 12 of 1048576"}
+    base = write_doc(tmp_path, make_run(1), "base")
+    new = write_doc(tmp_path, doc, "new")
+    res = run_compare(base, new, "--json", "--fail-if-slower", "5")
+    assert res.returncode == 0, res.stderr  # a failed record is not compared, so it cannot trip the gate
+    out = json.loads(res.stdout)
+    row = by_label(out)["s pi pool t=2 2^20 int32"]
+    assert row["kind"] == "failed" and "time_ratio" not in row and "verdict" not in row
+    assert row["new"]["status"] == "failed-validation" and row["new"]["detail"] == "hits 12 of 1048576"
+    assert out["summary"]["failed"] == 1 and out["summary"]["compared"] == len(PLAN)
+    assert out["records"][0] is not None and out["records"][0]["kind"] == "failed"  # failures first
+    text = run_compare(base, new).stdout
+    assert "failed   s pi pool t=2" in text and "NEW failed-validation: hits 12 of 1048576" in text
+
+
+def test_unmatched_and_unavailable_records_are_listed(tmp_path):
+    b, n = make_run(1), make_run(2)
+    b["records"].append(rec(50, "threads", 2, [1.0] * 5))  # only in BASE
+    n["records"].append(rec(51, "openmp", 2, [1.0] * 5, kernel="dot", precision="double"))  # only in NEW
+    for doc in (b, n):  # unavailable on both sides: not measured, not unmatched
+        doc["records"].append(rec(60, "cuda", 1, [], kind="gpu", status="unavailable"))
+    n["records"].append(rec(61, "openmp-dynamic", 2, [1.0] * 5))
+    b["records"].append(rec(61, "openmp-dynamic", 2, [], status="unavailable"))
+    out = json_of(run_compare(write_doc(tmp_path, b, "base"), write_doc(tmp_path, n, "new"), "--json"))
+    assert [x["label"] for x in out["only_base"]] == ["s pi threads t=2 2^20 int32"]
+    assert [x["label"] for x in out["only_new"]] == ["s dot openmp t=2 2^20 double"]
+    rows = by_label(out)
+    assert rows["s pi cuda t=1 2^20 int32"]["kind"] == "not-measured"
+    assert rows["s pi openmp-dynamic t=2 2^20 int32"]["kind"] == "one-side-unavailable"
+    s = out["summary"]
+    assert (s["only_base"], s["only_new"], s["not_measured"], s["one_side_unavailable"]) == (1, 1, 1, 1)
+    text = run_compare(tmp_path / "base", tmp_path / "new").stdout
+    assert "Only in BASE: 1 record(s)" in text and "Only in NEW: 1 record(s)" in text
+    assert "Measured on neither side" in text and "s pi cuda t=1" in text
+
+
+def test_fail_if_slower_gate(tmp_path):
+    base = write_doc(tmp_path, make_run(1), "base")
+    new = write_doc(tmp_path, make_run(2, shift={("tbb", 4): 1.10}), "new")
+    tripped = run_compare(base, new, "--fail-if-slower", "5")
+    assert tripped.returncode == 1 and "FAIL: 1 record(s) significantly slower by more than 5%" in tripped.stdout
+    assert run_compare(base, new, "--fail-if-slower", "20").returncode == 0
+    assert run_compare(base, new).returncode == 0
+    # Independent of --threshold: a significant 10% slowdown trips a 5% gate even where the verdict needs 15%.
+    res = run_compare(base, new, "--fail-if-slower", "5", "--threshold", "15", "--json")
+    assert res.returncode == 1 and json.loads(res.stdout)["gate"]["records"] == ["s pi tbb t=4 2^20 int32"]
+    # Faster is never a failure; the same run against itself passes.
+    assert run_compare(new, base, "--fail-if-slower", "5").returncode == 0
+    assert run_compare(base, base, "--fail-if-slower", "0").returncode == 0
+    # With too few repetitions nothing can be significant: the gate passes and says it could not judge.
+    few_b = write_doc(tmp_path, make_run(1, n=3), "few_b")
+    few_n = write_doc(tmp_path, make_run(2, n=3, factor=2.0), "few_n")
+    res = run_compare(few_b, few_n, "--fail-if-slower", "5")
+    assert res.returncode == 0 and "too few repetitions to judge" in res.stdout
+
+
+def test_json_has_every_figure(tmp_path):
+    base = write_doc(tmp_path, make_run(1), "base")
+    new = write_doc(tmp_path, make_run(2, shift={("pool", 8): 0.8}), "new")
+    out = json_of(run_compare(base, new, "--json", "--threshold", "3", "--alpha", "0.05"))
+    assert out["schema"] == "parlab-compare/1"
+    assert out["settings"]["alpha"] == 0.05 and out["settings"]["threshold_pct"] == 3
+    assert out["base"]["path"].endswith(os.path.join("base", "results.json")) and out["new"]["records"] == len(PLAN) + 1
+    for row in out["records"]:
+        for k in ("label", "dims", "time_ratio", "change_pct", "ci", "p_value", "verdict", "rate_ratio", "min_p"):
+            assert k in row
+        assert row["base"]["reps_s"] and row["new"]["median_s"] > 0 and row["base"]["rate_unit"] == "samples/s"
+        assert row["time_ratio"] == pytest.approx(row["new"]["median_s"] / row["base"]["median_s"])
+        assert {"study", "kernel", "backend", "threads", "size", "precision", "device"} <= set(row["dims"])
+    faster = by_label(out)["s pi pool t=8 2^20 int32"]
+    assert faster["verdict"] == "faster" and faster["ci"][1] < 1
+    assert out["summary"]["largest_speedup"]["label"] == faster["label"]
+    assert {"context_differences", "scaling", "only_base", "only_new", "gate", "notes"} <= set(out)
+
+
+def test_html_report_with_figures(tmp_path):
+    base = write_doc(tmp_path, make_run(1), "base")
+    new = write_doc(tmp_path, make_run(2, factor=1.2, model="Other CPU"), "new")
+    out_dir = tmp_path / "cmp"
+    res = run_compare(base, new, "--html", out_dir)
+    assert res.returncode == 0, res.stderr
+    page = (out_dir / "report.html").read_text()
+    assert page.count("data:image/png;base64,") >= 2  # the change bars and a scaling figure, embedded
+    assert (out_dir / "plots" / "change.png").stat().st_size > 0
+    assert any(p.name.startswith("scaling_") for p in (out_dir / "plots").iterdir())
+    assert json.loads((out_dir / "compare.json").read_text())["summary"]["slower"] == len(PLAN) + 1
+    # The first screen says what changed, before any figure.
+    first = page.index("What changed")
+    assert first < page.index("<img") and "Other CPU" in page[first:page.index("<img")]
+    assert "same scaling" in page and "Largest slowdown" in page
+
+
+def test_html_refuses_to_overwrite_a_run_directory(tmp_path):
+    base = write_doc(tmp_path, make_run(1), "base")
+    res = run_compare(base, base, "--html", base)
+    assert res.returncode == 2 and "holds a parlab run" in res.stderr
+    assert not (base / "report.html").exists()
+
+
+@pytest.mark.parametrize("case", ["missing", "empty-dir", "not-json", "other-schema", "nothing-in-common",
+                                  "bad-threshold", "bad-alpha"])
+def test_bad_arguments_exit_2(tmp_path, case):
+    good = write_doc(tmp_path, make_run(1), "good")
+    args = {"missing": [tmp_path / "nope", good], "empty-dir": [tmp_path, good]}.get(case)
+    if case == "not-json":
+        (tmp_path / "x.json").write_bytes(b"\x89PNG not json")
+        args = [good, tmp_path / "x.json"]
+    elif case == "other-schema":
+        (tmp_path / "o.json").write_text(json.dumps({"schema": "something-else/1", "records": []}))
+        args = [tmp_path / "o.json", good]
+    elif case == "nothing-in-common":
+        other = make_run(2)
+        for r in other["records"]:
+            r["study"] = "elsewhere"
+        args = [good, write_doc(tmp_path, other, "other")]
+    elif case == "bad-threshold":
+        args = [good, good, "--threshold", "-5"]
+    elif case == "bad-alpha":
+        args = [good, good, "--alpha", "1.5"]
+    res = run_compare(*args)
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    assert res.stderr.strip() and not res.stdout
+
+
+def test_python_records_of_the_runs_own_interpreter_match_across_versions(tmp_path):
+    """A run from before the interpreter fields (CPython 3.11) against one with them (3.12 and a 3.13t child)."""
+    rng = random.Random(5)
+    old, new = copy.deepcopy(BASE_DOC), copy.deepcopy(BASE_DOC)
+    old["context"]["python"] = "CPython 3.11.2, GIL mode gil, per-interpreter GIL: no"
+    new["context"]["python"] = "CPython 3.12.3, GIL mode gil, per-interpreter GIL: yes"
+    old["records"] = [rec(0, "py-pure-threads", 2, noisy(rng, 1.0), kind="python")]
+    mine = rec(0, "py-pure-threads", 2, noisy(rng, 1.0), kind="python")
+    mine.update({"interpreter": "3.12.3", "python_build": "gil", "gil_enabled": True})
+    child = rec(1, "py-pure-threads", 2, noisy(rng, 0.5), kind="python")
+    child.update({"interpreter": "3.13.5 free-threaded", "python_build": "free-threaded", "gil_enabled": False,
+                  "python_gil": "0"})
+    new["records"] = [mine, child]
+    out = json_of(run_compare(write_doc(tmp_path, old, "old"), write_doc(tmp_path, new, "new"), "--json"))
+    (row,) = out["records"]
+    assert row["dims"]["interpreter"] == compare.OWN and row["new"]["interpreter"] == "3.12.3"
+    assert [x["label"] for x in out["only_new"]] == ["s pi py-pure-threads t=2 2^20 int32 [3.13.5 free-threaded, no GIL]"]
+    assert any(d["key"] == "python" for d in out["context_differences"])
+
+
+def test_help_states_the_defaults():
+    text = run_compare("--help").stdout
+    for needle in ("default: 5%", "default: 0.01", "default: 10%", "--fail-if-slower", "--json", "--html",
+                   "Exit codes", "3 against 3"):
+        assert needle in text
+
+
+def test_parlab_compare_passes_the_scripts_command_line_and_exit_code(tmp_path, parlab_bin):
+    """`parlab compare` is the script's command line: its --help, its verdicts and its exit codes."""
+    base = write_doc(tmp_path, make_run(1), "base")
+    new = write_doc(tmp_path, make_run(2, shift={("tbb", 4): 1.10}), "new")
+    run = lambda *a: subprocess.run([parlab_bin, "compare", *map(str, a)], capture_output=True, text=True, timeout=120)
+    helped = run("--help")
+    assert helped.returncode == 0 and "--fail-if-slower" in helped.stdout
+    assert run(base, new).returncode == 0
+    tripped = run(base, new, "--fail-if-slower", "5")
+    assert tripped.returncode == 1 and "significantly slower" in tripped.stdout
+    missing = run(tmp_path / "nothing", new)
+    assert missing.returncode == 2 and "nothing" in missing.stderr
