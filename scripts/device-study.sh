@@ -2,7 +2,7 @@
 # The reference study on a GPU node (16 cores + H200, offline, Python 3.12 with NumPy, Numba,
 # CuPy and PyTorch in a virtual environment): every suite from one build of one commit, in
 # parts that each fit one call of at most 10 minutes. Run from the repository root with the
-# Debian packages in .deb/ (scripts/offline-bundle.sh .deb --with-test-libs):
+# Debian packages in .deb/ (scripts/offline-bundle.sh .deb --with-test-libs --with-dask):
 #
 #   OUT=DIR VIRTUAL_ENV=VENV PARLAB_SOURCE_COMMIT=SHA scripts/device-study.sh PART
 #
@@ -16,8 +16,14 @@
 #   gpu     the GPU acceptance run (gpu/scripts/device-run.sh)
 #   multi   the multi-GPU comparison (run on 2+ GPUs)
 #   pymodels  Python's ways around the GIL (threads, a thread pool, processes, dask.delayed,
-#           dask.distributed, parlab.pi) at 1, 2 and all cores' workers, and pi's convergence figure; Dask
-#           comes from VIRTUAL_ENV when installed there, else its records say unavailable
+#           dask.distributed, parlab.pi) at 1, 2 and all cores' workers (3 repetitions, not the
+#           suite's 5, to leave room for Dask's cluster start-ups), and pi's convergence figure.
+#           Dask comes from VIRTUAL_ENV when installed there, else from Debian 13's packages in
+#           .deb/dask (offline-bundle.sh --with-dask), unpacked with dpkg -x and put on PYTHONPATH
+#           (the embedded interpreter and its spawned workers honour it); without either, the
+#           py-dask-* records say unavailable
+#   distributed  the distributed suite (ranks x threads, probes, mixed mode) with the study
+#           build's parlab when it has the MPI backends (the node's Open MPI), else as mpi-suite
 #   mpi     MPI (issue 15): build with MPI and CUDA, the MPI tests, and on 2+ GPUs mpi+cuda at 1 and
 #           2 ranks against one GPU (pi 2^36, triad 2^28 double) in one run each
 #   mpi-suite  the distributed suite (ranks x threads on the node's cores, probes, mixed mode)
@@ -26,11 +32,17 @@
 #           the records' metrics), and as many independent single-thread processes without MPI
 #   ft-probe  why pure-Python threads fall short of the cores on 3.13t (issue 11):
 #           scripts/ft-scaling-probe.py on 3.13t (no GIL, then PYTHON_GIL=1) and on the node's Python
-#   ft      free-threaded CPython: builds 3.13t on the node (scripts/build-python-ft.sh) from the
-#           carried upstream tarball, a parlab against it (build/release-ft), then the gil and
-#           races suites measuring the node's Python 3.12 and 3.13t (PYTHON_GIL=1 and no GIL) in
-#           one run each. Carry build/deps/src (python3.13_3.13.*.orig.tar.xz, made here by
-#           `scripts/build-python-ft.sh --source-only`), or point PARLAB_PYTHON_FT_SRC at it.
+#   ft      free-threaded CPython: builds it on the node (scripts/build-python-ft.sh: 3.13t from
+#           the carried Debian tarball, or any CPython >= 3.13 source in PARLAB_PYTHON_FT_SRC), a
+#           parlab against it (build/release-ft) and its embedded-Python tests, then the gil suite
+#           measuring the node's Python 3.12 and the free-threaded one (no GIL and PYTHON_GIL=1)
+#           in one run. Carry build/deps/src (python3.13_3.13.*.orig.tar.xz, made here by
+#           `scripts/build-python-ft.sh --source-only`; a python.org Python-3.14.*.tgz put there
+#           beside it is taken instead, the newest version wins), or point PARLAB_PYTHON_FT_SRC at it.
+#   ft-races  the races suite on every interpreter (Python 3.12, free-threaded without a GIL and
+#           with PYTHON_GIL=1) in one run, at 3 repetitions (the suite's 20 and 10 did not fit:
+#           the free-threaded py_count_* at 16 threads take seconds each); reuses ft's builds
+#           when the machine still has them, else makes them
 #
 # The study parts share the build in build/h200-study (rebuilt only when out of date, so a
 # later part on the same machine starts at once). VIRTUAL_ENV makes the peers importable by
@@ -40,7 +52,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|gpu|multi|ft|ft-probe|pymodels|mpi|mpi-suite|mpi-probe}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|gpu|multi|ft|ft-races|ft-probe|pymodels|distributed|mpi|mpi-suite|mpi-probe}
 shift
 final=${OUT:-$PWD/build/device-study}
 mkdir -p "$final"
@@ -65,7 +77,8 @@ build=build/h200-study
 bin="$build/experiments/parlab"
 
 # Configures once (every part explicitly ON, so a missing one fails here and not as a silent
-# "unavailable" in the results) and builds whatever is out of date.
+# "unavailable" in the results) and builds whatever is out of date: every target, or the ones
+# named (`ensure_build parlab`: what a suite run needs, without the tests and benchmarks).
 ensure_build() {
   if [ ! -f "$build/build.ninja" ]; then
     step "configure (Release, sm_90, TBB, OpenMP, CUDA, Python ON)"
@@ -76,10 +89,80 @@ ensure_build() {
       || { tail -40 "$work/configure.log"; say "configure failed"; exit 1; }
     grep -E "parlab|backend|Python|CUDA" "$work/configure.log" | head -30
   fi
-  step "build"
-  cmake --build "$build" --parallel "$jobs" >"$work/build.log" 2>&1 \
+  step "build${1:+ ($*)}"
+  local targets=()
+  [ $# -gt 0 ] && targets=(--target "$@")
+  cmake --build "$build" --parallel "$jobs" "${targets[@]}" >"$work/build.log" 2>&1 \
     || { grep -E "error|FAILED" -A5 "$work/build.log" | head -60; say "build failed"; exit 1; }
   say "built at t=${SECONDS}s"
+}
+
+# The free-threaded CPython (scripts/build-python-ft.sh from the carried source; kept per version,
+# so a later part on the same machine finds it at once), a parlab against it (build/release-ft)
+# and, with `test`, its embedded-Python tests. Sets ft_python (…/bin/python3t, whatever X.Y) and
+# PARLAB_INTERPRETERS, so a run measures it beside the node's Python.
+ensure_ft() {
+  step "free-threaded CPython from the carried source (no network)"
+  PARLAB_PYTHON_FT_SRC=${PARLAB_PYTHON_FT_SRC:-build/deps/src} PARLAB_JOBS=$jobs \
+    bash scripts/build-python-ft.sh >"$work/python-ft.log" 2>&1 \
+    || { tail -40 "$work/python-ft.log"; say "free-threaded CPython build failed"; exit 1; }
+  ft_python="$(tail -1 "$work/python-ft.log")/bin/python3t"
+  say "free-threaded CPython $("$ft_python" -c 'import sys; print(sys.version.split()[0])'): $ft_python at t=${SECONDS}s"
+  step "parlab against it (build/release-ft: CPU and Python parts)"
+  cmake --preset release-ft -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure-ft.log" 2>&1 \
+    || { tail -40 "$work/configure-ft.log"; say "configure release-ft failed"; exit 1; }
+  local targets=(parlab)
+  [ "${1:-}" = test ] && targets+=(parlab_embed_tests)
+  cmake --build build/release-ft --parallel "$jobs" --target "${targets[@]}" >"$work/build-ft.log" 2>&1 \
+    || { grep -E "error|FAILED" -A5 "$work/build-ft.log" | head -40; say "build release-ft failed"; exit 1; }
+  if [ "${1:-}" = test ]; then
+    timeout 180 ctest --test-dir build/release-ft --parallel 8 --timeout 120 -L embed >"$work/ctest-ft.log" 2>&1
+    say "ctest free-threaded (embedded Python): $(grep -E 'tests passed|tests failed' "$work/ctest-ft.log") at t=${SECONDS}s"
+  fi
+  export PARLAB_INTERPRETERS=$PWD/build/release-ft/experiments/parlab
+}
+
+# Dask for the embedded interpreter and the workers it spawns: the virtual environment's own when
+# it has one; else Debian 13's packages carried in .deb/dask (scripts/offline-bundle.sh
+# --with-dask), unpacked with dpkg -x and put first on PYTHONPATH, which the embedded interpreter
+# (PyConfig's Python configuration) and every spawned worker honour. Byte-compiled once here, so
+# 16 workers starting at once do not each compile distributed.
+setup_dask() {
+  local py=python3
+  [ -n "${VIRTUAL_ENV:-}" ] && [ -x "$VIRTUAL_ENV/bin/python" ] && py=$VIRTUAL_ENV/bin/python
+  if "$py" -c 'import dask, distributed' >/dev/null 2>&1; then
+    say "Dask: from $py's own environment"
+    return 0
+  fi
+  local debs=${PARLAB_DASK_DEB_DIR:-${PARLAB_DEB_DIR:-.deb}/dask} usr
+  usr=$(bash scripts/offline-unpack.sh "$debs" build/offline-dask) || { say "Dask: none in $py's environment nor in $debs"; return 0; }
+  local site="$usr/lib/python3/dist-packages"
+  export PYTHONPATH="$site${PYTHONPATH:+:$PYTHONPATH}"
+  "$py" -m compileall -q -j "$jobs" "$site" >/dev/null 2>&1 || true
+  say "Dask: $("$py" -c 'import dask, distributed; print("dask", dask.__version__, "distributed", distributed.__version__, "from", dask.__path__[0])' 2>&1 | tail -1)"
+}
+
+# One line per backend (per kernel for Python ones, per interpreter mode) of the newest run of
+# suite $1 in this part: statuses, how many records passed validation (pi: the canonical count)
+# and at which thread/worker counts.
+summarize_suite() {
+  python3 - "$work/results" "$1" <<'PY' | tee -a "$summary"
+import collections, glob, json, os, sys
+runs = [f for f in glob.glob(sys.argv[1] + "/*/*/results.json") if json.load(open(f)).get("suite") == sys.argv[2]]
+if not runs:
+    print(f"  {sys.argv[2]}: no results"); sys.exit()
+d = json.load(open(max(runs, key=os.path.getmtime)))
+by = collections.defaultdict(list)
+for r in d["records"]:
+    key = (r["kernel"] + " " if r.get("kind") == "python" and r["kernel"] != "pi" else "") + r["backend"] + (f" [{r['interpreter']}{', PYTHON_GIL=' + r['python_gil'] if r.get('python_gil') else ''}]" if r.get("interpreter") else "")
+    by[key].append(r)
+for key, rs in sorted(by.items()):
+    ok = [r for r in rs if r["status"] == "ok"]
+    passed = [r for r in ok if (r.get("validation") or {}).get("pass")]
+    why = sorted({(r.get("reason") or r.get("error") or "")[:90] for r in rs if r["status"] != "ok"} - {""})
+    print(f"  {key:60s} {dict(collections.Counter(r['status'] for r in rs))} valid {len(passed)}/{len(ok)}"
+          f" at {sorted({r['threads'] for r in passed})}" + (f"  ({'; '.join(why)})" if why else ""))
+PY
 }
 
 run_suite() {  # run_suite NAME SECONDS [args...]
@@ -90,7 +173,27 @@ run_suite() {  # run_suite NAME SECONDS [args...]
   say "suite $name: exit $? at t=${SECONDS}s"
 }
 
+# The distributed suite needs parlab's MPI backends: the study build has them where the node's
+# Open MPI (mpi.h, mpirun) was found at its configure, as on the reference node; otherwise the
+# suite runs from mpi-suite's own MPI build.
+if [ "$part" = distributed ]; then
+  ensure_build parlab
+  # grep reads the whole listing (with -q it could stop early, and pipefail would see parlab's SIGPIPE).
+  if "$bin" list 2>/dev/null | grep -E '^ +mpi\+serial +mpi +available' >/dev/null; then
+    say "MPI backends: in $bin ($(command -v mpirun))"
+  else
+    say "no MPI backends in $bin: building mpi-suite's (build/h200-mpi)"
+    part=mpi-suite
+  fi
+fi
+
 case "$part" in
+  distributed)
+    # About 170 s on 16 cores (in-process strong scaling about 50 s, the rest one mpirun job per
+    # point at about 0.5 s of launch each); the limit leaves room for races before it in a call.
+    run_suite distributed 240
+    summarize_suite distributed
+    ;;
   study1)
     ensure_build
     "$bin" list | tee "$work/list.txt"
@@ -158,49 +261,53 @@ case "$part" in
     # however many GPUs the machine has, and each record's metric "devices" says how many.
     run_suite multi-gpu 400
     ;;
-  ft)
-    step "free-threaded CPython 3.13t from the carried source (no network)"
-    PARLAB_PYTHON_FT_SRC=${PARLAB_PYTHON_FT_SRC:-build/deps/src} PARLAB_JOBS=$jobs \
-      bash scripts/build-python-ft.sh >"$work/python-ft.log" 2>&1 \
-      || { tail -40 "$work/python-ft.log"; say "3.13t build failed"; exit 1; }
-    say "3.13t: $(tail -1 "$work/python-ft.log") at t=${SECONDS}s"
-    step "parlab against 3.13t (build/release-ft: CPU and Python parts)"
-    cmake --preset release-ft -DCMAKE_PREFIX_PATH="$prefix" >"$work/configure-ft.log" 2>&1 \
-      || { tail -40 "$work/configure-ft.log"; say "configure release-ft failed"; exit 1; }
-    cmake --build build/release-ft --parallel "$jobs" --target parlab parlab_embed_tests >"$work/build-ft.log" 2>&1 \
-      || { grep -E "error|FAILED" -A5 "$work/build-ft.log" | head -40; say "build release-ft failed"; exit 1; }
-    timeout 240 ctest --test-dir build/release-ft --parallel 8 --timeout 120 -L embed >"$work/ctest-ft.log" 2>&1
-    say "ctest 3.13t (embedded Python): $(grep -E 'tests passed|tests failed' "$work/ctest-ft.log")"
-    ensure_build
-    export PARLAB_INTERPRETERS=$PWD/build/release-ft/experiments/parlab
+  ft|ft-races)
+    # ft: the builds (about 50 s for CPython, 1-2 min for the two parlabs on 16 cores) and the gil
+    # suite (about 250 s over the three interpreter modes on the node); ft-races: the races suite
+    # at 3 repetitions (about 200 s; at the suite's 10, the free-threaded py_count_* kernels alone
+    # outran a 100 s limit). Both inside one 10-minute call each.
+    if [ "$part" = ft ]; then ensure_ft test; else ensure_ft; fi
+    ensure_build parlab
     "$bin" list | sed -n '/^interpreters/,/^kernels/p' | tee -a "$summary"
-    # Limits that keep the whole part inside one 10-minute call after the three builds.
-    run_suite gil 270
-    run_suite races 100 --backend py-threads-race
+    if [ "$part" = ft ]; then
+      run_suite gil 330
+      summarize_suite gil
+    else
+      run_suite races 330 --reps 3
+      summarize_suite races
+    fi
     ;;
   pymodels)
-    ensure_build
-    # Whether the embedded interpreter can import Dask (from VIRTUAL_ENV); if not, the py-dask-*
-    # records are "unavailable" with the reason and the other models still run.
-    if "$bin" pi --backend py-dask-delayed --threads 2 --samples 4097 >"$work/dask-probe.log" 2>&1; then
-      say "Dask: importable"
-    else
-      say "Dask: not importable here ($(tail -1 "$work/dask-probe.log"))"
-    fi
+    ensure_build parlab
+    setup_dask
+    # Whether the embedded interpreter can use Dask; if not, the py-dask-* records are
+    # "unavailable" with the reason and the other models still run.
+    for backend in py-dask-delayed py-dask-distributed; do
+      if timeout 120 "$bin" pi --backend "$backend" --threads 2 --samples 4097 >"$work/$backend-probe.log" 2>&1; then
+        say "$backend: works at 2 workers"
+      else
+        say "$backend: not usable here ($(tail -1 "$work/$backend-probe.log"))"
+      fi
+    done
     "$bin" list | grep -E "py-(thread-pool|processes|dask)" | tee -a "$summary"
-    run_suite python-models 480  # workers 1, 2 and all cores (the suite's "1,2,max")
+    # Workers 1, 2 and all cores (the suite's "1,2,max"), 3 repetitions instead of the suite's 5:
+    # without Dask the suite took 214 s on the node; dask.delayed adds about a thread pool's time
+    # and dask.distributed a process pool's plus a cluster start per point (18 of them), about
+    # 390 s in all at 5 repetitions, about 290 s at 3.
+    run_suite python-models 420 --reps 3
+    summarize_suite python-models
     run_suite convergence 90
     ;;
   ft-probe)
-    step "free-threaded CPython 3.13t from the carried source (no network)"
+    step "free-threaded CPython from the carried source (no network)"
     PARLAB_PYTHON_FT_SRC=${PARLAB_PYTHON_FT_SRC:-build/deps/src} PARLAB_JOBS=$jobs \
       bash scripts/build-python-ft.sh >"$work/python-ft.log" 2>&1 \
-      || { tail -40 "$work/python-ft.log"; say "3.13t build failed"; exit 1; }
-    ft=$(tail -1 "$work/python-ft.log")/bin/python3.13t
-    say "3.13t: $ft at t=${SECONDS}s"
-    step "scaling probe: 3.13t, no GIL"
+      || { tail -40 "$work/python-ft.log"; say "free-threaded CPython build failed"; exit 1; }
+    ft=$(tail -1 "$work/python-ft.log")/bin/python3t
+    say "free-threaded CPython: $ft at t=${SECONDS}s"
+    step "scaling probe: free-threaded, no GIL"
     PYTHON_GIL=0 timeout 200 "$ft" scripts/ft-scaling-probe.py --json "$work/ft-probe-nogil.json" | tee -a "$summary"
-    step "scaling probe: 3.13t, no GIL, private modules at 2^21 samples (fixed costs per run amortised)"
+    step "scaling probe: free-threaded, no GIL, private modules at 2^21 samples (fixed costs per run amortised)"
     PYTHON_GIL=0 timeout 90 "$ft" scripts/ft-scaling-probe.py --only threads-private --samples 2^21 --reps 1 \
       --json "$work/ft-probe-nogil-2e21.json" | tee -a "$summary"
     ;;
@@ -290,7 +397,7 @@ PY
     fi
     ;;
   *)
-    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, pi-probe, gpu, multi, ft, ft-probe, pymodels, mpi, mpi-suite, mpi-probe)" >&2
+    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, pi-probe, gpu, multi, ft, ft-races, ft-probe, pymodels, distributed, mpi, mpi-suite, mpi-probe)" >&2
     exit 2
     ;;
 esac
