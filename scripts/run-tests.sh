@@ -11,6 +11,15 @@
 #               (scripts/fetch-compat-deps.sh), every C++ test, then `parlab list` and a short run
 # plus the Python tests of the plot scripts. Stops at the first failure.
 #
+# Each configuration states what it must have, so a machine that lost a package fails instead of
+# passing with fewer tests: its preset sets PARLAB_ENABLE_<PART>=ON for every part installed for it
+# (configure fails naming the missing dependency), the promised_backends test fails naming any
+# promised backend that is unavailable, the free-threaded ones fail on a CPython with a GIL, and
+# pytest fails on a skip outside tests/python/conftest.py's allow-list (PARLAB_STRICT_SKIPS=1).
+# CUDA is not installed by install-deps.sh: release promises it compiled (nvcc; no GPU needed) on
+# CI's machine; PARLAB_CI_CUDA=AUTO (build it if found) or OFF runs release on a machine without
+# the CUDA toolkit.
+#
 # Usage: scripts/run-tests.sh [release] [tsan] [asan-ubsan] [ft] [tsan-ft] [compat] [python]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,6 +30,9 @@ jobs=$(nproc)
 # Debian's interpreter, where install-deps.sh put matplotlib, pandas and pytest (a pyenv or
 # venv python3 earlier on PATH would not have them).
 PYTHON=${PARLAB_PYTHON:-/usr/bin/python3}
+# pytest: list every skip with its reason (-rs); one not allowed by conftest.py fails the run.
+export PARLAB_STRICT_SKIPS=1
+cuda=${PARLAB_CI_CUDA:-ON}
 
 bash scripts/install-deps.sh
 
@@ -38,7 +50,9 @@ for config in "${configs[@]}"; do
         bash scripts/fetch-compat-deps.sh build/deps/compat
       fi
       step "configure $config"
-      cmake --preset "$config" -DPARLAB_WERROR=ON
+      extra=()
+      [ "$config" = release ] && extra=(-DPARLAB_ENABLE_CUDA="$cuda")
+      cmake --preset "$config" -DPARLAB_WERROR=ON "${extra[@]}"
       step "build $config"
       cmake --build --preset "$config" --parallel "$jobs"
       step "test $config"
@@ -61,28 +75,28 @@ for config in "${configs[@]}"; do
       step "configure $config"
       cmake --preset "$preset" -DPARLAB_WERROR=ON
       step "build $config"
-      targets=(parlab_embed_tests)
+      targets=(parlab_embed_tests parlab_promise_tests)
       if [ "$config" = ft ]; then targets+=(parlab); else targets+=(planted_race_python); fi
       cmake --build --preset "$preset" --parallel "$jobs" --target "${targets[@]}"
       step "test $config (embedded Python on 3.13t)"
       # Under TSan the task models (process pools and Dask spawning TSan-built interpreters, about
       # six minutes there) are left to the ft configuration: nothing of theirs runs threads without a GIL.
       exclude=(); [ "$config" = tsan-ft ] && exclude=(-E '^Models/')
-      ctest --preset "$preset" --parallel "$jobs" --timeout 600 -L embed "${exclude[@]}"
+      ctest --preset "$preset" --parallel "$jobs" --timeout 600 -L '^(embed|promise)$' "${exclude[@]}"
       if [ "$config" = ft ]; then
         step "test one run over both interpreters (pytest)"
         # The run's own parlab is the release one (Debian's CPython), up to date with this tree.
         [ -f build/release/build.ninja ] || cmake --preset release -DPARLAB_WERROR=ON
         cmake --build --preset release --parallel "$jobs" --target parlab
         PARLAB_BIN="$PWD/build/release/experiments/parlab" PARLAB_INTERPRETERS="$PWD/build/release-ft/experiments/parlab" \
-          "$PYTHON" -m pytest -q tests/python/test_interpreters.py
+          "$PYTHON" -m pytest -q -rs tests/python/test_interpreters.py
       fi
       ;;
     python)
       if [ -d tests/python ]; then
         step "test plot scripts (pytest)"
         [ -x build/release/experiments/parlab ] || { cmake --preset release -DPARLAB_WERROR=ON && cmake --build --preset release --parallel "$jobs"; }
-        PARLAB_BIN="$PWD/build/release/experiments/parlab" "$PYTHON" -m pytest -q tests/python
+        PARLAB_BIN="$PWD/build/release/experiments/parlab" "$PYTHON" -m pytest -q -rs tests/python
       fi
       ;;
     *)

@@ -1,8 +1,11 @@
 // The embedded part on a free-threaded CPython (3.13t, Py_GIL_DISABLED): parlab's module keeps
 // the GIL off when imported (it declares Py_MOD_GIL_NOT_USED), many Python threads call it at
 // once with no GIL (the case the tsan-ft configuration checks for races), and the records say
-// what "GIL held/released" mean there. On a GIL build the no-GIL cases skip, saying why; the
-// private-module and interpreter-field cases run everywhere.
+// what "GIL held/released" mean there. On a GIL build the no-GIL cases skip, saying why, except
+// in a configuration that promises a free-threaded CPython (PARLAB_PYTHON_FREE_THREADED=ON: the
+// release-ft and tsan-ft presets), where they fail instead: a GIL there means the configuration
+// did not test what it exists for. The private-module and interpreter-field cases run everywhere.
+#include <cstdio>
 #include <string>
 
 #include "core/pi.hpp"
@@ -27,10 +30,40 @@ class FreeThreaded : public test::SharedPython {
   void SetUp() override {
     test::SharedPython::SetUp();
     const embed::PythonInfo info = embed::python_info();
+#if defined(PARLAB_PROMISE_FREE_THREADED)
+    if (!info.free_threaded_build) GTEST_FAIL() << "this configuration promises a free-threaded CPython, but " << info.version << " is a GIL build";
+    if (embed::gil_reenabled_at_run_time()) {
+      GTEST_FAIL() << "this configuration promises a run without the GIL, but the GIL is enabled at run time "
+                      "(PYTHON_GIL=1, or an extension module that re-enabled it)";
+    }
+#else
     if (!info.free_threaded_build) GTEST_SKIP() << "CPython " << info.version << " is a GIL build";
     if (embed::gil_reenabled_at_run_time()) GTEST_SKIP() << "the GIL is enabled at run time (PYTHON_GIL=1)";
+#endif
   }
 };
+
+#if defined(PARLAB_PROMISE_FREE_THREADED)
+// The promise itself, asked of the library this binary runs on rather than of the helpers above:
+// compiled against a free-threaded CPython's headers (Py_GIL_DISABLED), linked to one (the running
+// library's sysconfig), and running without the GIL (sys._is_gil_enabled(), PYTHON_GIL unset).
+TEST(FreeThreadedPromise, EmbeddedInterpreterIsFreeThreadedAndRunsWithoutTheGil) {
+#if !defined(Py_GIL_DISABLED)
+  ADD_FAILURE() << "compiled against CPython " << PY_VERSION << " headers without Py_GIL_DISABLED";
+#endif
+  shared_python_interpreter();
+  embed::GilAcquire gil;
+  embed::PyRef ns = new_namespace();
+  exec("import sys, sysconfig", ns.get());
+  EXPECT_EQ(eval_u64("int(sysconfig.get_config_var('Py_GIL_DISABLED') or 0)", ns.get()), 1u)
+      << "the running libpython is not a free-threaded build";
+  EXPECT_EQ(eval_u64("int(hasattr(sys, '_is_gil_enabled'))", ns.get()), 1u) << "sys._is_gil_enabled() is 3.13+";
+  EXPECT_EQ(eval_u64("int(getattr(sys, '_is_gil_enabled', lambda: True)())", ns.get()), 0u)
+      << "the GIL is enabled at run time";
+  EXPECT_TRUE(embed::python_info().free_threaded_build);
+  EXPECT_EQ(embed::python_info().gil_mode, "free-threaded");
+}
+#endif
 
 TEST_F(FreeThreaded, ImportingParlabKeepsTheGilDisabled) {
   embed::GilAcquire gil;
@@ -68,6 +101,10 @@ def count(samples, seed, threads):
   EXPECT_FALSE(PyObject_IsTrue(eval("sys._is_gil_enabled()", ns.get()).get()));
 }
 
+// Without a GIL the contention figures are still measured (each thread's wall and CPU clocks),
+// but the off-CPU share is reported as what it is (preemption, locks) and not as GIL wait: the
+// record must say the run had no GIL, carry the shares computed from the measured clocks, and
+// keep the GIL-wait figure apart from them.
 TEST_F(FreeThreaded, HeldAndReleasedRecordsSayThereIsNoGil) {
   for (const char* name : {"py-parlab-gil-held", "py-parlab-gil-released"}) {
     auto w = registry().find(name)->make(pi_problem(std::uint64_t{1} << 22, 2));
@@ -75,8 +112,29 @@ TEST_F(FreeThreaded, HeldAndReleasedRecordsSayThereIsNoGil) {
     const Validation v = w->validate();
     EXPECT_TRUE(v.pass) << v.detail;
     EXPECT_NE(v.detail.find("no GIL at run time"), std::string::npos) << name << ": " << v.detail;
-    ASSERT_TRUE(v.metric("gil_wait_share").has_value());
-    EXPECT_EQ(*v.metric("gil_wait_share"), 0.0) << "no GIL, no GIL wait";
+    EXPECT_EQ(v.detail.find("GIL wait"), std::string::npos) << name << ": off-CPU time is not GIL wait here: " << v.detail;
+
+    auto* py = dynamic_cast<embed::PythonPiWorkload*>(w.get());
+    ASSERT_NE(py, nullptr) << name;
+    const embed::GilContention g = py->gil_contention();
+    EXPECT_TRUE(g.measured) << name << ": two Python threads, so their clocks are read";
+    EXPECT_FALSE(g.gil_enabled) << name << ": the contention record says there was a GIL";
+    EXPECT_EQ(g.threads, 2) << name;
+    EXPECT_GT(g.wall_s, 0.0) << name << ": no wall time measured";
+    EXPECT_GT(g.cpu_s, 0.0) << name << ": no CPU time measured";
+
+    for (const char* metric : {"gil_wait_share", "off_cpu_share", "gil_reacquire_share", "python_threads"}) {
+      ASSERT_TRUE(v.metric(metric).has_value()) << name << ": no metric " << metric;
+    }
+    // The shares come from those clocks, as the record's detail says.
+    EXPECT_DOUBLE_EQ(*v.metric("off_cpu_share"), g.wait_share()) << name;
+    EXPECT_DOUBLE_EQ(*v.metric("gil_reacquire_share"), g.reacquire_share()) << name;
+    EXPECT_EQ(*v.metric("python_threads"), 2.0) << name;
+    char off_cpu[48];
+    std::snprintf(off_cpu, sizeof off_cpu, "off-CPU %.1f%%", 100.0 * g.wait_share());
+    EXPECT_NE(v.detail.find(off_cpu), std::string::npos) << name << ": '" << off_cpu << "' in " << v.detail;
+    // ... and with nothing to wait for, none of the off-CPU share is GIL wait.
+    EXPECT_EQ(*v.metric("gil_wait_share"), 0.0) << name;
   }
 }
 

@@ -1,7 +1,11 @@
-"""Shared fixtures: the parlab binary, the plot script, and synthetic result files."""
+"""Shared fixtures: the parlab binary, the plot script, and synthetic result files; and the
+strict-skip check CI runs with (PARLAB_STRICT_SKIPS=1, or CI=true): a skip outside ALLOWED_SKIPS
+fails the session, so a CI machine that lost a package (MPI, Chromium, Numba) cannot pass with
+fewer tests."""
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -75,3 +79,65 @@ def write_doc(tmp_path, doc, name="run"):
     d.mkdir()
     (d / "results.json").write_text(json.dumps(doc))
     return d
+
+
+# ---------------------------------------------------------------------------------------------
+# Strict skips. Each entry: (node id pattern, skip reason pattern, why this skip is expected,
+# when it is allowed). A skip is allowed when both patterns match (re.search) and the condition
+# holds; any other skip fails the session when strict.
+ALLOWED_SKIPS = [
+    (r"test_interpreters\.py::", r"no free-threaded parlab in PARLAB_INTERPRETERS",
+     "the ft configuration runs this file with PARLAB_INTERPRETERS set to its 3.13t parlab; "
+     "the python configuration has no free-threaded build",
+     lambda: not os.environ.get("PARLAB_INTERPRETERS")),
+]
+
+
+def strict_skips():
+    return os.environ.get("PARLAB_STRICT_SKIPS") == "1" or os.environ.get("CI", "").lower() == "true"
+
+
+def _skip_reason(report):
+    # longrepr of a skip is (path, line, "Skipped: reason")
+    if isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
+        return str(report.longrepr[2]).removeprefix("Skipped: ")
+    return str(report.longrepr)
+
+
+def _allowed(nodeid, reason):
+    for node_pattern, reason_pattern, _why, condition in ALLOWED_SKIPS:
+        if re.search(node_pattern, nodeid) and re.search(reason_pattern, reason) and condition():
+            return True
+    return False
+
+
+_unexpected_skips = []
+
+
+def _note_skip(report):
+    if report.skipped and not hasattr(report, "wasxfail"):
+        reason = _skip_reason(report)
+        if not _allowed(report.nodeid, reason):
+            _unexpected_skips.append((report.nodeid, reason))
+
+
+def pytest_runtest_logreport(report):
+    _note_skip(report)
+
+
+def pytest_collectreport(report):
+    _note_skip(report)  # a module-level skip (pytest.importorskip) skips the whole file
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if strict_skips() and _unexpected_skips and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter):
+    if not strict_skips() or not _unexpected_skips:
+        return
+    terminalreporter.section("unexpected skips (PARLAB_STRICT_SKIPS): each one fails the run", sep="=", red=True)
+    for nodeid, reason in _unexpected_skips:
+        terminalreporter.line(f"SKIP NOT ALLOWED {nodeid}: {reason}")
+    terminalreporter.line("A skip is allowed only by an entry of ALLOWED_SKIPS in tests/python/conftest.py, with its reason.")

@@ -1,5 +1,6 @@
-"""`parlab run --ranks`: MPI jobs of 1-4 ranks launched by the runner give the canonical pi count
-and the single-process dot bits at every rank x thread count; bad input exits 2 naming --ranks."""
+"""`parlab run --ranks`: MPI jobs of 1-4 ranks launched by the runner give the canonical pi count,
+the single-process dot bits and valid STREAM triad and plus_one results at every rank x thread
+count, on every CPU executor an mpi+ backend runs on in this build; bad input exits 2 naming --ranks."""
 import glob
 import json
 import os
@@ -8,16 +9,42 @@ import subprocess
 import pytest
 
 
+def listed_backends(parlab_bin):
+    """{name: (kind, status)} from `parlab list`."""
+    lines = subprocess.run([parlab_bin, "list"], capture_output=True, text=True).stdout.splitlines()
+    assert lines and lines[0] == "backends:", lines[:1]
+    backends = {}
+    for line in lines[1:]:
+        if not line.startswith("  "):
+            break  # the next section (interpreters, kernels, suites)
+        name, kind, status = line.split()[:3]
+        backends[name] = (kind, status)
+    return backends
+
+
 def mpi_available(parlab_bin):
-    out = subprocess.run([parlab_bin, "list"], capture_output=True, text=True).stdout
-    return any(line.split()[:1] == ["mpi+serial"] and "unavailable" not in line for line in out.splitlines())
+    return listed_backends(parlab_bin).get("mpi+serial", (None, None))[1] == "available"
 
 
-def test_ranks_sweep_gives_canonical_pi_and_identical_dot_bits(parlab_bin, tmp_path):
+def mpi_cpu_backends(parlab_bin):
+    """The available mpi+<executor> backends (every CPU executor mpi/register.cpp composes with)."""
+    return sorted(name for name, (kind, status) in listed_backends(parlab_bin).items()
+                  if kind == "mpi" and name != "mpi+cuda" and status == "available")
+
+
+def test_ranks_sweep_gives_canonical_pi_identical_dot_bits_and_valid_stream_on_every_executor(parlab_bin, tmp_path):
     if not mpi_available(parlab_bin):
         pytest.skip("this build has no MPI part")
-    r = subprocess.run([parlab_bin, "run", "--ranks", "1,2,3,4", "-k", "pi,dot", "-t", "1,2", "-n", "100003",
-                        "-b", "serial,pool,mpi+serial,mpi+pool", "--quick", "--no-report", "-q", "--out", str(tmp_path)],
+    listed = listed_backends(parlab_bin)
+    mpi_backends = mpi_cpu_backends(parlab_bin)
+    # Each available CPU executor an MPI backend is named after runs here (mpi+tbb where tbb is built).
+    for name in mpi_backends:
+        assert listed[name[len("mpi+"):]] == ("cpu", "available"), name
+    assert {"mpi+serial", "mpi+pool"} <= set(mpi_backends), mpi_backends
+    kernels = ("pi", "dot", "triad", "plus_one")
+    r = subprocess.run([parlab_bin, "run", "--ranks", "1,2,3,4", "-k", ",".join(kernels), "-t", "1,2", "-n", "100003",
+                        "-b", ",".join(["serial", "pool", *mpi_backends]), "--quick", "--no-report", "-q",
+                        "--out", str(tmp_path)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
     (path,) = glob.glob(os.path.join(str(tmp_path), "*", "*", "results.json"))
@@ -25,12 +52,14 @@ def test_ranks_sweep_gives_canonical_pi_and_identical_dot_bits(parlab_bin, tmp_p
     assert doc["status"] == "complete"
     recs = doc["records"]
     assert all(x["status"] == "ok" for x in recs), [x.get("reason") for x in recs if x["status"] != "ok"]
+    assert all(x["validation"]["pass"] for x in recs), [x["validation"] for x in recs if not x["validation"]["pass"]]
     # Every (backend, ranks, threads) point the sweep promises is there, ranks from the job itself.
     mpi = {(x["backend"], x["ranks"], x["threads"], x["kernel"]) for x in recs if x["kind"] == "mpi"}
-    for kernel in ("pi", "dot"):
-        for ranks in (1, 2, 3, 4):
-            assert ("mpi+serial", ranks, 1, kernel) in mpi
-            assert ("mpi+pool", ranks, 1, kernel) in mpi and ("mpi+pool", ranks, 2, kernel) in mpi
+    for backend in mpi_backends:
+        for kernel in kernels:
+            for ranks in (1, 2, 3, 4):
+                for threads in ((1,) if backend == "mpi+serial" else (1, 2)):
+                    assert (backend, ranks, threads, kernel) in mpi, (backend, ranks, threads, kernel)
     assert {x["hits"] for x in recs if x["kernel"] == "pi"} == {doc_hits(recs)}
     dots = {float(x["checksum"]).hex() for x in recs if x["kernel"] == "dot"}
     assert len(dots) == 1, dots
