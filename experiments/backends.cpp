@@ -1,8 +1,13 @@
 #include "backends.hpp"
 
+#include <cstdlib>
+
+#include "child_process.hpp"
 #include "cpu/backends.hpp"
+#include "gpu/backend_names.hpp"
 #include "embed/backend_names.hpp"
 #include "parlab/build_info.hpp"
+#include "peers/register.hpp"
 
 #if defined(PARLAB_HAVE_CUDA)
 #include "gpu/register.hpp"
@@ -15,6 +20,57 @@
 #endif
 
 namespace parlab {
+namespace {
+
+std::string& peer_dir_override() {
+  static std::string dir;
+  return dir;
+}
+
+// A peer invocation that runs longer than this is stopped and its record fails (the default of
+// `parlab run --timeout`, which bounds the other measurements made in another process).
+constexpr double kPeerTimeoutSeconds = 1800;
+
+// The external peers run their binaries through parlab's one spawn helper, watching this
+// process's interruption (a Ctrl-C stops the binary and leaves the measurement to --resume).
+PeerProcess launch_peer(const std::vector<std::string>& argv, const PeerEnv& env) {
+  PeerProcess p;
+  if (g_interrupted.load()) {
+    p.interrupted = true;
+    p.ended = "not started: parlab was interrupted";
+    return p;
+  }
+  SpawnOptions o;
+  o.set_env = env;
+  o.capture_stdout = true;
+  o.timeout_s = kPeerTimeoutSeconds;
+  o.interrupted = &g_interrupted;
+  ChildOutput c = run_child(argv, o);
+  p.started = c.exit_code != -1;
+  p.interrupted = c.interrupted;
+  p.exit_code = c.exit_code;
+  p.ended = c.describe_end() + (c.timed_out ? " (" + std::to_string(static_cast<int>(kPeerTimeoutSeconds)) + " s)" : "");
+  p.out = std::move(c.out);
+  p.err_tail = std::move(c.err_tail);
+  return p;
+}
+
+PeerOptions peer_options() {
+  PeerOptions o;
+  o.launch = launch_peer;
+  if (!peer_dir_override().empty()) {
+    o.babelstream_dir = peer_dir_override();
+    o.dir_from = "--peer-dir";
+  } else if (const char* d = std::getenv("PARLAB_BABELSTREAM_DIR"); d != nullptr && *d != '\0') {
+    o.babelstream_dir = d;
+    o.dir_from = "PARLAB_BABELSTREAM_DIR";
+  }
+  return o;
+}
+
+}  // namespace
+
+void set_peer_dir(const std::string& dir) { peer_dir_override() = dir; }
 
 Registry make_registry() {
   Registry r;
@@ -34,7 +90,9 @@ Registry make_registry() {
 #if defined(PARLAB_HAVE_CUDA)
   register_cuda(r);
 #else
-  r.add_unavailable("cuda", "gpu", build_info::kCudaWhy);
+  for (const std::string_view name : cuda::kBackendNames) {
+    r.add_unavailable(std::string(name), "gpu", build_info::kCudaWhy);
+  }
 #endif
 #if defined(PARLAB_HAVE_PYTHON)
   register_python(r);
@@ -43,6 +101,7 @@ Registry make_registry() {
     r.add_unavailable(std::string(name), "python", build_info::kPythonWhy);
   }
 #endif
+  register_peers(r, peer_options());  // after the CUDA part: babelstream-cuda reads its device verdict
 #if defined(PARLAB_HAVE_MPI)
   register_mpi(r);  // after the CPU and GPU parts: it composes with their factories
 #else

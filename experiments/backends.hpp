@@ -11,6 +11,11 @@ namespace parlab {
 
 Registry make_registry();
 
+// Where the external peers' binaries are (BabelStream's omp-stream and cuda-stream, peers/):
+// `parlab run --peer-dir DIR`, which overrides $PARLAB_BABELSTREAM_DIR in the registries made
+// after it. Empty: the environment's.
+void set_peer_dir(const std::string& dir);
+
 // Options for the embedded Python interpreter, taken before the first Python workload starts it:
 // `python_home` overrides PYTHONHOME and the prefix derived from the interpreter (--python-home).
 // A no-op in a build without the Python part. Throws FailureError once it has started.

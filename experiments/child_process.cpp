@@ -18,6 +18,9 @@
 extern char** environ;
 
 namespace parlab {
+
+std::atomic<bool> g_interrupted{false};
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

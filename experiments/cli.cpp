@@ -19,6 +19,7 @@
 #include "args.hpp"
 #include "child_process.hpp"
 #include "context.hpp"
+#include "data_dir.hpp"
 #include "interpreters.hpp"
 #include "runner.hpp"
 #include "estimate.hpp"
@@ -27,6 +28,7 @@
 #include "backends.hpp"
 #include "core/error.hpp"
 #include "core/kernels.hpp"
+#include "parlab/build_commit.hpp"
 #include "parlab/build_info.hpp"
 
 namespace parlab {
@@ -133,6 +135,7 @@ struct RunArgs {
   std::string resume;
   std::string ranks;  // MPI job sizes for the mpi backends
   std::string timeout;  // seconds per measurement in another process
+  std::string peer_dir;  // where BabelStream's binaries are (overrides PARLAB_BABELSTREAM_DIR)
   bool quick = false;
   bool quiet = false;
   bool no_report = false;
@@ -320,11 +323,15 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
 
 // ---------------------------------------------------------------- plot / report
 // The Python scripts parlab starts, and their interpreter: $PARLAB_PYTHON overrides Debian's
-// python3 (where matplotlib and pandas are); a script is the source tree's experiments/<name>
-// unless `env_override` names another file.
+// python3 (where matplotlib and pandas are); a script is data_dir()/<name> unless `env_override`
+// names another file.
 std::vector<std::string> script_command(const std::string& name, const char* env_override) {
-  std::string script = std::string(build_info::kSourceDir) + "/experiments/" + name;
-  if (const char* s = std::getenv(env_override); s && *s) script = s;
+  std::string script;
+  if (const char* s = std::getenv(env_override); s && *s) {
+    script = s;
+  } else {
+    script = (data_dir() / name).string();
+  }
   std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   if (const char* p = std::getenv("PARLAB_PYTHON"); p && *p) python = p;
   if (!std::filesystem::exists(script)) throw FailureError("script '" + script + "' not found");
@@ -370,6 +377,30 @@ int cmd_compare(const std::vector<std::string>& passed, std::ostream& err) {
   return kExitFailure;
 }
 
+// `parlab --version`: the version, the commit it was built from and what was built.
+std::string version_text() {
+  std::string commit = build_info::kBuildCommit;
+  std::string text = std::string("parlab ") + build_info::kVersion + " (commit " +
+                     (commit.empty() ? std::string("unknown: not built from a git checkout") : commit) + ")\n";
+  text += std::string("built: ") + build_info::kBuildType + ", " + build_info::kCompiler + ", sanitizers " +
+          build_info::kSanitizers + "\n";
+  const std::pair<const char*, const char*> parts[] = {{"oneTBB", build_info::kTbbWhy},
+                                                       {"OpenMP", build_info::kOpenMpWhy},
+                                                       {"CUDA", build_info::kCudaWhy},
+                                                       {"embedded Python", build_info::kPythonWhy},
+                                                       {"MPI", build_info::kMpiWhy}};
+  text += "parts: serial, std::thread, thread pool";
+  std::string missing;
+  for (const auto& [name, why] : parts) {
+    if (*why == '\0') {
+      text += std::string(", ") + name;
+    } else {
+      missing += std::string("\n  not built: ") + name + ": " + why;
+    }
+  }
+  return text + missing;
+}
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -387,7 +418,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App app{"parlab: the same computations under serial, std::thread, a thread pool, oneTBB, "
                "OpenMP, CUDA and embedded Python, measured side by side.",
                "parlab"};
-  app.set_version_flag("--version", std::string("parlab ") + build_info::kVersion);
+  app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
   std::string python_home;
   app.add_option("--python-home", python_home,
@@ -430,6 +461,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                   "Seconds one measurement in another process (another interpreter's parlab, an MPI job) may "
                   "take before it is stopped and its record fails (default " +
                       std::to_string(static_cast<int>(RunOptions::kDefaultChildTimeoutSeconds)) + "; 0: no limit)");
+  run->add_option("--peer-dir", run_args.peer_dir,
+                  "Directory of BabelStream's omp-stream and cuda-stream for the babelstream-* peers (overrides "
+                  "PARLAB_BABELSTREAM_DIR; scripts/build-babelstream.sh builds them)");
   run->add_flag("--quick", run_args.quick, "At most 3 repetitions, no minimum repetition time");
   run->add_flag("--quiet,-q", run_args.quiet, "No progress output");
   run->add_flag("--no-report", run_args.no_report, "Do not make plots and report.html after the run");
@@ -494,6 +528,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
   }
   try {
+    if (*run && !run_args.peer_dir.empty()) set_peer_dir(run_args.peer_dir);  // before the registry is made
     const Registry registry = make_registry();
     if (!python_home.empty()) configure_python(python_home);
     if (*list) return cmd_list(registry, out);

@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "core/pi_simd.hpp"
+#include "parlab/build_commit.hpp"
 #include "parlab/build_info.hpp"
 
 namespace parlab {
@@ -27,18 +28,6 @@ std::string read_first_line(const std::string& path) {
   std::string line;
   if (in && std::getline(in, line)) return line;
   return {};
-}
-
-// Output of a short command, trimmed; empty on any failure. Used for `git` only.
-std::string command_output(const std::string& cmd) {
-  std::string out;
-  if (FILE* p = popen(cmd.c_str(), "r")) {
-    char buf[256];
-    while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
-    if (pclose(p) != 0) return {};
-  }
-  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
-  return out;
 }
 
 nlohmann::json cpu_facts() {
@@ -107,20 +96,6 @@ std::string host_name() {
   return h;
 }
 
-std::string git_commit_of(const std::string& src) {
-  // git answers for the innermost repository around a directory: a parlab tree copied into
-  // another project's checkout would record that project's commit as its own. Only a repository
-  // whose top level is the source tree itself speaks for it.
-  const std::string top = command_output("git -C '" + src + "' rev-parse --show-toplevel 2>/dev/null");
-  std::error_code ec;
-  if (top.empty() || !std::filesystem::equivalent(top, src, ec) || ec) return {};
-  std::string commit = command_output("git -C '" + src + "' rev-parse HEAD 2>/dev/null");
-  if (!commit.empty() && !command_output("git -C '" + src + "' status --porcelain --untracked-files=no 2>/dev/null").empty()) {
-    commit += "-dirty";
-  }
-  return commit;
-}
-
 SourceCommit source_commit(const std::string& from_git, const char* declared) {
   // A declared commit wins: it is set by whoever copied the tree somewhere git cannot see it
   // properly (an offline GPU node gets a copy of the files, with either no .git or a stale one
@@ -128,7 +103,7 @@ SourceCommit source_commit(const std::string& from_git, const char* declared) {
   // Nothing verifies it, so the record says it was declared and what git said, if anything.
   if (declared != nullptr && *declared != '\0') {
     std::string source = "declared by PARLAB_SOURCE_COMMIT";
-    if (!from_git.empty() && from_git != declared) source += "; git in the source tree said " + from_git;
+    if (!from_git.empty() && from_git != declared) source += "; git at build time said " + from_git;
     return {declared, source};
   }
   if (!from_git.empty()) return {from_git, "git"};
@@ -148,8 +123,7 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
   ctx["build"] = {{"parlab_version", build_info::kVersion}, {"build_type", build_info::kBuildType},
                   {"compiler", build_info::kCompiler},     {"flags", build_info::kCxxFlags},
                   {"sanitizers", build_info::kSanitizers}};
-  const std::string src = build_info::kSourceDir;
-  const SourceCommit sc = source_commit(git_commit_of(src), std::getenv("PARLAB_SOURCE_COMMIT"));
+  const SourceCommit sc = source_commit(build_info::kBuildCommit, std::getenv("PARLAB_SOURCE_COMMIT"));
   ctx["build"]["git_commit"] = sc.commit.empty() ? nlohmann::json() : nlohmann::json(sc.commit);
   ctx["build"]["git_commit_source"] = sc.source.empty() ? nlohmann::json() : nlohmann::json(sc.source);
   // Which SIMD path the CPU pi kernel runs here (core/pi_simd.hpp): it changes CPU pi rates

@@ -21,8 +21,9 @@ int hardware_threads();
 // The machine's host name, made safe for a path component.
 std::string host_name();
 
-// Which commit the numbers come from. `from_git` is `git rev-parse HEAD` of the source tree
-// (empty when there is no repository: a copy of the files on an offline node); `declared` is
+// Which commit the numbers come from. `from_git` is the commit the binary was built from
+// (build_info::kBuildCommit, from git at build time; empty when the source was no checkout of its
+// own: a copy of the files on an offline node); `declared` is
 // PARLAB_SOURCE_COMMIT (may be null). A declared commit wins and is recorded as declared, with
 // git's differing answer beside it; otherwise git's.
 struct SourceCommit {
@@ -30,9 +31,5 @@ struct SourceCommit {
   std::string source;  // "git", "declared by PARLAB_SOURCE_COMMIT ...", or empty
 };
 SourceCommit source_commit(const std::string& from_git, const char* declared);
-
-// The commit of the git repository whose top level is `src` ("-dirty" appended when tracked files
-// differ from it), or empty: no git, no repository, or `src` lies inside another project's one.
-std::string git_commit_of(const std::string& src);
 
 }  // namespace parlab

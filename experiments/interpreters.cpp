@@ -13,7 +13,7 @@
 
 #include "backends.hpp"
 #include "core/error.hpp"
-#include "parlab/build_info.hpp"
+#include "data_dir.hpp"
 #include "runner.hpp"
 #include "child_process.hpp"
 #include "child_record.hpp"
@@ -34,14 +34,10 @@ std::vector<std::pair<std::string, std::string>> gil_env(const std::string& pyth
 }
 
 std::vector<std::string> other_binaries() {
+  const char* env = std::getenv("PARLAB_INTERPRETERS");
+  if (env == nullptr) return default_interpreter_binaries();
   std::vector<std::string> paths;
-  std::string list;
-  if (const char* env = std::getenv("PARLAB_INTERPRETERS"); env != nullptr) {
-    list = env;
-  } else {
-    list = std::string(build_info::kSourceDir) + "/build/release-ft/experiments/parlab";
-  }
-  std::stringstream ss(list);
+  std::stringstream ss(env);
   for (std::string p; std::getline(ss, p, ':');) {
     if (!p.empty()) paths.push_back(p);
   }

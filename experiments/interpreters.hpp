@@ -8,7 +8,8 @@
 // (PYTHON_GIL=0) and re-enabled (PYTHON_GIL=1), each its own child process environment.
 //
 // Where the other binaries are: $PARLAB_INTERPRETERS, a ':'-separated list of parlab binaries;
-// without it, build/release-ft/experiments/parlab of the source tree this binary was built from.
+// without it, those the build tree lists (data_dir.hpp: build/release-ft/experiments/parlab of
+// the source tree); an installed parlab knows of none.
 #pragma once
 
 #include <string>

@@ -18,13 +18,14 @@
 
 #include "backends.hpp"
 #include "context.hpp"
+#include "estimate.hpp"
 #include "interpreters.hpp"
 #include "rank_sweep.hpp"
 #include "core/error.hpp"
 
 namespace parlab {
 
-std::atomic<bool> g_interrupted{false};
+// g_interrupted is defined in child_process.cpp, beside the spawn helper that watches it.
 
 namespace {
 
@@ -44,13 +45,6 @@ std::string utc_stamp(const char* format) {
   gmtime_r(&now, &tm);
   std::ostringstream os;
   os << std::put_time(&tm, format);
-  return os.str();
-}
-
-std::string format_duration(double s) {
-  const long t = std::lround(s);
-  std::ostringstream os;
-  os << t / 60 << ":" << std::setw(2) << std::setfill('0') << t % 60;
   return os.str();
 }
 

@@ -12,7 +12,7 @@
 #include "args.hpp"
 #include "core/error.hpp"
 #include "interpreters.hpp"
-#include "parlab/build_info.hpp"
+#include "data_dir.hpp"
 
 namespace parlab {
 namespace {
@@ -176,7 +176,7 @@ MeasurementSpec spec_from_json(const json& j) {
 
 std::filesystem::path suites_dir() {
   if (const char* env = std::getenv("PARLAB_SUITES_DIR"); env != nullptr && *env != '\0') return env;
-  return std::filesystem::path(build_info::kSourceDir) / "experiments" / "suites";
+  return data_dir() / "suites";
 }
 
 std::vector<std::string> suite_names() {

@@ -87,7 +87,7 @@ struct Plan {
   std::vector<std::string> warnings;
 };
 
-// The directory holding the suite files: $PARLAB_SUITES_DIR, else the source tree's.
+// The directory holding the suite files: $PARLAB_SUITES_DIR, else data_dir()/suites.
 std::filesystem::path suites_dir();
 std::vector<std::string> suite_names();
 

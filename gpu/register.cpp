@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend_names.hpp"
 #include "device.hpp"
 #include "workloads.hpp"
 
@@ -73,11 +74,11 @@ void register_cuda(Registry& registry) {
     // A driver that fails is a failure of the machine, not the absence of a GPU: its records
     // are errors (BackendEntry::broken), and `parlab list` says FAILED.
     const bool broken = devices.state == cuda::DeviceCount::State::driver_error;
-    for (const auto& [name, kernels] : {std::pair{"cuda", single}, std::pair{"cuda-cublas", cublas},
-                                        std::pair{"cuda-multi", multi}, std::pair{"cuda-multi-seq", multi}}) {
-      BackendEntry e = unavailable_entry(name, kernels, devices.reason);
+    for (const std::string_view name : cuda::kBackendNames) {
+      const auto& kernels = name == "cuda" ? single : name == "cuda-cublas" ? cublas : multi;
+      BackendEntry e = unavailable_entry(std::string(name), kernels, devices.reason);
       e.broken = broken;
-      e.in_default_set = std::string(name) != "cuda-multi-seq";
+      e.in_default_set = cuda::in_default_set(name);
       registry.add(std::move(e));
     }
     return;
@@ -98,7 +99,7 @@ void register_cuda(Registry& registry) {
   auto seq = gpu_entry(
       "cuda-multi-seq", multi, [](const Problem& p) { return cuda::make_multi_device_workload(p, false); },
       count + ", split evenly and run one after another (" + all + "); " + versions);
-  seq.in_default_set = false;
+  seq.in_default_set = cuda::in_default_set(seq.name);
   registry.add(std::move(seq));
 }
 

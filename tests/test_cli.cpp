@@ -144,14 +144,15 @@ TEST(Args, ThreadLists) {
 }  // namespace parlab
 
 // The result context's commit: a declared PARLAB_SOURCE_COMMIT wins (a copied tree can carry a
-// stale .git) and is marked as declared, with git's differing answer beside it; else git's.
+// stale .git) and is marked as declared, with the build's differing answer beside it; else the
+// commit the binary was built from (cmake/ParlabCommit.cmake, tested in test_build_commit.py).
 TEST(Context, SourceCommitTakesADeclaredOneAndSaysSo) {
   const parlab::SourceCommit both = parlab::source_commit("abc123-dirty", "def456");
   EXPECT_EQ(both.commit, "def456");
   EXPECT_NE(both.source.find("PARLAB_SOURCE_COMMIT"), std::string::npos);
   EXPECT_NE(both.source.find("abc123-dirty"), std::string::npos) << both.source;
   const parlab::SourceCommit same = parlab::source_commit("def456", "def456");
-  EXPECT_EQ(same.source.find("git in the source tree"), std::string::npos) << same.source;
+  EXPECT_EQ(same.source.find("git at build time"), std::string::npos) << same.source;
   const parlab::SourceCommit declared = parlab::source_commit("", "def456");
   EXPECT_EQ(declared.commit, "def456");
   const parlab::SourceCommit from_git = parlab::source_commit("abc123", "");
@@ -159,26 +160,4 @@ TEST(Context, SourceCommitTakesADeclaredOneAndSaysSo) {
   EXPECT_EQ(from_git.source, "git");
   EXPECT_TRUE(parlab::source_commit("", nullptr).commit.empty());
   EXPECT_TRUE(parlab::source_commit("", nullptr).source.empty());
-}
-
-TEST(Context, CommitOnlyFromTheSourceTreesOwnRepository) {
-  namespace fs = std::filesystem;
-  const fs::path outer = fs::temp_directory_path() / ("parlab-git-" + std::to_string(::getpid()));
-  fs::remove_all(outer);
-  fs::create_directories(outer / "parlab");
-  const std::string git = "git -c user.email=t@t -c user.name=t -C '";
-  const auto sh = [](const std::string& cmd) { return std::system((cmd + " >/dev/null 2>&1").c_str()); };
-  if (sh("git --version") != 0) GTEST_SKIP() << "git is not installed";
-  ASSERT_EQ(sh(git + outer.string() + "' init -q && " + git + outer.string() + "' commit -q --allow-empty -m outer"), 0);
-  // A tree copied inside another project's checkout: that project's commit is not ours.
-  EXPECT_EQ(parlab::git_commit_of((outer / "parlab").string()), "");
-  EXPECT_EQ(parlab::git_commit_of(outer.string()).size(), 40u);
-  // Its own repository speaks for it.
-  ASSERT_EQ(sh(git + (outer / "parlab").string() + "' init -q && " + git + (outer / "parlab").string() +
-               "' commit -q --allow-empty -m inner"),
-            0);
-  const std::string inner = parlab::git_commit_of((outer / "parlab").string());
-  EXPECT_EQ(inner.size(), 40u);
-  EXPECT_NE(inner, parlab::git_commit_of(outer.string()));
-  fs::remove_all(outer);
 }

@@ -3,16 +3,29 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
+#include <vector>
 
 #include <cuda_runtime.h>
 
+#include "gpu/backend_names.hpp"
 #include "gpu/register.hpp"
 #include "gpu_test_support.hpp"
 
 namespace parlab {
 namespace {
 
-const char* const kEntries[] = {"cuda", "cuda-cublas", "cuda-multi", "cuda-multi-seq"};
+// What a build without the CUDA part lists by name (gpu/backend_names.hpp): exactly what this one registers.
+const auto& kEntries = cuda::kBackendNames;
+
+TEST(GpuRegistry, RegistersExactlyTheNamesABuildWithoutCudaLists) {
+  Registry r;
+  register_cuda(r);
+  std::vector<std::string> registered;
+  for (const auto& e : r.entries()) registered.push_back(e.name);
+  EXPECT_EQ(registered, std::vector<std::string>(kEntries.begin(), kEntries.end()));
+  for (const auto& e : r.entries()) EXPECT_EQ(e.in_default_set, cuda::in_default_set(e.name)) << e.name;
+}
 
 bool lists(const BackendEntry& e, const std::string& kernel) {
   return std::find(e.kernels.begin(), e.kernels.end(), kernel) != e.kernels.end();
@@ -22,7 +35,7 @@ TEST(GpuRegistry, EveryEntryIsAvailableExactlyWhenADeviceIs) {
   Registry r;
   ASSERT_NO_THROW(register_cuda(r));
   const cuda::DeviceCount devices = cuda::device_count();
-  for (const char* name : kEntries) {
+  for (const std::string_view name : kEntries) {
     const BackendEntry* e = r.find(name);
     ASSERT_NE(e, nullptr) << name;
     EXPECT_EQ(e->kind, "gpu");
@@ -109,7 +122,7 @@ TEST(GpuRegistry, EntriesListTheirKernels) {
 }
 
 TEST(GpuRegistry, TheCliRegistryHoldsTheCudaEntries) {
-  for (const char* name : kEntries) EXPECT_NE(test::registry().find(name), nullptr) << name;
+  for (const std::string_view name : kEntries) EXPECT_NE(test::registry().find(name), nullptr) << name;
 }
 
 }  // namespace

@@ -1,0 +1,58 @@
+# The install layout, the build tree's mirror of it, the commit a binary was built from, and the
+# Debian package (docs/design.md, "Builds and dependencies"; experiments/data_dir.hpp):
+#   bin/parlab
+#   share/parlab/{suites/, plot.py, figures/, compare.py, compare_stats.py, compare_report.py,
+#                 schema/, python/}
+# parlab finds share/parlab relative to itself, so an installed tree can be moved or packaged.
+
+set(_parlab_share_files
+  experiments/plot.py experiments/compare.py experiments/compare_stats.py experiments/compare_report.py)
+set(_parlab_share_dirs experiments/suites experiments/figures experiments/schema)
+
+# The build tree mirrors the layout with links to the sources (edits take effect without a
+# rebuild): build/<preset>/share/parlab/... beside build/<preset>/experiments/parlab.
+set(_parlab_mirror "${CMAKE_BINARY_DIR}/share/parlab")
+file(MAKE_DIRECTORY "${_parlab_mirror}")
+foreach(_item IN LISTS _parlab_share_files _parlab_share_dirs)
+  get_filename_component(_name "${_item}" NAME)
+  file(CREATE_LINK "${PROJECT_SOURCE_DIR}/${_item}" "${_parlab_mirror}/${_name}" SYMBOLIC)
+endforeach()
+file(CREATE_LINK "${PROJECT_SOURCE_DIR}/embed/workloads" "${_parlab_mirror}/python" SYMBOLIC)
+# Only a build tree knows of the free-threaded child parlab (the release-ft preset's build).
+file(WRITE "${_parlab_mirror}/interpreters"
+     "# parlab binaries of other interpreters this build tree knows of (experiments/data_dir.hpp)\n"
+     "${PROJECT_SOURCE_DIR}/build/release-ft/experiments/parlab\n")
+
+install(TARGETS parlab RUNTIME DESTINATION bin)
+install(FILES ${_parlab_share_files} DESTINATION share/parlab)
+foreach(_dir IN LISTS _parlab_share_dirs)
+  install(DIRECTORY "${_dir}" DESTINATION share/parlab PATTERN "__pycache__" EXCLUDE)
+endforeach()
+install(DIRECTORY embed/workloads/ DESTINATION share/parlab/python FILES_MATCHING PATTERN "*.py")
+install(FILES README.md docs/design.md docs/extending.md DESTINATION share/doc/parlab)
+
+# The commit, refreshed at every build (a header rewritten only when it changes), so an installed
+# binary names what it was built from without its source tree.
+add_custom_target(parlab_commit_header
+  COMMAND "${CMAKE_COMMAND}" -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+          -DOUTPUT=${CMAKE_BINARY_DIR}/experiments/generated/parlab/build_commit.hpp
+          -P "${PROJECT_SOURCE_DIR}/cmake/ParlabCommit.cmake"
+  BYPRODUCTS "${CMAKE_BINARY_DIR}/experiments/generated/parlab/build_commit.hpp"
+  COMMENT "parlab: the source commit"
+  VERBATIM)
+add_dependencies(parlab_cli parlab_commit_header)
+
+# cpack -G DEB in the build tree: a .deb of the binary and share/parlab. Its dependencies are the
+# runtime libraries this configuration linked (dpkg-shlibdeps), plus what the scripts need.
+set(CPACK_PACKAGE_NAME parlab)
+set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
+set(CPACK_PACKAGE_CONTACT "parlab maintainers")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_GENERATOR DEB)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "python3, python3-matplotlib, python3-numpy")
+set(CPACK_DEBIAN_PACKAGE_SECTION science)
+set(CPACK_PACKAGE_INSTALL_DIRECTORY parlab)
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+include(CPack)

@@ -1,0 +1,44 @@
+#include "data_dir.hpp"
+
+#include <cstdlib>
+#include <fstream>
+
+#include "child_process.hpp"
+#include "core/error.hpp"
+
+namespace parlab {
+
+std::filesystem::path data_dir() {
+  if (const char* env = std::getenv("PARLAB_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  const std::filesystem::path exe = self_executable();
+  std::string tried;
+  if (!exe.empty()) {
+    for (const auto& candidate : {exe.parent_path() / ".." / "share" / "parlab",
+                                  exe.parent_path() / ".." / ".." / "share" / "parlab"}) {
+      std::error_code ec;
+      if (std::filesystem::is_directory(candidate / "suites", ec)) return std::filesystem::weakly_canonical(candidate, ec);
+      tried += (tried.empty() ? "" : ", ") + candidate.lexically_normal().string();
+    }
+  }
+  throw FailureError("parlab's data (suites, plot scripts) not found: looked in " +
+                     (tried.empty() ? std::string("nothing (/proc/self/exe unreadable)") : tried) +
+                     "; set PARLAB_DATA_DIR to a share/parlab directory");
+}
+
+std::vector<std::string> default_interpreter_binaries() {
+  std::vector<std::string> paths;
+  std::error_code ec;
+  std::filesystem::path file;
+  try {
+    file = data_dir() / "interpreters";
+  } catch (const Error&) {
+    return paths;
+  }
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] != '#') paths.push_back(line);
+  }
+  return paths;
+}
+
+}  // namespace parlab

@@ -1,0 +1,282 @@
+"""The BabelStream peers (peers/register.hpp): parlab runs a BabelStream binary per record, keeps
+the row of the record's kernel, and writes a record beside its own backends' — same kernel,
+size, precision and threads, parlab's statistic (rate.bytes_per_s) and BabelStream's own
+(metrics.peer_bytes_per_s) both — or, for a binary that misbehaves, a failed record naming the
+fault, never a crash; without a binary the records are unavailable with the reason. The binary is
+a stand-in, tests/python/fakes/fake_babelstream.py, that prints BabelStream's --csv format."""
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes", "fake_babelstream.py")
+WORDS = {"copy": 2, "mul": 2, "add": 3, "triad": 3, "dot": 2, "nstream": 4}
+SECONDS = 0.001  # the fake's min runtime; its average is 1.5x, its max 2x
+
+
+def peer_dir(tmp_path, model="omp", name=None):
+    """A directory holding <model>-stream: a wrapper that runs the fake as that model."""
+    d = tmp_path / "babelstream"
+    d.mkdir(exist_ok=True)
+    exe = d / (name or f"{model}-stream")
+    exe.write_text(f'#!/bin/sh\nFAKE_BABELSTREAM_MODEL={model} exec "{sys.executable}" "{FAKE}" "$@"\n')
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return d
+
+
+def run_dir_of(out):
+    (host,) = os.listdir(out)
+    (run,) = os.listdir(os.path.join(out, host))
+    return os.path.join(out, host, run)
+
+
+def run(parlab_bin, tmp_path, args, env=None, fault="ok"):
+    out = tmp_path / "out"
+    full_env = {k: v for k, v in os.environ.items() if k not in ("PARLAB_BABELSTREAM_DIR", "OMP_NUM_THREADS")}
+    full_env.update({"FAKE_BABELSTREAM_FAULT": fault, "FAKE_BABELSTREAM_LOG": str(tmp_path / "calls.jsonl")})
+    full_env.update(env or {})
+    r = subprocess.run([parlab_bin, "run", *args, "--out", str(out), "--no-report", "--quiet"],
+                       capture_output=True, text=True, env=full_env, timeout=300)
+    doc = json.load(open(os.path.join(run_dir_of(out), "results.json"))) if out.exists() else None
+    return r, doc
+
+
+def calls(tmp_path):
+    path = tmp_path / "calls.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+
+
+def cuda_entry_line(parlab_bin):
+    out = subprocess.run([parlab_bin, "list"], capture_output=True, text=True, timeout=120).stdout
+    return next(line for line in out.splitlines() if line.split()[:1] == ["cuda"])
+
+
+def test_records_beside_parlab_with_both_bandwidths(parlab_bin, tmp_path):
+    d = peer_dir(tmp_path)
+    r, doc = run(parlab_bin, tmp_path, ["-k", "triad,dot", "-b", "babelstream-omp,pool", "-t", "1,2", "-n", "4096",
+                                        "-p", "double,float", "--reps", "2"],
+                 env={"PARLAB_BABELSTREAM_DIR": str(d)})
+    assert r.returncode == 0, r.stderr
+    assert doc["status"] == "complete"
+    peers = [x for x in doc["records"] if x["backend"] == "babelstream-omp"]
+    own = [x for x in doc["records"] if x["backend"] == "pool"]
+    # Every (kernel, threads, precision) of one side has its record on the other.
+    key = lambda x: (x["kernel"], x["threads"], x["precision"], x["size"])  # noqa: E731
+    assert sorted(map(key, peers)) == sorted(map(key, own))
+    assert len(peers) == 2 * 2 * 2
+    for x in own:
+        assert x["status"] == "ok", x
+        assert x["rate"]["bytes_per_s"] > 0
+    for x in peers:
+        assert x["status"] == "ok", x
+        assert x["kind"] == "peer"
+        assert x["size"] == 4096
+        size_of = 4 if x["precision"] == "float" else 8
+        want_bytes = WORDS[x["kernel"]] * size_of * 4096
+        assert x["work"]["bytes"] == want_bytes
+        # parlab's statistic: the mean of BabelStream's iterations is each run's time.
+        assert x["kernel_s"] == pytest.approx(1.5 * SECONDS, rel=1e-6)
+        assert x["transfer_s"] == 0
+        assert x["time_s"]["median"] == pytest.approx(1.5 * SECONDS, rel=1e-6)
+        assert x["rate"]["bytes_per_s"] == pytest.approx(want_bytes / (1.5 * SECONDS), rel=1e-6)
+        # BabelStream's own: bandwidth from its fastest iteration, converted from MB/s.
+        assert x["metrics"]["peer_bytes_per_s"] == pytest.approx(want_bytes / SECONDS, rel=1e-5)
+        assert x["metrics"]["peer_min_runtime_s"] == pytest.approx(SECONDS, rel=1e-6)
+        assert x["metrics"]["peer_num_times"] == 100
+        # one warm-up and two repetitions, one invocation each (a run of 150 ms > min_rep_seconds)
+        assert x["metrics"]["peer_invocations"] == 1 + 2 * x["inner"]
+        assert x["validation"]["pass"] is True
+        assert "gold check passed" in x["validation"]["detail"]
+    # What the binary was asked: the record's kernel alone, its size and precision, its threads.
+    seen = calls(tmp_path)
+    assert len(seen) == sum(x["metrics"]["peer_invocations"] for x in peers)
+    for c in seen:
+        a = c["argv"]
+        assert a[a.index("--arraysize") + 1] == "4096"
+        assert a[a.index("--numtimes") + 1] == "100"
+        assert a[a.index("--only") + 1] in ("Triad", "Dot")
+        assert "--csv" in a and "--silence-errors" in a and "--device" not in a
+    for x in peers:
+        label = x["kernel"].capitalize()
+        mine = [c for c in seen if c["argv"][c["argv"].index("--only") + 1] == label
+                and c["OMP_NUM_THREADS"] == str(x["threads"]) and ("--float" in c["argv"]) == (x["precision"] == "float")]
+        assert len(mine) == x["metrics"]["peer_invocations"], (x["kernel"], x["threads"], x["precision"])
+    # The context says which binary measured them.
+    (entry,) = [b for b in doc["context"]["backends"] if b["name"] == "babelstream-omp"]
+    assert entry["available"] and str(d) in entry["detail"]
+
+
+@pytest.mark.parametrize("unit", ["GiB", "mbytes"])
+def test_other_bandwidth_units_are_converted(parlab_bin, tmp_path, unit):
+    d = peer_dir(tmp_path)
+    r, doc = run(parlab_bin, tmp_path, ["-k", "copy", "-b", "babelstream-omp", "-t", "1", "-n", "2^20", "--reps", "1"],
+                 env={"PARLAB_BABELSTREAM_DIR": str(d), "FAKE_BABELSTREAM_UNIT": unit})
+    assert r.returncode == 0, r.stderr
+    (x,) = doc["records"]
+    assert x["status"] == "ok", x
+    assert x["metrics"]["peer_bytes_per_s"] == pytest.approx(2 * 8 * 2 ** 20 / SECONDS, rel=1e-5)
+
+
+# fault -> words the failed record's reason must contain
+FAULTS = {
+    "garbled": "no header line",
+    "exit3": "exited with 3",
+    "crash": "killed by SIGSEGV",
+    "empty": "printed nothing on stdout",
+    "wrongsize": "n_elements 4097, not the 4096 asked for",
+    "norow": "no row for Triad",
+    "badheader": "is not BabelStream's",
+    "badbandwidth": "is not 3 x sizeof x n_elements / min_runtime",
+    "shortrow": "has 7 fields, not 8",
+}
+
+
+@pytest.mark.parametrize("fault", sorted(FAULTS))
+def test_a_misbehaving_binary_is_a_failed_record(parlab_bin, tmp_path, fault):
+    d = peer_dir(tmp_path)
+    r, doc = run(parlab_bin, tmp_path, ["-k", "triad", "-b", "babelstream-omp,pool", "-t", "2", "-n", "4096",
+                                        "--reps", "1"],
+                 env={"PARLAB_BABELSTREAM_DIR": str(d)}, fault=fault)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "INCOMPLETE" not in r.stderr
+    assert doc["status"] == "complete"
+    (peer,) = [x for x in doc["records"] if x["backend"] == "babelstream-omp"]
+    (own,) = [x for x in doc["records"] if x["backend"] == "pool"]
+    assert own["status"] == "ok"  # the run went on
+    assert peer["status"] == "error", peer
+    assert peer["validation"]["pass"] is False
+    assert FAULTS[fault] in peer["reason"], peer["reason"]
+    assert "babelstream-omp" in peer["reason"] and "OMP_NUM_THREADS=2 omp-stream" in peer["reason"], peer["reason"]
+    assert "fake babelstream: " + fault in peer["reason"], peer["reason"]  # the binary's stderr tail
+
+
+def test_failed_gold_check_is_a_failed_validation_with_its_timing(parlab_bin, tmp_path):
+    d = peer_dir(tmp_path)
+    r, doc = run(parlab_bin, tmp_path, ["-k", "add", "-b", "babelstream-omp", "-t", "1", "-n", "4096", "--reps", "2"],
+                 env={"PARLAB_BABELSTREAM_DIR": str(d)}, fault="gold")
+    assert r.returncode == 1, r.stderr
+    (x,) = doc["records"]
+    assert x["status"] == "failed-validation", x
+    assert x["validation"]["pass"] is False
+    assert "BabelStream's own gold check failed: FAILED validation of a[0]" in x["validation"]["detail"]
+    assert x["time_s"]["median"] == pytest.approx(1.5 * SECONDS, rel=1e-6)  # measured, then judged
+
+
+def test_without_a_binary_the_records_say_why(parlab_bin, tmp_path):
+    # No directory configured.
+    r, doc = run(parlab_bin, tmp_path, ["-k", "triad", "-b", "babelstream-omp,babelstream-cuda", "-n", "4096",
+                                        "-t", "1", "--reps", "1"])
+    assert r.returncode == 0, r.stderr
+    assert {x["backend"]: x["status"] for x in doc["records"]} == {"babelstream-omp": "unavailable",
+                                                                   "babelstream-cuda": "unavailable"}
+    for x in doc["records"]:
+        assert "PARLAB_BABELSTREAM_DIR" in x["reason"] and "scripts/build-babelstream.sh" in x["reason"], x["reason"]
+    # A directory without the binary.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    tmp2 = tmp_path / "second"
+    tmp2.mkdir()
+    r, doc = run(parlab_bin, tmp2, ["-k", "triad", "-b", "babelstream-omp", "-n", "4096", "-t", "1", "--reps", "1"],
+                 env={"PARLAB_BABELSTREAM_DIR": str(empty)})
+    assert r.returncode == 0, r.stderr
+    (x,) = doc["records"]
+    assert x["status"] == "unavailable"
+    assert f"no omp-stream in {empty}" in x["reason"], x["reason"]
+    assert calls(tmp2) == []
+
+
+def test_peer_dir_option_overrides_the_environment(parlab_bin, tmp_path):
+    d = peer_dir(tmp_path)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    r, doc = run(parlab_bin, tmp_path, ["-k", "mul", "-b", "babelstream-omp", "-n", "4096", "-t", "1", "--reps", "1",
+                                        "--peer-dir", str(d)],
+                 env={"PARLAB_BABELSTREAM_DIR": str(empty)})
+    assert r.returncode == 0, r.stderr
+    (x,) = doc["records"]
+    assert x["status"] == "ok", x
+    assert "--peer-dir" in [b for b in doc["context"]["backends"] if b["name"] == "babelstream-omp"][0]["detail"]
+
+
+def test_cuda_model_gets_the_device_and_no_thread_count(parlab_bin, tmp_path):
+    d = peer_dir(tmp_path, model="cuda")
+    r, doc = run(parlab_bin, tmp_path, ["-k", "triad", "-b", "babelstream-cuda", "-n", "4096", "-t", "1,2",
+                                        "--device", "0", "--reps", "1"],
+                 env={"PARLAB_BABELSTREAM_DIR": str(d)})
+    cuda = cuda_entry_line(parlab_bin)
+    if "no CUDA device" in cuda or "no CUDA driver" in cuda:
+        # A CUDA build on a machine without a GPU: the peer is unavailable for the same reason.
+        assert r.returncode == 0, r.stderr
+        (x,) = doc["records"]
+        assert x["status"] == "unavailable" and ("no CUDA device" in x["reason"] or "no CUDA driver" in x["reason"])
+        return
+    assert r.returncode == 0, r.stderr
+    (x,) = doc["records"]  # one host thread: a thread sweep measures it once
+    assert x["status"] == "ok", x
+    assert x["threads"] == 1
+    assert x["metrics"]["peer_bytes_per_s"] == pytest.approx(3 * 8 * 4096 / SECONDS, rel=1e-5)
+    for c in calls(tmp_path):
+        assert c["argv"][c["argv"].index("--device") + 1] == "0"
+        assert c["OMP_NUM_THREADS"] is None  # parlab sets it for the OpenMP model only
+
+
+def test_stream_peers_suite_plans_every_cpu_backend_and_both_peers(parlab_bin, tmp_path):
+    d = peer_dir(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "PARLAB_BABELSTREAM_DIR"}
+    for extra in ({}, {"PARLAB_BABELSTREAM_DIR": str(d)}):
+        r = subprocess.run([parlab_bin, "run", "stream-peers", "--dry-run"], capture_output=True, text=True,
+                           env={**env, **extra}, timeout=120)
+        assert r.returncode == 0, r.stderr
+        lines = [line.split() for line in r.stdout.splitlines()[1:] if line.startswith("  ")]
+        planned = {(study, kernel, backend.rstrip(":")) for study, kernel, backend, _ in lines}
+        kernels = ["copy", "mul", "add", "triad", "dot"]
+        listed = subprocess.run([parlab_bin, "list"], capture_output=True, text=True, env={**env, **extra}).stdout
+        cpu = [line.split()[0] for line in listed.splitlines() if line.split()[1:2] == ["cpu"]
+               and not any(v in line.split()[0] for v in ("-dynamic", "-guided"))]
+        for k in kernels:
+            for b in cpu + ["babelstream-omp"]:
+                assert ("stream-peers-cpu", k, b) in planned, (k, b)
+            for b in ("cuda", "babelstream-cuda"):
+                assert ("stream-peers-gpu", k, b) in planned, (k, b)
+
+
+def test_interrupting_parlab_stops_the_binary_and_leaves_the_measurement_to_resume(parlab_bin, tmp_path):
+    d = peer_dir(tmp_path)
+    out = tmp_path / "out"
+    log = tmp_path / "calls.jsonl"
+    env = {k: v for k, v in os.environ.items() if k != "PARLAB_BABELSTREAM_DIR"}
+    env.update({"PARLAB_BABELSTREAM_DIR": str(d), "FAKE_BABELSTREAM_LOG": str(log)})
+    args = [parlab_bin, "run", "-k", "copy,triad", "-b", "babelstream-omp", "-t", "1", "-n", "4096", "--reps", "1",
+            "--out", str(out), "--no-report", "--quiet"]
+    # copy measures normally; triad hangs until parlab (alone: not the binary) gets SIGINT.
+    env["FAKE_BABELSTREAM_FAULT"] = "ok"
+    wrapper = d / "omp-stream"
+    wrapper.write_text(f'#!/bin/sh\ncase "$*" in *Triad*) export FAKE_BABELSTREAM_FAULT=hang;; esac\n'
+                       f'exec "{sys.executable}" "{FAKE}" "$@"\n')
+    p = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (log.exists() and "Triad" in log.read_text()):
+        time.sleep(0.05)
+    assert log.exists() and "Triad" in log.read_text(), "the triad invocation never started"
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert time.monotonic() - t0 < 20  # the binary was stopped, not waited for
+    assert p.returncode == 130, err
+    doc = json.load(open(os.path.join(run_dir_of(out), "results.json")))
+    assert doc["status"] == "incomplete"
+    assert [(x["kernel"], x["status"]) for x in doc["records"]] == [("copy", "ok")]  # triad: not an error record
+    # --resume measures what the plan lacks.
+    wrapper.write_text(wrapper.read_text().replace("export FAKE_BABELSTREAM_FAULT=hang;;", ";;"))
+    r = subprocess.run([parlab_bin, "run", "--resume", run_dir_of(out), "--no-report", "--quiet"], env=env,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    doc = json.load(open(os.path.join(run_dir_of(out), "results.json")))
+    assert doc["status"] == "complete"
+    assert sorted((x["kernel"], x["status"]) for x in doc["records"]) == [("copy", "ok"), ("triad", "ok")]

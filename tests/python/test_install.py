@@ -1,0 +1,106 @@
+"""parlab installs like any CMake tool: `cmake --install` puts the binary in bin/ and its data in
+share/parlab/, the installed tree works when moved (it finds its data relative to itself, never
+through the source tree), and `cpack -G DEB` makes a Debian package of the same files. Uses the
+build tree of PARLAB_BIN (build/release in CI)."""
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+
+def build_dir_of(parlab_bin):
+    d = os.path.dirname(os.path.dirname(os.path.realpath(parlab_bin)))
+    if not os.path.exists(os.path.join(d, "CMakeCache.txt")):
+        pytest.fail(f"{parlab_bin} is not in a CMake build tree: cannot test its install")
+    return d
+
+
+def clean_env(**extra):
+    """The environment less every PARLAB_* variable: nothing may point the copy back at the tree."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PARLAB_")}
+    env.update(extra)
+    return env
+
+
+@pytest.fixture(scope="module")
+def installed(parlab_bin, tmp_path_factory):
+    """An install, moved elsewhere (the prefix it was installed to is removed)."""
+    build = build_dir_of(parlab_bin)
+    root = tmp_path_factory.mktemp("install")
+    prefix = root / "prefix"
+    r = subprocess.run(["cmake", "--install", build, "--prefix", str(prefix)], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    moved = root / "moved"
+    shutil.copytree(prefix, moved, symlinks=True)
+    shutil.rmtree(prefix)
+    return moved
+
+
+def test_layout(installed):
+    assert os.access(installed / "bin" / "parlab", os.X_OK)
+    share = installed / "share" / "parlab"
+    for name in ["plot.py", "compare.py", "compare_stats.py", "compare_report.py", "figures/__init__.py",
+                 "schema/results.schema.json", "suites/quick.json", "python/parlab_philox.py"]:
+        assert (share / name).is_file(), name
+    assert not (share / "interpreters").exists()  # only a build tree knows of other interpreters
+    assert not any(p.is_symlink() for p in share.rglob("*")), "the install copies files, not links"
+
+
+def test_installed_copy_lists_runs_and_reports(installed, tmp_path):
+    parlab = str(installed / "bin" / "parlab")
+    env = clean_env()
+    version = subprocess.run([parlab, "--version"], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert version.returncode == 0 and version.stdout.startswith("parlab ") and "commit" in version.stdout
+    assert "parts:" in version.stdout
+    listing = subprocess.run([parlab, "list"], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert listing.returncode == 0, listing.stderr
+    assert f"suites ({installed}/share/parlab/suites)" in listing.stdout, listing.stdout
+    assert "  quick " in listing.stdout
+    out = tmp_path / "out"
+    run = subprocess.run([parlab, "run", "quick", "-k", "pi", "-b", "serial,pool", "-t", "1,2", "-n", "2^18",
+                          "-r", "1", "--out", str(out), "--quiet"], capture_output=True, text=True, env=env,
+                         cwd=tmp_path, timeout=300)
+    assert run.returncode == 0, run.stderr
+    (host,) = os.listdir(out)
+    (run_id,) = os.listdir(out / host)
+    run_dir = out / host / run_id
+    doc = json.load(open(run_dir / "results.json"))
+    assert doc["status"] == "complete" and all(r["status"] == "ok" for r in doc["records"])
+    assert (run_dir / "report.html").exists()  # made by the installed plot.py
+    (run_dir / "report.html").unlink()
+    report = subprocess.run([parlab, "report", str(run_dir)], capture_output=True, text=True, env=env,
+                            cwd=tmp_path, timeout=300)
+    assert report.returncode == 0, report.stderr
+    assert (run_dir / "report.html").exists()
+    same = subprocess.run([parlab, "compare", str(run_dir), str(run_dir)], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120)
+    assert same.returncode == 0, same.stderr
+
+
+def test_installed_copy_without_its_data_says_where_it_looked(installed, tmp_path):
+    lonely = tmp_path / "bin"
+    lonely.mkdir()
+    shutil.copy2(installed / "bin" / "parlab", lonely / "parlab")
+    r = subprocess.run([str(lonely / "parlab"), "run", "quick", "--dry-run"], capture_output=True, text=True,
+                       env=clean_env(), cwd=tmp_path, timeout=120)
+    assert r.returncode == 1 and "PARLAB_DATA_DIR" in r.stderr and "share/parlab" in r.stderr, r.stderr
+
+
+def test_debian_package(parlab_bin, tmp_path):
+    if shutil.which("dpkg-deb") is None or shutil.which("dpkg-shlibdeps") is None:
+        pytest.fail("dpkg-deb and dpkg-shlibdeps are needed to build the .deb (Debian: dpkg-dev)")
+    build = build_dir_of(parlab_bin)
+    r = subprocess.run(["cpack", "-G", "DEB", "-B", str(tmp_path)], capture_output=True, text=True, cwd=build,
+                       timeout=600)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (deb,) = [p for p in os.listdir(tmp_path) if p.endswith(".deb")]
+    contents = subprocess.run(["dpkg-deb", "-c", str(tmp_path / deb)], capture_output=True, text=True).stdout
+    for path in ["./usr/bin/parlab", "./usr/share/parlab/plot.py", "./usr/share/parlab/suites/quick.json",
+                 "./usr/share/parlab/figures/__init__.py"]:
+        assert path in contents, path
+    info = subprocess.run(["dpkg-deb", "-f", str(tmp_path / deb), "Package", "Depends"], capture_output=True,
+                          text=True).stdout
+    assert "Package: parlab" in info and "python3" in info, info
