@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "core/kernels.hpp"
-#include "experiments/backends.hpp"
+#include "experiments/registry.hpp"
 
 namespace {
 

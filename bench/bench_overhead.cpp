@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "core/lab.hpp"
-#include "experiments/backends.hpp"
+#include "experiments/registry.hpp"
 
 namespace {
 

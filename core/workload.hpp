@@ -194,7 +194,7 @@ struct BackendEntry {
 };
 
 // The runtime registry. Each backend folder exports one register_* function that adds its
-// entry; registration is explicit (see experiments/backends.cpp), no static initialisers.
+// entry; registration is explicit (see experiments/registry.cpp), no static initialisers.
 class Registry {
  public:
   void add(BackendEntry entry);

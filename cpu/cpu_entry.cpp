@@ -1,4 +1,4 @@
-#include "backends.hpp"
+#include "register.hpp"
 
 namespace parlab {
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <string>
 
-#include "backends.hpp"
+#include "register.hpp"
 
 namespace parlab {
 

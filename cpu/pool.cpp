@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "backends.hpp"
+#include "register.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

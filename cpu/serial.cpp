@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "backends.hpp"
+#include "register.hpp"
 
 namespace parlab {
 

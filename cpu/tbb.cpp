@@ -13,7 +13,7 @@
 #include <mutex>
 #include <string>
 
-#include "backends.hpp"
+#include "register.hpp"
 
 namespace parlab {
 namespace {

@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "backends.hpp"
+#include "register.hpp"
 
 namespace parlab {
 namespace {

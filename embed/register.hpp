@@ -1,4 +1,4 @@
-// The Python part's entry in the runtime registry (experiments/backends.cpp calls
+// The Python part's entry in the runtime registry (experiments/registry.cpp calls
 // register_python), and the interpreter its backends share.
 #pragma once
 
@@ -6,6 +6,7 @@
 
 #include "core/workload.hpp"
 #include "embed/interpreter.hpp"
+#include "embed/record_fields.hpp"
 
 namespace parlab {
 
@@ -31,15 +32,7 @@ void set_python_options(embed::InterpreterOptions options);
 // is already running.
 embed::Interpreter& shared_python_interpreter();
 
-// Which interpreter ran this process's Python records, as record fields (docs/design.md,
-// "Dimensions that compose"): `interpreter` is the version and build ("3.11.2", "3.13.5
-// free-threaded"), `python_build` "gil" or "free-threaded", `gil_enabled` the run-time state
-// (sys._is_gil_enabled() once the interpreter runs; a GIL build's is always true).
-struct PythonRecordFields {
-  std::string interpreter;
-  std::string python_build;
-  bool gil_enabled = true;
-};
+// Which interpreter ran this process's Python records (embed/record_fields.hpp).
 PythonRecordFields python_record_fields();
 
 // For the results' context block: version, GIL mode, per-interpreter GIL support, and, once

@@ -1,6 +1,7 @@
 // Runs another program: the one way parlab starts a process of its own — the parlab of another
 // interpreter (interpreters.cpp), the MPI jobs a run launches (rank_sweep.cpp), the plot
-// script (cli.cpp), and the external peers' binaries (peers/, through backends.cpp). What a measurement in another process turns into is child_record.hpp's job.
+// script (cli.cpp), and the external peers' binaries (peers/, through
+// registry.cpp). What a measurement in another process turns into is child_record.hpp's job.
 #pragma once
 
 #include <atomic>

@@ -1,6 +1,7 @@
 #include "context.hpp"
 
-#include "backends.hpp"
+#include "mpi_job.hpp"
+#include "python_part.hpp"
 
 #include <unistd.h>
 
@@ -138,9 +139,9 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
                         {"detail", e.available ? e.detail : e.reason}});
   }
   ctx["backends"] = backends;
-  ctx["python"] = python_context_line();
+  ctx["python"] = python_context_or_reason();
   // MPI: the library, and when this process is a rank of a job, its layout and binding.
-  const MpiFacts mpi = mpi_facts();
+  const mpi_job::Facts mpi = mpi_facts();
   nlohmann::json mpi_block = {{"built", mpi.built}};
   if (!mpi.built) {
     mpi_block["reason"] = mpi.why;

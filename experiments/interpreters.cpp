@@ -11,7 +11,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "backends.hpp"
+#include "python_part.hpp"
 #include "core/error.hpp"
 #include "data_dir.hpp"
 #include "runner.hpp"
@@ -141,7 +141,7 @@ int cmd_interpreter_info(std::ostream& out) {
   if (const auto f = python_interpreter_fields()) {
     j = {{"available", true}, {"interpreter", f->interpreter}, {"python_build", f->python_build}};
   } else {
-    j = {{"available", false}, {"reason", python_context_line()}};
+    j = {{"available", false}, {"reason", python_context_or_reason()}};
   }
   out << j.dump() << "\n";
   return 0;
@@ -184,7 +184,7 @@ json measure_in_child(const InterpreterMode& mode, const json& spec, std::size_t
 
 void list_interpreters(std::ostream& out) {
   out << "interpreters (Python records are measured in each; PARLAB_INTERPRETERS lists other builds):\n";
-  if (interpreter_modes().empty()) out << "  none: " << python_context_line() << "\n";
+  if (interpreter_modes().empty()) out << "  none: " << python_context_or_reason() << "\n";
   for (const auto& m : interpreter_modes()) {
     std::string name = m.interpreter;
     if (!m.python_gil.empty()) name += m.python_gil == "0" ? " (GIL disabled)" : " (PYTHON_GIL=1)";

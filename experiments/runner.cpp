@@ -16,7 +16,7 @@
 #include <numeric>
 #include <sstream>
 
-#include "backends.hpp"
+#include "python_part.hpp"
 #include "context.hpp"
 #include "estimate.hpp"
 #include "interpreters.hpp"

@@ -1,4 +1,4 @@
-// The MPI backends (kind "mpi"), registered by experiments/backends.cpp after the CPU and GPU
+// The MPI backends (kind "mpi"), registered by experiments/registry.cpp after the CPU and GPU
 // backends, whose factories they compose with (mpi/ includes no other wing):
 //
 //   mpi+serial, mpi+pool, mpi+tbb, mpi+openmp   every rank runs its share with that CPU
@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/workload.hpp"
+#include "facts.hpp"
 
 namespace parlab {
 
@@ -32,12 +33,6 @@ int serve();
 void finish() noexcept;
 
 // What the results' context records about MPI.
-struct Facts {
-  std::string library;  // MPI_Get_library_version's first line
-  bool in_job = false;  // MPI started in this process
-  int ranks = 1, ranks_per_node = 1, hosts = 1;
-  std::string binding;  // every rank's CPU affinity (rank 0's view)
-};
 Facts facts();
 
 }  // namespace mpi_job

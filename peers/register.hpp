@@ -1,5 +1,5 @@
 // External peers (kind "peer"): STREAM binaries built outside parlab, from BabelStream's own
-// sources, measured by parlab beside its own backends, registered by experiments/backends.cpp.
+// sources, measured by parlab beside its own backends, registered by experiments/registry.cpp.
 //
 // Entries (none is in the default set: a suite or --backend names them):
 //   babelstream-omp    <dir>/omp-stream  (BabelStream's OpenMP model), OMP_NUM_THREADS = threads

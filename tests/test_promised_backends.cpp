@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "experiments/backends.hpp"
+#include "experiments/registry.hpp"
 #include "parlab/promise.hpp"
 
 namespace parlab {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/workload.hpp"
-#include "experiments/backends.hpp"
+#include "experiments/registry.hpp"
 
 namespace parlab::test {
 

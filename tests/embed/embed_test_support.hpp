@@ -8,7 +8,7 @@
 #include "core/workload.hpp"
 #include "embed/interpreter.hpp"
 #include "embed/register.hpp"
-#include "experiments/backends.hpp"
+#include "experiments/registry.hpp"
 
 namespace parlab::test {
 

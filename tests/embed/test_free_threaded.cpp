@@ -11,7 +11,8 @@
 #include "core/pi.hpp"
 #include "embed/workloads.hpp"
 #include "embed_test_support.hpp"
-#include "experiments/backends.hpp"
+#include "experiments/python_part.hpp"
+#include "experiments/registry.hpp"
 
 namespace parlab {
 namespace {

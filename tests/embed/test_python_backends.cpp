@@ -10,7 +10,7 @@
 #include "embed/backend_names.hpp"
 #include "embed/workloads.hpp"
 #include "embed_test_support.hpp"
-#include "experiments/backends.hpp"
+#include "experiments/registry.hpp"
 
 namespace parlab {
 namespace {

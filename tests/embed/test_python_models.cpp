@@ -16,7 +16,7 @@
 #include "core/pi.hpp"
 #include "embed/model_workloads.hpp"
 #include "embed_test_support.hpp"
-#include "experiments/backends.hpp"
+#include "experiments/registry.hpp"
 
 namespace parlab {
 namespace {

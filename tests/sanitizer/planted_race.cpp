@@ -18,7 +18,7 @@
 #include <cstring>
 #include <string>
 
-#include "experiments/backends.hpp"
+#include "experiments/registry.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 2) {
