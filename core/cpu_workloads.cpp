@@ -15,6 +15,9 @@ namespace parlab {
 
 namespace {
 
+// The precision a single-precision kernel runs at (its catalogue default).
+Precision spec_precision(std::string_view kernel) { return find_kernel(kernel)->precisions.front(); }
+
 // ---------------------------------------------------------------- pi
 class PiWorkload final : public Workload {
  public:
@@ -29,7 +32,7 @@ class PiWorkload final : public Workload {
 
   Validation validate() override { return hits_.validate(samples_); }
 
-  WorkCount work() const override { return samples_work(samples_); }
+  WorkCount work() const override { return kernel_work("pi", Precision::i32, samples_); }
 
  private:
   std::unique_ptr<Executor> ex_;
@@ -101,12 +104,7 @@ class PlusOneWorkload final : public Workload {
   }
   void run() override { plus_one(*ex_, x_.data(), y_.data(), n_); }
   Validation validate() override { return validate_plus_one(y_.data(), n_); }
-  WorkCount work() const override {
-    WorkCount w;
-    w.bytes = 2.0 * sizeof(std::int32_t) * static_cast<double>(n_);
-    w.flops = static_cast<double>(n_);  // integer adds, counted as operations
-    return w;
-  }
+  WorkCount work() const override { return kernel_work("plus_one", Precision::i32, n_); }
 
  private:
   std::unique_ptr<Executor> ex_;
@@ -138,12 +136,7 @@ class Add2dWorkload final : public Workload {
   }
   void run() override { add2d(*ex_, a_.data(), b_.data(), r_.data(), nx_, ny_); }
   Validation validate() override { return validate_add2d(r_.data(), nx_, ny_); }
-  WorkCount work() const override {
-    WorkCount w;
-    w.bytes = 3.0 * sizeof(float) * static_cast<double>(nx_ * ny_);
-    w.flops = static_cast<double>(nx_ * ny_);
-    return w;
-  }
+  WorkCount work() const override { return kernel_work("add2d", Precision::f32, nx_, ny_); }
 
  private:
   std::unique_ptr<Executor> ex_;
@@ -185,13 +178,7 @@ class MatmulWorkload final : public Workload {
     if (v.pass) v.detail = "sampled elements equal the naive k-ascending sum";
     return v;
   }
-  WorkCount work() const override {
-    WorkCount w;
-    const double n = static_cast<double>(n_);
-    w.bytes = 3.0 * sizeof(float) * n * n;  // compulsory traffic: read A and B, write C
-    w.flops = 2.0 * n * n * n;
-    return w;
-  }
+  WorkCount work() const override { return kernel_work("matmul", Precision::f32, n_); }
 
  private:
   std::unique_ptr<Executor> ex_;
@@ -236,7 +223,7 @@ class RaceWorkload final : public Workload {
 
   Validation validate() override { return trials_.validate(racy_); }
 
-  WorkCount work() const override { return samples_work(n_); }
+  WorkCount work() const override { return kernel_work(kernel_, spec_precision(kernel_), n_); }
 
  private:
   // The exact answer each trial is compared with. For the shared generator "exact" means the
@@ -293,11 +280,8 @@ class OverheadWorkload final : public Workload {
     v.checksum = static_cast<double>(sink_);
     return v;
   }
-  WorkCount work() const override {
-    WorkCount w;
-    w.samples = static_cast<double>(regions_);  // constructs per run: time per construct = 1/rate
-    return w;
-  }
+  // Constructs per run: time per construct = 1/rate.
+  WorkCount work() const override { return kernel_work(kernel_, Precision::i32, regions_); }
 
  private:
   std::unique_ptr<Executor> ex_;

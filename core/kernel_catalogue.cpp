@@ -1,5 +1,6 @@
-// The kernel catalogue: every canonical kernel parlab knows, its precisions and what --size
-// counts, plus precision names.
+// The kernel catalogue: every canonical kernel parlab knows, its family, precisions, what --size
+// counts, its work model and how it is validated, plus precision and family names.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,35 +27,112 @@ std::optional<Precision> precision_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+const char* to_string(KernelFamily f) {
+  switch (f) {
+    case KernelFamily::pi: return "pi";
+    case KernelFamily::stream: return "stream";
+    case KernelFamily::seed: return "seed";
+    case KernelFamily::race: return "race";
+    case KernelFamily::overhead: return "overhead";
+    case KernelFamily::comm: return "comm";
+  }
+  return "pi";
+}
+
+double word_bytes(Precision p) { return p == Precision::f64 ? 8.0 : 4.0; }
+
+// The catalogue: one entry per kernel, the one place its work model is written. STREAM's words
+// and flops per element are BabelStream's kernel table (kStreamKernels, stream.hpp), which the
+// device code shares; the entries take them from there.
 const std::vector<KernelSpec>& kernel_specs() {
   static const std::vector<KernelSpec> specs = [] {
+    constexpr WorkShape line = WorkShape::line, grid = WorkShape::grid, cube = WorkShape::cube;
+    // A count's work: `samples` per unit, nothing moved or computed for the rates.
+    const WorkModel count{line, 1, 0, 0, 0};
     std::vector<KernelSpec> s;
-    s.push_back({"pi", KernelFamily::pi, {Precision::i32}, "samples"});
+    s.push_back({"pi", KernelFamily::pi, {Precision::i32}, "samples", count,
+                 "3 sigma; the same count every repetition and in every record of (seed, N)"});
     for (const auto& k : kStreamKernels) {
-      s.push_back({k.name, KernelFamily::stream, {Precision::f64, Precision::f32}, "elements"});
+      // Three arrays of n words each are allocated, whatever the kernel touches.
+      s.push_back({k.name, KernelFamily::stream, {Precision::f64, Precision::f32}, "elements",
+                   {line, 0, static_cast<double>(k.words), static_cast<double>(k.flops), 3},
+                   k.kernel == StreamKernel::dot ? "gold a.b.n within the type's tolerance; same bits every repetition"
+                                                 : "arrays against BabelStream gold values"});
     }
-    s.push_back({"plus_one", KernelFamily::seed, {Precision::i32}, "elements"});
-    s.push_back({"add2d", KernelFamily::seed, {Precision::f32}, "nx (grid nx-by-ny, square by default)"});
-    s.push_back({"matmul", KernelFamily::seed, {Precision::f32}, "n (n-by-n matrices)"});
-    // The race lab: racy kernels and their always-exact counterparts (core/lab.hpp).
-    s.push_back({"count_racy", KernelFamily::race, {Precision::i32}, "increments (load+store, loses updates)"});
-    s.push_back({"count_atomic", KernelFamily::race, {Precision::i32}, "increments (atomic fetch_add)"});
-    s.push_back({"count_local", KernelFamily::race, {Precision::i32}, "increments (per-chunk counters)"});
-    s.push_back({"rng_shared", KernelFamily::race, {Precision::i32}, "pi samples from one shared generator"});
-    s.push_back({"rng_counter", KernelFamily::race, {Precision::i32}, "pi samples from the counter-based stream"});
-    s.push_back({"sum_order", KernelFamily::race, {Precision::f64}, "elements summed in completion order"});
-    s.push_back({"sum_canonical", KernelFamily::race, {Precision::f64}, "elements summed by the canonical reduction"});
+    // plus_one: read x, write y (int32); one integer add per element, counted as an operation.
+    s.push_back({"plus_one", KernelFamily::seed, {Precision::i32}, "elements", {line, 0, 2, 1, 2}, "every element exact"});
+    // add2d: read a and b, write res, one add per cell.
+    s.push_back({"add2d", KernelFamily::seed, {Precision::f32}, "nx (grid nx-by-ny, square by default)", {grid, 0, 3, 1, 3},
+                 "every element exact"});
+    // matmul: compulsory traffic (read A and B, write C: 3n^2 words) and 2n^3 flops.
+    s.push_back({"matmul", KernelFamily::seed, {Precision::f32}, "n (n-by-n matrices)", {cube, 0, 3, 2, 3},
+                 "sampled elements bit-equal to the naive k-ascending sum"});
+    // The race lab: racy kernels and their always-exact counterparts (core/lab.hpp). A racy
+    // kernel passes whatever it returns; its exact counterpart fails on any deviation.
+    const std::string_view racy = "trials against the exact answer; passes regardless (the race is the point)";
+    const std::string_view exact = "trials against the exact answer; fails on any deviation";
+    // The summing kernels allocate the values and a vector of ones (doubles).
+    const WorkModel summed{line, 1, 0, 0, 2};
+    s.push_back({"count_racy", KernelFamily::race, {Precision::i32}, "increments (load+store, loses updates)", count, racy});
+    s.push_back({"count_atomic", KernelFamily::race, {Precision::i32}, "increments (atomic fetch_add)", count, exact});
+    s.push_back({"count_local", KernelFamily::race, {Precision::i32}, "increments (per-chunk counters)", count, exact});
+    s.push_back({"rng_shared", KernelFamily::race, {Precision::i32}, "pi samples from one shared generator", count, racy});
+    s.push_back({"rng_counter", KernelFamily::race, {Precision::i32}, "pi samples from the counter-based stream", count, exact});
+    s.push_back({"sum_order", KernelFamily::race, {Precision::f64}, "elements summed in completion order", summed, racy});
+    s.push_back({"sum_canonical", KernelFamily::race, {Precision::f64}, "elements summed by the canonical reduction", summed, exact});
     // Scheduling overhead (EPCC style): `size` constructs per run.
-    s.push_back({"overhead_empty", KernelFamily::overhead, {Precision::i32}, "empty fork-join regions"});
-    s.push_back({"overhead_for", KernelFamily::overhead, {Precision::i32}, "parallel fors of 64 trivial iterations per thread"});
-    s.push_back({"overhead_reduce", KernelFamily::overhead, {Precision::i32}, "reductions of one index per thread"});
+    const std::string_view done = "constructs completed (a reduction's count exact)";
+    s.push_back({"overhead_empty", KernelFamily::overhead, {Precision::i32}, "empty fork-join regions", count, done});
+    s.push_back({"overhead_for", KernelFamily::overhead, {Precision::i32}, "parallel fors of 64 trivial iterations per thread", count, done});
+    s.push_back({"overhead_reduce", KernelFamily::overhead, {Precision::i32}, "reductions of one index per thread", count, done});
     // Communication probes, OSU-style (mpi/): `size` operations per run over every rank.
-    s.push_back({"mpi_barrier", KernelFamily::comm, {Precision::i32}, "MPI_Barrier calls"});
-    s.push_back({"mpi_allreduce", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Allreduce (sum) calls"});
-    s.push_back({"mpi_bcast", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Bcast calls from rank 0"});
+    const std::string_view calls = "every call completed with the expected value";
+    s.push_back({"mpi_barrier", KernelFamily::comm, {Precision::i32}, "MPI_Barrier calls", count, calls});
+    s.push_back({"mpi_allreduce", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Allreduce (sum) calls", count, calls});
+    s.push_back({"mpi_bcast", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Bcast calls from rank 0", count, calls});
     return s;
   }();
   return specs;
+}
+
+namespace {
+
+// Units of memory and of arithmetic of a shape at (size, size_y).
+double memory_units(WorkShape shape, std::uint64_t size, std::uint64_t size_y) {
+  const double n = static_cast<double>(size);
+  switch (shape) {
+    case WorkShape::line: return n;
+    case WorkShape::grid: return n * static_cast<double>(size_y ? size_y : size);
+    case WorkShape::cube: return n * n;
+  }
+  return n;
+}
+
+double arithmetic_units(WorkShape shape, std::uint64_t size, std::uint64_t size_y) {
+  const double n = static_cast<double>(size);
+  return shape == WorkShape::cube ? n * n * n : memory_units(shape, size, size_y);
+}
+
+}  // namespace
+
+WorkCount kernel_work(std::string_view kernel, Precision precision, std::uint64_t size, std::uint64_t size_y) {
+  const KernelSpec* k = find_kernel(kernel);
+  if (k == nullptr) throw UsageError("unknown kernel '" + std::string(kernel) + "': no work model");
+  const WorkModel& m = k->work;
+  const double units = memory_units(m.shape, size, size_y);
+  WorkCount w;
+  w.samples = m.samples * units;
+  w.bytes = m.words * word_bytes(precision) * units;
+  w.flops = m.flops * arithmetic_units(m.shape, size, size_y);
+  return w;
+}
+
+WorkCount kernel_work(const Problem& p) { return kernel_work(p.kernel, p.precision, p.size, p.size_y); }
+
+double kernel_host_bytes(std::string_view kernel, Precision precision, std::uint64_t size, std::uint64_t size_y) {
+  const KernelSpec* k = find_kernel(kernel);
+  if (k == nullptr) return 0;
+  return k->work.host_words * word_bytes(precision) * memory_units(k->work.shape, size, size_y);
 }
 
 const KernelSpec* find_kernel(std::string_view name) {
@@ -62,6 +140,11 @@ const KernelSpec* find_kernel(std::string_view name) {
     if (k.name == name) return &k;
   }
   return nullptr;
+}
+
+std::string kernel_family(std::string_view kernel, const BackendEntry* backend) {
+  if (const KernelSpec* k = find_kernel(kernel)) return to_string(k->family);
+  return backend != nullptr ? backend->study_family : std::string();
 }
 
 std::vector<std::string> cpu_kernel_names() {

@@ -58,7 +58,9 @@ PARLAB_HD PARLAB_FORCE_INLINE void philox4x32_10_inplace(std::uint32_t& x0, std:
                                                          std::uint32_t& x2, std::uint32_t& x3,
                                                          std::uint32_t k0, std::uint32_t k1) {
   using namespace philox_detail;
-  // Unrolled by hand: ten rounds, the key bumped between rounds (not after the last).
+  // Unrolled by hand: ten rounds, the key bumped between rounds (not after the last). Written
+  // out rather than looped so nvcc and g++ keep it straight-line in registers (the repeated lines
+  // are deliberate).
   round(x0, x1, x2, x3, k0, k1);
   k0 += kWeyl0; k1 += kWeyl1;
   round(x0, x1, x2, x3, k0, k1);

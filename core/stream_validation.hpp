@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <sstream>
+#include <type_traits>
 
 #include "stream.hpp"
 #include "workload.hpp"
@@ -49,14 +50,12 @@ Validation validate_stream(StreamKernel kernel, const T* a, const T* b, const T*
   return v;
 }
 
-// Bytes and flops one run of `kernel` must move and do over n elements of T (the kernel table).
+// Bytes and flops one run of `kernel` must move and do over n elements of T: the catalogue's work
+// model (kernel_work), for the STREAM workloads that know their kernel by enum and T.
 template <class T>
 WorkCount stream_work(StreamKernel kernel, std::uint64_t n) {
-  const auto& i = info(kernel);
-  WorkCount w;
-  w.bytes = static_cast<double>(i.words) * sizeof(T) * static_cast<double>(n);
-  w.flops = static_cast<double>(i.flops) * static_cast<double>(n);
-  return w;
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  return kernel_work(info(kernel).name, std::is_same_v<T, float> ? Precision::f32 : Precision::f64, n);
 }
 
 }  // namespace parlab

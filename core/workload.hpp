@@ -31,11 +31,35 @@ std::optional<Precision> precision_from_name(std::string_view name);
 // only by the MPI backends (mpi/), so not among cpu_kernel_names().
 enum class KernelFamily { pi, stream, seed, race, overhead, comm };
 
+// The family's name as records carry it ("pi", "stream", "seed", "race", "overhead", "comm").
+const char* to_string(KernelFamily f);
+
+// The bytes of one word of a precision (float and int32: 4, double: 8).
+double word_bytes(Precision p);
+
+// What --size (and size_y) make a kernel's units: `line`, size units; `grid`, size x size_y
+// (square when size_y is 0); `cube`, n x n units of memory and n^3 units of arithmetic (matmul).
+enum class WorkShape { line, grid, cube };
+
+// The work model: what one run must do, per unit of the shape, in words of the run's precision.
+// The runner turns it into rates; the estimate, the suite's memory check and every backend's
+// Workload::work() take it from here (kernel_work, kernel_host_bytes), never from a formula of
+// their own.
+struct WorkModel {
+  WorkShape shape = WorkShape::line;
+  double samples = 0;     // samples, increments, constructs or calls per unit (a count's rate)
+  double words = 0;       // words read + written per unit (bytes = words x word_bytes)
+  double flops = 0;       // arithmetic operations per unit (cube: per n^3)
+  double host_words = 0;  // words a CPU workload allocates per unit (the suite's memory check)
+};
+
 struct KernelSpec {
   std::string_view name;
   KernelFamily family;
   std::vector<Precision> precisions;  // the first is the default
   std::string_view size_meaning;      // what --size counts for this kernel
+  WorkModel work;
+  std::string_view validation;        // how a run's result is checked
 };
 
 // Every canonical kernel parlab knows, in display order.
@@ -63,12 +87,20 @@ struct WorkCount {
   double flops = 0;
 };
 
-// The work of a run that counts samples, increments or constructs (pi, the race lab, overheads).
+// The work of a run that counts samples, increments or constructs (the Python wing's kernels,
+// which are not in the catalogue).
 inline WorkCount samples_work(std::uint64_t n) {
   WorkCount w;
   w.samples = static_cast<double>(n);
   return w;
 }
+
+// The catalogue's work model for one run of `kernel` at (precision, size, size_y): the one
+// formula every backend's work() returns. Throws UsageError for a kernel not in the catalogue.
+WorkCount kernel_work(std::string_view kernel, Precision precision, std::uint64_t size, std::uint64_t size_y = 0);
+WorkCount kernel_work(const Problem& p);
+// Bytes of host memory a CPU workload of the kernel allocates (0 for a kernel not in the catalogue).
+double kernel_host_bytes(std::string_view kernel, Precision precision, std::uint64_t size, std::uint64_t size_y = 0);
 
 struct Validation {
   bool pass = true;
@@ -185,6 +217,9 @@ struct BackendEntry {
   bool sweeps_threads = true;        // false: runs on exactly one host thread (serial, vectorised
                                      // and GPU peers), so a thread sweep measures it once
   std::vector<std::string> kernels;  // kernels it runs
+  // The family of the kernels it runs that are not in the catalogue (a wing's own studies: the
+  // Python race lab's "race", the GPU studies' "study"), written into their records' `family`.
+  std::string study_family;
   // Samples a thread takes at a time (Python threads call parlab.pi in blocks), 0 when work is
   // split evenly. A run whose per-thread share is below it measures one thread doing everything,
   // so the plan refuses such sizes in a suite and warns on the command line (experiments/suite.cpp).
@@ -212,5 +247,9 @@ class Registry {
 
 // Every kernel a CPU executor runs (all but the communication probes).
 std::vector<std::string> cpu_kernel_names();
+
+// A record's `family`: the catalogue's family of `kernel`, else the study family of the backend
+// that runs it (BackendEntry::study_family); empty when neither knows the kernel.
+std::string kernel_family(std::string_view kernel, const BackendEntry* backend);
 
 }  // namespace parlab

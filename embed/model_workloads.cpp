@@ -67,7 +67,7 @@ class ModelPiWorkload final : public Workload {
     return v;
   }
 
-  WorkCount work() const override { return samples_work(samples_); }
+  WorkCount work() const override { return kernel_work("pi", Precision::i32, samples_); }
 
  private:
   static std::unique_ptr<DriverRunner> make_runner(const PyModelSpec& spec, const Problem& p) {

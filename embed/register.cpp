@@ -106,6 +106,7 @@ void register_python(Registry& registry) {
   race.detail = "Python threads racing on a shared object / NumPy array (race lab) (" + runtime + ")";
   race.in_default_set = false;  // only suites that name it: its kernels are not canonical
   race.kernels = embed::python_race_kernels();
+  race.study_family = "race";  // the Python race lab (py_count_*): not in the catalogue
   race.make = [](const Problem& p) -> std::unique_ptr<Workload> {
     shared_python_interpreter();
     return embed::make_python_race_workload(p);

@@ -123,7 +123,7 @@ class DriverPiWorkload final : public PythonPiWorkload {
 
   Validation validate() override { return record_.validate(seed_, samples_, gil_contention()); }
 
-  WorkCount work() const override { return samples_work(samples_); }
+  WorkCount work() const override { return kernel_work("pi", Precision::i32, samples_); }
 
   GilContention gil_contention() override {
     GilContention g;
@@ -218,7 +218,7 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
 
   Validation validate() override { return record_.validate(seed_, samples_, gil_contention()); }
 
-  WorkCount work() const override { return samples_work(samples_); }
+  WorkCount work() const override { return kernel_work("pi", Precision::i32, samples_); }
 
   GilContention gil_contention() override {
     std::lock_guard<std::mutex> lock(m_);

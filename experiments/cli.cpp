@@ -55,8 +55,8 @@ int cmd_list(const Registry& registry, std::ostream& out) {
   for (const auto& k : kernel_specs()) {
     std::string precisions;
     for (auto p : k.precisions) precisions += std::string(precisions.empty() ? "" : ",") + to_string(p);
-    out << "  " << std::left << std::setw(16) << k.name << std::setw(14) << precisions
-        << "size = " << k.size_meaning << "\n";
+    out << "  " << std::left << std::setw(16) << k.name << std::setw(10) << to_string(k.family) << std::setw(14)
+        << precisions << "size = " << k.size_meaning << "\n";
   }
   out << "suites (" << suites_dir().string() << "):\n";
   for (const auto& name : suite_names()) {

@@ -17,29 +17,19 @@ constexpr double kFlopsPerThread = 2e11;
 constexpr double kFlopsPerGpu = 5e15;
 constexpr double kCountsPerThread = 1e10;  // race-lab increments, overhead probes
 
-// Seconds of one run of the kernel at the optimistic rate.
+// Seconds of one run of the kernel at the optimistic rate: the catalogue's work model (kernel_work)
+// over the fastest rate of each kind of work it does, the slowest of them bounding the run.
 double one_run_seconds(const MeasurementSpec& m, const BackendEntry& backend) {
-  const bool gpu = backend.kind == "gpu";
-  const double lanes = gpu ? 1.0 : static_cast<double>(std::max(1, m.threads));
-  const double n = static_cast<double>(m.size);
-  const double elem = m.precision == Precision::f64 ? 8.0 : 4.0;
   const KernelSpec* k = find_kernel(m.kernel);
   if (k == nullptr) return 0.0;  // GPU and Python studies: no work model, no claim
-  switch (k->family) {
-    case KernelFamily::pi: return n / ((gpu ? kPiSamplesPerGpu : kPiSamplesPerThread) * lanes);
-    case KernelFamily::race:
-    case KernelFamily::overhead:
-    case KernelFamily::comm: return n / (kCountsPerThread * lanes);
-    case KernelFamily::stream:  // every STREAM kernel moves at least two words per element
-      return 2.0 * elem * n / ((gpu ? kBytesPerGpu : kBytesPerThread) * lanes);
-    case KernelFamily::seed: {
-      const double rate = (gpu ? kBytesPerGpu : kBytesPerThread) * lanes;
-      if (m.kernel == "plus_one") return 8.0 * n / rate;
-      if (m.kernel == "add2d") return 12.0 * n * static_cast<double>(m.size_y ? m.size_y : m.size) / rate;
-      return 2.0 * n * n * n / ((gpu ? kFlopsPerGpu : kFlopsPerThread) * lanes);  // matmul
-    }
-  }
-  return 0.0;
+  const bool gpu = backend.kind == "gpu";
+  const double lanes = gpu ? 1.0 : static_cast<double>(std::max(1, m.threads));
+  const WorkCount w = kernel_work(m.kernel, m.precision, m.size, m.size_y);
+  const double samples_rate =
+      k->family == KernelFamily::pi ? (gpu ? kPiSamplesPerGpu : kPiSamplesPerThread) : kCountsPerThread;
+  return std::max({w.samples / samples_rate, w.bytes / (gpu ? kBytesPerGpu : kBytesPerThread),
+                   w.flops / (gpu ? kFlopsPerGpu : kFlopsPerThread)}) /
+         lanes;
 }
 
 }  // namespace

@@ -53,25 +53,8 @@ void check_keys(const json& obj, const std::set<std::string>& allowed, const std
   }
 }
 
-// Bytes of host memory a CPU workload allocates.
-double host_bytes(const MeasurementSpec& s) {
-  const double n = static_cast<double>(s.size);
-  const double elem = s.precision == Precision::f64 ? 8.0 : 4.0;
-  const KernelSpec* k = find_kernel(s.kernel);
-  if (k == nullptr) return 0;
-  switch (k->family) {
-    case KernelFamily::pi: return 0;
-    case KernelFamily::overhead: return 0;
-    case KernelFamily::comm: return 0;
-    case KernelFamily::race: return s.kernel.rfind("sum_", 0) == 0 ? 2.0 * n * 8.0 : 0.0;
-    case KernelFamily::stream: return 3.0 * n * elem;
-    case KernelFamily::seed:
-      if (s.kernel == "plus_one") return 2.0 * n * 4.0;
-      if (s.kernel == "add2d") return 3.0 * n * static_cast<double>(s.size_y ? s.size_y : s.size) * 4.0;
-      return 3.0 * n * n * 4.0;  // matmul
-  }
-  return 0;
-}
+// Bytes of host memory a CPU workload allocates: the catalogue's (kernel_host_bytes).
+double host_bytes(const MeasurementSpec& s) { return kernel_host_bytes(s.kernel, s.precision, s.size, s.size_y); }
 
 double physical_memory() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);

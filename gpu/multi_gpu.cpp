@@ -16,6 +16,7 @@
 #include "core/executor.hpp"
 #include "core/pi.hpp"
 #include "core/stream.hpp"
+#include "core/stream_validation.hpp"
 #include "device.hpp"
 #include "launch.hpp"
 #include "workloads.hpp"
@@ -108,7 +109,7 @@ class MultiPiWorkload final : public Workload {
     return v;
   }
 
-  WorkCount work() const override { return samples_work(samples_); }
+  WorkCount work() const override { return kernel_work("pi", Precision::i32, samples_); }
 
   std::optional<SelfTiming> last_timing() const override { return timing_; }
 
@@ -184,13 +185,7 @@ class MultiTriadWorkload final : public Workload {
     return v;
   }
 
-  WorkCount work() const override {
-    const auto& i = info(StreamKernel::triad);
-    WorkCount w;
-    w.bytes = static_cast<double>(i.words) * sizeof(T) * static_cast<double>(n_);
-    w.flops = static_cast<double>(i.flops) * static_cast<double>(n_);
-    return w;
-  }
+  WorkCount work() const override { return stream_work<T>(StreamKernel::triad, n_); }
 
   std::optional<SelfTiming> last_timing() const override { return timing_; }
 

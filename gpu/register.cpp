@@ -34,6 +34,7 @@ BackendEntry gpu_entry(std::string name, std::vector<std::string> kernels, Facto
   e.available = true;
   e.detail = std::move(detail);
   e.kernels = std::move(kernels);
+  e.study_family = "study";  // the GPU studies (transfer_*, logging_*): not in the catalogue
   e.make = checked_factory(e.name, e.kernels, std::move(make));
   return e;
 }
@@ -45,6 +46,7 @@ BackendEntry unavailable_entry(std::string name, std::vector<std::string> kernel
   e.available = false;
   e.reason = reason;
   e.kernels = std::move(kernels);
+  e.study_family = "study";
   e.make = [reason](const Problem&) -> std::unique_ptr<Workload> { throw UnavailableError(reason); };
   return e;
 }

@@ -87,7 +87,7 @@ class PiWorkload final : public DeviceWorkload {
 
   Validation validate() override { return hits_.validate(samples_); }
 
-  WorkCount work() const override { return samples_work(samples_); }
+  WorkCount work() const override { return kernel_work("pi", Precision::i32, samples_); }
 
  private:
   std::uint64_t seed_, first_pair_, samples_;
@@ -183,12 +183,7 @@ class PlusOneWorkload final : public DeviceWorkload {
     return validate_plus_one(y.data(), n_);
   }
 
-  WorkCount work() const override {
-    WorkCount w;
-    w.bytes = 2.0 * sizeof(std::int32_t) * static_cast<double>(n_);
-    w.flops = static_cast<double>(n_);
-    return w;
-  }
+  WorkCount work() const override { return kernel_work("plus_one", Precision::i32, n_); }
 
  private:
   std::uint64_t n_;
@@ -228,12 +223,7 @@ class Add2dWorkload final : public DeviceWorkload {
     return validate_add2d(r.data(), nx_, ny_);
   }
 
-  WorkCount work() const override {
-    WorkCount w;
-    w.bytes = 3.0 * sizeof(float) * static_cast<double>(area_);
-    w.flops = static_cast<double>(area_);
-    return w;
-  }
+  WorkCount work() const override { return kernel_work("add2d", Precision::f32, nx_, ny_); }
 
  private:
   std::uint64_t nx_, ny_, area_;
@@ -358,13 +348,7 @@ class MatmulWorkload final : public DeviceWorkload {
     return v;
   }
 
-  WorkCount work() const override {
-    WorkCount w;
-    const double n = static_cast<double>(n_);
-    w.bytes = 3.0 * sizeof(float) * n * n;
-    w.flops = 2.0 * n * n * n;
-    return w;
-  }
+  WorkCount work() const override { return kernel_work("matmul", Precision::f32, n_); }
 
  private:
   MatmulImpl impl_;

@@ -76,7 +76,7 @@ class PiRank final : public RankWorkload {
     if (describe_) describe_(v);
     return v;
   }
-  WorkCount work() const override { return samples_work(samples_); }
+  WorkCount work() const override { return kernel_work("pi", Precision::i32, samples_); }
 
  private:
   std::function<std::uint64_t()> count_;
@@ -237,11 +237,14 @@ class StreamRank final : public RankWorkload {
       v.checksum = static_cast<double>(last_sum_);
       const double g = static_cast<double>(gold_.dot(n_));
       const double err = g != 0 ? std::fabs((v.checksum - g) / g) : std::fabs(v.checksum);
-      if (runs_ == 0 || err > dot_tolerance<T>() || changed_) {
+      // Each reason on its own, joined by "; " (they once ran together: "never randot differs").
+      std::vector<std::string> why;
+      if (runs_ == 0) why.emplace_back("never ran");
+      if (runs_ > 0 && err > dot_tolerance<T>()) why.push_back("dot differs from gold by relative " + std::to_string(err));
+      if (changed_) why.emplace_back("dot changed between repetitions");
+      for (const std::string& w : why) {
         v.pass = false;
-        os << (os.tellp() > 0 ? "; " : "") << (runs_ == 0 ? "never ran" : "")
-           << (err > dot_tolerance<T>() ? "dot differs from gold by relative " + std::to_string(err) : "")
-           << (changed_ ? " dot changed between repetitions" : "");
+        os << (os.tellp() > 0 ? "; " : "") << w;
       }
     } else {
       // The single-process fingerprint: each array's first and last element of the whole job.
@@ -315,12 +318,7 @@ class PlusOneRank final : public RankWorkload {
                             (bad.empty() ? "" : " (rank " + std::to_string(layout_.rank) + ": " + bad + ")");
     return v;
   }
-  WorkCount work() const override {
-    WorkCount w;
-    w.bytes = 2.0 * sizeof(std::int32_t) * static_cast<double>(n_);
-    w.flops = static_cast<double>(n_);
-    return w;
-  }
+  WorkCount work() const override { return kernel_work("plus_one", Precision::i32, n_); }
 
  private:
   std::unique_ptr<Executor> ex_;
@@ -357,7 +355,7 @@ class ReduceRank final : public RankWorkload {
                           : "constructs completed, " + over(layout_);
     return v;
   }
-  WorkCount work() const override { return samples_work(constructs_); }
+  WorkCount work() const override { return kernel_work("overhead_reduce", Precision::i32, constructs_); }
 
  private:
   std::unique_ptr<Executor> ex_;
@@ -396,7 +394,7 @@ class ProbeRank final : public RankWorkload {
     v.detail = runs_ == 0 ? "never ran" : wrong ? "a rank received a wrong value" : kernel_ + " calls completed, " + over(layout_);
     return v;
   }
-  WorkCount work() const override { return samples_work(calls_); }
+  WorkCount work() const override { return kernel_work(kernel_, Precision::i32, calls_); }
 
  private:
   std::string kernel_;

@@ -185,13 +185,7 @@ class BabelStreamWorkload final : public Workload {
     return v;
   }
 
-  WorkCount work() const override {
-    WorkCount w;
-    const double n = static_cast<double>(inv_.size);
-    w.bytes = static_cast<double>(info_.words) * n * static_cast<double>(element_bytes_);
-    w.flops = static_cast<double>(info_.flops) * n;
-    return w;
-  }
+  WorkCount work() const override { return kernel_work(inv_.kernel, inv_.precision, inv_.size); }
 
   std::optional<SelfTiming> last_timing() const override { return last_; }
 

@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .load import STUDY_KERNELS, element_bytes, ok_records
+from .load import element_bytes, family_of, ok_records
 from .plotter import Plotter
 
 
 def bandwidth_figures(p: Plotter, doc: dict) -> None:
     groups = defaultdict(lambda: defaultdict(list))
     for r in ok_records(doc):
-        if "bytes_per_s" not in r.get("rate", {}) or r["kernel"] in ("matmul",) + STUDY_KERNELS:
+        if "bytes_per_s" not in r.get("rate", {}) or r["kernel"] == "matmul" or family_of(r) == "study":
             continue
         groups[(r["kernel"], r.get("precision", ""))][(r["backend"], r["threads"])].append(r)
     caches = doc["context"].get("cpu", {}).get("caches", []) or []

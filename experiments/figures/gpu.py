@@ -2,18 +2,18 @@
 from __future__ import annotations
 
 from .labels import fmt_size
-from .load import LOGGING_KERNELS, STUDY_KERNELS, TRANSFER_KERNELS, ok_records
+from .load import family_of, kernel_order, ok_records
 from .plotter import Plotter
 
 
 def gpu_study_figures(p: Plotter, doc: dict) -> None:
     """The GPU studies: transfer bandwidth vs size (pageable vs pinned, many small copies vs
     one large), and the logging study's time split into kernel and transfer time."""
-    recs = [r for r in doc["records"] if r["status"] == "ok" and r["kernel"] in STUDY_KERNELS]
-    transfers = [r for r in recs if r["kernel"] in TRANSFER_KERNELS and "bytes_per_s" in r.get("rate", {})]
+    recs = [r for r in doc["records"] if r["status"] == "ok" and family_of(r) == "study"]
+    transfers = [r for r in recs if r["kernel"].startswith("transfer_") and "bytes_per_s" in r.get("rate", {})]
     if transfers:
         fig, ax = p.plt.subplots(figsize=(8, 4.5))
-        for kernel in TRANSFER_KERNELS:
+        for kernel in sorted({r["kernel"] for r in transfers}, key=kernel_order):
             rs = sorted((r for r in transfers if r["kernel"] == kernel), key=lambda r: r["size"])
             if rs:
                 ax.plot([r["size"] for r in rs], [r["rate"]["bytes_per_s"] / 1e9 for r in rs], marker="o",
@@ -24,7 +24,7 @@ def gpu_study_figures(p: Plotter, doc: dict) -> None:
         ax.set_title("Transfers: pageable vs pinned; many small copies vs one large")
         ax.legend(fontsize=7)
         p.save(fig, "gpu_transfers", "Host-device transfer bandwidth vs size (time from CUDA events, transfers only)")
-    logging = [r for r in recs if r["kernel"] in LOGGING_KERNELS]
+    logging = [r for r in recs if r["kernel"].startswith("logging_")]
     if logging:
         logging.sort(key=lambda r: r["kernel"])
         fig, ax = p.plt.subplots(figsize=(6, 4))

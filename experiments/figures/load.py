@@ -6,17 +6,52 @@ import json
 import os
 
 SCHEMA = "parlab-results/1"
-# The race lab and the overhead probes get figures of their own, never speed figures.
-RACE_KERNELS = ("count_racy", "count_atomic", "count_local", "rng_shared", "rng_counter", "sum_order", "sum_canonical",
-                "py_count_racy", "py_count_racy_call", "py_count_locked", "py_numpy_add_racy")
-OVERHEAD_KERNELS = ("overhead_empty", "overhead_for", "overhead_reduce")
+# A record's family routes it to its figures (figure modules never list kernel names). Records
+# since issue 20 item 2 carry `family` (the catalogue's, core/kernel_catalogue.cpp, or the wing's
+# for its own studies); committed records from before do not, and for them only this table gives
+# the family they would carry. It is the catalogue's kernels in its order, then the wings' own
+# (embed/race_workloads.cpp, gpu/register.hpp); tests/python/test_kernel_families.py checks it
+# against `parlab list`. A new kernel needs no entry here: its records carry their family.
+LEGACY_FAMILIES = {
+    "pi": "pi",
+    "copy": "stream", "mul": "stream", "add": "stream", "triad": "stream", "dot": "stream", "nstream": "stream",
+    "plus_one": "seed", "add2d": "seed", "matmul": "seed",
+    "count_racy": "race", "count_atomic": "race", "count_local": "race", "rng_shared": "race", "rng_counter": "race",
+    "sum_order": "race", "sum_canonical": "race",
+    "overhead_empty": "overhead", "overhead_for": "overhead", "overhead_reduce": "overhead",
+    "mpi_barrier": "comm", "mpi_allreduce": "comm", "mpi_bcast": "comm",
+    "py_count_racy": "race", "py_count_racy_call": "race", "py_count_locked": "race", "py_numpy_add_racy": "race",
+    "transfer_pageable": "study", "transfer_pinned": "study", "transfer_many_small": "study",
+    "transfer_one_large": "study", "logging_every_step": "study", "logging_on_device": "study",
+}
+# The lab (race lab and overhead probes) gets figures of its own, never speed figures.
+LAB_FAMILIES = ("race", "overhead")
+
+
+def family_of(r: dict) -> str:
+    """The record's kernel family: its `family`, or for a record from before records carried one,
+    the family its kernel had then."""
+    return r.get("family") or LEGACY_FAMILIES.get(r["kernel"], "")
+
+
+def kernel_order(kernel: str):
+    """A sort key putting kernels in the catalogue's display order (unknown ones last, by name)."""
+    order = list(LEGACY_FAMILIES)
+    return (order.index(kernel), "") if kernel in order else (len(order), kernel)
+
+
+def _kernels_of(family: str) -> tuple:
+    return tuple(k for k, f in LEGACY_FAMILIES.items() if f == family)
+
+
+# The kernel sets by family, for callers of the single-file plot.py (figures use family_of).
+RACE_KERNELS = _kernels_of("race")
+OVERHEAD_KERNELS = _kernels_of("overhead")
 LAB_KERNELS = RACE_KERNELS + OVERHEAD_KERNELS
-# GPU studies (gpu/): figures of their own too.
-TRANSFER_KERNELS = ("transfer_pageable", "transfer_pinned", "transfer_many_small", "transfer_one_large")
-LOGGING_KERNELS = ("logging_every_step", "logging_on_device")
-STUDY_KERNELS = TRANSFER_KERNELS + LOGGING_KERNELS
-# The OSU-style latency probes (mpi/): figures of their own (figures/mpi.py), no "fastest" in the summary.
-MPI_PROBE_KERNELS = ("mpi_barrier", "mpi_allreduce", "mpi_bcast")
+STUDY_KERNELS = _kernels_of("study")
+TRANSFER_KERNELS = tuple(k for k in STUDY_KERNELS if k.startswith("transfer_"))
+LOGGING_KERNELS = tuple(k for k in STUDY_KERNELS if k.startswith("logging_"))
+MPI_PROBE_KERNELS = _kernels_of("comm")
 
 
 class InputError(Exception):
@@ -71,7 +106,7 @@ def element_bytes(r: dict) -> int:
 
 def ok_records(doc: dict, lab: bool = False):
     """Valid records of the canonical kernels (lab=False) or of the lab (lab=True)."""
-    return [r for r in doc["records"] if r["status"] == "ok" and (r["kernel"] in LAB_KERNELS) == lab]
+    return [r for r in doc["records"] if r["status"] == "ok" and (family_of(r) in LAB_FAMILIES) == lab]
 
 
 # ---------------------------------------------------------------- MPI: ranks x threads

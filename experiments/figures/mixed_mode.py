@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .labels import fmt_size, layout_label, time_scale
-from .load import LAB_KERNELS, MPI_PROBE_KERNELS, ok_records, per_op_us, ranks_of
+from .load import LAB_FAMILIES, family_of, ok_records, per_op_us, ranks_of
 from .plotter import Plotter
 
 
@@ -24,14 +24,14 @@ def mixed_mode_series(doc: dict) -> dict:
     for r in ok_records(doc, lab=True) + ok_records(doc):
         if r.get("kind", "cpu") not in ("cpu", "mpi") or r.get("scaling") == "weak":
             continue
-        if r["kernel"] in LAB_KERNELS and r["kernel"] != "overhead_reduce":
+        if family_of(r) in LAB_FAMILIES and r["kernel"] != "overhead_reduce":
             continue
         groups[(r.get("study", ""), r["kernel"], r["size"], r.get("precision", ""))].append(r)
     out = {}
     for key, recs in sorted(groups.items()):
         if not any((ranks_of(r) or 1) > 1 and r["threads"] > 1 for r in recs):
             continue
-        per_op = key[1] == "overhead_reduce" or key[1] in MPI_PROBE_KERNELS
+        per_op = key[1] == "overhead_reduce" or any(family_of(r) == "comm" for r in recs)
         by_cores = defaultdict(list)
         for r in recs:
             by_cores[(ranks_of(r) or 1) * r["threads"]].append(r)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .labels import fmt_size, hosts_note
-from .load import MPI_PROBE_KERNELS, ok_records, per_op_us, ranks_of
+from .load import family_of, ok_records, per_op_us, ranks_of
 from .mixed_mode import mixed_mode_figures
 from .plotter import Plotter
 
@@ -139,9 +139,9 @@ def mpi_latency_series(doc: dict) -> dict:
 
     for r in ok_records(doc, lab=True) + ok_records(doc):
         rk = ranks_of(r)
-        if r["kernel"] in MPI_PROBE_KERNELS and rk is not None:
+        if family_of(r) == "comm" and rk is not None:
             per = f", t={r['threads']}" if r["threads"] > 1 else ""
-            name = f"{MPI_PROBE_NAMES[r['kernel']]} ({r['backend']}{per})"
+            name = f"{MPI_PROBE_NAMES.get(r['kernel'], r['kernel'])} ({r['backend']}{per})"
             keep(probes[name], rk, r)
         elif r["kernel"] == "overhead_reduce" and rk is None:
             keep(reduce[f"{r['backend']} reduction over threads (1 process)"], r["threads"], r)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .load import OVERHEAD_KERNELS, ok_records, ranks_of
+from .load import family_of, kernel_order, ok_records, ranks_of
 from .plotter import Plotter
 
 
@@ -12,10 +12,10 @@ def overhead_figures(p: Plotter, doc: dict) -> None:
     per thread, vs threads, per backend."""
     from matplotlib.ticker import MaxNLocator
 
-    recs = [r for r in ok_records(doc, lab=True) if r["kernel"] in OVERHEAD_KERNELS and ranks_of(r) is None]
+    recs = [r for r in ok_records(doc, lab=True) if family_of(r) == "overhead" and ranks_of(r) is None]
     if not recs:
         return
-    kernels = [k for k in OVERHEAD_KERNELS if any(r["kernel"] == k for r in recs)]
+    kernels = sorted({r["kernel"] for r in recs}, key=kernel_order)
     fig, axes = p.plt.subplots(1, len(kernels), figsize=(4.2 * len(kernels), 3.8), squeeze=False)
     for ax, kernel in zip(axes[0], kernels):
         rs = [r for r in recs if r["kernel"] == kernel]

@@ -2,17 +2,17 @@
 from __future__ import annotations
 
 from .labels import interpreter_suffix, interpreter_tag
-from .load import RACE_KERNELS, ok_records
+from .load import family_of, kernel_order, ok_records
 from .plotter import Plotter
 
 
 def race_figures(p: Plotter, doc: dict) -> None:
     """Per race kernel: the share of trials whose result differed from the exact answer, and
     the largest relative deviation, per backend and thread count."""
-    recs = [r for r in ok_records(doc, lab=True) if r["kernel"] in RACE_KERNELS and "metrics" in r]
+    recs = [r for r in ok_records(doc, lab=True) if family_of(r) == "race" and "metrics" in r]
     if not recs:
         return
-    kernels = [k for k in RACE_KERNELS if any(r["kernel"] == k for r in recs)]
+    kernels = sorted({r["kernel"] for r in recs}, key=kernel_order)
     fig, axes = p.plt.subplots(len(kernels), 2, figsize=(11, 2.4 * len(kernels)), squeeze=False)
     for row, kernel in enumerate(kernels):
         rs = sorted((r for r in recs if r["kernel"] == kernel),

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from .gil import gil_series
 from .labels import fmt_rate, fmt_size, fmt_time, interpreter_suffix
-from .load import MPI_PROBE_KERNELS, STUDY_KERNELS, ok_records, rate_of, ranks_of
+from .load import family_of, kernel_order, ok_records, rate_of, ranks_of
 from .mixed_mode import mixed_mode_series
 from .mpi import MPI_PROBE_NAMES, mpi_latency_series, mpi_scaling_series
 from .scaling import scaling_series
@@ -28,7 +28,7 @@ def run_summary(doc: dict, peers: list | None = None) -> dict:
     for r in ok:
         # The latency probes have no "fastest": one rank is trivially quickest; mpi_summary says
         # what they measured (latency per rank count).
-        if r["kernel"] not in STUDY_KERNELS and r["kernel"] not in MPI_PROBE_KERNELS and rate_of(r)[0] is not None:
+        if family_of(r) not in ("study", "comm") and rate_of(r)[0] is not None:
             groups[(r.get("study", ""), r["kernel"], r.get("precision", ""))].append(r)
     for (study, kernel, precision), recs in sorted(groups.items()):
         size = max(r["size"] for r in recs if r.get("scaling") != "weak") if any(
@@ -108,8 +108,9 @@ def mpi_summary(doc: dict) -> list[dict]:
             text += f"; {pt['vs_single']:.2f}x the best single process at {pt['cores']} threads ({pt['single_backend']})"
         rows.append({"study": study, "kernel": kernel, "precision": precision, "size": base, "finding": [text]})
     lat = mpi_latency_series(doc)
-    for kernel in MPI_PROBE_KERNELS:
-        recs = [r for r in ok_records(doc) if r["kernel"] == kernel and ranks_of(r) is not None]
+    probes = [r for r in ok_records(doc) if family_of(r) == "comm" and ranks_of(r) is not None]
+    for kernel in sorted({r["kernel"] for r in probes}, key=kernel_order):
+        recs = [r for r in probes if r["kernel"] == kernel]
         lines = [(label, pts) for label, pts in lat["probes"].items() if label.startswith(MPI_PROBE_NAMES[kernel] + " (")]
         if not recs or not lines:
             continue

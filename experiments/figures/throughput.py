@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .labels import bar_label, fmt_rate, fmt_size, interpreter_suffix
-from .load import STUDY_KERNELS, ok_records, rate_of, workers
+from .load import family_of, ok_records, rate_of, workers
 from .plotter import Plotter
 
 
@@ -14,7 +14,7 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
     at the largest size the study measured (a size sweep is the bandwidth figure's job)."""
     groups = defaultdict(list)
     for r in ok_records(doc):
-        if r.get("scaling") == "weak" or r["kernel"] in STUDY_KERNELS:
+        if r.get("scaling") == "weak" or family_of(r) == "study":
             continue
         groups[(r.get("study", ""), r["kernel"], r.get("precision", ""))].append(r)
     for (study, kernel, precision), recs in sorted(groups.items()):
