@@ -39,6 +39,7 @@ phase "install dependencies (apt)"
 bash scripts/install-deps.sh
 
 phase "configure (build/main)"
+mkdir -p build
 cuda=OFF
 if ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1'; then cuda=AUTO; fi
 [ "$cuda" = OFF ] && echo "run-main.sh: no CUDA driver on this machine: the CUDA part is not built (its records say so)" >&2
