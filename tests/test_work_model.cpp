@@ -11,85 +11,20 @@
 
 #include "core/workload.hpp"
 #include "test_support.hpp"
+#include "work_model_check.hpp"
 
 namespace parlab {
 namespace {
 
-// Small odd shapes: every code path (tails, partial tiles) and a quick run on every backend.
-Problem small_problem(const std::string& kernel, Precision precision) {
-  Problem p;
-  p.kernel = kernel;
-  p.precision = precision;
-  p.seed = 7;
-  const KernelSpec* k = find_kernel(kernel);
-  if (kernel == "add2d") {
-    p.size = 67;
-    p.size_y = 45;
-  } else if (kernel == "matmul") {
-    p.size = 37;
-  } else if (k != nullptr && k->family == KernelFamily::overhead) {
-    p.size = 3;
-  } else {
-    p.size = 1001;
-  }
-  return p;
-}
-
-void expect_work_eq(const WorkCount& got, const WorkCount& want, const std::string& what) {
-  EXPECT_EQ(got.samples, want.samples) << what;
-  EXPECT_EQ(got.bytes, want.bytes) << what;
-  EXPECT_EQ(got.flops, want.flops) << what;
-}
-
-// Every catalogue kernel an available backend of `kind` runs, at each of its precisions: the
-// workload's work after one run equals the catalogue's model. Returns how many were checked.
-int check_backends_of_kind(const std::string& kind, const std::vector<std::string>& skip = {}) {
-  int checked = 0;
-  for (const auto& e : test::registry().entries()) {
-    if (e.kind != kind || !e.available) continue;
-    if (std::find(skip.begin(), skip.end(), e.name) != skip.end()) continue;
-    for (const std::string& kernel : e.kernels) {
-      const KernelSpec* spec = find_kernel(kernel);
-      if (spec == nullptr) continue;  // a wing's own study: no catalogue model
-      for (const Precision precision : spec->precisions) {
-        Problem p = small_problem(kernel, precision);
-        p.threads = e.sweeps_threads ? 3 : 1;
-        const std::string what = e.name + " " + kernel + " " + to_string(precision);
-        std::unique_ptr<Workload> w = e.make(p);
-        if (w == nullptr) {
-          ADD_FAILURE() << what << ": no workload";
-          continue;
-        }
-        w->run();
-        expect_work_eq(w->work(), kernel_work(p), what);
-        EXPECT_TRUE(w->validate().pass) << what;
-        ++checked;
-      }
-    }
-  }
-  return checked;
-}
-
 TEST(WorkModel, EveryCpuBackendsWorkIsTheCatalogues) {
-  EXPECT_GT(check_backends_of_kind("cpu"), 0);
+  EXPECT_GT(test::check_backends_of_kind(test::registry(), "cpu"), 0);
 }
 
 TEST(WorkModel, EveryGpuBackendsWorkIsTheCatalogues) {
   bool any = false;
   for (const auto& e : test::registry().entries()) any = any || (e.kind == "gpu" && e.available);
   if (!any) GTEST_SKIP() << "no CUDA device here: the GPU backends are checked on a GPU node";
-  EXPECT_GT(check_backends_of_kind("gpu"), 0);
-}
-
-// The Python backends that run a catalogue kernel (pi, triad) in this process, cheaply: not those
-// that spawn processes or clusters, compile with Numba, or need a GPU.
-TEST(WorkModel, CheapPythonBackendsWorkIsTheCatalogues) {
-  const std::vector<std::string> costly = {"py-processes", "py-dask-distributed", "py-numba-prange", "py-numba-nogil",
-                                           "py-cupy", "py-torch"};
-  bool any = false;
-  for (const auto& e : test::registry().entries()) any = any || (e.kind == "python" && e.available);
-  if (!any) GTEST_SKIP() << "no Python backend in this build";
-  EXPECT_GT(check_backends_of_kind("python", costly), 0);
+  EXPECT_GT(test::check_backends_of_kind(test::registry(), "gpu"), 0);
 }
 
 // The figures records have always carried, written out: the model must not move them (records
@@ -124,7 +59,7 @@ TEST(WorkModel, GivesTheFiguresRecordsHaveAlwaysCarried) {
     want.samples = c.samples;
     want.bytes = c.bytes;
     want.flops = c.flops;
-    expect_work_eq(kernel_work(c.kernel, c.precision, c.size, c.size_y), want, c.kernel);
+    test::expect_work_eq(kernel_work(c.kernel, c.precision, c.size, c.size_y), want, c.kernel);
   }
   // Host memory of a CPU workload (the suite's memory check).
   EXPECT_EQ(kernel_host_bytes("triad", Precision::f64, 1001), 3 * 8 * n);
