@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/workload.hpp"
 
 namespace parlab::test {
@@ -55,12 +56,19 @@ inline int check_backends_of_kind(const Registry& registry, const std::string& k
         Problem p = small_problem(kernel, precision);
         p.threads = e.sweeps_threads ? 3 : 1;
         const std::string what = e.name + " " + kernel + " " + to_string(precision);
-        std::unique_ptr<Workload> w = e.make(p);
+        // As the runner does: a backend that finds at make() or run() that it cannot run here
+        // (NumPy missing from a free-threaded interpreter) is unavailable, not wrong.
+        std::unique_ptr<Workload> w;
+        try {
+          w = e.make(p);
+          if (w != nullptr) w->run();
+        } catch (const UnavailableError&) {
+          continue;
+        }
         if (w == nullptr) {
           ADD_FAILURE() << what << ": no workload";
           continue;
         }
-        w->run();
         expect_work_eq(w->work(), kernel_work(p), what);
         EXPECT_TRUE(w->validate().pass) << what;
         ++checked;
