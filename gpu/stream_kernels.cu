@@ -6,17 +6,28 @@
 // computed by core's stream_element; the n % width tail is scalar.
 //
 // dot reproduces the CPU's deterministic order, so the bits match the CPU (tests/gpu asserts it):
-//   1. eight consecutive threads own one 8192-element block; thread `lane` sums the elements
-//      begin+lane, begin+lane+8, ... in index order from 0, with separately rounded multiply and
-//      add (__fmul_rn/__fadd_rn: no FMA whatever the flags), exactly as dot_block's lane l;
-//   2. the group's first thread gathers the eight lane sums by warp shuffles and combines them
+//   1. one warp owns one 8192-element block. Each step the warp reads 32 consecutive elements
+//      (one coalesced 256-byte load per array); thread j's element belongs to lane j % 8, so the
+//      lane's thread (j < 8) gathers the step's other three products by warp shuffles and adds
+//      its four in index order, with separately rounded multiply and add (__fmul_rn/__fadd_rn:
+//      no FMA whatever the flags), exactly as dot_block's lane l. Each thread issues the loads
+//      of 8 steps before it uses any.
+//   2. the warp's first thread gathers the eight lane sums by warp shuffles and combines them
 //      with core's dot_combine_lanes;
 //   3. the block partials are combined by the bottom-up neighbour-pair tree of
 //      dot_pairwise_inplace. That tree is aligned: the node over partials [g*G, (g+1)*G) for a
 //      power of two G depends only on those partials (a missing right child carries the left
 //      one up, as the odd element does on the CPU). So each CUDA block reduces one aligned
-//      group of 512 in shared memory, the group results are reduced the same way, and the last
-//      few hundred values go through dot_pairwise_inplace itself on one thread.
+//      group of 512 in shared memory, and the group results are reduced the same way until one
+//      group is left, whose tree is dot_pairwise_inplace's over those values.
+// Why a warp per block (Nsight Compute on an H200, 2^28 doubles): the earlier layout, eight
+// threads per block each striding by 8 elements, kept 32768 blocks' streams open at once,
+// 64 bytes per block per step, and its threads waited on their loads: 76% of DRAM bandwidth
+// (3.66 TB/s, 1.17 ms), 376 cycles between issued instructions of a warp, 90% of them stalled on
+// L1TEX; BabelStream's grid-stride dot reached 95% (4.58 TB/s). With a warp per block the
+// kernel reached 93.5% (4.50 TB/s, 955 us; BabelStream's 958 us in the same call), and the last
+// few hundred partials, summed on one thread from global memory, cost about 2% more than
+// BabelStream's whole dot: they go through the group kernel too.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -121,29 +132,58 @@ __device__ __forceinline__ float add_rn(float x, float y) { return __fadd_rn(x, 
 __device__ __forceinline__ double add_rn(double x, double y) { return __dadd_rn(x, y); }
 
 constexpr int kPairwiseGroup = 2 * kThreads;  // partials one CUDA block reduces
-constexpr std::uint64_t kSerialTail = 512;    // at most this many left: one thread finishes
 
-// Thread t: block (t / 8) of kDotBlock elements, lane t % 8. partials[block] := its partial.
+constexpr int kWarp = 32;
+constexpr int kDotBatch = 8;  // steps whose loads a thread issues before it uses any
+static_assert(kThreads % kWarp == 0 && kWarp == 4 * kDotLanes, "a step is four elements of each lane");
+static_assert(kDotBlock % (kDotBatch * kWarp) == 0, "a full block is whole batches");
+
+// Adds one step's elements [base, base + 32) (those below `end`) to the lane sums: thread j
+// holds the product of element base + j; thread l < 8 adds base+l, base+l+8, base+l+16,
+// base+l+24 in that order. Every thread of the warp calls it (the shuffles need the whole warp).
+// Checked: the step may reach past `end` (only the last block's remainder does).
+template <bool Checked, class T>
+__device__ __forceinline__ void dot_step(T& sum, T product, int j, std::uint64_t base, std::uint64_t end) {
+  T terms[4] = {product, __shfl_down_sync(0xffffffffu, product, 8), __shfl_down_sync(0xffffffffu, product, 16),
+                __shfl_down_sync(0xffffffffu, product, 24)};
+  if (j < kDotLanes) {
+#pragma unroll
+    for (int m = 0; m < 4; ++m) {
+      if (!Checked || base + j + m * kDotLanes < end) sum = add_rn(sum, terms[m]);
+    }
+  }
+}
+
+// Warp w: block w of kDotBlock elements. partials[block] := its partial.
 template <class T>
 __global__ void __launch_bounds__(kThreads)
     dot_blocks_kernel(const T* __restrict__ a, const T* __restrict__ b, std::uint64_t n,
                       std::uint64_t blocks, T* __restrict__ partials) {
-  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x;
-  const std::uint64_t block = t / kDotLanes;
-  const int lane = static_cast<int>(t % kDotLanes);
-  T sum = T(0);
-  if (block < blocks) {
-    const std::uint64_t begin = block * kDotBlock;
-    const std::uint64_t end = begin + kDotBlock < n ? begin + kDotBlock : n;
-#pragma unroll 8
-    for (std::uint64_t i = begin + lane; i < end; i += kDotLanes) sum = add_rn(sum, mul_rn(a[i], b[i]));
-  }
-  // Every thread of the warp takes part in the shuffles (kThreads is a multiple of 32 and of 8).
-  T lanes[kDotLanes];
-  const int group_base = static_cast<int>(threadIdx.x & 31u) & ~(kDotLanes - 1);
+  const std::uint64_t block = (static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
+  if (block >= blocks) return;  // a whole warp: the shuffles below always see full warps
+  const int j = static_cast<int>(threadIdx.x % kWarp);
+  const std::uint64_t begin = block * kDotBlock;
+  const std::uint64_t end = begin + kDotBlock < n ? begin + kDotBlock : n;
+  T sum = T(0);  // thread l < 8: lane l's sum
+  std::uint64_t base = begin;
+  for (; base + kDotBatch * kWarp <= end; base += kDotBatch * kWarp) {
+    T x[kDotBatch], y[kDotBatch];
 #pragma unroll
-  for (int l = 0; l < kDotLanes; ++l) lanes[l] = __shfl_sync(0xffffffffu, sum, group_base + l);
-  if (lane == 0 && block < blocks) partials[block] = dot_combine_lanes(lanes);
+    for (int s = 0; s < kDotBatch; ++s) {
+      x[s] = a[base + s * kWarp + j];
+      y[s] = b[base + s * kWarp + j];
+    }
+#pragma unroll
+    for (int s = 0; s < kDotBatch; ++s) dot_step<false>(sum, mul_rn(x[s], y[s]), j, base + s * kWarp, end);
+  }
+  for (; base < end; base += kWarp) {  // the last block's remainder, step by step
+    const std::uint64_t i = base + j;
+    dot_step<true>(sum, i < end ? mul_rn(a[i], b[i]) : T(0), j, base, end);
+  }
+  T lanes[kDotLanes];
+#pragma unroll
+  for (int l = 0; l < kDotLanes; ++l) lanes[l] = __shfl_sync(0xffffffffu, sum, l);
+  if (j == 0) partials[block] = dot_combine_lanes(lanes);
 }
 
 // CUDA block g reduces src[g*G, min((g+1)*G, count)), G = kPairwiseGroup, to dst[g] with the
@@ -173,12 +213,6 @@ __global__ void __launch_bounds__(kThreads)
   if (t == 0) dst[blockIdx.x] = s[0];
 }
 
-// The last values, by dot_pairwise_inplace itself.
-template <class T>
-__global__ void pairwise_serial_kernel(T* p, std::uint64_t count, T* result) {
-  *result = dot_pairwise_inplace(p, count);
-}
-
 }  // namespace
 
 template <class T>
@@ -205,9 +239,10 @@ void launch_stream(StreamKernel k, T* a, T* b, T* c, std::uint64_t n, cudaStream
 }
 
 std::uint64_t dot_scratch_elements(std::uint64_t n) {
-  // The block partials, then the group results of each level launch_dot reduces on many threads.
+  // The block partials, then the group results of each level of more than one group (the last
+  // level's one group writes the result).
   std::uint64_t count = dot_block_count(n), total = count;
-  while (count > kSerialTail) {
+  while (count > kPairwiseGroup) {
     count = (count + kPairwiseGroup - 1) / kPairwiseGroup;
     total += count;
   }
@@ -221,22 +256,20 @@ void launch_dot(const T* a, const T* b, std::uint64_t n, T* scratch, T* result, 
     PARLAB_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream));  // the empty sum, +0
     return;
   }
-  const std::uint64_t threads = blocks * kDotLanes;
+  const std::uint64_t threads = blocks * kWarp;
   dot_blocks_kernel<T><<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
       a, b, n, blocks, scratch);
   PARLAB_CUDA_CHECK(cudaPeekAtLastError());
   T* level = scratch;
   std::uint64_t count = blocks;
-  while (count > kSerialTail) {
+  do {  // at least once: one partial is copied to the result by a group of one
     const std::uint64_t groups = (count + kPairwiseGroup - 1) / kPairwiseGroup;
-    T* next = level + count;
+    T* next = groups == 1 ? result : level + count;
     pairwise_group_kernel<T><<<static_cast<unsigned>(groups), kThreads, 0, stream>>>(level, count, next);
     PARLAB_CUDA_CHECK(cudaPeekAtLastError());
     level = next;
     count = groups;
-  }
-  pairwise_serial_kernel<T><<<1, 1, 0, stream>>>(level, count, result);
-  PARLAB_CUDA_CHECK(cudaPeekAtLastError());
+  } while (count > 1);
 }
 
 template void launch_stream_init<float>(float*, float*, float*, std::uint64_t, cudaStream_t);

@@ -13,6 +13,12 @@
 #   rerun SUITE...  the named suites again (after a fix; the results say which commit)
 #   pi-probe  one core's pi rate per SIMD path (Google Benchmark) and each CPU backend on one
 #           thread over sizes, to explain per-core pi rates
+#   stream-peers  the stream-peers suite (parlab beside BabelStream), after the GPU tests and
+#           Nsight Compute on both dot kernels (carry build/deps/babelstream-src)
+#   stream-probe  why the GPU dot and the openmp STREAM kernels trail BabelStream (issue 23): the
+#           GPU tests, Nsight Compute on both dot kernels, the CPU kernels with the same statistic on
+#           both sides in three interleaved rounds, then the stream-peers suite (carry
+#           build/deps/babelstream-src)
 #   gpu     the GPU acceptance run (gpu/scripts/device-run.sh)
 #   multi   the multi-GPU comparison (run on 2+ GPUs)
 #   pymodels  Python's ways around the GIL (threads, a thread pool, processes, dask.delayed,
@@ -52,7 +58,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|gpu|multi|ft|ft-races|ft-probe|pymodels|distributed|mpi|mpi-suite|mpi-probe}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|stream-peers|stream-probe|gpu|multi|ft|ft-races|ft-probe|pymodels|distributed|mpi|mpi-suite|mpi-probe}
 shift
 final=${OUT:-$PWD/build/device-study}
 mkdir -p "$final"
@@ -165,6 +171,46 @@ for key, rs in sorted(by.items()):
 PY
 }
 
+# BabelStream's omp-stream and cuda-stream for the babelstream-* peers, built once per machine
+# from the carried source (build/deps/babelstream-src, a `git archive` of the commit in
+# BABELSTREAM_COMMIT below; fetch it where there is a network) with scripts/build-babelstream.sh.
+babelstream_commit=57637d572532fc028b6c0964944f1afc27ff5436
+ensure_babelstream() {
+  export PARLAB_BABELSTREAM_DIR=$PWD/build/babelstream
+  if [ ! -x "$PARLAB_BABELSTREAM_DIR/omp-stream" ] || [ ! -x "$PARLAB_BABELSTREAM_DIR/cuda-stream" ]; then
+    step "BabelStream $babelstream_commit (omp, cuda)"
+    bash scripts/build-babelstream.sh --commit "$babelstream_commit" --jobs "$jobs" build/deps/babelstream-src \
+      "$PARLAB_BABELSTREAM_DIR" >"$work/babelstream-build.log" 2>&1 \
+      || { tail -30 "$work/babelstream-build.log"; say "BabelStream build failed"; exit 1; }
+  fi
+  say "BabelStream: $(cat "$PARLAB_BABELSTREAM_DIR/BABELSTREAM_COMMIT") in $PARLAB_BABELSTREAM_DIR"
+}
+
+# The GPU tests (dot's bits against the CPU's among them) and Nsight Compute on parlab's and
+# BabelStream's dot kernels (2^28 doubles; --clock-control none leaves the clocks alone).
+gpu_tests() {
+  step "GPU tests (ctest -R ^Gpu)"
+  timeout 240 ctest --test-dir "$build" -R '^Gpu' --timeout 200 >"$work/ctest-gpu.log" 2>&1
+  say "GPU tests: exit $?; $(grep -E 'tests passed|tests failed' "$work/ctest-gpu.log")"
+}
+profile_dots() {
+  local sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats
+    --section WarpStateStats --section SchedulerStats)
+  local keys="DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Waves Per SM|Grid Size|Block Size|Issued Warp|No Eligible|Warp Cycles Per Issued"
+  step "ncu: parlab cuda dot, 2^28 doubles"
+  timeout 120 ncu --clock-control none -k regex:'dot_blocks_kernel|pairwise_group_kernel' -s 3 -c 3 "${sections[@]}" \
+    "$bin" run -k dot -b cuda -n 2^28 -p double -r 3 --quick --out "$work/ncu-results" -q --no-report \
+    >"$work/ncu-parlab-dot.txt" 2>&1
+  say "ncu parlab dot: exit $?"
+  grep -E "^  [a-z_]+.*\(|$keys" "$work/ncu-parlab-dot.txt" | tee -a "$summary"
+  step "ncu: BabelStream cuda dot (dot_kernel), 2^28 doubles"
+  timeout 120 ncu --clock-control none -k regex:dot_kernel -s 2 -c 1 "${sections[@]}" \
+    "$PARLAB_BABELSTREAM_DIR/cuda-stream" --arraysize $((1 << 28)) --numtimes 5 --only Dot \
+    >"$work/ncu-babelstream-dot.txt" 2>&1
+  say "ncu BabelStream dot: exit $?"
+  grep -E "$keys" "$work/ncu-babelstream-dot.txt" | tee -a "$summary"
+}
+
 run_suite() {  # run_suite NAME SECONDS [args...]
   local name=$1 limit=$2
   shift 2
@@ -242,6 +288,70 @@ case "$part" in
     timeout 120 "$bin" run -k pi -b serial,threads,pool,tbb,openmp -t 1 -n 2^25,2^27,2^28 -r 5 \
       --out "$work/results" --no-report >"$work/pi-probe.txt" 2>&1
     say "pi probe: exit $?"
+    ;;
+  stream-peers)
+    # The stream-peers suite to commit (issue 23), after the GPU tests and the dot profiles.
+    ensure_build parlab parlab_gpu_tests
+    ensure_babelstream
+    gpu_tests
+    profile_dots
+    run_suite stream-peers 420
+    summarize_suite stream-peers
+    ;;
+  stream-probe)
+    # Why parlab's GPU dot and openmp STREAM trail BabelStream (issue 23): the GPU tests (dot's
+    # bits against the CPU), Nsight Compute on both dot kernels (2^28 doubles), then the CPU
+    # kernels at all cores in three interleaved rounds, each backend alone in its process and all
+    # three in one, with the statistic of both sides: parlab's single-iteration repetitions
+    # (no minimum repetition time) beside BabelStream's fastest and average of its 100 iterations.
+    # (OMP_PLACES/OMP_PROC_BIND are left alone: libgomp binds the initial thread to the first
+    # place, so every other backend's threads, made from it, would share one core.)
+    ensure_build parlab parlab_gpu_tests
+    ensure_babelstream
+    gpu_tests
+    profile_dots
+    cat >"$work/single-iteration.json" <<'JSON'
+{"name": "stream-single-iteration", "description": "STREAM at all cores, single-iteration repetitions",
+ "reps": 300, "warmup": 5, "min_rep_seconds": 0,
+ "experiments": [{"study": "stream-probe", "kernel": ["copy", "mul", "add", "triad", "dot"],
+   "backends": ["openmp", "pool", "tbb"], "threads": "max", "sizes": ["2^25"], "precision": "double", "scaling": "none"}]}
+JSON
+    cat >"$work/babelstream-omp.json" <<'JSON'
+{"name": "stream-babelstream-omp", "description": "BabelStream omp-stream, 3 invocations of 100 iterations",
+ "reps": 3, "warmup": 1, "min_rep_seconds": 0,
+ "experiments": [{"study": "stream-probe", "kernel": ["copy", "mul", "add", "triad", "dot"],
+   "backends": ["babelstream-omp"], "threads": "max", "sizes": ["2^25"], "precision": "double", "scaling": "none"}]}
+JSON
+    for round in 1 2 3; do
+      for b in openmp pool tbb; do
+        step "round $round: CPU STREAM, $b alone"
+        timeout 60 "$bin" run "$work/single-iteration.json" -b "$b" --out "$work/results-r$round-alone" -q --no-report
+        say "round $round $b alone: exit $?"
+      done
+      step "round $round: CPU STREAM, openmp, pool and tbb in one process"
+      timeout 90 "$bin" run "$work/single-iteration.json" --out "$work/results-r$round-together" -q --no-report
+      say "round $round together: exit $?"
+      step "round $round: BabelStream omp"
+      timeout 90 "$bin" run "$work/babelstream-omp.json" --out "$work/results-r$round-babelstream" -q --no-report
+      say "round $round babelstream-omp: exit $?"
+    done
+    step "stream-peers suite"
+    run_suite stream-peers 240
+    summarize_suite stream-peers
+    python3 - "$work" <<'PY' | tee -a "$summary"
+import glob, json, sys
+for f in sorted(glob.glob(sys.argv[1] + "/results*/*/*/results.json")):
+    d = json.load(open(f))
+    where = f[len(sys.argv[1]) + 1:].split("/")[0]
+    for r in d["records"]:
+        if r["status"] != "ok":
+            print(f"  {where:24s} {r['kernel']:6s} {r['backend']:16s} {r['status']}: {(r.get('error') or r.get('reason') or '')[:100]}")
+            continue
+        b = r["work"]["bytes"]
+        best = r.get("metrics", {}).get("peer_min_runtime_s") or r["time_s"]["min"]
+        print(f"  {where:24s} {r['kernel']:6s} {r['backend']:16s} t={r['threads']:2d} fastest {b / best / 1e9:7.1f} GB/s"
+              f"  median {b / r['time_s']['median'] / 1e9:7.1f} GB/s  reps={len(r['reps_s'])} inner={r['inner']}")
+PY
     ;;
   gpu)
     step "GPU acceptance"

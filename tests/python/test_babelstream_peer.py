@@ -243,6 +243,10 @@ def test_stream_peers_suite_plans_every_cpu_backend_and_both_peers(parlab_bin, t
                 assert ("stream-peers-cpu", k, b) in planned, (k, b)
             for b in ("cuda", "babelstream-cuda"):
                 assert ("stream-peers-gpu", k, b) in planned, (k, b)
+        # Kernel by kernel: each kernel's parlab backends and its BabelStream model run back to
+        # back, so a drift of the machine's bandwidth falls on both sides alike.
+        order = [(study, kernel) for study, kernel, _, _ in lines]
+        assert order == sorted(order, key=lambda sk: (sk[0], kernels.index(sk[1]))), order
 
 
 def test_interrupting_parlab_stops_the_binary_and_leaves_the_measurement_to_resume(parlab_bin, tmp_path):
