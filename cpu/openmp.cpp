@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <string>
@@ -63,6 +64,16 @@ OpenMpExecutor::OpenMpExecutor(int threads, OmpSchedule schedule, int chunk)
     : Executor(threads), schedule_(schedule), chunk_(chunk) {
   if (chunk < 1) throw UsageError("OpenMP schedule chunk must be >= 1, got " + std::to_string(chunk));
   omp_set_dynamic(0);
+  // num_threads() is a request: the runtime may give fewer (OMP_THREAD_LIMIT, a nested region
+  // past OMP_MAX_ACTIVE_LEVELS) without a word, and a record would then say n threads of work
+  // done by fewer. Checked once here, for every region this executor opens.
+  if (const int got = team_size(); got != threads) {
+    const char* limit = std::getenv("OMP_THREAD_LIMIT");
+    throw FailureError("OpenMP ran a team of " + std::to_string(got) + " thread" + (got == 1 ? "" : "s") + " where " +
+                       std::to_string(threads) + " were asked (omp_get_thread_limit() = " +
+                       std::to_string(omp_get_thread_limit()) + (limit ? ", OMP_THREAD_LIMIT=" + std::string(limit) : "") +
+                       ")");
+  }
 }
 
 void OpenMpExecutor::apply_schedule() const {

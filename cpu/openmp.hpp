@@ -2,7 +2,9 @@
 //
 // The loop runs over chunks of `grain` indices; the schedule decides how chunks go to threads:
 // static (contiguous blocks of chunks, the default), dynamic or guided (with `chunk` chunks per
-// grab). Dynamic adjustment of the team size is switched off, so the team is exactly n.
+// grab). Dynamic adjustment of the team size is switched off, and the constructor throws a
+// FailureError when the runtime still gives a team other than n (OMP_THREAD_LIMIT), so the team
+// is exactly n.
 #pragma once
 
 #include <optional>

@@ -243,3 +243,21 @@ def test_differing_pi_hits_fail_the_run(tmp_path, parlab_bin):
     doc = json.load(open(os.path.join(run_dir, "results.json")))
     assert not all(c["pass"] for c in doc["consistency"])
     assert all(r["status"] == "failed-validation" for r in doc["records"])
+
+
+def test_an_openmp_team_smaller_than_asked_fails_its_record(tmp_path, parlab_bin):
+    # OMP_THREAD_LIMIT=1 makes num_threads(2) a request OpenMP turns down in silence: the t=2
+    # record must fail naming it, never report one thread's work as two threads'.
+    listed = run(parlab_bin, "list").stdout
+    if not any(line.split()[:3] == ["openmp", "cpu", "available"] for line in listed.splitlines()):
+        pytest.skip("no openmp backend in this build")
+    out = tmp_path / "results"
+    res = run(parlab_bin, "run", "-k", "pi", "-b", "openmp", "-t", "1,2", "-n", "100001", "-r", "1",
+              "--out", str(out), "--no-report", env={**os.environ, "OMP_THREAD_LIMIT": "1"})
+    assert res.returncode == 1, res.stderr
+    doc = json.load(open(os.path.join(only_run_dir(out), "results.json")))
+    by_threads = {r["threads"]: r for r in doc["records"]}
+    assert by_threads[1]["status"] == "ok"
+    assert by_threads[2]["status"] == "error"
+    assert "team of 1 thread where 2 were asked" in by_threads[2]["reason"]
+    assert "OMP_THREAD_LIMIT=1" in by_threads[2]["reason"]
