@@ -61,9 +61,7 @@ class StreamWorkload final : public Workload {
 
   void run() override {
     if (kernel_ == StreamKernel::dot) {
-      const T sum = stream_dot(*ex_, a_.data(), b_.data(), n_, partials_.data());
-      if (runs_ > 0 && std::memcmp(&sum, &last_sum_, sizeof(T)) != 0) changed_ = true;
-      last_sum_ = sum;
+      dot_.record(stream_dot(*ex_, a_.data(), b_.data(), n_, partials_.data()));
     } else {
       stream_run(*ex_, kernel_, a_.data(), b_.data(), c_.data(), n_);
     }
@@ -72,7 +70,7 @@ class StreamWorkload final : public Workload {
   }
 
   Validation validate() override {
-    return validate_stream(kernel_, a_.data(), b_.data(), c_.data(), n_, gold_, runs_, last_sum_, changed_);
+    return validate_stream(kernel_, a_.data(), b_.data(), c_.data(), n_, gold_, runs_, dot_);
   }
 
   WorkCount work() const override { return stream_work<T>(kernel_, n_); }
@@ -83,9 +81,8 @@ class StreamWorkload final : public Workload {
   std::uint64_t n_;
   AlignedBuffer<T> a_, b_, c_, partials_;
   StreamGold<T> gold_;
-  T last_sum_{};
+  DotRuns<T> dot_;
   std::uint64_t runs_ = 0;
-  bool changed_ = false;
 };
 
 // ---------------------------------------------------------------- plus_one

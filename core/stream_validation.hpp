@@ -4,49 +4,85 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <sstream>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "stream.hpp"
 #include "workload.hpp"
 
 namespace parlab {
 
-// The arrays against BabelStream's gold values after the kernels that ran (`gold`); for dot
-// also the last value against gold within dot_tolerance, and that it never changed between
-// runs (the deterministic reduction gives the same bits every time).
+// The values of a workload's dot runs: the last one and whether any differed from the one
+// before. The deterministic reduction gives the same bits every time, so a change is a failure.
+// One per dot workload (CPU, GPU, MPI), which calls record() once per run.
+template <class T>
+class DotRuns {
+ public:
+  void record(T sum) {
+    if (count_ > 0 && std::memcmp(&sum, &last_, sizeof(T)) != 0) changed_ = true;
+    last_ = sum;
+    ++count_;
+  }
+  T last() const { return last_; }
+
+  // Why the recorded values fail, each reason on its own ("never ran"; the last value off the
+  // gold value of n elements by more than dot_tolerance; "dot changed between repetitions");
+  // empty when they pass.
+  std::vector<std::string> failures(const StreamGold<T>& gold, std::uint64_t n) const {
+    std::vector<std::string> why;
+    if (count_ == 0) {
+      why.emplace_back("never ran");
+    } else {
+      const double v = static_cast<double>(last_), g = static_cast<double>(gold.dot(n));
+      const double err = g != 0 ? std::fabs((v - g) / g) : std::fabs(v);
+      if (err > dot_tolerance<T>()) {
+        std::ostringstream os;
+        os.precision(17);
+        os << "dot " << v << " differs from gold " << g << " by relative " << err;
+        why.push_back(os.str());
+      }
+    }
+    if (changed_) why.emplace_back("dot changed between repetitions");
+    return why;
+  }
+
+ private:
+  T last_{};
+  std::uint64_t count_ = 0;
+  bool changed_ = false;
+};
+
+// Joins reasons with "; " after `detail` (which may be empty).
+inline std::string join_reasons(std::string detail, const std::vector<std::string>& why) {
+  for (const std::string& w : why) detail += (detail.empty() ? "" : "; ") + w;
+  return detail;
+}
+
+// The arrays against BabelStream's gold values after the kernels that ran (`gold`, `runs` of
+// them); for dot also the recorded values (DotRuns::failures).
 template <class T>
 Validation validate_stream(StreamKernel kernel, const T* a, const T* b, const T* c, std::uint64_t n,
-                           const StreamGold<T>& gold, std::uint64_t runs, T last_dot, bool dot_changed) {
+                           const StreamGold<T>& gold, std::uint64_t runs, const DotRuns<T>& dot) {
   Validation v;
   const auto check = check_stream_arrays(a, b, c, n, gold);
-  v.pass = check.pass;
-  v.detail = check.detail;
-  std::ostringstream os;
-  os.precision(17);
-  if (runs == 0) {
-    v.pass = false;
-    os << "never ran";
-  }
+  std::vector<std::string> why;
   if (kernel == StreamKernel::dot) {
-    v.checksum = static_cast<double>(last_dot);
-    const double g = static_cast<double>(gold.dot(n));
-    const double err = g != 0 ? std::fabs((v.checksum - g) / g) : std::fabs(v.checksum);
-    if (runs > 0 && err > dot_tolerance<T>()) {
-      v.pass = false;
-      os << "dot " << v.checksum << " differs from gold " << g << " by relative " << err;
-    }
-    if (dot_changed) {
-      v.pass = false;
-      os << (os.tellp() > 0 ? "; " : "") << "dot changed between repetitions";
-    }
-  } else if (n > 0) {
+    v.checksum = static_cast<double>(dot.last());
+    why = dot.failures(gold, n);
+  } else {
+    if (runs == 0) why.emplace_back("never ran");
     // A cheap fingerprint of the outputs: each array's first and last element.
-    v.checksum = static_cast<double>(a[0]) + static_cast<double>(b[0]) + static_cast<double>(c[0]) +
-                 static_cast<double>(a[n - 1]) + static_cast<double>(b[n - 1]) + static_cast<double>(c[n - 1]);
+    if (n > 0) {
+      v.checksum = static_cast<double>(a[0]) + static_cast<double>(b[0]) + static_cast<double>(c[0]) +
+                   static_cast<double>(a[n - 1]) + static_cast<double>(b[n - 1]) + static_cast<double>(c[n - 1]);
+    }
   }
-  if (!os.str().empty()) v.detail += (v.detail.empty() ? "" : "; ") + os.str();
-  if (v.pass && v.detail.empty()) v.detail = "matches BabelStream gold values";
+  v.pass = check.pass && why.empty();
+  v.detail = join_reasons(check.detail, why);
+  if (v.pass) v.detail = "matches BabelStream gold values";
   return v;
 }
 

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "kernels.hpp"
 #include "pi.hpp"
@@ -13,20 +15,44 @@
 
 namespace parlab {
 
-Validation PiHitsTracker::validate(std::uint64_t samples, const std::string& where) const {
+Validation PiHitsTracker::validate(std::uint64_t samples, const std::string& where,
+                                   std::optional<std::uint64_t> canonical) const {
   if (runs_ == 0) return Validation::never_ran();
   Validation v;
   const PiCheck c = pi_check(last_, samples);
   v.hits = last_;
   v.checksum = c.estimate;
-  v.pass = c.pass && !changed_;
+  v.pass = c.pass && !changed_ && (!canonical || last_ == *canonical);
   std::ostringstream os;
   if (changed_) os << "hit count changed between repetitions (" << first_ << " then " << last_ << "); ";
-  os << "hits " << last_ << " of " << samples << (where.empty() ? "" : " " + where) << ", " << c.sigmas
-     << " sigma from N*pi/4";
+  os << "hits " << last_ << " of " << samples << (where.empty() ? "" : " " + where);
+  if (canonical) {
+    if (last_ == *canonical) {
+      os << " (the canonical count)";
+    } else {
+      os << " differ from the canonical count " << *canonical;
+    }
+  }
+  os << ", " << c.sigmas << " sigma from N*pi/4";
   if (!c.pass) os << " (beyond 3 sigma)";
   v.detail = os.str();
   return v;
+}
+
+std::uint64_t canonical_pi_hits(std::uint64_t seed, std::uint64_t n) {
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned parts = n < (std::uint64_t{1} << 22) ? 1u : hw;
+  std::vector<std::uint64_t> hits(parts, 0);
+  std::vector<std::thread> threads;
+  for (unsigned t = 1; t < parts; ++t) {
+    threads.emplace_back(
+        [&, t] { hits[t] = pi_hits_points(seed, static_split(n, parts, t), static_split(n, parts, t + 1)); });
+  }
+  hits[0] = pi_hits_points(seed, 0, static_split(n, parts, 1));
+  for (auto& th : threads) th.join();
+  std::uint64_t total = 0;
+  for (auto h : hits) total += h;
+  return total;
 }
 
 void RaceTrials::record(double value) {

@@ -171,13 +171,21 @@ class PiHitsTracker {
     last_ = hits;
     ++runs_;
   }
-  // `where` is added to the detail (e.g. "over 2 devices").
-  Validation validate(std::uint64_t samples, const std::string& where = "") const;
+  bool ran() const noexcept { return runs_ > 0; }
+  // `where` is added to the detail (e.g. "over 2 devices"). With `canonical` (the count of the
+  // stream's first `samples` points, canonical_pi_hits), the last count must also equal it: for
+  // workloads no other backend's record is held against in the run (Python's).
+  Validation validate(std::uint64_t samples, const std::string& where = "",
+                      std::optional<std::uint64_t> canonical = std::nullopt) const;
 
  private:
   std::uint64_t first_ = 0, last_ = 0, runs_ = 0;
   bool changed_ = false;
 };
+
+// The canonical hit count of points [0, n) of the stream for `seed`, counted on raw threads
+// (one per core beyond 2^22 points), so checking a large run takes no longer than the run.
+std::uint64_t canonical_pi_hits(std::uint64_t seed, std::uint64_t n);
 
 // RaceTrials: the results of a race-lab kernel's trials against its exact answer. validate()
 // reports how many trials differed and by how much (as metrics); a racy kernel passes regardless

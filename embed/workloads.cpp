@@ -25,24 +25,6 @@
 namespace parlab::embed {
 namespace {
 
-// The canonical count the Python variants must reproduce, split over the machine's cores so
-// validating a large run does not take longer than the run.
-std::uint64_t canonical_hits(std::uint64_t seed, std::uint64_t n) {
-  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-  const unsigned parts = n < (std::uint64_t{1} << 22) ? 1u : hw;
-  std::vector<std::uint64_t> hits(parts, 0);
-  std::vector<std::thread> threads;
-  for (unsigned t = 1; t < parts; ++t) {
-    threads.emplace_back(
-        [&, t] { hits[t] = pi_hits_points(seed, static_split(n, parts, t), static_split(n, parts, t + 1)); });
-  }
-  hits[0] = pi_hits_points(seed, 0, static_split(n, parts, 1));
-  for (auto& th : threads) th.join();
-  std::uint64_t total = 0;
-  for (auto h : hits) total += h;
-  return total;
-}
-
 double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
@@ -58,51 +40,22 @@ std::string percent(double share) {
   return buf;
 }
 
-// The hit bookkeeping every pi workload keeps (as core/workload.cpp's PiWorkload does): the
-// count must not change between repetitions, and validate() compares the last one.
-class HitRecord {
- public:
-  void add(std::uint64_t hits) {
-    if (runs_ == 0) first_ = hits;
-    if (hits != first_) changed_ = true;
-    last_ = hits;
-    ++runs_;
+// A pi workload's validation: the hit tracker's (repeatable, the canonical count, 3 sigma) with
+// what the GIL cost beside it, in the detail and as the record's metrics.
+Validation validate_with_gil(const PiHitsTracker& hits, std::uint64_t seed, std::uint64_t samples,
+                             const GilContention& gil) {
+  if (!hits.ran()) return Validation::never_ran();
+  Validation v = hits.validate(samples, "", canonical_pi_hits(seed, samples));
+  v.detail += "; " + gil.describe();
+  if (gil.measured) {  // into the record's "metrics", beside the time
+    // Without a GIL there is nothing to wait for: the off-CPU share is preemption, not GIL wait.
+    v.metrics.emplace_back("gil_wait_share", gil.gil_enabled ? gil.wait_share() : 0.0);
+    v.metrics.emplace_back("off_cpu_share", gil.wait_share());
+    v.metrics.emplace_back("gil_reacquire_share", gil.reacquire_share());
+    v.metrics.emplace_back("python_threads", static_cast<double>(gil.threads));
   }
-
-  Validation validate(std::uint64_t seed, std::uint64_t samples, const GilContention& gil) const {
-    if (runs_ == 0) return Validation::never_ran();
-    Validation v;
-    const std::uint64_t expect = canonical_hits(seed, samples);
-    const PiCheck c = pi_check(last_, samples);
-    v.hits = last_;
-    v.checksum = c.estimate;
-    v.pass = last_ == expect && !changed_ && c.pass;
-    std::ostringstream os;
-    if (changed_) os << "hit count changed between repetitions (" << first_ << " then " << last_ << "); ";
-    os << "hits " << last_ << " of " << samples;
-    if (last_ == expect) {
-      os << " (the canonical count)";
-    } else {
-      os << " differ from the canonical count " << expect;
-    }
-    os << ", " << c.sigmas << " sigma from N*pi/4";
-    if (!c.pass) os << " (beyond 3 sigma)";
-    os << "; " << gil.describe();
-    v.detail = os.str();
-    if (gil.measured) {  // into the record's "metrics", beside the time
-      // Without a GIL there is nothing to wait for: the off-CPU share is preemption, not GIL wait.
-      v.metrics.emplace_back("gil_wait_share", gil.gil_enabled ? gil.wait_share() : 0.0);
-      v.metrics.emplace_back("off_cpu_share", gil.wait_share());
-      v.metrics.emplace_back("gil_reacquire_share", gil.reacquire_share());
-      v.metrics.emplace_back("python_threads", static_cast<double>(gil.threads));
-    }
-    return v;
-  }
-
- private:
-  std::uint64_t first_ = 0, last_ = 0, runs_ = 0;
-  bool changed_ = false;
-};
+  return v;
+}
 
 // ---------------------------------------------------------------- driver runners
 // A runner made by parlab_driver.make(): Python threads (or a peer library) inside the main
@@ -118,10 +71,10 @@ class DriverPiWorkload final : public PythonPiWorkload {
     PyRef r = runner_->call("run");
     const unsigned long long hits = PyLong_AsUnsignedLongLong(r.get());
     if (PyErr_Occurred()) throw_python_error(name_ + ": run() must return the hit count");
-    record_.add(hits);
+    record_.record(hits);
   }
 
-  Validation validate() override { return record_.validate(seed_, samples_, gil_contention()); }
+  Validation validate() override { return validate_with_gil(record_, seed_, samples_, gil_contention()); }
 
   WorkCount work() const override { return kernel_work("pi", Precision::i32, samples_); }
 
@@ -159,7 +112,7 @@ class DriverPiWorkload final : public PythonPiWorkload {
   int threads_;
   // Its destructor takes the GIL: never destroyed while this thread holds it.
   std::unique_ptr<DriverRunner> runner_;
-  HitRecord record_;
+  PiHitsTracker record_;
 };
 
 // ---------------------------------------------------------------- sub-interpreters
@@ -213,10 +166,10 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
     if (!error_.empty()) throw FailureError(name_ + ": " + error_);
     std::uint64_t hits = 0;
     for (const auto& w : workers_) hits += w.hits;
-    record_.add(hits);
+    record_.record(hits);
   }
 
-  Validation validate() override { return record_.validate(seed_, samples_, gil_contention()); }
+  Validation validate() override { return validate_with_gil(record_, seed_, samples_, gil_contention()); }
 
   WorkCount work() const override { return kernel_work("pi", Precision::i32, samples_); }
 
@@ -341,7 +294,7 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
   bool stop_ = false;
   std::string error_;
   double wall_s_ = 0, cpu_s_ = 0;
-  HitRecord record_;
+  PiHitsTracker record_;
 };
 
 }  // namespace
@@ -422,7 +375,7 @@ class DriverTriadWorkload final : public Workload {
     for (std::uint64_t r = 0; r < runs_; ++r) gold.apply(StreamKernel::triad);
     return validate_stream<T>(StreamKernel::triad, static_cast<const T*>(views[0].buf),
                               static_cast<const T*>(views[1].buf), static_cast<const T*>(views[2].buf), n_, gold,
-                              runs_, T(0), false);
+                              runs_, DotRuns<T>{});
   }
 
   WorkCount work() const override { return stream_work<T>(StreamKernel::triad, n_); }

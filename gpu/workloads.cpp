@@ -126,11 +126,7 @@ class StreamWorkload final : public DeviceWorkload {
     copied_.record(stream_);
     copied_.synchronize();
     timing_ = {elapsed_seconds(start_, stop_), elapsed_seconds(stop_, copied_)};
-    if (kernel_ == StreamKernel::dot) {
-      const T sum = dot_host_[0];
-      if (runs_ > 0 && std::memcmp(&sum, &last_sum_, sizeof(T)) != 0) changed_ = true;
-      last_sum_ = sum;
-    }
+    if (kernel_ == StreamKernel::dot) dot_.record(dot_host_[0]);
     gold_.apply(kernel_);
     ++runs_;
   }
@@ -139,7 +135,7 @@ class StreamWorkload final : public DeviceWorkload {
     DeviceGuard guard(device_);
     stream_.synchronize();
     const auto a = to_host(a_.get(), n_), b = to_host(b_.get(), n_), c = to_host(c_.get(), n_);
-    return validate_stream(kernel_, a.data(), b.data(), c.data(), n_, gold_, runs_, last_sum_, changed_);
+    return validate_stream(kernel_, a.data(), b.data(), c.data(), n_, gold_, runs_, dot_);
   }
 
   WorkCount work() const override { return stream_work<T>(kernel_, n_); }
@@ -150,9 +146,8 @@ class StreamWorkload final : public DeviceWorkload {
   DeviceBuffer<T> a_, b_, c_, scratch_, dot_device_;
   PinnedBuffer<T> dot_host_;
   StreamGold<T> gold_;
-  T last_sum_{};
+  DotRuns<T> dot_;
   std::uint64_t runs_ = 0;
-  bool changed_ = false;
 };
 
 // ---------------------------------------------------------------- plus_one

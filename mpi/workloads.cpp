@@ -209,8 +209,7 @@ class StreamRank final : public RankWorkload {
       T sum = T(0);
       if (layout_.rank == 0) sum = dot_pairwise_inplace(all_partials_.data(), dot_block_count(n_));
       MPI_Bcast(&sum, 1, datatype<T>(), 0, MPI_COMM_WORLD);
-      if (runs_ > 0 && std::memcmp(&sum, &last_sum_, sizeof(T)) != 0) changed_ = true;
-      last_sum_ = sum;
+      dot_.record(sum);
     } else {
       stream_run(*ex_, kernel_, a_.data(), b_.data(), c_.data(), share_.size());
       MPI_Barrier(MPI_COMM_WORLD);
@@ -222,30 +221,19 @@ class StreamRank final : public RankWorkload {
   Validation validate() override {
     // Each rank checks its part of the arrays; the dot value (the same on every rank) is checked
     // against the whole job's gold.
-    const Validation mine = validate_stream(kernel_ == StreamKernel::dot ? StreamKernel::copy : kernel_, a_.data(),
-                                            b_.data(), c_.data(), share_.size(), gold_, runs_, T{}, false);
-    const int failing = ranks_failing(mine.pass || share_.size() == 0);
+    const StreamCheck<T> mine = check_stream_arrays(a_.data(), b_.data(), c_.data(), share_.size(), gold_);
+    const int failing = ranks_failing(mine.pass);
     Validation v;
-    std::ostringstream os;
-    os.precision(17);
+    std::vector<std::string> why;
     if (failing > 0) {
-      v.pass = false;
-      os << failing << " of " << layout_.ranks << " ranks' arrays differ from BabelStream gold"
-         << (mine.pass ? "" : " (rank " + std::to_string(layout_.rank) + ": " + mine.detail + ")");
+      why.push_back(std::to_string(failing) + " of " + std::to_string(layout_.ranks) +
+                    " ranks' arrays differ from BabelStream gold" +
+                    (mine.pass ? "" : " (rank " + std::to_string(layout_.rank) + ": " + mine.detail + ")"));
     }
     if (kernel_ == StreamKernel::dot) {
-      v.checksum = static_cast<double>(last_sum_);
-      const double g = static_cast<double>(gold_.dot(n_));
-      const double err = g != 0 ? std::fabs((v.checksum - g) / g) : std::fabs(v.checksum);
-      // Each reason on its own, joined by "; " (they once ran together: "never randot differs").
-      std::vector<std::string> why;
-      if (runs_ == 0) why.emplace_back("never ran");
-      if (runs_ > 0 && err > dot_tolerance<T>()) why.push_back("dot differs from gold by relative " + std::to_string(err));
-      if (changed_) why.emplace_back("dot changed between repetitions");
-      for (const std::string& w : why) {
-        v.pass = false;
-        os << (os.tellp() > 0 ? "; " : "") << w;
-      }
+      v.checksum = static_cast<double>(dot_.last());
+      const auto dot_why = dot_.failures(gold_, n_);
+      why.insert(why.end(), dot_why.begin(), dot_why.end());
     } else {
       // The single-process fingerprint: each array's first and last element of the whole job.
       double ends[2] = {0, 0};
@@ -257,8 +245,10 @@ class StreamRank final : public RankWorkload {
       double both[2] = {0, 0};
       MPI_Allreduce(ends, both, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
       v.checksum = n_ > 0 ? both[0] + both[1] : 0.0;
+      if (runs_ == 0) why.emplace_back("never ran");
     }
-    v.detail = v.pass ? "matches BabelStream gold values on every rank, " + over(layout_) : os.str();
+    v.pass = why.empty();
+    v.detail = v.pass ? "matches BabelStream gold values on every rank, " + over(layout_) : join_reasons({}, why);
     return v;
   }
 
@@ -273,9 +263,8 @@ class StreamRank final : public RankWorkload {
   AlignedBuffer<T> a_, b_, c_, partials_, all_partials_;
   std::vector<int> counts_, displs_;
   StreamGold<T> gold_;
-  T last_sum_{};
+  DotRuns<T> dot_;
   std::uint64_t runs_ = 0;
-  bool changed_ = false;
 };
 
 // ---------------------------------------------------------------- plus_one
