@@ -39,4 +39,13 @@ PyRef DriverRunner::call(const char* method) const {
                                context_ + ": " + method + "()");
 }
 
+std::unique_ptr<DriverRunner> make_pi_runner(const std::string& context, const char* factory, const char* kind,
+                                             const Problem& p) {
+  GilAcquire gil;
+  PyRef args = PyRef::steal_or_throw(Py_BuildValue("(sKKii)", kind, static_cast<unsigned long long>(p.seed),
+                                                   static_cast<unsigned long long>(p.size), p.threads, p.device),
+                                     context);
+  return std::make_unique<DriverRunner>(context, factory, std::move(args));
+}
+
 }  // namespace parlab::embed

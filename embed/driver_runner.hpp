@@ -2,8 +2,10 @@
 // and closed (its Python threads joined) when destroyed.
 #pragma once
 
+#include <memory>
 #include <string>
 
+#include "core/workload.hpp"
 #include "embed/interpreter.hpp"
 
 namespace parlab::embed {
@@ -30,5 +32,11 @@ class DriverRunner {
   std::string context_;
   PyRef runner_;
 };
+
+// A pi runner for problem p: parlab_driver.<factory>(kind, seed, samples, threads, device)
+// (make: the Python threads and peers; make_model: the task-based models). Takes the GIL.
+// PRECONDITION: this thread does not hold it.
+std::unique_ptr<DriverRunner> make_pi_runner(const std::string& context, const char* factory, const char* kind,
+                                             const Problem& p);
 
 }  // namespace parlab::embed

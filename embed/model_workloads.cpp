@@ -27,7 +27,10 @@ void check_model_problem(const PyModelSpec& spec, const Problem& p) {
 class ModelPiWorkload final : public Workload {
  public:
   ModelPiWorkload(const PyModelSpec& spec, const Problem& p)
-      : name_(spec.name), seed_(p.seed), samples_(p.size), runner_(make_runner(spec, p)) {}
+      : name_(spec.name),
+        seed_(p.seed),
+        samples_(p.size),
+        runner_(make_pi_runner(spec.name, "make_model", spec.kind, p)) {}
 
   void run() override {
     GilAcquire gil;
@@ -57,14 +60,6 @@ class ModelPiWorkload final : public Workload {
   WorkCount work() const override { return kernel_work("pi", Precision::i32, samples_); }
 
  private:
-  static std::unique_ptr<DriverRunner> make_runner(const PyModelSpec& spec, const Problem& p) {
-    GilAcquire gil;
-    PyRef args = PyRef::steal_or_throw(Py_BuildValue("(sKKi)", spec.kind, static_cast<unsigned long long>(p.seed),
-                                                     static_cast<unsigned long long>(p.size), p.threads),
-                                       spec.name);
-    return std::make_unique<DriverRunner>(spec.name, "make_model", std::move(args));
-  }
-
   std::string name_;
   std::uint64_t seed_, samples_;
   PiHitsTracker hits_;

@@ -64,7 +64,11 @@ Validation validate_with_gil(const PiHitsTracker& hits, std::uint64_t seed, std:
 class DriverPiWorkload final : public PythonPiWorkload {
  public:
   DriverPiWorkload(const PyBackendSpec& spec, const Problem& p)
-      : name_(spec.name), seed_(p.seed), samples_(p.size), threads_(p.threads), runner_(make_runner(spec, p)) {}
+      : name_(spec.name),
+        seed_(p.seed),
+        samples_(p.size),
+        threads_(p.threads),
+        runner_(make_pi_runner(spec.name, "make", spec.driver_kind, p)) {}
 
   void run() override {
     GilAcquire gil;
@@ -99,14 +103,6 @@ class DriverPiWorkload final : public PythonPiWorkload {
   }
 
  private:
-  static std::unique_ptr<DriverRunner> make_runner(const PyBackendSpec& spec, const Problem& p) {
-    GilAcquire gil;
-    PyRef args = PyRef::steal_or_throw(Py_BuildValue("(sKKii)", spec.driver_kind, static_cast<unsigned long long>(p.seed),
-                                                     static_cast<unsigned long long>(p.size), p.threads, p.device),
-                                       spec.name);
-    return std::make_unique<DriverRunner>(spec.name, "make", std::move(args));
-  }
-
   std::string name_;
   std::uint64_t seed_, samples_;
   int threads_;

@@ -435,6 +435,11 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     }
     r["rate"] = rate;
     r["work"] = {{"samples", work.samples}, {"bytes", work.bytes}, {"flops", work.flops}};
+    // What the workload's arrays occupy (the catalogue's host words): the x axis of a bandwidth
+    // figure, which marks the caches the arrays fit in.
+    if (const double footprint = kernel_host_bytes(s.kernel, s.precision, s.size, s.size_y); footprint > 0) {
+      r["work"]["footprint_bytes"] = footprint;
+    }
     r["validation"] = {{"pass", v.pass}, {"detail", v.detail}};
     if (!v.metrics.empty()) {
       json metrics = json::object();

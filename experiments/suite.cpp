@@ -99,11 +99,14 @@ std::vector<const BackendEntry*> select_backends(const std::vector<std::string>&
   return out;
 }
 
-// Sizes of an ad-hoc run without --size: a fraction of a second per run on one core.
+// Sizes of an ad-hoc run without --size: a fraction of a second per run on one core, by the
+// catalogue's work model (what --size counts: points, elements, a grid's side, a cube's side).
 std::uint64_t default_size(const std::string& kernel) {
-  if (kernel == "pi") return std::uint64_t{1} << 24;
-  if (kernel == "add2d") return 2048;
-  if (kernel == "matmul") return 256;
+  const KernelSpec* k = find_kernel(kernel);
+  if (k == nullptr) return std::uint64_t{1} << 22;
+  if (k->work.shape == WorkShape::cube) return 256;
+  if (k->work.shape == WorkShape::grid) return 2048;
+  if (k->family == KernelFamily::pi) return std::uint64_t{1} << 24;
   return std::uint64_t{1} << 22;
 }
 

@@ -24,6 +24,15 @@ DeviceWorkload::DeviceWorkload(int device)
       stop_(create_on<Event>(device)),
       copied_(create_on<Event>(device)) {}
 
+void DeviceWorkload::run_timed(FunctionRef<void()> launch) {
+  DeviceGuard guard(device_);
+  start_.record(stream_);
+  launch();
+  stop_.record(stream_);
+  stop_.synchronize();
+  timing_ = {elapsed_seconds(start_, stop_), 0.0};
+}
+
 void check_precision(const Problem& p) {
   const KernelSpec* spec = find_kernel(p.kernel);
   if (spec == nullptr) return;  // the studies take no precision
@@ -164,12 +173,7 @@ class PlusOneWorkload final : public DeviceWorkload {
   }
 
   void run() override {
-    DeviceGuard guard(device_);
-    start_.record(stream_);
-    launch_plus_one(x_.get(), y_.get(), n_, stream_.get());
-    stop_.record(stream_);
-    stop_.synchronize();
-    timing_ = {elapsed_seconds(start_, stop_), 0.0};
+    run_timed([&] { launch_plus_one(x_.get(), y_.get(), n_, stream_.get()); });
   }
 
   Validation validate() override {
@@ -204,12 +208,7 @@ class Add2dWorkload final : public DeviceWorkload {
   }
 
   void run() override {
-    DeviceGuard guard(device_);
-    start_.record(stream_);
-    launch_add2d(a_.get(), b_.get(), r_.get(), nx_, ny_, stream_.get());
-    stop_.record(stream_);
-    stop_.synchronize();
-    timing_ = {elapsed_seconds(start_, stop_), 0.0};
+    run_timed([&] { launch_add2d(a_.get(), b_.get(), r_.get(), nx_, ny_, stream_.get()); });
   }
 
   Validation validate() override {
@@ -283,21 +282,18 @@ class MatmulWorkload final : public DeviceWorkload {
   }
 
   void run() override {
-    DeviceGuard guard(device_);
-    start_.record(stream_);
-    if (impl_ == MatmulImpl::tiled) {
-      launch_matmul_tiled(dA_.get(), dB_.get(), dC_.get(), n_, stream_.get());
-    } else if (n_ > 0) {
-      // cuBLAS is column-major: row-major C = A*B is column-major C^T = B^T * A^T, and a
-      // row-major matrix read column-major is its transpose, so pass B first, untransposed.
-      const int n = static_cast<int>(n_);
-      const float alpha = 1.0f, beta = 0.0f;
-      PARLAB_CUBLAS_CHECK(cublasSgemm(cublas_->get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, dB_.get(), n,
-                                      dA_.get(), n, &beta, dC_.get(), n));
-    }
-    stop_.record(stream_);
-    stop_.synchronize();
-    timing_ = {elapsed_seconds(start_, stop_), 0.0};
+    run_timed([&] {
+      if (impl_ == MatmulImpl::tiled) {
+        launch_matmul_tiled(dA_.get(), dB_.get(), dC_.get(), n_, stream_.get());
+      } else if (n_ > 0) {
+        // cuBLAS is column-major: row-major C = A*B is column-major C^T = B^T * A^T, and a
+        // row-major matrix read column-major is its transpose, so pass B first, untransposed.
+        const int n = static_cast<int>(n_);
+        const float alpha = 1.0f, beta = 0.0f;
+        PARLAB_CUBLAS_CHECK(cublasSgemm(cublas_->get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, dB_.get(), n,
+                                        dA_.get(), n, &beta, dC_.get(), n));
+      }
+    });
   }
 
   Validation validate() override {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/function_ref.hpp"
 #include "core/workload.hpp"
 #include "cuda_check.hpp"
 
@@ -37,6 +38,10 @@ class DeviceWorkload : public Workload {
   // stream, which does not order with the workload's non-blocking stream, and a copy from
   // pageable memory may return before its DMA lands. PRECONDITION: device_ is current.
   static void finish_setup() { PARLAB_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+  // One timed run of kernels that `launch` puts on stream_, with no result to copy back: the
+  // events around them, then a wait for the last; timing_ holds the kernels' time.
+  void run_timed(FunctionRef<void()> launch);
 
   int device_;
   Stream stream_;

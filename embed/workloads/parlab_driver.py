@@ -53,9 +53,10 @@ def make(kind, seed, samples, threads, device=0):
     raise ValueError(f"unknown runner kind {kind!r}")
 
 
-def make_model(kind, seed, samples, workers):
+def make_model(kind, seed, samples, workers, device=0):
     """A task-based runner (parlab_tasks: a thread pool, processes, Dask delayed or distributed):
-    run() -> hits, stats() -> {name: number}, close()."""
+    run() -> hits, stats() -> {name: number}, close(). Called as make() is (device unused: the
+    models run on the CPU)."""
     import parlab_tasks
     return parlab_tasks.make(kind, seed, samples, workers, Unavailable)
 

@@ -3,14 +3,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .load import element_bytes, family_of, ok_records
+from .load import arithmetic_intensity, family_of, footprint_bytes, ok_records
 from .plotter import Plotter
 
 
 def bandwidth_figures(p: Plotter, doc: dict) -> None:
     groups = defaultdict(lambda: defaultdict(list))
     for r in ok_records(doc):
-        if "bytes_per_s" not in r.get("rate", {}) or r["kernel"] == "matmul" or family_of(r) == "study":
+        # Bandwidth-bound kernels only: at a flop per byte or more (matmul) a kernel is bound by
+        # its arithmetic, and its bytes are compulsory traffic, not what the caches serve.
+        if "bytes_per_s" not in r.get("rate", {}) or arithmetic_intensity(r) >= 1 or family_of(r) == "study":
             continue
         groups[(r["kernel"], r.get("precision", ""))][(r["backend"], r["threads"])].append(r)
     caches = doc["context"].get("cpu", {}).get("caches", []) or []
@@ -18,11 +20,9 @@ def bandwidth_figures(p: Plotter, doc: dict) -> None:
         if max(len({r["size"] for r in rs}) for rs in lines.values()) < 3:
             continue
         fig, ax = p.plt.subplots(figsize=(8, 4.5))
-        # Footprint of every array the kernel's workload allocates (STREAM keeps a, b and c).
-        words = {"plus_one": 2}.get(kernel, 3)
         for (backend, threads), rs in sorted(lines.items()):
             rs = sorted(rs, key=lambda r: r["size"])
-            xs = [r["size"] * element_bytes(r) * words for r in rs]
+            xs = [footprint_bytes(r) for r in rs]
             ys = [r["rate"]["bytes_per_s"] / 1e9 for r in rs]
             ax.plot(xs, ys, marker="o", label=f"{backend} t={threads}")
         for c in caches:

@@ -104,6 +104,25 @@ def element_bytes(r: dict) -> int:
     return {"double": 8, "float": 4, "int32": 4}.get(r.get("precision"), 8)
 
 
+# Arrays a workload allocated, in words per element, for records from before records carried
+# work.footprint_bytes (the catalogue's host words): plus_one two, the STREAM set three.
+LEGACY_HOST_WORDS = {"plus_one": 2}
+
+
+def footprint_bytes(r: dict) -> float:
+    """Bytes of every array the record's workload allocated (work.footprint_bytes), or for an
+    older record, its arrays as the catalogue had them then."""
+    if "footprint_bytes" in r.get("work", {}):
+        return r["work"]["footprint_bytes"]
+    return r["size"] * element_bytes(r) * LEGACY_HOST_WORDS.get(r["kernel"], 3)
+
+
+def arithmetic_intensity(r: dict) -> float:
+    """Flops per byte moved (work.flops / work.bytes); 0 without bytes."""
+    work = r.get("work", {})
+    return work.get("flops", 0) / work["bytes"] if work.get("bytes") else 0.0
+
+
 def ok_records(doc: dict, lab: bool = False):
     """Valid records of the canonical kernels (lab=False) or of the lab (lab=True)."""
     return [r for r in doc["records"] if r["status"] == "ok" and (family_of(r) in LAB_FAMILIES) == lab]
