@@ -1,6 +1,7 @@
 #include "embed/sources.hpp"
 
 #include <string>
+#include <string_view>
 
 #include "embed/interpreter.hpp"
 #include "parlab/embedded_workloads.hpp"
@@ -8,35 +9,17 @@
 namespace parlab::embed {
 namespace {
 
-// A finder and loader in Python, run once per interpreter. Kept tiny: everything it needs is in
-// importlib, which every interpreter (sub-interpreters too) has.
-constexpr const char* kFinderSource = R"py(
-import importlib.abc, importlib.util, linecache, sys
+// The import hook (embed/workloads/parlab_finder.py) is itself one of the embedded modules: its
+// text is executed here, before anything can be imported from the binary, and its install()
+// called with every module.
+constexpr const char* kFinderModule = "parlab_finder";
 
-class ParlabEmbeddedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Serves parlab's workload modules from the text compiled into the parlab binary."""
-
-    def __init__(self, sources):
-        self.sources = sources  # module name -> (filename, text)
-        for filename, text in sources.values():
-            linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
-
-    def find_spec(self, name, path=None, target=None):
-        if name not in self.sources:
-            return None
-        return importlib.util.spec_from_loader(name, self, origin=self.sources[name][0])
-
-    def create_module(self, spec):
-        return None
-
-    def exec_module(self, module):
-        filename, text = self.sources[module.__name__]
-        module.__file__ = filename
-        exec(compile(text, filename, "exec"), module.__dict__)
-
-if not any(type(f).__name__ == "ParlabEmbeddedFinder" for f in sys.meta_path):
-    sys.meta_path.insert(0, ParlabEmbeddedFinder(_parlab_sources))
-)py";
+const EmbeddedSource& finder_source() {
+  for (const EmbeddedSource& s : workload_sources()) {
+    if (std::string_view(s.module) == kFinderModule) return s;
+  }
+  throw FailureError(std::string("the embedded workloads lack ") + kFinderModule + " (embed/CMakeLists.txt)");
+}
 
 }  // namespace
 
@@ -54,13 +37,16 @@ void install_workload_sources() {
     }
   }
   PyRef globals = PyRef::steal_or_throw(PyDict_New(), "install_workload_sources");
-  if (PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins()) != 0 ||
-      PyDict_SetItemString(globals.get(), "_parlab_sources", sources.get()) != 0) {
+  if (PyDict_SetItemString(globals.get(), "__builtins__", PyEval_GetBuiltins()) != 0) {
     throw_python_error("install_workload_sources");
   }
-  PyRef result =
-      PyRef::steal_or_throw(PyRun_String(kFinderSource, Py_file_input, globals.get(), globals.get()),
-                            "installing the import hook for parlab's workload modules");
+  const EmbeddedSource& finder = finder_source();
+  const char* what = "installing the import hook for parlab's workload modules";
+  PyRef code = PyRef::steal_or_throw(Py_CompileString(finder.text, finder.filename, Py_file_input), what);
+  PyRef done = PyRef::steal_or_throw(PyEval_EvalCode(code.get(), globals.get(), globals.get()), what);
+  PyObject* install = PyDict_GetItemString(globals.get(), "install");  // borrowed
+  if (install == nullptr) throw FailureError(std::string(what) + ": " + kFinderModule + " defines no install()");
+  PyRef installed = PyRef::steal_or_throw(PyObject_CallOneArg(install, sources.get()), what);
 }
 
 PyObject* import_workload_module(const char* module) {

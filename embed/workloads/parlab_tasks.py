@@ -129,35 +129,21 @@ def median_roundtrip(submit_and_wait, n=20):
 # ---------------------------------------------------------------- workers in other processes
 # A spawned process or a Dask worker is a plain Python: parlab's workload modules are compiled
 # into the parlab binary (embed/sources.cpp), not files on its sys.path. The bootstrap below,
-# run in each worker with exec, installs the same embedded text there through an import hook, so
+# run in each worker with exec, installs the same embedded text there through the same import hook
+# (parlab_finder, executed from its text, since nothing can be imported before it is there), so
 # `count_task` pickled by reference (module parlab_tasks) imports in the worker exactly as here.
 # exec is a builtin, so it pickles by reference and needs nothing installed first.
 WORKER_BOOTSTRAP = r'''
-import importlib.abc, importlib.util, sys
-
-class ParlabWorkerFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    def __init__(self, sources):
-        self.sources = sources
-    def find_spec(self, name, path=None, target=None):
-        if name not in self.sources:
-            return None
-        return importlib.util.spec_from_loader(name, self, origin=self.sources[name][0])
-    def create_module(self, spec):
-        return None
-    def exec_module(self, module):
-        filename, text = self.sources[module.__name__]
-        module.__file__ = filename
-        exec(compile(text, filename, "exec"), module.__dict__)
-
-if not any(type(f).__name__ == "ParlabWorkerFinder" for f in sys.meta_path):
-    sys.meta_path.insert(0, ParlabWorkerFinder(sources))
+finder = {}
+exec(compile(sources["parlab_finder"][1], sources["parlab_finder"][0], "exec"), finder)
+finder["install"](sources)
 import parlab_tasks
 if barrier is not None:
     barrier.wait(timeout)
 '''
 
 
-def worker_sources(names=("parlab_philox", "parlab_tasks")):
+def worker_sources(names=("parlab_finder", "parlab_philox", "parlab_tasks")):
     """{module: (filename, text)} of the modules a worker needs, taken from the import hook
     parlab installed in this interpreter (embed/sources.cpp), or from the files when this module
     was imported from a source tree (tests in a plain Python)."""

@@ -1,0 +1,37 @@
+"""The import hook that serves parlab's workload modules from text, not files: in the embedded
+interpreter (embed/sources.cpp executes this module's text before any other can be imported, and
+calls install with every module compiled into the binary) and in the processes and Dask workers a
+run spawns (parlab_tasks.WORKER_BOOTSTRAP does the same there with the modules they need). Only
+importlib, linecache and sys are used: every interpreter has them, sub-interpreters included."""
+import importlib.abc
+import importlib.util
+import linecache
+import sys
+
+
+class ParlabEmbeddedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves the modules in `sources` ({module: (filename, text)}); tracebacks show their lines."""
+
+    def __init__(self, sources):
+        self.sources = sources
+        for filename, text in sources.values():
+            linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.sources:
+            return None
+        return importlib.util.spec_from_loader(name, self, origin=self.sources[name][0])
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        filename, text = self.sources[module.__name__]
+        module.__file__ = filename
+        exec(compile(text, filename, "exec"), module.__dict__)
+
+
+def install(sources):
+    """Puts a finder for `sources` first on sys.meta_path, once per interpreter."""
+    if not any(type(f).__name__ == "ParlabEmbeddedFinder" for f in sys.meta_path):
+        sys.meta_path.insert(0, ParlabEmbeddedFinder(sources))
