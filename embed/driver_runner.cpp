@@ -39,6 +39,14 @@ PyRef DriverRunner::call(const char* method) const {
                                context_ + ": " + method + "()");
 }
 
+std::uint64_t DriverRunner::run_for_hits() const {
+  GilAcquire gil;
+  PyRef r = call("run");
+  const unsigned long long hits = PyLong_AsUnsignedLongLong(r.get());
+  if (PyErr_Occurred()) throw_python_error(context_ + ": run() must return the hit count");
+  return hits;
+}
+
 std::unique_ptr<DriverRunner> make_pi_runner(const std::string& context, const char* factory, const char* kind,
                                              const Problem& p) {
   GilAcquire gil;

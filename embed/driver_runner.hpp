@@ -2,6 +2,7 @@
 // and closed (its Python threads joined) when destroyed.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -26,6 +27,9 @@ class DriverRunner {
 
   // runner.<method>() as a new reference. PRECONDITION: the GIL is held.
   PyRef call(const char* method) const;
+  // runner.run() as a pi runner's hit count (a PythonError unless it returns a non-negative
+  // int). Takes the GIL. PRECONDITION: this thread does not hold it.
+  std::uint64_t run_for_hits() const;
   const std::string& context() const noexcept { return context_; }
 
  private:

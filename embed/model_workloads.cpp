@@ -32,13 +32,7 @@ class ModelPiWorkload final : public Workload {
         samples_(p.size),
         runner_(make_pi_runner(spec.name, "make_model", spec.kind, p)) {}
 
-  void run() override {
-    GilAcquire gil;
-    PyRef r = runner_->call("run");
-    const unsigned long long hits = PyLong_AsUnsignedLongLong(r.get());
-    if (PyErr_Occurred()) throw_python_error(name_ + ": run() must return the hit count");
-    hits_.record(hits);
-  }
+  void run() override { hits_.record(runner_->run_for_hits()); }
 
   Validation validate() override {
     if (!hits_.ran()) return Validation::never_ran();

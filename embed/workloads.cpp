@@ -70,13 +70,7 @@ class DriverPiWorkload final : public PythonPiWorkload {
         threads_(p.threads),
         runner_(make_pi_runner(spec.name, "make", spec.driver_kind, p)) {}
 
-  void run() override {
-    GilAcquire gil;
-    PyRef r = runner_->call("run");
-    const unsigned long long hits = PyLong_AsUnsignedLongLong(r.get());
-    if (PyErr_Occurred()) throw_python_error(name_ + ": run() must return the hit count");
-    record_.record(hits);
-  }
+  void run() override { record_.record(runner_->run_for_hits()); }
 
   Validation validate() override { return validate_with_gil(record_, seed_, samples_, gil_contention()); }
 
