@@ -79,12 +79,7 @@ int main(int argc, char** argv) {
     if (backend.kind != "cpu" || !backend.available) continue;
     for (int threads : thread_counts()) {
       if (backend.name == "serial" && threads != 1) continue;
-      Problem pi;
-      pi.kernel = "pi";
-      pi.precision = Precision::i32;
-      pi.size = std::uint64_t{1} << 28;
-      pi.seed = 42;
-      pi.threads = threads;
+      const Problem pi = pi_problem(std::uint64_t{1} << 28, threads, 42);
       benchmark::RegisterBenchmark(("pi/" + backend.name + "/threads:" + std::to_string(threads)).c_str(),
                                    [&backend, pi](benchmark::State& s) { run_workload(s, backend, pi); })
           ->Unit(benchmark::kMillisecond)

@@ -80,6 +80,19 @@ struct Problem {
   int device = 0;            // GPU backends only
 };
 
+// The pi problem of `samples` points of the stream for `seed`, on `threads` threads (and GPU
+// `device` for GPU backends).
+inline Problem pi_problem(std::uint64_t samples, int threads, std::uint64_t seed, int device = 0) {
+  Problem p;
+  p.kernel = "pi";
+  p.precision = Precision::i32;
+  p.size = samples;
+  p.seed = seed;
+  p.threads = threads;
+  p.device = device;
+  return p;
+}
+
 // Work done by one run(), for rates.
 struct WorkCount {
   double samples = 0;  // pi

@@ -90,13 +90,7 @@ int cmd_pi(const Registry& registry, const PiArgs& a, std::ostream& out) {
   if (device > 1024) throw UsageError("invalid value '" + a.device + "' for --device: expected a GPU index");
   const BackendEntry& backend = registry.get(a.backend);
 
-  Problem p;
-  p.kernel = "pi";
-  p.precision = Precision::i32;
-  p.size = samples;
-  p.seed = seed;
-  p.threads = threads;
-  p.device = static_cast<int>(device);
+  const Problem p = pi_problem(samples, threads, seed, static_cast<int>(device));
   auto workload = backend.make(p);
   const auto t0 = std::chrono::steady_clock::now();
   workload->run();

@@ -59,13 +59,7 @@ inline const Registry& registry() {
 
 // A pi problem of `samples` points on `threads` threads.
 inline Problem pi_problem(std::uint64_t samples, int threads, std::uint64_t seed = 0xC0FFEE) {
-  Problem p;
-  p.kernel = "pi";
-  p.precision = Precision::i32;
-  p.size = samples;
-  p.seed = seed;
-  p.threads = threads;
-  return p;
+  return parlab::pi_problem(samples, threads, seed);
 }
 
 // Suites that use the interpreter every Python backend shares (started on first use and kept
