@@ -29,6 +29,14 @@ bool all_ranks(bool mine) {
   return out != 0;
 }
 
+// The verdict of a counting probe: it ran, and no run came out wrong (`wrong` says how).
+Validation probe_verdict(std::uint64_t runs, bool wrong, const std::string& how_wrong, const std::string& done) {
+  Validation v;
+  v.pass = runs > 0 && !wrong;
+  v.detail = runs == 0 ? "never ran" : wrong ? how_wrong : done;
+  return v;
+}
+
 int ranks_failing(bool mine) {
   int in = mine ? 0 : 1, out = 0;
   MPI_Allreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -337,12 +345,8 @@ class ReduceRank final : public RankWorkload {
     ++runs_;
   }
   Validation validate() override {
-    Validation v;
-    v.pass = runs_ > 0 && !wrong_;
-    v.detail = runs_ == 0 ? "never ran"
-               : wrong_   ? "a reduction over threads and ranks returned the wrong count"
-                          : "constructs completed, " + over(layout_);
-    return v;
+    return probe_verdict(runs_, wrong_, "a reduction over threads and ranks returned the wrong count",
+                         "constructs completed, " + over(layout_));
   }
   WorkCount work() const override { return kernel_work("overhead_reduce", Precision::i32, constructs_); }
 
@@ -377,11 +381,8 @@ class ProbeRank final : public RankWorkload {
     ++runs_;
   }
   Validation validate() override {
-    const bool wrong = !all_ranks(!wrong_);
-    Validation v;
-    v.pass = runs_ > 0 && !wrong;
-    v.detail = runs_ == 0 ? "never ran" : wrong ? "a rank received a wrong value" : kernel_ + " calls completed, " + over(layout_);
-    return v;
+    return probe_verdict(runs_, !all_ranks(!wrong_), "a rank received a wrong value",
+                         kernel_ + " calls completed, " + over(layout_));
   }
   WorkCount work() const override { return kernel_work(kernel_, Precision::i32, calls_); }
 
