@@ -57,20 +57,13 @@
 # returns at most 8): study.tgz (logs and result directories) and summary.txt. Unpack locally
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|stream-peers|stream-probe|gpu|multi|ft|ft-races|ft-probe|pymodels|distributed|mpi|mpi-suite|mpi-probe}
 shift
-final=${OUT:-$PWD/build/device-study}
-mkdir -p "$final"
-work=$(mktemp -d)
-summary="$final/summary.txt"
-: >"$summary"
-exec > >(tee "$work/study.log") 2>&1
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-export PYTHONUNBUFFERED=1
+# shellcheck source=scripts/device-common.sh
+. scripts/device-common.sh
+device_begin device-study study.log
 jobs=$(nproc)
-say() { printf '%s\n' "$*" | tee -a "$summary"; }
-step() { printf '\n=== %s  [t=%ss]\n' "$*" "$SECONDS"; }
 pack() { tar czf "$final/study.tgz" -C "$work" . && say "packed $(du -h "$final/study.tgz" | cut -f1) at t=${SECONDS}s"; }
 trap pack EXIT
 

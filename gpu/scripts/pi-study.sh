@@ -24,13 +24,9 @@
 # performance goal was missed.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
-final=${OUT:-$PWD/build/pi-study}
-mkdir -p "$final"
-work=$(mktemp -d)
-summary="$final/summary.txt"
-: >"$summary"
-exec > >(tee "$work/pi-study.log") 2>&1
-export NCCL_NVLS_ENABLE=0 PYTHONUNBUFFERED=1
+# shellcheck source=scripts/device-common.sh
+. scripts/device-common.sh
+device_begin pi-study pi-study.log
 jobs=$(nproc)
 status=0
 perf=0
@@ -41,8 +37,6 @@ limit() {  # limit SECONDS: the step's own limit, or less when the budget is nea
   local left=$((budget - SECONDS - 15))
   if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
 }
-say() { printf '%s\n' "$*" | tee -a "$summary"; }
-step() { printf '\n=== %s  [t=%ss]\n' "$*" "$SECONDS"; }
 failed() { say "FAILED: $*"; status=1; }
 # shellcheck disable=SC2317  # called by the EXIT trap
 pack() {
