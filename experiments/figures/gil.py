@@ -29,8 +29,6 @@ def gil_series(doc: dict) -> dict:
 
 def gil_figures(p: Plotter, doc: dict) -> None:
     """Every Python variant on one figure: speedup vs threads with the ideal line."""
-    from matplotlib.ticker import MaxNLocator
-
     series = gil_series(doc)
     if not series:
         return
@@ -44,11 +42,8 @@ def gil_figures(p: Plotter, doc: dict) -> None:
         ax.plot([t for t, _ in pts], [s for _, s in pts], marker="o", linestyle=style, label=backend,
                 color=colours[backend.split(" [")[0]])
     ax.plot(range(1, tmax + 1), range(1, tmax + 1), "k--", linewidth=1, label="ideal")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("Python threads (or sub-interpreters)")
-    ax.set_ylabel("speedup over the same variant on 1 thread")
-    ax.set_title("What the GIL costs: pi from Python")
-    ax.legend(fontsize=6)
+    p.label(ax, "Python threads (or sub-interpreters)", "speedup over the same variant on 1 thread",
+            "What the GIL costs: pi from Python", whole_x=True, legend_size=6)
     p.save(fig, "gil", "GIL study: speedup vs threads per Python variant and interpreter (each relative to its own "
                        "1-thread time; solid: the run's own interpreter, dash-dot: free-threaded without a GIL, "
                        "dotted: free-threaded with PYTHON_GIL=1)")
@@ -73,12 +68,8 @@ def shared_private_figure(p: Plotter, doc: dict) -> None:
         ax.plot([r["threads"] for r in rs], [rate_of(r)[0] for r in rs], marker="o",
                 linestyle="-" if backend == "py-pure-private" else "--",
                 label=("private state" if backend == "py-pure-private" else "shared state") + mode)
-    from matplotlib.ticker import MaxNLocator
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlabel("Python threads")
-    ax.set_ylabel("samples/s")
-    ax.set_title("Pure-Python pi: shared vs private state, per interpreter")
-    ax.legend(fontsize=6)
+    p.label(ax, "Python threads", "samples/s", "Pure-Python pi: shared vs private state, per interpreter",
+            whole_x=True, legend_size=6)
     p.save(fig, "gil_shared_private", "Pure-Python pi: every thread calling one module (shared, dashed) against each "
                                       "thread with its own copy of the module (private, solid), per interpreter and GIL "
                                       "state; the 1-thread points show the free-threaded build's single-thread cost")

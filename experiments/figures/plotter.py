@@ -18,6 +18,18 @@ class Plotter:
         self.figures: list[tuple[str, str]] = []  # (name, caption)
         os.makedirs(out_dir, exist_ok=True)
 
+    @staticmethod
+    def label(ax, xlabel: str, ylabel: str, title: str, whole_x: bool = False, legend_size=None) -> None:
+        """Axis labels, title and legend of a figure's axes; whole_x: only whole numbers on x
+        (thread, worker and rank counts)."""
+        if whole_x:
+            from matplotlib.ticker import MaxNLocator
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(title)
+        ax.legend(fontsize=legend_size)
+
     def save(self, fig, name: str, caption: str) -> None:
         fig.tight_layout()
         fig.savefig(os.path.join(self.out_dir, name + ".png"), metadata={"Software": None})
