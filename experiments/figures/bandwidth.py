@@ -10,7 +10,7 @@ from .plotter import Plotter
 def bandwidth_figures(p: Plotter, doc: dict) -> None:
     groups = defaultdict(lambda: defaultdict(list))
     for r in ok_records(doc):
-        # Bandwidth-bound kernels only: at a flop per byte or more (matmul) a kernel is bound by
+        # Bandwidth-bound kernels only: at a flop per byte or more (a matrix product) a kernel is bound by
         # its arithmetic, and its bytes are compulsory traffic, not what the caches serve.
         if "bytes_per_s" not in r.get("rate", {}) or arithmetic_intensity(r) >= 1 or family_of(r) == "study":
             continue
