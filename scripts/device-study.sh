@@ -13,6 +13,7 @@
 #   rerun SUITE...  the named suites again (after a fix; the results say which commit)
 #   pi-probe  one core's pi rate per SIMD path (Google Benchmark) and each CPU backend on one
 #           thread over sizes, to explain per-core pi rates
+#   tests   every GPU and MPI test of the study build
 #   stream-peers  the stream-peers suite (parlab beside BabelStream), after the GPU tests and
 #           Nsight Compute on both dot kernels (carry build/deps/babelstream-src)
 #   stream-probe  why the GPU dot and the openmp STREAM kernels trail BabelStream (issue 23): the
@@ -58,7 +59,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|stream-peers|stream-probe|gpu|multi|ft|ft-races|ft-probe|pymodels|distributed|mpi|mpi-suite|mpi-probe}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|tests|stream-peers|stream-probe|gpu|multi|ft|ft-races|ft-probe|pymodels|distributed|mpi|mpi-suite|mpi-probe}
 shift
 # shellcheck source=scripts/device-common.sh
 . scripts/device-common.sh
@@ -281,6 +282,15 @@ case "$part" in
     timeout 120 "$bin" run -k pi -b serial,threads,pool,tbb,openmp -t 1 -n 2^25,2^27,2^28 -r 5 \
       --out "$work/results" --no-report >"$work/pi-probe.txt" 2>&1
     say "pi probe: exit $?"
+    ;;
+  tests)
+    # Every GPU and MPI test of the study build (the node is the only place they run).
+    ensure_build
+    step "GPU and MPI tests (ctest -R '^Gpu|^mpi_')"
+    timeout 400 ctest --test-dir "$build" -R '^Gpu|^mpi_' --timeout 300 -j 4 --output-on-failure \
+      >"$work/ctest-gpu-mpi.log" 2>&1
+    say "GPU and MPI tests: exit $?; $(grep -E 'tests passed|tests failed' "$work/ctest-gpu-mpi.log")"
+    grep -E "\(Failed\)|\*\*\*Failed|Not Run" "$work/ctest-gpu-mpi.log" | tee -a "$summary"
     ;;
   stream-peers)
     # The stream-peers suite to commit (issue 23), after the GPU tests and the dot profiles.
