@@ -93,7 +93,7 @@ def rate_of(r: dict):
     rate = r.get("rate", {})
     if "samples_per_s" in rate:
         return rate["samples_per_s"], "samples/s"
-    if r["kernel"] == "matmul" and "flops_per_s" in rate:
+    if "flops_per_s" in rate and arithmetic_intensity(r) >= 1:  # compute-bound (a matrix product)
         return rate["flops_per_s"], "flop/s"
     if "bytes_per_s" in rate:
         return rate["bytes_per_s"], "B/s"
@@ -115,6 +115,18 @@ def footprint_bytes(r: dict) -> float:
     if "footprint_bytes" in r.get("work", {}):
         return r["work"]["footprint_bytes"]
     return r["size"] * element_bytes(r) * LEGACY_HOST_WORDS.get(r["kernel"], 3)
+
+
+def fastest_bytes_per_s(r: dict):
+    """Bytes/s of the record's fastest iteration: a peer's own figure (metrics.peer_bytes_per_s,
+    BabelStream's fastest of its iterations), else work over the fastest repetition where each
+    repetition was one iteration (inner 1: the run set no minimum repetition time); None without
+    bytes, or where a repetition's time was a mean over several iterations."""
+    own = (r.get("metrics") or {}).get("peer_bytes_per_s")
+    if own:
+        return own
+    moved, fastest = r.get("work", {}).get("bytes"), r.get("time_s", {}).get("min")
+    return moved / fastest if moved and fastest and r.get("inner", 1) == 1 else None
 
 
 def arithmetic_intensity(r: dict) -> float:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .labels import bar_label, fmt_rate, fmt_size, interpreter_suffix
-from .load import family_of, ok_records, rate_of, workers
+from .load import family_of, fastest_bytes_per_s, ok_records, rate_of, workers
 from .plotter import Plotter
 
 
@@ -45,11 +45,23 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
         log = bool(positive) and max(positive) / min(positive) > 100
         if log:
             ax.set_xscale("log")
-        for b, v in zip(bars, vals):
-            ax.text(b.get_width(), b.get_y() + b.get_height() / 2, " " + fmt_rate(v, unit), ha="left", va="center",
+        # Beside an external peer that reports its own statistic (BabelStream: the bandwidth of
+        # its fastest iteration), every bar gets that statistic too, as a marker.
+        peer_figure = unit == "B/s" and any((best[n].get("metrics") or {}).get("peer_bytes_per_s") for n in names)
+        fastest = [fastest_bytes_per_s(best[n]) if peer_figure else None for n in names]
+        if peer_figure:
+            ax.plot([f if f else float("nan") for f in fastest], [b.get_y() + b.get_height() / 2 for b in bars],
+                    linestyle="none", marker="D", markersize=4, color="tab:orange")
+        for b, v, f in zip(bars, vals, fastest):
+            # The bar's value, right of the bar (and of its marker, with the marker's value).
+            text = fmt_rate(v, unit) + (f", fastest {fmt_rate(f, unit)}" if f else "")
+            ax.text(max(b.get_width(), f or 0), b.get_y() + b.get_height() / 2, " " + text, ha="left", va="center",
                     fontsize=7)
-        ax.set_xlim(right=(max(vals) * (8 if log else 1.25)) if vals and max(vals) > 0 else None)
-        ax.set_xlabel(unit + (" (log scale)" if log else ""))
+        vals = vals + [f for f in fastest if f]
+        ax.set_xlim(right=(max(vals) * (8 if log else 1.4 if peer_figure else 1.25)) if vals and max(vals) > 0 else None)
+        ax.set_xlabel(unit + (" (log scale)" if log else "")
+                      + ("; bar: median repetition; diamond: fastest iteration (BabelStream's figure)"
+                         if peer_figure else ""))
         title = f"{kernel} throughput per backend at its most workers, N={fmt_size(size)} {precision}"
         # Over the figure, not the axes: long backend labels push the axes right, and a title
         # centred on them ran off the figure's edge.

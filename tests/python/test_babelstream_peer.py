@@ -13,6 +13,7 @@ import sys
 import time
 
 import pytest
+from conftest import run_plot
 
 FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes", "fake_babelstream.py")
 WORDS = {"copy": 2, "mul": 2, "add": 3, "triad": 3, "dot": 2, "nstream": 4}
@@ -284,3 +285,28 @@ def test_interrupting_parlab_stops_the_binary_and_leaves_the_measurement_to_resu
     doc = json.load(open(os.path.join(run_dir_of(out), "results.json")))
     assert doc["status"] == "complete"
     assert sorted((x["kernel"], x["status"]) for x in doc["records"]) == [("copy", "ok"), ("triad", "ok")]
+
+
+def test_the_bandwidth_figure_marks_each_sides_fastest_iteration(parlab_bin, tmp_path):
+    # Beside BabelStream, the throughput bars (parlab's statistic, the median) carry each record's
+    # fastest iteration too: BabelStream's own figure, and parlab's fastest repetition.
+    from figures.load import fastest_bytes_per_s, rate_of
+
+    d = peer_dir(tmp_path)
+    r, doc = run(parlab_bin, tmp_path, ["-k", "triad", "-b", "babelstream-omp,pool", "-t", "2", "-n", "4096",
+                                        "--quick"], env={"PARLAB_BABELSTREAM_DIR": str(d)})  # one iteration a rep
+    assert r.returncode == 0, r.stderr
+    by = {x["backend"]: x for x in doc["records"]}
+    peer, own = by["babelstream-omp"], by["pool"]
+    assert fastest_bytes_per_s(peer) == peer["metrics"]["peer_bytes_per_s"]
+    assert own["inner"] == 1
+    assert fastest_bytes_per_s(own) == pytest.approx(own["work"]["bytes"] / own["time_s"]["min"])
+    assert fastest_bytes_per_s(own) >= rate_of(own)[0]  # the fastest repetition beats the median
+    assert fastest_bytes_per_s({"work": {"bytes": 0}, "time_s": {"min": 1.0}}) is None  # a count, no bytes
+    # a repetition timed as the mean of several iterations has no fastest iteration to show
+    assert fastest_bytes_per_s(dict(own, inner=4)) is None
+    run_dir = run_dir_of(tmp_path / "out")
+    res = run_plot(run_dir)
+    assert res.returncode == 0, res.stderr
+    plots = os.listdir(os.path.join(run_dir, "plots"))
+    assert "throughput_ad-hoc_triad_2p12_double.png" in plots, plots
