@@ -11,8 +11,7 @@
 //      lane's thread (j < 8) gathers the step's other three products by warp shuffles and adds
 //      its four in index order, with separately rounded multiply and add (__fmul_rn/__fadd_rn:
 //      no FMA whatever the flags), exactly as dot_block's lane l. Each thread issues the loads
-//      of 8 steps before it uses any; the warps stride over the blocks from a grid the device
-//      holds at once.
+//      of 8 steps before it uses any.
 //   2. the warp's first thread gathers the eight lane sums by warp shuffles and combines them
 //      with core's dot_combine_lanes;
 //   3. the block partials are combined by the bottom-up neighbour-pair tree of
@@ -32,7 +31,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 
 #include "core/stream.hpp"
@@ -137,9 +135,6 @@ constexpr int kPairwiseGroup = 2 * kThreads;  // partials one CUDA block reduces
 
 constexpr int kWarp = 32;
 constexpr int kDotBatch = 8;  // steps whose loads a thread issues before it uses any
-// Resident CUDA blocks per SM the block kernel is compiled for: 64 registers a thread, no spills
-// of the batch's 16 loaded values (ptxas, left to itself, chose 48 and spilled).
-constexpr int kDotBlocksPerSm = 4;
 static_assert(kThreads % kWarp == 0 && kWarp == 4 * kDotLanes, "a step is four elements of each lane");
 static_assert(kDotBlock % (kDotBatch * kWarp) == 0, "a full block is whole batches");
 
@@ -159,62 +154,36 @@ __device__ __forceinline__ void dot_step(T& sum, T product, int j, std::uint64_t
   }
 }
 
-// Warp w: blocks w, w + W, w + 2W, ... of kDotBlock elements (W: the grid's warps).
-// partials[block] := its partial. The grid is what the device holds at once (dot_grid), so every
-// warp streams until the end instead of a last partial wave leaving SMs idle.
+// Warp w: block w of kDotBlock elements. partials[block] := its partial.
 template <class T>
-__global__ void __launch_bounds__(kThreads, kDotBlocksPerSm)
+__global__ void __launch_bounds__(kThreads)
     dot_blocks_kernel(const T* __restrict__ a, const T* __restrict__ b, std::uint64_t n,
                       std::uint64_t blocks, T* __restrict__ partials) {
-  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * (kThreads / kWarp);
+  const std::uint64_t block = (static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
+  if (block >= blocks) return;  // a whole warp: the shuffles below always see full warps
   const int j = static_cast<int>(threadIdx.x % kWarp);
-  // A whole warp takes the same blocks, so the shuffles below always see full warps.
-  for (std::uint64_t block = (static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
-       block < blocks; block += warps) {
-    const std::uint64_t begin = block * kDotBlock;
-    const std::uint64_t end = begin + kDotBlock < n ? begin + kDotBlock : n;
-    T sum = T(0);  // thread l < 8: lane l's sum
-    std::uint64_t base = begin;
-    for (; base + kDotBatch * kWarp <= end; base += kDotBatch * kWarp) {
-      T x[kDotBatch], y[kDotBatch];
+  const std::uint64_t begin = block * kDotBlock;
+  const std::uint64_t end = begin + kDotBlock < n ? begin + kDotBlock : n;
+  T sum = T(0);  // thread l < 8: lane l's sum
+  std::uint64_t base = begin;
+  for (; base + kDotBatch * kWarp <= end; base += kDotBatch * kWarp) {
+    T x[kDotBatch], y[kDotBatch];
 #pragma unroll
-      for (int s = 0; s < kDotBatch; ++s) {
-        x[s] = a[base + s * kWarp + j];
-        y[s] = b[base + s * kWarp + j];
-      }
-#pragma unroll
-      for (int s = 0; s < kDotBatch; ++s) dot_step<false>(sum, mul_rn(x[s], y[s]), j, base + s * kWarp, end);
+    for (int s = 0; s < kDotBatch; ++s) {
+      x[s] = a[base + s * kWarp + j];
+      y[s] = b[base + s * kWarp + j];
     }
-    for (; base < end; base += kWarp) {  // the last block's remainder, step by step
-      const std::uint64_t i = base + j;
-      dot_step<true>(sum, i < end ? mul_rn(a[i], b[i]) : T(0), j, base, end);
-    }
-    T lanes[kDotLanes];
 #pragma unroll
-    for (int l = 0; l < kDotLanes; ++l) lanes[l] = __shfl_sync(0xffffffffu, sum, l);
-    if (j == 0) partials[block] = dot_combine_lanes(lanes);
+    for (int s = 0; s < kDotBatch; ++s) dot_step<false>(sum, mul_rn(x[s], y[s]), j, base + s * kWarp, end);
   }
-}
-
-// CUDA blocks for dot_blocks_kernel<T> over `blocks` blocks: one warp per block, at most as many
-// as the current device holds at once (its SMs x resident blocks per SM, queried once per device:
-// launch_dot runs inside the timed region, where a query would be idle GPU time).
-template <class T>
-unsigned dot_grid(std::uint64_t blocks) {
-  constexpr int kMaxDevices = 64;
-  static std::atomic<int> resident[kMaxDevices] = {};
-  int device = 0;
-  PARLAB_CUDA_CHECK(cudaGetDevice(&device));
-  int held = device < kMaxDevices ? resident[device].load(std::memory_order_relaxed) : 0;
-  if (held == 0) {
-    int per_sm = 0, sms = 0;
-    PARLAB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, dot_blocks_kernel<T>, kThreads, 0));
-    PARLAB_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    held = std::max(1, per_sm * sms);
-    if (device < kMaxDevices) resident[device].store(held, std::memory_order_relaxed);
+  for (; base < end; base += kWarp) {  // the last block's remainder, step by step
+    const std::uint64_t i = base + j;
+    dot_step<true>(sum, i < end ? mul_rn(a[i], b[i]) : T(0), j, base, end);
   }
-  const std::uint64_t wanted = (blocks * kWarp + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(std::min<std::uint64_t>(wanted, static_cast<std::uint64_t>(held)));
+  T lanes[kDotLanes];
+#pragma unroll
+  for (int l = 0; l < kDotLanes; ++l) lanes[l] = __shfl_sync(0xffffffffu, sum, l);
+  if (j == 0) partials[block] = dot_combine_lanes(lanes);
 }
 
 // CUDA block g reduces src[g*G, min((g+1)*G, count)), G = kPairwiseGroup, to dst[g] with the
@@ -287,7 +256,9 @@ void launch_dot(const T* a, const T* b, std::uint64_t n, T* scratch, T* result, 
     PARLAB_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream));  // the empty sum, +0
     return;
   }
-  dot_blocks_kernel<T><<<dot_grid<T>(blocks), kThreads, 0, stream>>>(a, b, n, blocks, scratch);
+  const std::uint64_t threads = blocks * kWarp;
+  dot_blocks_kernel<T><<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      a, b, n, blocks, scratch);
   PARLAB_CUDA_CHECK(cudaPeekAtLastError());
   T* level = scratch;
   std::uint64_t count = blocks;
