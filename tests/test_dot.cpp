@@ -2,10 +2,14 @@
 // serial evaluation of the documented order (blocks of 8192, eight lanes, pairwise).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "core/kernels.hpp"
+#include "core/stream_validation.hpp"
 #include "mixed_vectors.hpp"
 #include "test_support.hpp"
 
@@ -75,6 +79,39 @@ TEST(DotOrder, ANaiveSequentialSumGivesDifferentBits) {
   double naive = 0;
   for (std::uint64_t i = 0; i < n; ++i) naive += a[i] * b[i];
   EXPECT_FALSE(same_bits(naive, documented_dot(a, b)));
+}
+
+// What every dot workload (CPU, GPU, MPI) reports through DotRuns.
+TEST(DotRuns, NeverRanGoldAndAChangeBetweenRunsAreEachAFailure) {
+  const std::uint64_t n = 1000;
+  StreamGold<double> gold;
+  const double exact = gold.dot(n);
+  DotRuns<double> none;
+  EXPECT_EQ(none.failures(gold, n), std::vector<std::string>{"never ran"});
+
+  DotRuns<double> steady;
+  steady.record(exact);
+  steady.record(exact);
+  EXPECT_TRUE(steady.failures(gold, n).empty());
+  EXPECT_EQ(steady.last(), exact);
+
+  DotRuns<double> moved;  // the next representable value: within tolerance, but not the same bits
+  moved.record(exact);
+  moved.record(std::nextafter(exact, 2 * exact));
+  EXPECT_EQ(moved.failures(gold, n), std::vector<std::string>{"dot changed between repetitions"});
+
+  DotRuns<double> off;
+  off.record(exact * 1.01);
+  const auto why = off.failures(gold, n);
+  ASSERT_EQ(why.size(), 1u);
+  EXPECT_NE(why[0].find("differs from gold"), std::string::npos) << why[0];
+
+  // validate_stream puts them after the arrays' verdict; the arrays at gold pass.
+  std::vector<double> a(n, gold.a), b(n, gold.b), c(n, gold.c);
+  const Validation v = validate_stream(StreamKernel::dot, a.data(), b.data(), c.data(), n, gold, 2, moved);
+  EXPECT_FALSE(v.pass);
+  EXPECT_EQ(v.detail, "dot changed between repetitions");
+  EXPECT_TRUE(validate_stream(StreamKernel::dot, a.data(), b.data(), c.data(), n, gold, 2, steady).pass);
 }
 
 }  // namespace

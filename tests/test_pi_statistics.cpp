@@ -2,8 +2,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <string>
 
 #include "core/pi.hpp"
+#include "core/workload.hpp"
 
 namespace parlab {
 namespace {
@@ -40,6 +43,30 @@ TEST(PiCheck, ZeroSamplesIsVacuous) {
   const PiCheck c = pi_check(0, 0);
   EXPECT_TRUE(c.pass);
   EXPECT_EQ(c.estimate, 0.0);
+}
+
+// The hit tracker every pi workload keeps: repeatable, within 3 sigma, and where it is asked to,
+// the canonical count (canonical_pi_hits, counted on raw threads).
+TEST(PiHitsTracker, HoldsACountToTheCanonicalOneWhenGiven) {
+  const std::uint64_t seed = 42, n = (std::uint64_t{1} << 22) + 5;  // past the threaded recount's cut
+  const std::uint64_t canonical = canonical_pi_hits(seed, n);
+  EXPECT_EQ(canonical, pi_hits_points(seed, 0, n));
+  PiHitsTracker right, wrong, moved, none;
+  EXPECT_FALSE(none.ran());
+  EXPECT_EQ(none.validate(n).detail, "never ran");
+  right.record(canonical);
+  wrong.record(canonical + 1);  // within 3 sigma, but not the stream's count
+  moved.record(canonical);
+  moved.record(canonical + 1);
+  EXPECT_TRUE(right.validate(n, "", canonical).pass);
+  EXPECT_NE(right.validate(n, "", canonical).detail.find("(the canonical count)"), std::string::npos);
+  EXPECT_TRUE(wrong.validate(n).pass);  // without the canonical count only 3 sigma is checked
+  const Validation w = wrong.validate(n, "", canonical);
+  EXPECT_FALSE(w.pass);
+  EXPECT_NE(w.detail.find("differ from the canonical count " + std::to_string(canonical)), std::string::npos)
+      << w.detail;
+  EXPECT_FALSE(moved.validate(n).pass);
+  EXPECT_NE(moved.validate(n).detail.find("hit count changed between repetitions"), std::string::npos);
 }
 
 }  // namespace
