@@ -277,7 +277,8 @@ int Runner::execute() {
     // fault of a child process is a failed record (child_record.hpp).
     if (record.is_null()) break;
     // The kernel's family (the catalogue's, or the backend's own studies'), so plot code routes
-    // records by family, never by lists of kernel names.
+    // records by family, never by lists of kernel names: here, once for every record, whether this
+    // process measured it or a child did.
     if (!record.contains("family")) {
       if (std::string family = kernel_family(spec.kernel, registry_.find(spec.backend)); !family.empty()) {
         record["family"] = family;
@@ -358,7 +359,6 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
   json r = to_json(s);
   r["id"] = index;
   const BackendEntry* entry = registry_.find(s.backend);
-  if (std::string family = kernel_family(s.kernel, entry); !family.empty()) r["family"] = family;
   r["kind"] = entry ? entry->kind : "";
   if (entry == nullptr || !entry->available) {
     r["status"] = "unavailable";
