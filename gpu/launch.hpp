@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/stream.hpp"
+#include "cuda_check.hpp"
 
 namespace parlab::cuda {
 
@@ -44,15 +45,29 @@ void launch_stream_init(T* a, T* b, T* c, std::uint64_t n, cudaStream_t stream);
 template <class T>
 void launch_stream(StreamKernel k, T* a, T* b, T* c, std::uint64_t n, cudaStream_t stream);
 
-// Elements of scratch the deterministic dot needs for n elements.
-std::uint64_t dot_scratch_elements(std::uint64_t n);
+// The deterministic dot's device scratch for n elements: the block partials, the partial tree's
+// group values, and one arrival counter per group (zeroed here; every launch leaves them zero).
+// Launches that share one scratch must be ordered (one stream): they share the counters.
+template <class T>
+class DotScratch {
+ public:
+  DotScratch(std::uint64_t n, int device);
+  std::uint64_t elements() const noexcept { return n_; }
+  T* values() const noexcept { return values_.get(); }
+  unsigned* arrivals() const noexcept { return arrivals_.get(); }
+
+ private:
+  std::uint64_t n_;
+  DeviceBuffer<T> values_;
+  DeviceBuffer<unsigned> arrivals_;
+};
 
 // The deterministic dot of a and b (docs/design.md, "Deterministic reduction"): per-8192-block
 // lane sums, the lanes combined by dot_combine_lanes, the block partials by the bottom-up
-// pairwise tree of dot_pairwise_inplace.
-// Writes the result to *result (device memory). scratch holds dot_scratch_elements(n).
+// pairwise tree of dot_pairwise_inplace, in one launch. Writes the result to *result (device
+// memory). scratch was made for n elements (else FailureError).
 template <class T>
-void launch_dot(const T* a, const T* b, std::uint64_t n, T* scratch, T* result, cudaStream_t stream);
+void launch_dot(const T* a, const T* b, std::uint64_t n, DotScratch<T>& scratch, T* result, cudaStream_t stream);
 
 // ---------------------------------------------------------------- seed kernels (seed_kernels.cu)
 void launch_plus_one(const std::int32_t* x, std::int32_t* y, std::uint64_t n, cudaStream_t stream);

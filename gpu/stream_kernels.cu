@@ -17,21 +17,25 @@
 //   3. the block partials are combined by the bottom-up neighbour-pair tree of
 //      dot_pairwise_inplace. That tree is aligned: the node over partials [g*G, (g+1)*G) for a
 //      power of two G depends only on those partials (a missing right child carries the left
-//      one up, as the odd element does on the CPU). So each CUDA block reduces one aligned
-//      group of 512 in shared memory, and the group results are reduced the same way until one
-//      group is left, whose tree is dot_pairwise_inplace's over those values.
+//      one up, as the odd element does on the CPU). So the tree is cut into aligned groups of
+//      512, and the CUDA block that writes a group's last missing value (the last to arrive, by
+//      an atomic counter per group) reduces that group in shared memory and writes its value to
+//      the next level, until one group is left, whose tree is dot_pairwise_inplace's over those
+//      values. All of it is one launch.
 // Why a warp per block (Nsight Compute on an H200, 2^28 doubles): the earlier layout, eight
 // threads per block each striding by 8 elements, kept 32768 blocks' streams open at once,
 // 64 bytes per block per step, and its threads waited on their loads: 76% of DRAM bandwidth
 // (3.66 TB/s, 1.17 ms), 376 cycles between issued instructions of a warp, 90% of them stalled on
 // L1TEX; BabelStream's grid-stride dot reached 95% (4.58 TB/s). With a warp per block the
-// kernel reached 93.5% (4.50 TB/s, 955 us; BabelStream's 958 us in the same call), and the last
-// few hundred partials, summed on one thread from global memory, cost about 2% more than
-// BabelStream's whole dot: they go through the group kernel too.
+// kernel reached 95.5% (935 us; BabelStream's 937 us in the same call), and what was left was
+// the tree's own launches (3.4 + 2.9 us of a 965 us dot): the last-arriving block reduces the
+// groups instead, inside the one launch.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "core/stream.hpp"
 #include "cuda_check.hpp"
@@ -154,50 +158,18 @@ __device__ __forceinline__ void dot_step(T& sum, T product, int j, std::uint64_t
   }
 }
 
-// Warp w: block w of kDotBlock elements. partials[block] := its partial.
+// The partial tree's group g: the CUDA block reduces src[g*G, min((g+1)*G, count)), G =
+// kPairwiseGroup, with the bottom-up neighbour-pair rule of dot_pairwise_inplace; thread 0
+// returns the value. Every thread of the block calls it. src was written by other CUDA blocks
+// of this grid, so it is read through L2 (__ldcg), never from a line this SM's L1 may hold.
 template <class T>
-__global__ void __launch_bounds__(kThreads)
-    dot_blocks_kernel(const T* __restrict__ a, const T* __restrict__ b, std::uint64_t n,
-                      std::uint64_t blocks, T* __restrict__ partials) {
-  const std::uint64_t block = (static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
-  if (block >= blocks) return;  // a whole warp: the shuffles below always see full warps
-  const int j = static_cast<int>(threadIdx.x % kWarp);
-  const std::uint64_t begin = block * kDotBlock;
-  const std::uint64_t end = begin + kDotBlock < n ? begin + kDotBlock : n;
-  T sum = T(0);  // thread l < 8: lane l's sum
-  std::uint64_t base = begin;
-  for (; base + kDotBatch * kWarp <= end; base += kDotBatch * kWarp) {
-    T x[kDotBatch], y[kDotBatch];
-#pragma unroll
-    for (int s = 0; s < kDotBatch; ++s) {
-      x[s] = a[base + s * kWarp + j];
-      y[s] = b[base + s * kWarp + j];
-    }
-#pragma unroll
-    for (int s = 0; s < kDotBatch; ++s) dot_step<false>(sum, mul_rn(x[s], y[s]), j, base + s * kWarp, end);
-  }
-  for (; base < end; base += kWarp) {  // the last block's remainder, step by step
-    const std::uint64_t i = base + j;
-    dot_step<true>(sum, i < end ? mul_rn(a[i], b[i]) : T(0), j, base, end);
-  }
-  T lanes[kDotLanes];
-#pragma unroll
-  for (int l = 0; l < kDotLanes; ++l) lanes[l] = __shfl_sync(0xffffffffu, sum, l);
-  if (j == 0) partials[block] = dot_combine_lanes(lanes);
-}
-
-// CUDA block g reduces src[g*G, min((g+1)*G, count)), G = kPairwiseGroup, to dst[g] with the
-// bottom-up neighbour-pair rule of dot_pairwise_inplace.
-template <class T>
-__global__ void __launch_bounds__(kThreads)
-    pairwise_group_kernel(const T* __restrict__ src, std::uint64_t count, T* __restrict__ dst) {
-  __shared__ T s[kPairwiseGroup];
-  const std::uint64_t base = static_cast<std::uint64_t>(blockIdx.x) * kPairwiseGroup;
+__device__ T reduce_group(const T* src, std::uint64_t count, std::uint64_t g, T (&s)[kPairwiseGroup]) {
+  const std::uint64_t base = g * kPairwiseGroup;
   const std::uint32_t m0 = static_cast<std::uint32_t>(
       count - base < static_cast<std::uint64_t>(kPairwiseGroup) ? count - base : kPairwiseGroup);
   const std::uint32_t t = threadIdx.x;
-  if (t < m0) s[t] = src[base + t];
-  if (t + kThreads < m0) s[t + kThreads] = src[base + t + kThreads];
+  if (t < m0) s[t] = __ldcg(src + base + t);
+  if (t + kThreads < m0) s[t + kThreads] = __ldcg(src + base + t + kThreads);
   __syncthreads();
   for (std::uint32_t m = m0; m > 1;) {
     const std::uint32_t half = m / 2;
@@ -210,7 +182,86 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
     m = half + (m & 1u);
   }
-  if (t == 0) dst[blockIdx.x] = s[0];
+  return s[0];
+}
+
+// Warp w: block w of kDotBlock elements, its partial to values[w]; then the tree (step 3 of the
+// header). values: the partials, then each level's group values but the last level's (that one
+// value is *result). arrivals: one counter per group of every level, zero before the launch;
+// atomicInc wraps each back to zero at its group's last arrival, so the launch leaves them zero
+// for the next one (launches on one scratch must therefore be ordered: one stream).
+template <class T>
+__global__ void __launch_bounds__(kThreads)
+    dot_kernel(const T* __restrict__ a, const T* __restrict__ b, std::uint64_t n, std::uint64_t blocks,
+               T* values, unsigned* arrivals, T* result) {
+  __shared__ T tree[kPairwiseGroup];
+  __shared__ bool completes;
+  const std::uint64_t block = (static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
+  const int j = static_cast<int>(threadIdx.x % kWarp);
+  if (block < blocks) {  // a whole warp: the shuffles below always see full warps
+    const std::uint64_t begin = block * kDotBlock;
+    const std::uint64_t end = begin + kDotBlock < n ? begin + kDotBlock : n;
+    T sum = T(0);  // thread l < 8: lane l's sum
+    std::uint64_t base = begin;
+    for (; base + kDotBatch * kWarp <= end; base += kDotBatch * kWarp) {
+      T x[kDotBatch], y[kDotBatch];
+#pragma unroll
+      for (int s = 0; s < kDotBatch; ++s) {
+        x[s] = a[base + s * kWarp + j];
+        y[s] = b[base + s * kWarp + j];
+      }
+#pragma unroll
+      for (int s = 0; s < kDotBatch; ++s) dot_step<false>(sum, mul_rn(x[s], y[s]), j, base + s * kWarp, end);
+    }
+    for (; base < end; base += kWarp) {  // the last block's remainder, step by step
+      const std::uint64_t i = base + j;
+      dot_step<true>(sum, i < end ? mul_rn(a[i], b[i]) : T(0), j, base, end);
+    }
+    T lanes[kDotLanes];
+#pragma unroll
+    for (int l = 0; l < kDotLanes; ++l) lanes[l] = __shfl_sync(0xffffffffu, sum, l);
+    if (j == 0) {
+      values[block] = dot_combine_lanes(lanes);
+      __threadfence();  // visible to the whole device before this CUDA block arrives below
+    }
+  }
+  // The tree. A producer (at level 0 a CUDA block with its kThreads / kWarp partials, above it a
+  // group) arrives at its group's counter once its values are written; the one that arrives
+  // last reduces the group and is the producer of the next level.
+  std::uint64_t producer = blockIdx.x, producers = gridDim.x;
+  std::uint64_t per_group = kPairwiseGroup / (kThreads / kWarp);
+  const T* src = values;
+  T* dst = values + blocks;
+  std::uint64_t count = blocks;
+  for (;;) {
+    const std::uint64_t g = producer / per_group;
+    const std::uint64_t groups = (count + kPairwiseGroup - 1) / kPairwiseGroup;
+    __syncthreads();  // this producer's values are written and fenced; `completes` is free
+    if (threadIdx.x == 0) {
+      const std::uint64_t left = producers - g * per_group;
+      const unsigned members = static_cast<unsigned>(left < per_group ? left : per_group);
+      completes = atomicInc(arrivals + g, members - 1) == members - 1;
+      __threadfence();  // the group's values are read only after the arrival that saw them all
+    }
+    __syncthreads();
+    if (!completes) return;
+    const T v = reduce_group(src, count, g, tree);
+    if (groups == 1) {
+      if (threadIdx.x == 0) *result = v;
+      return;
+    }
+    if (threadIdx.x == 0) {
+      dst[g] = v;
+      __threadfence();
+    }
+    arrivals += groups;
+    src = dst;
+    dst += groups;
+    count = groups;
+    producer = g;
+    producers = groups;
+    per_group = kPairwiseGroup;
+  }
 }
 
 }  // namespace
@@ -238,45 +289,67 @@ void launch_stream(StreamKernel k, T* a, T* b, T* c, std::uint64_t n, cudaStream
   PARLAB_CUDA_CHECK(cudaPeekAtLastError());
 }
 
-std::uint64_t dot_scratch_elements(std::uint64_t n) {
-  // The block partials, then the group results of each level of more than one group (the last
-  // level's one group writes the result).
-  std::uint64_t count = dot_block_count(n), total = count;
-  while (count > kPairwiseGroup) {
+namespace {
+// The tree's group count per level for n elements, from the partials up to the level of one group.
+std::vector<std::uint64_t> dot_tree_levels(std::uint64_t n) {
+  std::vector<std::uint64_t> groups;
+  for (std::uint64_t count = dot_block_count(n); count > 0;) {
     count = (count + kPairwiseGroup - 1) / kPairwiseGroup;
-    total += count;
+    groups.push_back(count);
+    if (count == 1) break;
   }
+  return groups;
+}
+
+std::uint64_t dot_value_elements(std::uint64_t n) {
+  const auto levels = dot_tree_levels(n);
+  std::uint64_t total = dot_block_count(n);
+  for (std::size_t l = 0; l + 1 < levels.size(); ++l) total += levels[l];  // the last level writes *result
   return total;
 }
 
+std::uint64_t dot_counter_elements(std::uint64_t n) {
+  std::uint64_t total = 0;
+  for (const auto g : dot_tree_levels(n)) total += g;
+  return total;
+}
+}  // namespace
+
 template <class T>
-void launch_dot(const T* a, const T* b, std::uint64_t n, T* scratch, T* result, cudaStream_t stream) {
+DotScratch<T>::DotScratch(std::uint64_t n, int device)
+    : n_(n), values_(dot_value_elements(n), device, "dot partials"),
+      arrivals_(dot_counter_elements(n), device, "dot arrival counters") {
+  if (arrivals_.size() > 0) {
+    DeviceGuard guard(device);
+    PARLAB_CUDA_CHECK(cudaMemset(arrivals_.get(), 0, arrivals_.bytes()));  // dot_kernel's precondition
+  }
+}
+
+template <class T>
+void launch_dot(const T* a, const T* b, std::uint64_t n, DotScratch<T>& scratch, T* result, cudaStream_t stream) {
+  if (scratch.elements() != n) {
+    throw FailureError("launch_dot: scratch made for " + std::to_string(scratch.elements()) + " elements, not " +
+                       std::to_string(n));
+  }
   const std::uint64_t blocks = dot_block_count(n);
   if (blocks == 0) {
     PARLAB_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream));  // the empty sum, +0
     return;
   }
   const std::uint64_t threads = blocks * kWarp;
-  dot_blocks_kernel<T><<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      a, b, n, blocks, scratch);
+  dot_kernel<T><<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
+      a, b, n, blocks, scratch.values(), scratch.arrivals(), result);
   PARLAB_CUDA_CHECK(cudaPeekAtLastError());
-  T* level = scratch;
-  std::uint64_t count = blocks;
-  do {  // at least once: one partial is copied to the result by a group of one
-    const std::uint64_t groups = (count + kPairwiseGroup - 1) / kPairwiseGroup;
-    T* next = groups == 1 ? result : level + count;
-    pairwise_group_kernel<T><<<static_cast<unsigned>(groups), kThreads, 0, stream>>>(level, count, next);
-    PARLAB_CUDA_CHECK(cudaPeekAtLastError());
-    level = next;
-    count = groups;
-  } while (count > 1);
 }
 
+template class DotScratch<float>;
+template class DotScratch<double>;
 template void launch_stream_init<float>(float*, float*, float*, std::uint64_t, cudaStream_t);
 template void launch_stream_init<double>(double*, double*, double*, std::uint64_t, cudaStream_t);
 template void launch_stream<float>(StreamKernel, float*, float*, float*, std::uint64_t, cudaStream_t);
 template void launch_stream<double>(StreamKernel, double*, double*, double*, std::uint64_t, cudaStream_t);
-template void launch_dot<float>(const float*, const float*, std::uint64_t, float*, float*, cudaStream_t);
-template void launch_dot<double>(const double*, const double*, std::uint64_t, double*, double*, cudaStream_t);
+template void launch_dot<float>(const float*, const float*, std::uint64_t, DotScratch<float>&, float*, cudaStream_t);
+template void launch_dot<double>(const double*, const double*, std::uint64_t, DotScratch<double>&, double*,
+                                 cudaStream_t);
 
 }  // namespace parlab::cuda

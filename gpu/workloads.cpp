@@ -112,7 +112,7 @@ class StreamWorkload final : public DeviceWorkload {
   StreamWorkload(const Problem& p, StreamKernel k)
       : DeviceWorkload(p.device), kernel_(k), n_(p.size),
         a_(n_, device_, "STREAM array a"), b_(n_, device_, "STREAM array b"), c_(n_, device_, "STREAM array c"),
-        scratch_(k == StreamKernel::dot ? dot_scratch_elements(n_) : 0, device_, "dot partials"),
+        scratch_(k == StreamKernel::dot ? n_ : 0, device_),
         dot_device_(k == StreamKernel::dot ? 1 : 0, device_, "dot result"),
         dot_host_(k == StreamKernel::dot ? 1 : 0, "dot result") {
     DeviceGuard guard(device_);
@@ -124,7 +124,7 @@ class StreamWorkload final : public DeviceWorkload {
     DeviceGuard guard(device_);
     start_.record(stream_);
     if (kernel_ == StreamKernel::dot) {
-      launch_dot(a_.get(), b_.get(), n_, scratch_.get(), dot_device_.get(), stream_.get());
+      launch_dot(a_.get(), b_.get(), n_, scratch_, dot_device_.get(), stream_.get());
       stop_.record(stream_);
       PARLAB_CUDA_CHECK(cudaMemcpyAsync(dot_host_.get(), dot_device_.get(), sizeof(T), cudaMemcpyDeviceToHost,
                                         stream_.get()));
@@ -152,7 +152,9 @@ class StreamWorkload final : public DeviceWorkload {
  private:
   StreamKernel kernel_;
   std::uint64_t n_;
-  DeviceBuffer<T> a_, b_, c_, scratch_, dot_device_;
+  DeviceBuffer<T> a_, b_, c_;
+  DotScratch<T> scratch_;
+  DeviceBuffer<T> dot_device_;
   PinnedBuffer<T> dot_host_;
   StreamGold<T> gold_;
   DotRuns<T> dot_;

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "core/kernels.hpp"
@@ -50,23 +51,27 @@ TEST(GpuStream, ReportsKernelTimeApartFromTransfers) {
 
 using test::mixed_magnitude_vector;
 
+// The GPU dot, launched twice on one scratch: the second launch relies on the first having left
+// the tree's arrival counters at zero; both results are returned.
 template <class T>
-T gpu_dot(const std::vector<T>& a, const std::vector<T>& b) {
+std::pair<T, T> gpu_dot_twice(const std::vector<T>& a, const std::vector<T>& b) {
   const std::uint64_t n = a.size();
   cuda::DeviceGuard guard(0);
   cuda::Stream stream;
-  cuda::DeviceBuffer<T> da(n, 0), db(n, 0), scratch(cuda::dot_scratch_elements(n), 0), result(1, 0);
+  cuda::DeviceBuffer<T> da(n, 0), db(n, 0), result(2, 0);
+  cuda::DotScratch<T> scratch(n, 0);
   if (n > 0) {
     PARLAB_CUDA_CHECK(cudaMemcpy(da.get(), a.data(), n * sizeof(T), cudaMemcpyHostToDevice));
     PARLAB_CUDA_CHECK(cudaMemcpy(db.get(), b.data(), n * sizeof(T), cudaMemcpyHostToDevice));
   }
   // The copies ran on the legacy default stream, which does not order with `stream`.
   PARLAB_CUDA_CHECK(cudaDeviceSynchronize());
-  cuda::launch_dot(da.get(), db.get(), n, scratch.get(), result.get(), stream.get());
-  T host{};
-  PARLAB_CUDA_CHECK(cudaMemcpyAsync(&host, result.get(), sizeof(T), cudaMemcpyDeviceToHost, stream.get()));
+  cuda::launch_dot(da.get(), db.get(), n, scratch, result.get(), stream.get());
+  cuda::launch_dot(da.get(), db.get(), n, scratch, result.get() + 1, stream.get());
+  T host[2]{};
+  PARLAB_CUDA_CHECK(cudaMemcpyAsync(host, result.get(), 2 * sizeof(T), cudaMemcpyDeviceToHost, stream.get()));
   stream.synchronize();
-  return host;
+  return {host[0], host[1]};
 }
 
 template <class T>
@@ -74,9 +79,9 @@ bool same_bits(T x, T y) {
   return std::memcmp(&x, &y, sizeof(T)) == 0;
 }
 
-// No block, a partial block, exact blocks, and more than 512 partials, so the tree's group
-// kernel runs (once, with a partial last group); a second group level would need more than
-// 512 * 512 partials (2^31 elements), beyond a test.
+// No block, a partial block, exact blocks, and more than 512 partials, so the tree has two
+// levels (the first with a partial last group); a third level would need more than 512 * 512
+// partials (2^31 elements), beyond a test.
 const std::uint64_t kDotSizes[] = {0, 1, 7, 8, 9, 8191, 8192, 8193, 5 * 8192 + 3, 37 * 8192 + 1001,
                                    513 * 8192 + 17, 1100 * 8192 + 4097};
 
@@ -87,8 +92,9 @@ void expect_dot_bits_equal_cpu() {
     const auto a = mixed_magnitude_vector<T>(n, 11), b = mixed_magnitude_vector<T>(n, 12);
     std::vector<T> partials(dot_block_count(n) + 1);
     const T cpu = stream_dot(*serial, a.data(), b.data(), n, partials.data());
-    const T gpu = gpu_dot(a, b);
+    const auto [gpu, again] = gpu_dot_twice(a, b);
     EXPECT_TRUE(same_bits(cpu, gpu)) << "n = " << n << ": CPU " << cpu << ", GPU " << gpu;
+    EXPECT_TRUE(same_bits(gpu, again)) << "n = " << n << ": first launch " << gpu << ", second " << again;
   }
 }
 
