@@ -14,6 +14,7 @@
 #   pi-probe  one core's pi rate per SIMD path (Google Benchmark) and each CPU backend on one
 #           thread over sizes, to explain per-core pi rates
 #   tests   every GPU and MPI test of the study build
+#   dot     the GPU tests and Nsight Compute on both dot kernels (carry build/deps/babelstream-src)
 #   stream-peers  the stream-peers suite (parlab beside BabelStream), after the GPU tests and
 #           Nsight Compute on both dot kernels (carry build/deps/babelstream-src)
 #   stream-probe  why the GPU dot and the openmp STREAM kernels trail BabelStream (issue 23): the
@@ -59,7 +60,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|tests|stream-peers|stream-probe|gpu|multi|ft|ft-races|ft-probe|pymodels|distributed|mpi|mpi-suite|mpi-probe}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|tests|dot|stream-peers|stream-probe|gpu|multi|ft|ft-races|ft-probe|pymodels|distributed|mpi|mpi-suite|mpi-probe}
 shift
 # shellcheck source=scripts/device-common.sh
 . scripts/device-common.sh
@@ -192,7 +193,7 @@ profile_dots() {
     --section WarpStateStats --section SchedulerStats)
   local keys="DRAM Throughput|Memory Throughput|Duration|Achieved Occupancy|Registers Per|Waves Per SM|Grid Size|Block Size|Issued Warp|No Eligible|Warp Cycles Per Issued"
   step "ncu: parlab cuda dot, 2^28 doubles"
-  timeout 120 ncu --clock-control none -k regex:'dot_blocks_kernel|pairwise_group_kernel' -s 3 -c 3 "${sections[@]}" \
+  timeout 120 ncu --clock-control none -k regex:'dot_kernel' -s 3 -c 3 "${sections[@]}" \
     "$bin" run -k dot -b cuda -n 2^28 -p double -r 3 --quick --out "$work/ncu-results" -q --no-report \
     >"$work/ncu-parlab-dot.txt" 2>&1
   say "ncu parlab dot: exit $?"
@@ -291,6 +292,13 @@ case "$part" in
       >"$work/ctest-gpu-mpi.log" 2>&1
     say "GPU and MPI tests: exit $?; $(grep -E 'tests passed|tests failed' "$work/ctest-gpu-mpi.log")"
     grep -E "\(Failed\)|\*\*\*Failed|Not Run" "$work/ctest-gpu-mpi.log" | tee -a "$summary"
+    ;;
+  dot)
+    # The GPU dot alone: its tests (bits against the CPU's) and both dot kernels' profiles.
+    ensure_build parlab parlab_gpu_tests
+    ensure_babelstream
+    gpu_tests
+    profile_dots
     ;;
   stream-peers)
     # The stream-peers suite to commit (issue 23), after the GPU tests and the dot profiles.
