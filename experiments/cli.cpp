@@ -125,7 +125,7 @@ int cmd_pi(const Registry& registry, const PiArgs& a, std::ostream& out) {
 // ---------------------------------------------------------------- run
 struct RunArgs {
   std::string suite;
-  std::string kernel, backend, threads, size, precision, reps, seed, device;
+  std::string kernel, backend, threads, size, precision, reps, rounds, seed, device;
   std::string out;  // empty: "results"
   std::string format = "json,csv";
   std::string resume;
@@ -153,8 +153,8 @@ int with_report(int run_code, const std::string& run_dir, const RunArgs& a, std:
 void refuse_filters_with_resume(const RunArgs& a) {
   const std::pair<const char*, const std::string*> plan_options[] = {
       {"a suite", &a.suite}, {"--kernel", &a.kernel}, {"--backend", &a.backend}, {"--threads", &a.threads},
-      {"--size", &a.size},   {"--precision", &a.precision}, {"--reps", &a.reps}, {"--seed", &a.seed},
-      {"--device", &a.device}, {"--ranks", &a.ranks}, {"--out", &a.out}};
+      {"--size", &a.size},   {"--precision", &a.precision}, {"--reps", &a.reps}, {"--rounds", &a.rounds},
+      {"--seed", &a.seed}, {"--device", &a.device}, {"--ranks", &a.ranks}, {"--out", &a.out}};
   std::string given;
   for (const auto& [name, value] : plan_options) {
     if (!value->empty()) given += (given.empty() ? "" : ", ") + std::string(name);
@@ -184,8 +184,12 @@ double parse_timeout(const std::string& value) {
 
 // --dry-run: what the run would measure, in one line per (study, kernel, backend).
 void print_plan(const Plan& plan, double at_least, std::ostream& out) {
-  out << "plan of suite '" << plan.suite << "': " << plan.specs.size() << " measurements, at least "
-      << format_duration(at_least) << " (a lower bound)\n";
+  int rounds = 1;
+  for (const auto& m : plan.specs) rounds = std::max(rounds, m.round);
+  out << "plan of suite '" << plan.suite << "': " << plan.specs.size() << " measurements"
+      << (rounds > 1 ? " (" + std::to_string(rounds) + " rounds of " + std::to_string(plan.specs.size() / rounds) + ")"
+                     : std::string())
+      << ", at least " << format_duration(at_least) << " (a lower bound)\n";
   std::vector<std::string> lines;
   std::map<std::string, std::size_t> counts;
   for (const auto& m : plan.specs) {
@@ -261,6 +265,11 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
     const std::uint64_t r = parse_count(a.reps, "--reps", 1);
     if (r > 100000) throw UsageError("invalid value '" + a.reps + "' for --reps: at most 100000");
     o.reps = static_cast<int>(r);
+  }
+  if (!a.rounds.empty()) {
+    const std::uint64_t r = parse_count(a.rounds, "--rounds", 1);
+    if (r > 1000) throw UsageError("invalid value '" + a.rounds + "' for --rounds: at most 1000");
+    o.rounds = static_cast<int>(r);
   }
   if (!a.seed.empty()) o.seed = parse_u64(a.seed, "--seed");
   if (!a.device.empty()) {
@@ -443,7 +452,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   run->add_option("--threads,-t", run_args.threads, "Thread counts: 1,2,4 | 1..16 | max | pow2 | a mix");
   run->add_option("--size,-n", run_args.size, "Sizes (comma list; 2^K, NeK accepted)");
   run->add_option("--precision,-p", run_args.precision, "float, double (array kernels), int32");
-  run->add_option("--reps,-r", run_args.reps, "Timed repetitions per measurement (default 5)");
+  run->add_option("--reps,-r", run_args.reps, "Timed repetitions per measurement (default 5; per round with --rounds)");
+  run->add_option("--rounds", run_args.rounds,
+                  "Measure the whole plan this many times over, round after round, a record per measurement and "
+                  "round (default: the suite's \"rounds\", else 1)");
   run->add_option("--seed,-s", run_args.seed, "Seed of the pi stream (default " + std::to_string(kDefaultSeed) + ")");
   run->add_option("--out,-o", run_args.out, "Results root (default: results); the run goes to OUT/<host>/<UTC timestamp>/");
   run->add_option("--format", run_args.format, "Result formats: json,csv (results.json is always written)")->capture_default_str();

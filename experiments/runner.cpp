@@ -64,6 +64,7 @@ std::string describe(const MeasurementSpec& s) {
   std::ostringstream os;
   os << s.kernel << " " << s.backend << " t=" << s.threads << " n=" << format_size(s.size);
   if (s.precision != Precision::i32) os << " " << to_string(s.precision);
+  if (s.round > 0) os << " round " << s.round;
   return os.str();
 }
 
@@ -305,6 +306,7 @@ int Runner::execute() {
       // Where it ran, when not in this process: the dimensions a failure is told apart by.
       std::string where;
       if (r.contains("ranks") && r["ranks"].is_number()) where += " ranks=" + r["ranks"].dump();
+      if (r.contains("round") && r["round"].is_number()) where += " round " + r["round"].dump();
       if (r.contains("interpreter")) {
         where += " [" + r["interpreter"].get<std::string>() +
                  (r.contains("python_gil") ? ", PYTHON_GIL=" + r["python_gil"].get<std::string>() : "") + "]";

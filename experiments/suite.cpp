@@ -130,6 +130,7 @@ json to_json(const MeasurementSpec& s) {
   if (!s.interpreter.empty()) j["interpreter"] = s.interpreter;
   if (!s.python_gil.empty()) j["python_gil"] = s.python_gil;
   if (s.ranks > 0) j["ranks"] = s.ranks;
+  if (s.round > 0) j["round"] = s.round;
   return j;
 }
 
@@ -154,6 +155,7 @@ MeasurementSpec spec_from_json(const json& j) {
     s.interpreter = j.value("interpreter", std::string());
     s.python_gil = j.value("python_gil", std::string());
     s.ranks = j.value("ranks", 0);
+    s.round = j.value("round", 0);
     return s;
   } catch (const json::exception& e) {
     throw UsageError(std::string("malformed plan entry: ") + e.what());
@@ -202,17 +204,19 @@ json load_suite(const std::string& name_or_path) {
 Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& registry, int max_threads) {
   Plan plan;
   json experiments = json::array();
-  int reps = 5, warmup = 1;
+  int reps = 5, warmup = 1, rounds = 1;
   std::uint64_t seed = kDefaultSeed;
   double min_rep = 0.01;
   std::string where = "ad-hoc run";
 
   if (suite != nullptr) {
     where = "suite '" + suite->value("name", std::string("?")) + "'";
-    check_keys(*suite, {"name", "description", "reps", "warmup", "seed", "min_rep_seconds", "experiments"}, where);
+    check_keys(*suite, {"name", "description", "reps", "warmup", "seed", "min_rep_seconds", "rounds", "experiments"},
+               where);
     plan.suite = suite->value("name", std::string("unnamed"));
     if (suite->contains("reps")) reps = positive_int(suite->at("reps"), where + " reps");
     if (suite->contains("warmup")) warmup = positive_int(suite->at("warmup"), where + " warmup");
+    if (suite->contains("rounds")) rounds = positive_int(suite->at("rounds"), where + " rounds");
     if (suite->contains("seed")) seed = size_value(suite->at("seed"), where + " seed");
     if (suite->contains("min_rep_seconds")) {
       if (!suite->at("min_rep_seconds").is_number() || suite->at("min_rep_seconds").get<double>() < 0) {
@@ -231,6 +235,7 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
     experiments.push_back(e);
   }
   if (o.reps) reps = *o.reps;
+  if (o.rounds) rounds = *o.rounds;
   if (o.seed) seed = *o.seed;
   if (o.quick) {
     reps = std::min(reps, 3);
@@ -451,6 +456,19 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
     if (!missing.empty()) warn_once("--backend '" + b + "' is not measured for kernel(s) " + missing + " (it does not run them here)");
   }
   if (plan.specs.empty()) throw UsageError(where + ": the filters select no measurement");
+  if (rounds > 1) {
+    // Round after round, each the whole plan in its order: a measurement's repetitions are spread
+    // over the run, not taken in one stretch of it.
+    std::vector<MeasurementSpec> one = std::move(plan.specs);
+    plan.specs.clear();
+    plan.specs.reserve(one.size() * static_cast<std::size_t>(rounds));
+    for (int r = 1; r <= rounds; ++r) {
+      for (MeasurementSpec m : one) {
+        m.round = r;
+        plan.specs.push_back(std::move(m));
+      }
+    }
+  }
   return plan;
 }
 

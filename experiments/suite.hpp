@@ -3,7 +3,7 @@
 // A suite file:
 //   {
 //     "name": "quick", "description": "...",
-//     "reps": 5, "warmup": 1, "seed": 42, "min_rep_seconds": 0.01,       (optional defaults)
+//     "reps": 5, "warmup": 1, "seed": 42, "min_rep_seconds": 0.01, "rounds": 1, (optional defaults)
 //     "experiments": [
 //       {"kernel": "pi", "backends": "all", "threads": "1,2", "sizes": ["2^25"],
 //        "scaling": "strong", "precision": ["double"], "size_y": 0, "reps": 5, "study": "...",
@@ -16,7 +16,9 @@
 // "all" measures Python backends in every interpreter mode found (experiments/interpreters.hpp),
 // "others" in every one but this process's own (none when none is found), "this" (the default)
 // in this process's own only; "ranks" (the thread-list syntax) measures each mpi backend in an
-// MPI job of each of those sizes ("weak" then also multiplies by the ranks). Unknown keys are
+// MPI job of each of those sizes ("weak" then also multiplies by the ranks). "rounds": R measures
+// the whole plan R times over, round after round, each measurement with its own repetitions in
+// every round and a record per round (field "round"). Unknown keys are
 // errors, so a typo never silently changes an experiment.
 #pragma once
 
@@ -59,6 +61,10 @@ struct MeasurementSpec {
   // MPI records: the ranks of the job that measures it, launched for it by the runner (suite
   // key "ranks", `parlab run --ranks`); 0: this process, whatever job it is part of.
   int ranks = 0;
+  // The round of a plan run in rounds (suite key "rounds", `parlab run --rounds`): 1..rounds, the
+  // whole plan measured again in each, so every measurement is spread over the run's duration
+  // and a slow minute of the machine falls on all of them alike. 0: a plan of one round.
+  int round = 0;
 };
 
 nlohmann::json to_json(const MeasurementSpec& s);
@@ -73,6 +79,7 @@ struct PlanOverrides {
   std::optional<std::vector<std::uint64_t>> sizes;
   std::vector<Precision> precisions;
   std::optional<int> reps;
+  std::optional<int> rounds;
   std::optional<std::uint64_t> seed;
   std::optional<int> device;
   bool quick = false;  // at most 3 repetitions, no minimum repetition time

@@ -85,7 +85,61 @@ def load_run(run_dir: str) -> dict:
             if not isinstance(t.get("median"), (int, float)) or t["median"] <= 0:
                 raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}) has no positive median time")
     doc["_path"] = path
+    doc["records"] = pool_rounds(doc["records"])
     return doc
+
+
+# A measurement's fields as the plan gives them (experiments/suite.cpp, to_json of a
+# MeasurementSpec) but its round: what the records of one measurement in a run made in rounds
+# have in common.
+SPEC_FIELDS = ("study", "scaling", "kernel", "backend", "threads", "size", "size_y", "precision", "seed", "reps",
+               "warmup", "min_rep_seconds", "device", "interpreter", "python_gil", "ranks")
+
+
+def _aggregates(v: list) -> dict:
+    """The runner's time_s of repetitions v (experiments/runner.cpp, aggregates)."""
+    v = sorted(v)
+    n = len(v)
+    median = v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+    mean = sum(v) / n
+    stddev = (sum((x - mean) ** 2 for x in v) / (n - 1)) ** 0.5 if n > 1 else 0.0
+    return {"median": median, "mean": mean, "stddev": stddev, "min": v[0], "max": v[-1]}
+
+
+def pool_rounds(records: list) -> list:
+    """One record per measurement of a run made in rounds (records with `round`): the rounds'
+    repetitions pooled (reps_s in round order, time_s and rate recomputed as the runner computes
+    them), `rounds` the count and `round_records` the rounds' own records (metrics, kernel and
+    transfer times are the first round's; per round they are there). A round that did not pass
+    makes the measurement that round's record: a failure stays a failure. Records without
+    `round` pass through unchanged, in order."""
+    groups, out = {}, []
+    for r in records:
+        if r.get("round") is None:
+            out.append(r)
+            continue
+        key = tuple((f, json.dumps(r.get(f), sort_keys=True)) for f in SPEC_FIELDS)
+        if key not in groups:
+            groups[key] = []
+            out.append(groups[key])  # the measurement's place: its first round's
+        groups[key].append(r)
+    return [_pooled(x) if isinstance(x, list) else x for x in out]
+
+
+def _pooled(rounds: list) -> dict:
+    rounds = sorted(rounds, key=lambda r: r["round"])
+    bad = [r for r in rounds if r["status"] != "ok" or not (r.get("validation") or {}).get("pass", True)]
+    first = dict(bad[0] if bad else rounds[0])
+    first.pop("round", None)
+    first["rounds"], first["round_records"] = len(rounds), rounds
+    if bad:
+        return first
+    reps = [x for r in rounds for x in r["reps_s"]]
+    first["reps_s"], first["time_s"] = reps, _aggregates(reps)
+    first["inner"] = max(r.get("inner", 1) for r in rounds)
+    work, median = first.get("work", {}), first["time_s"]["median"]
+    first["rate"] = {f"{k}_per_s": work[k] / median for k in ("samples", "bytes", "flops") if work.get(k)}
+    return first
 
 
 def rate_of(r: dict):
@@ -119,9 +173,13 @@ def footprint_bytes(r: dict) -> float:
 
 def fastest_bytes_per_s(r: dict):
     """Bytes/s of the record's fastest iteration: a peer's own figure (metrics.peer_bytes_per_s,
-    BabelStream's fastest of its iterations), else work over the fastest repetition where each
-    repetition was one iteration (inner 1: the run set no minimum repetition time); None without
-    bytes, or where a repetition's time was a mean over several iterations."""
+    BabelStream's fastest of its iterations; of pooled rounds, the fastest round's), else work
+    over the fastest repetition where each repetition was one iteration (inner 1: the run set no
+    minimum repetition time); None without bytes, or where a repetition's time was a mean over
+    several iterations."""
+    if r.get("round_records"):  # pooled rounds: the fastest of them
+        each = [fastest_bytes_per_s(x) for x in r["round_records"]]
+        return max(each) if all(each) else None
     own = (r.get("metrics") or {}).get("peer_bytes_per_s")
     if own:
         return own

@@ -65,6 +65,8 @@ def test_suite_run_end_to_end(tmp_path, parlab_bin):
     (["run", "--kernel", "nope"], "nope"),
     (["run", "--kernel", "pi", "--precision", "half"], "--precision"),
     (["run", "--kernel", "pi", "--reps", "0"], "--reps"),
+    (["run", "--kernel", "pi", "--rounds", "0"], "--rounds"),
+    (["run", "--kernel", "pi", "--rounds", "two"], "--rounds"),
     (["run", "--kernel", "pi", "--format", "xml"], "--format"),
     (["run", "--kernel", "pi", "--size", ""], "--size"),
     (["run", "--kernel", "pi", "--threads", ""], "--threads"),
@@ -144,6 +146,7 @@ def test_no_filter_is_silent(tmp_path, parlab_bin):
     run_dir = only_run_dir(tmp_path / "r")
     for args, name in [(["--threads", "4"], "--threads"), (["--threads", "nonsense"], "--threads"),
                        (["--backend", "pool"], "--backend"), (["--size", "2^20"], "--size"), (["--reps", "3"], "--reps"),
+                       (["--rounds", "2"], "--rounds"),
                        (["--ranks", "2"], "--ranks"), (["--out", str(tmp_path / "x")], "--out"),
                        (["-k", "pi"], "--kernel"), (["--seed", "1"], "--seed")]:
         res = run(parlab_bin, "run", "--resume", run_dir, *args)
@@ -261,3 +264,53 @@ def test_an_openmp_team_smaller_than_asked_fails_its_record(tmp_path, parlab_bin
     assert by_threads[2]["status"] == "error"
     assert "team of 1 thread where 2 were asked" in by_threads[2]["reason"]
     assert "OMP_THREAD_LIMIT=1" in by_threads[2]["reason"]
+
+
+def test_rounds_measure_the_whole_plan_again_and_pool_in_the_views(tmp_path, parlab_bin):
+    # --rounds 3: the plan three times over, round after round, one record per measurement and
+    # round; the figures' and compare's loader pools each measurement's rounds into one record.
+    from figures.load import fastest_bytes_per_s, load_run
+
+    res = run(parlab_bin, "run", "-k", "pi,copy", "-b", "serial,pool", "-t", "2", "-n", "2^16", "-r", "2",
+              "--rounds", "3", "--quick", "--no-report", "--out", str(tmp_path / "r"))
+    assert res.returncode == 0, res.stderr
+    run_dir = only_run_dir(tmp_path / "r")
+    doc = json.load(open(os.path.join(run_dir, "results.json")))
+    validate(doc)
+    one = [(p["kernel"], p["backend"]) for p in doc["plan"] if p["round"] == 1]
+    assert len(one) == 4 and [p["round"] for p in doc["plan"]] == [1] * 4 + [2] * 4 + [3] * 4
+    assert [(p["kernel"], p["backend"]) for p in doc["plan"]] == one * 3  # each round the plan's order
+    assert sorted(r["round"] for r in doc["records"]) == [1] * 4 + [2] * 4 + [3] * 4
+    assert "round 2" in res.stderr or "round 2" in res.stdout  # the progress says which round
+    assert all(c["pass"] for c in doc["consistency"])  # pi: one count over every round
+    pooled = load_run(run_dir)["records"]
+    assert [(r["kernel"], r["backend"]) for r in pooled] == one
+    for r in pooled:
+        rounds = [x for x in doc["records"] if (x["kernel"], x["backend"]) == (r["kernel"], r["backend"])]
+        assert r["rounds"] == 3 and "round" not in r
+        assert r["reps_s"] == [t for x in sorted(rounds, key=lambda x: x["round"]) for t in x["reps_s"]]
+        assert r["time_s"]["min"] == min(r["reps_s"]) and len(r["reps_s"]) == 6
+        if r["kernel"] == "copy":
+            assert r["rate"]["bytes_per_s"] == pytest.approx(r["work"]["bytes"] / r["time_s"]["median"])
+            assert fastest_bytes_per_s(r) == pytest.approx(max(fastest_bytes_per_s(x) for x in rounds))
+    res = run(parlab_bin, "run", "-k", "pi", "-b", "serial", "-n", "2^16", "--rounds", "2", "--dry-run")
+    assert res.returncode == 0 and "2 measurements (2 rounds of 1)" in res.stdout, res.stdout
+
+
+def test_a_failed_round_is_the_pooled_measurements_record():
+    # A failure in any round is what the pooled view shows, never hidden by the rounds that passed.
+    from figures.load import pool_rounds
+
+    def rec(rnd, status="ok", passed=True):
+        return {"kernel": "copy", "backend": "pool", "threads": 2, "size": 8, "status": status, "round": rnd,
+                "reps_s": [1.0 * rnd], "time_s": {"median": 1.0 * rnd}, "work": {"bytes": 8.0},
+                "validation": {"pass": passed, "detail": f"round {rnd}"}}
+
+    (ok,) = pool_rounds([rec(1), rec(2)])
+    assert ok["status"] == "ok" and ok["reps_s"] == [1.0, 2.0] and ok["rate"]["bytes_per_s"] == pytest.approx(8 / 1.5)
+    (bad,) = pool_rounds([rec(1), rec(2, passed=False), rec(3, status="error")])
+    assert bad["validation"] == {"pass": False, "detail": "round 2"} and bad["rounds"] == 3
+    (err,) = pool_rounds([rec(1), rec(2, status="error")])
+    assert err["status"] == "error"
+    plain = {k: v for k, v in rec(1).items() if k != "round"}
+    assert pool_rounds([plain, plain]) == [plain, plain]  # a run without rounds is left alone
