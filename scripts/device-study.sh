@@ -306,8 +306,9 @@ case "$part" in
     ensure_babelstream
     gpu_tests
     profile_dots
-    run_suite stream-peers 420
+    run_suite stream-peers 480
     summarize_suite stream-peers
+    python3 scripts/stream-peers-ratios.py "$(ls -td "$work"/results/*/*/ | head -1)" | tee -a "$summary"
     ;;
   stream-probe)
     # Why parlab's GPU dot and openmp STREAM trail BabelStream (issue 23): the GPU tests (dot's

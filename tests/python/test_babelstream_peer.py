@@ -310,3 +310,33 @@ def test_the_bandwidth_figure_marks_each_sides_fastest_iteration(parlab_bin, tmp
     assert res.returncode == 0, res.stderr
     plots = os.listdir(os.path.join(run_dir, "plots"))
     assert "throughput_ad-hoc_triad_2p12_double.png" in plots, plots
+
+
+RATIOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "stream-peers-ratios.py")
+
+
+def test_ratios_script_pools_rounds_kernel_by_kernel(parlab_bin, tmp_path):
+    # A stream-peers-shaped run in two rounds on the fake: the script sets each parlab backend
+    # against BabelStream by the fastest iteration over both rounds and by the mean.
+    from figures.load import fastest_bytes_per_s, load_run
+
+    suite = tmp_path / "peers.json"
+    suite.write_text(json.dumps({
+        "name": "stream-peers", "description": "t", "reps": 3, "rounds": 2, "warmup": 1, "min_rep_seconds": 0,
+        "experiments": [{"study": "stream-peers-cpu", "kernel": k, "backends": b, "threads": "2", "sizes": [4096],
+                         "precision": "double", "scaling": "none", **({"reps": 1} if b == ["babelstream-omp"] else {})}
+                        for k in ("copy", "dot") for b in (["pool", "openmp"], ["babelstream-omp"])]}))
+    d = peer_dir(tmp_path)
+    r, doc = run(parlab_bin, tmp_path, [str(suite)], env={"PARLAB_BABELSTREAM_DIR": str(d)})
+    assert r.returncode == 0, r.stderr
+    assert sorted({x["round"] for x in doc["records"]}) == [1, 2] and len(doc["records"]) == 12
+    run_dir = run_dir_of(tmp_path / "out")
+    res = subprocess.run([sys.executable, RATIOS, run_dir], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert "(2 rounds)" in lines[0] and [x.split()[:2] for x in lines[1:]] == [["cpu", "copy"], ["cpu", "dot"]]
+    by = {(x["kernel"], x["backend"]): x for x in load_run(run_dir)["records"]}
+    want = fastest_bytes_per_s(by["dot", "pool"]) / fastest_bytes_per_s(by["dot", "babelstream-omp"])
+    assert f"pool fastest {want:.3f}x" in lines[2], lines[2]
+    res = subprocess.run([sys.executable, RATIOS, str(tmp_path)], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and "no such file" in res.stderr, res.stderr
