@@ -220,10 +220,7 @@ __global__ void __launch_bounds__(kThreads)
     T lanes[kDotLanes];
 #pragma unroll
     for (int l = 0; l < kDotLanes; ++l) lanes[l] = __shfl_sync(0xffffffffu, sum, l);
-    if (j == 0) {
-      values[block] = dot_combine_lanes(lanes);
-      __threadfence();  // visible to the whole device before this CUDA block arrives below
-    }
+    if (j == 0) values[block] = dot_combine_lanes(lanes);
   }
   // The tree. A producer (at level 0 a CUDA block with its kThreads / kWarp partials, above it a
   // group) arrives at its group's counter once its values are written; the one that arrives
@@ -236,12 +233,18 @@ __global__ void __launch_bounds__(kThreads)
   for (;;) {
     const std::uint64_t g = producer / per_group;
     const std::uint64_t groups = (count + kPairwiseGroup - 1) / kPairwiseGroup;
-    __syncthreads();  // this producer's values are written and fenced; `completes` is free
+    // The block's values are written, and `completes` is free, once every thread is here; then
+    // thread 0's fence publishes them all to the device before it arrives (the barrier orders
+    // the other threads' stores before the fence: cooperative groups' grid sync publishes a
+    // block's writes the same way), and after the arrival that saw the group complete, orders
+    // the reads of its values.
+    __syncthreads();
     if (threadIdx.x == 0) {
       const std::uint64_t left = producers - g * per_group;
       const unsigned members = static_cast<unsigned>(left < per_group ? left : per_group);
+      __threadfence();
       completes = atomicInc(arrivals + g, members - 1) == members - 1;
-      __threadfence();  // the group's values are read only after the arrival that saw them all
+      __threadfence();
     }
     __syncthreads();
     if (!completes) return;
@@ -250,10 +253,7 @@ __global__ void __launch_bounds__(kThreads)
       if (threadIdx.x == 0) *result = v;
       return;
     }
-    if (threadIdx.x == 0) {
-      dst[g] = v;
-      __threadfence();
-    }
+    if (threadIdx.x == 0) dst[g] = v;  // published by the fence before the next arrival
     arrivals += groups;
     src = dst;
     dst += groups;
