@@ -462,7 +462,7 @@ std::uint64_t python_backend_work_unit(const PyBackendSpec& spec) noexcept {
     case PyRunner::parlab_gil_released: return std::uint64_t{1} << 21;  // parlab_threads.CALL_SAMPLES
     case PyRunner::pure_threads:
     case PyRunner::pure_private:
-    case PyRunner::free_threaded: return std::uint64_t{1} << 10;  // parlab_threads.PURE_BLOCK
+    case PyRunner::free_threaded: return std::uint64_t{1} << 8;  // parlab_threads.PURE_BLOCK
     case PyRunner::subinterpreters: return SubinterpreterPiWorkload::kBlock;
     default: return 0;
   }

@@ -385,14 +385,15 @@ PY
     ;;
   ft|ft-races)
     # ft: the builds (about 50 s for CPython, 1-2 min for the two parlabs on 16 cores) and the gil
-    # suite (about 250 s over the three interpreter modes on the node); ft-races: the races suite
+    # suite (about 220 s at 3 repetitions over the three interpreter modes on the node; now two
+    # rounds of 2, with the setups twice); ft-races: the races suite
     # at 3 repetitions (about 200 s; at the suite's 10, the free-threaded py_count_* kernels alone
     # outran a 100 s limit). Both inside one 10-minute call each.
     if [ "$part" = ft ]; then ensure_ft test; else ensure_ft; fi
     ensure_build parlab
     "$bin" list | sed -n '/^interpreters/,/^kernels/p' | tee -a "$summary"
     if [ "$part" = ft ]; then
-      run_suite gil 330
+      run_suite gil 450
       summarize_suite gil
     else
       run_suite races 330 --reps 3

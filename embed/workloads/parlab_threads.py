@@ -38,11 +38,14 @@ class _TeamRunner:
         self.team.close()
 
 
-# Points per block of the pure-Python runners: a few milliseconds of pure Python (1 to 5
-# microseconds a point), so 2^18 points make 256 blocks for 16 threads to balance, and the lock
-# taken once per block costs nothing next to it. The same block as the sub-interpreters'
-# (embed/workloads.cpp, SubinterpreterPiWorkload::kBlock).
-PURE_BLOCK = 1 << 10
+# Points per block of the pure-Python runners: about a millisecond of pure Python (1 to 5
+# microseconds a point), so 2^18 points make 1024 blocks for 16 threads to balance, and the lock
+# taken once per block costs nothing next to it. Why not larger: on the node's unequal cores
+# (results/README.md, "Unequal cores") the threads finish within about one block of each other,
+# and with 1024-point blocks (4.6 ms on 3.13t) that tail was 4% of a 16-thread run of 2^18
+# points; the sub-interpreters keep 1024 (SubinterpreterPiWorkload::kBlock), their block being a
+# call across interpreters.
+PURE_BLOCK = 1 << 8
 
 
 class PurePython(_TeamRunner):
