@@ -64,8 +64,10 @@ class DotScratch {
 
 // The deterministic dot of a and b (docs/design.md, "Deterministic reduction"): per-8192-block
 // lane sums, the lanes combined by dot_combine_lanes, the block partials by the bottom-up
-// pairwise tree of dot_pairwise_inplace, in one launch. Writes the result to *result (device
-// memory). scratch was made for n elements (else FailureError).
+// pairwise tree of dot_pairwise_inplace, in one launch. Writes the result to *result: device
+// memory, or page-locked host memory (cudaMallocHost: the kernel's last block stores it there
+// directly, and it is the host's once the stream has passed the launch). scratch was made for
+// n elements (else FailureError).
 template <class T>
 void launch_dot(const T* a, const T* b, std::uint64_t n, DotScratch<T>& scratch, T* result, cudaStream_t stream);
 

@@ -264,6 +264,11 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+template <class T>
+__global__ void store_zero_kernel(T* result) {
+  *result = T(0);
+}
+
 }  // namespace
 
 template <class T>
@@ -332,8 +337,9 @@ void launch_dot(const T* a, const T* b, std::uint64_t n, DotScratch<T>& scratch,
                        std::to_string(n));
   }
   const std::uint64_t blocks = dot_block_count(n);
-  if (blocks == 0) {
-    PARLAB_CUDA_CHECK(cudaMemsetAsync(result, 0, sizeof(T), stream));  // the empty sum, +0
+  if (blocks == 0) {  // the empty sum, +0, stored by a kernel: result may be host memory
+    store_zero_kernel<T><<<1, 1, 0, stream>>>(result);
+    PARLAB_CUDA_CHECK(cudaPeekAtLastError());
     return;
   }
   const std::uint64_t threads = blocks * kWarp;

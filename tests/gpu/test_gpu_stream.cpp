@@ -51,25 +51,27 @@ TEST(GpuStream, ReportsKernelTimeApartFromTransfers) {
 
 using test::mixed_magnitude_vector;
 
-// The GPU dot, launched twice on one scratch: the second launch relies on the first having left
-// the tree's arrival counters at zero; both results are returned.
+// The GPU dot, launched twice on one scratch: first into device memory, then straight into
+// page-locked host memory (as the workload does); the second launch also relies on the first
+// having left the tree's arrival counters at zero. Both results are returned.
 template <class T>
 std::pair<T, T> gpu_dot_twice(const std::vector<T>& a, const std::vector<T>& b) {
   const std::uint64_t n = a.size();
   cuda::DeviceGuard guard(0);
   cuda::Stream stream;
-  cuda::DeviceBuffer<T> da(n, 0), db(n, 0), result(2, 0);
+  cuda::DeviceBuffer<T> da(n, 0), db(n, 0), result(1, 0);
+  cuda::PinnedBuffer<T> host(2);
   cuda::DotScratch<T> scratch(n, 0);
   if (n > 0) {
     PARLAB_CUDA_CHECK(cudaMemcpy(da.get(), a.data(), n * sizeof(T), cudaMemcpyHostToDevice));
     PARLAB_CUDA_CHECK(cudaMemcpy(db.get(), b.data(), n * sizeof(T), cudaMemcpyHostToDevice));
   }
+  host[0] = host[1] = T(-1);  // neither is the dot of any test's vectors
   // The copies ran on the legacy default stream, which does not order with `stream`.
   PARLAB_CUDA_CHECK(cudaDeviceSynchronize());
   cuda::launch_dot(da.get(), db.get(), n, scratch, result.get(), stream.get());
-  cuda::launch_dot(da.get(), db.get(), n, scratch, result.get() + 1, stream.get());
-  T host[2]{};
-  PARLAB_CUDA_CHECK(cudaMemcpyAsync(host, result.get(), 2 * sizeof(T), cudaMemcpyDeviceToHost, stream.get()));
+  PARLAB_CUDA_CHECK(cudaMemcpyAsync(host.get(), result.get(), sizeof(T), cudaMemcpyDeviceToHost, stream.get()));
+  cuda::launch_dot(da.get(), db.get(), n, scratch, host.get() + 1, stream.get());
   stream.synchronize();
   return {host[0], host[1]};
 }
@@ -94,7 +96,8 @@ void expect_dot_bits_equal_cpu() {
     const T cpu = stream_dot(*serial, a.data(), b.data(), n, partials.data());
     const auto [gpu, again] = gpu_dot_twice(a, b);
     EXPECT_TRUE(same_bits(cpu, gpu)) << "n = " << n << ": CPU " << cpu << ", GPU " << gpu;
-    EXPECT_TRUE(same_bits(gpu, again)) << "n = " << n << ": first launch " << gpu << ", second " << again;
+    EXPECT_TRUE(same_bits(gpu, again)) << "n = " << n << ": into device memory " << gpu << ", into host memory "
+                                        << again;
   }
 }
 
