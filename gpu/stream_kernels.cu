@@ -240,8 +240,8 @@ __global__ void __launch_bounds__(kThreads)
     // groups' grid sync publishes a block's writes), acquire orders the completing block's
     // reads of the group after every member's release. The completing block resets the counter
     // for the next launch: every member has arrived, and launches on one scratch are ordered.
-    // (Acquire-release instead of two __threadfence around an atomicInc: on the H200, 943.7
-    // against 946.9 us for 2^28 doubles, the best of 200 launches each, in one process.)
+    // (Acquire-release rather than two full fences around an atomicInc: the same order for
+    // less, and on the H200 it was no slower in an A/B of the two in one process.)
     __syncthreads();
     if (threadIdx.x == 0) {
       const std::uint64_t left = producers - g * per_group;
