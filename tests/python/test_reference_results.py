@@ -892,6 +892,14 @@ def host_result_figures():
     return (*low_high(copies), *low_high(r[0] for r in fast.values()), best, ratio, min(gpu))
 
 
+def openmp_company():
+    """openmp / omp-stream by the fastest iteration over every run of the company probe (low, high)."""
+    text = log(NODE, "logs", "summary-openmp-company-80161dd.txt")
+    values = [float(v) for v in re.findall(r"openmp fastest ([\d.]+)x", text)]
+    assert len(values) == 8 * 3  # 8 runs of copy, add, triad
+    return low_high(values)
+
+
 def ncu_metrics(log_name, kernel):
     """(Duration in µs, DRAM Throughput in %, Warp Cycles Per Issued Instruction) of the first
     profiled launch of `kernel` in an Nsight Compute log under logs/."""
@@ -1446,6 +1454,8 @@ FIGURES = [
     Figure("host result: the dot profiles", lambda: (*ncu_metrics("ncu-parlab-dot-6d8b7a0.txt", "dot_kernel")[:2],
                                                      *ncu_metrics("ncu-babelstream-dot-6d8b7a0.txt", "dot_kernel")[:2]),
            Text(HOST_SEC, "`dot_kernel` {0:.2f} µs at {1:.2f}% of DRAM bandwidth, BabelStream's {2:.2f} µs at {3:.2f}%")),
+    Figure("rounds: openmp whatever shares its process", openmp_company,
+           Text(ROUNDS_SEC, "openmp made {0:.2f}–{1:.2f}× omp-stream by the fastest iteration whatever shared its process")),
     Figure("rounds: the dot profiles", lambda: (*ncu_metrics("ncu-parlab-dot-f6306c4.txt", "dot_kernel")[:2],
                                                 *ncu_metrics("ncu-babelstream-dot-f6306c4.txt", "dot_kernel")[:2]),
            Text(ROUNDS_SEC, "`dot_kernel` took {0:.2f} µs at {1:.2f}% of DRAM bandwidth, BabelStream's {2:.2f} µs at {3:.2f}%")),
