@@ -6,6 +6,7 @@
 #include <chrono>
 #include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include "test_support.hpp"
 
@@ -129,6 +130,57 @@ TEST(Registry, EveryCpuBackendOfThisBuildIsThere) {
       EXPECT_FALSE(e->reason.empty());
     }
   }
+}
+
+// openmp hands out grabs of max(1, chunks / (64 n)) chunks as threads ask (cpu/openmp.hpp), so a
+// thread held up inside its first grab leaves every other grab to the rest of the team; a static
+// split (openmp-static) gives each thread one contiguous block whatever happens. Shown on two
+// threads over 1280 one-index chunks (grabs of 10): the thread that takes chunk 0 waits until the
+// other has run every chunk outside chunk 0's grab, which only a dynamic hand-out can do.
+TEST(OpenMpSchedule, DynamicHandsTheGrabsOfAHeldThreadToTheOthers) {
+  const auto* e = test::registry().find("openmp");
+  ASSERT_NE(e, nullptr);
+  if (!e->available) GTEST_SKIP() << "openmp not built: " << e->reason;
+  auto ex = e->make_executor(2);
+  constexpr Index kChunks = 1280, kGrab = 10;
+  std::vector<std::thread::id> ran(kChunks);
+  std::atomic<Index> done_elsewhere{0};
+  bool held_released = false;
+  ex->parallel_for(kChunks, 1, [&](Index b, Index end) {
+    for (Index i = b; i < end; ++i) {
+      ran[i] = std::this_thread::get_id();
+      if (i == 0) {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        while (done_elsewhere.load() < kChunks - kGrab && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::yield();
+        }
+        held_released = done_elsewhere.load() == kChunks - kGrab;
+      } else if (i >= kGrab) {
+        done_elsewhere.fetch_add(1);
+      }
+    }
+  });
+  EXPECT_TRUE(held_released) << "the other thread ran " << done_elsewhere.load() << " of " << kChunks - kGrab
+                             << " chunks while chunk 0's thread was held";
+  for (Index g = 0; g < kChunks; g += kGrab) {
+    for (Index i = g; i < g + kGrab; ++i) EXPECT_EQ(ran[i], ran[g]) << "chunk " << i << " left its grab";
+  }
+}
+
+TEST(OpenMpSchedule, StaticGivesEachThreadOneContiguousBlock) {
+  const auto* e = test::registry().find("openmp-static");
+  ASSERT_NE(e, nullptr) << "openmp-static must be listed, available or not";
+  if (!e->available) GTEST_SKIP() << "openmp not built: " << e->reason;
+  auto ex = e->make_executor(2);
+  constexpr Index kChunks = 1281;
+  std::vector<std::thread::id> ran(kChunks);
+  ex->parallel_for(kChunks, 1, [&](Index b, Index end) {
+    for (Index i = b; i < end; ++i) ran[i] = std::this_thread::get_id();
+  });
+  Index switches = 0;
+  for (Index i = 1; i < kChunks; ++i) switches += ran[i] != ran[i - 1];
+  EXPECT_EQ(switches, 1u);
+  EXPECT_NE(ran.front(), ran.back());
 }
 
 }  // namespace
