@@ -9,6 +9,7 @@
 #include "pi.hpp"
 #include "pi_simd.hpp"
 #include "stream.hpp"
+#include "stream_store.hpp"
 
 namespace parlab {
 
@@ -46,11 +47,22 @@ inline std::uint64_t pi_hits_range(Executor& ex, std::uint64_t seed, std::uint64
   return hits;
 }
 
-// One STREAM array kernel over a, b, c of n elements (not dot).
+// One STREAM array kernel over a, b, c of n elements (not dot), with streaming stores where the
+// arrays are far larger than the caches (stream_store.hpp); `stores` overrides that choice (the
+// tests run both paths at every size).
+template <class T>
+inline void stream_run(Executor& ex, StreamKernel k, T* a, T* b, T* c, Index n, StreamStores stores) {
+  const T s = StreamInit<T>::scalar;
+  if (stores == StreamStores::streaming) {
+    ex.parallel_for(n, kArrayGrain, [=](Index lo, Index hi) { stream_range_streaming(k, a, b, c, s, lo, hi); });
+  } else {
+    ex.parallel_for(n, kArrayGrain, [=](Index lo, Index hi) { stream_range(k, a, b, c, s, lo, hi); });
+  }
+}
+
 template <class T>
 inline void stream_run(Executor& ex, StreamKernel k, T* a, T* b, T* c, Index n) {
-  const T s = StreamInit<T>::scalar;
-  ex.parallel_for(n, kArrayGrain, [=](Index lo, Index hi) { stream_range(k, a, b, c, s, lo, hi); });
+  stream_run(ex, k, a, b, c, n, stream_stores_for<T>(k, n));
 }
 
 // The deterministic dot. `partials` is scratch of at least dot_block_count(n) elements, so the
