@@ -167,6 +167,10 @@ class Workload {
   // Backends that time themselves (GPU) return the last run's split; CPU returns nullopt and
   // the runner's wall clock is used.
   virtual std::optional<SelfTiming> last_timing() const { return std::nullopt; }
+  // Called once by the runner after the warm-up runs, before the timed ones: a workload that
+  // keeps statistics of its own runs (an external peer's fastest iteration) drops the warm-up's
+  // from them, as the runner drops the warm-up's times. Checks (validate) still cover every run.
+  virtual void warmed_up() {}
   // Workloads spread over several processes (mpi/) return their layout; one process: nullopt.
   virtual std::optional<ProcessLayout> layout() const { return std::nullopt; }
 };

@@ -390,6 +390,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       last = std::chrono::duration<double>(Clock::now() - t0).count();
       if (g_interrupted.load()) return json();
     }
+    w->warmed_up();
     long inner = 1;
     if (s.min_rep_seconds > 0 && last > 0 && last < s.min_rep_seconds) {
       inner = std::min(1000000L, static_cast<long>(std::ceil(s.min_rep_seconds / last)));

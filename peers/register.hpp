@@ -17,7 +17,9 @@
 // kernel time of the run (Workload::last_timing), so the record's time and rate.bytes_per_s are
 // parlab's statistic (median over repetitions of the mean time of back-to-back runs after a
 // warm-up) applied to BabelStream's kernel, like every other record. BabelStream's own figure
-// (bandwidth from its fastest iteration) is kept beside it as metrics.peer_bytes_per_s. The work
+// (bandwidth from its fastest iteration) is kept beside it as metrics.peer_bytes_per_s, over the
+// timed invocations only (Workload::warmed_up): the warm-up's iterations are dropped, as the
+// runner drops parlab's warm-up repetitions, so both sides' fastest come from as many iterations. The work
 // is parlab's table (core/stream.hpp), which counts bytes as BabelStream does; run() checks that
 // each reported bandwidth agrees with it. Validation is BabelStream's own gold check: it runs
 // with --silence-errors, and a "FAILED validation" line on its stderr makes validate() fail with

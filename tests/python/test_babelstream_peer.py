@@ -89,13 +89,14 @@ def test_records_beside_parlab_with_both_bandwidths(parlab_bin, tmp_path):
         assert x["metrics"]["peer_bytes_per_s"] == pytest.approx(want_bytes / SECONDS, rel=1e-5)
         assert x["metrics"]["peer_min_runtime_s"] == pytest.approx(SECONDS, rel=1e-6)
         assert x["metrics"]["peer_num_times"] == 100
-        # one warm-up and two repetitions, one invocation each (a run of 150 ms > min_rep_seconds)
-        assert x["metrics"]["peer_invocations"] == 1 + 2 * x["inner"]
+        # two timed repetitions of one invocation each (a run of 150 ms > min_rep_seconds); the
+        # warm-up's invocation is not among those BabelStream's figure covers
+        assert x["metrics"]["peer_invocations"] == 2 * x["inner"]
         assert x["validation"]["pass"] is True
         assert "gold check passed" in x["validation"]["detail"]
     # What the binary was asked: the record's kernel alone, its size and precision, its threads.
     seen = calls(tmp_path)
-    assert len(seen) == sum(x["metrics"]["peer_invocations"] for x in peers)
+    assert len(seen) == sum(1 + x["metrics"]["peer_invocations"] for x in peers)
     for c in seen:
         a = c["argv"]
         assert a[a.index("--arraysize") + 1] == "4096"
@@ -106,10 +107,26 @@ def test_records_beside_parlab_with_both_bandwidths(parlab_bin, tmp_path):
         label = x["kernel"].capitalize()
         mine = [c for c in seen if c["argv"][c["argv"].index("--only") + 1] == label
                 and c["OMP_NUM_THREADS"] == str(x["threads"]) and ("--float" in c["argv"]) == (x["precision"] == "float")]
-        assert len(mine) == x["metrics"]["peer_invocations"], (x["kernel"], x["threads"], x["precision"])
+        assert len(mine) == 1 + x["metrics"]["peer_invocations"], (x["kernel"], x["threads"], x["precision"])
     # The context says which binary measured them.
     (entry,) = [b for b in doc["context"]["backends"] if b["name"] == "babelstream-omp"]
     assert entry["available"] and str(d) in entry["detail"]
+
+
+def test_the_warm_up_invocation_is_not_in_babelstreams_figure(parlab_bin, tmp_path):
+    # parlab drops its warm-up repetition's time; BabelStream's fastest iteration likewise covers
+    # the timed invocations only, so both sides' fastest come from as many iterations. The fake's
+    # first invocation (the warm-up) reports a min twice as fast as the others'.
+    d = peer_dir(tmp_path)
+    r, doc = run(parlab_bin, tmp_path, ["-k", "copy", "-b", "babelstream-omp", "-t", "1", "-n", "4096", "--reps", "3"],
+                 env={"PARLAB_BABELSTREAM_DIR": str(d), "FAKE_BABELSTREAM_FIRST_SECONDS": str(SECONDS / 2)})
+    assert r.returncode == 0, r.stderr
+    (x,) = doc["records"]
+    assert x["status"] == "ok", x
+    assert len(calls(tmp_path)) == 1 + 3 * x["inner"]
+    assert x["metrics"]["peer_invocations"] == 3 * x["inner"]
+    assert x["metrics"]["peer_min_runtime_s"] == pytest.approx(SECONDS, rel=1e-6)
+    assert x["metrics"]["peer_bytes_per_s"] == pytest.approx(2 * 8 * 4096 / SECONDS, rel=1e-5)
 
 
 @pytest.mark.parametrize("unit", ["GiB", "mbytes"])

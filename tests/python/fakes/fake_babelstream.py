@@ -8,7 +8,8 @@ else is "Unrecognized argument", exit 1) and prints its --csv output: the header
 function,num_times,n_elements,sizeof,max_<unit>_per_sec,min_runtime,max_runtime,avg_runtime and
 one row per kernel run, numbers as C++'s default ostream prints them (%g). Times are made up:
 min = FAKE_BABELSTREAM_SECONDS (default 0.001), avg = 1.5 min, max = 2 min; the bandwidth is
-BabelStream's weight * sizeof * n / min in the unit.
+BabelStream's weight * sizeof * n / min in the unit. FAKE_BABELSTREAM_FIRST_SECONDS, with
+FAKE_BABELSTREAM_LOG, is the min of the log's first invocation instead.
 
 FAKE_BABELSTREAM_MODEL=cuda prints what the CUDA model prints on stdout before the CSV.
 FAKE_BABELSTREAM_UNIT names the default unit (MB; GiB, or v5's mbytes, to test the header).
@@ -79,6 +80,10 @@ unit = unit or os.environ.get("FAKE_BABELSTREAM_UNIT", "MB")
 fault = os.environ.get("FAKE_BABELSTREAM_FAULT", "ok")
 size_of = 4 if use_float else 8
 t = float(os.environ.get("FAKE_BABELSTREAM_SECONDS", "0.001"))
+if os.environ.get("FAKE_BABELSTREAM_FIRST_SECONDS") and os.environ.get("FAKE_BABELSTREAM_LOG"):
+    with open(os.environ["FAKE_BABELSTREAM_LOG"]) as log:
+        if sum(1 for _ in log) == 1:  # this is the first invocation (the warm-up of a one-record run)
+            t = float(os.environ["FAKE_BABELSTREAM_FIRST_SECONDS"])
 kernels = [only] if only in WEIGHTS else ["Copy", "Mul", "Add", "Triad", "Dot"] + (["Nstream"] if only == "All" else [])
 
 if os.environ.get("FAKE_BABELSTREAM_MODEL") == "cuda":
