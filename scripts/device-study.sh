@@ -17,6 +17,8 @@
 #   dot     the GPU tests and Nsight Compute on both dot kernels (carry build/deps/babelstream-src)
 #   stream-peers  the stream-peers suite (parlab beside BabelStream), after the GPU tests and
 #           Nsight Compute on both dot kernels (carry build/deps/babelstream-src)
+#   stream-cpu  the CPU half of stream-peers (openmp, openmp-static, pool, tbb, BabelStream's omp-stream;
+#           the suite's 3 rounds), after building what stream-peers needs (carry build/deps/babelstream-src)
 #   stream-probe  why the GPU dot and the openmp STREAM kernels trail BabelStream (issue 23): the
 #           GPU tests, Nsight Compute on both dot kernels, the CPU kernels with the same statistic on
 #           both sides in three interleaved rounds, then the stream-peers suite (carry
@@ -60,7 +62,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|tests|dot|stream-peers|stream-probe|gpu|multi|ft|ft-races|ft-probe|pymodels|distributed|mpi|mpi-suite|mpi-probe}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|tests|dot|stream-peers|stream-cpu|stream-probe|gpu|multi|ft|ft-races|ft-probe|pymodels|distributed|mpi|mpi-suite|mpi-probe}
 shift
 # shellcheck source=scripts/device-common.sh
 . scripts/device-common.sh
@@ -307,6 +309,19 @@ case "$part" in
     gpu_tests
     profile_dots
     run_suite stream-peers 480
+    summarize_suite stream-peers
+    python3 scripts/stream-peers-ratios.py "$(ls -td "$work"/results/*/*/ | head -1)" | tee -a "$summary"
+    ;;
+  stream-cpu)
+    # The CPU half of stream-peers alone (issue 23, the openmp schedule and the streaming stores):
+    # builds what the stream-peers part needs, then the suite's CPU kernels for openmp (dynamic),
+    # openmp-static, pool, tbb and BabelStream's omp-stream in the suite's 3 rounds; the node's
+    # transparent-huge-page mode and CPU beside them.
+    ensure_build parlab parlab_gpu_tests
+    ensure_babelstream
+    say "THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>&1); defrag: $(cat /sys/kernel/mm/transparent_hugepage/defrag 2>&1)"
+    say "CPU: $(lscpu | grep -E '^(Model name|Thread\(s\) per core|Core\(s\) per socket|Socket\(s\)|NUMA node\(s\)|L3 cache):' | tr -s ' ' | paste -sd';')"
+    run_suite stream-peers 300 -b openmp,openmp-static,pool,tbb,babelstream-omp
     summarize_suite stream-peers
     python3 scripts/stream-peers-ratios.py "$(ls -td "$work"/results/*/*/ | head -1)" | tee -a "$summary"
     ;;
