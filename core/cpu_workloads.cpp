@@ -71,10 +71,7 @@ class StreamWorkload final : public Workload {
 
   Validation validate() override {
     Validation v = validate_stream(kernel_, a_.data(), b_.data(), c_.data(), n_, gold_, runs_, dot_);
-    // Which stores the array kernel used (stream_store.hpp), so a record says how it was measured.
-    if (kernel_ != StreamKernel::dot) {
-      v.metrics.emplace_back("streaming_stores", stream_stores_for<T>(kernel_, n_) == StreamStores::streaming ? 1.0 : 0.0);
-    }
+    note_stream_stores<T>(v, kernel_, n_);
     return v;
   }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "stream.hpp"
+#include "stream_store.hpp"
 #include "workload.hpp"
 
 namespace parlab {
@@ -92,6 +93,14 @@ template <class T>
 WorkCount stream_work(StreamKernel kernel, std::uint64_t n) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
   return kernel_work(info(kernel).name, std::is_same_v<T, float> ? Precision::f32 : Precision::f64, n);
+}
+
+// Says in a record which stores a CPU STREAM array kernel used (stream_store.hpp), chosen from
+// the whole job's n elements; dot stores nothing and says nothing.
+template <class T>
+inline void note_stream_stores(Validation& v, StreamKernel k, std::uint64_t n) {
+  if (k == StreamKernel::dot) return;
+  v.metrics.emplace_back("streaming_stores", stream_stores_for<T>(k, n) == StreamStores::streaming ? 1.0 : 0.0);
 }
 
 }  // namespace parlab

@@ -219,7 +219,9 @@ class StreamRank final : public RankWorkload {
       MPI_Bcast(&sum, 1, datatype<T>(), 0, MPI_COMM_WORLD);
       dot_.record(sum);
     } else {
-      stream_run(*ex_, kernel_, a_.data(), b_.data(), c_.data(), share_.size());
+      // Stores chosen from the whole job's arrays, as one process of n elements chooses them: the
+      // ranks of a node share its caches, and ranks and threads must be compared on one path.
+      stream_run(*ex_, kernel_, a_.data(), b_.data(), c_.data(), share_.size(), stream_stores_for<T>(kernel_, n_));
       MPI_Barrier(MPI_COMM_WORLD);
     }
     gold_.apply(kernel_);
@@ -257,6 +259,7 @@ class StreamRank final : public RankWorkload {
     }
     v.pass = why.empty();
     v.detail = v.pass ? "matches BabelStream gold values on every rank, " + over(layout_) : join_reasons({}, why);
+    note_stream_stores<T>(v, kernel_, n_);
     return v;
   }
 

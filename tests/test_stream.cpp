@@ -2,9 +2,10 @@
 // through the same workloads the runner uses.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <ostream>
 #include <vector>
-#include <cstring>
 
 #include "core/aligned_buffer.hpp"
 #include "core/kernels.hpp"
@@ -51,6 +52,14 @@ TEST_P(StreamGoldTest, EveryKernelMatchesGold) {
       for (int rep = 0; rep < 3; ++rep) w->run();  // nstream grows: gold must follow the count
       const Validation v = w->validate();
       EXPECT_TRUE(v.pass) << k.name << " n=" << n << ": " << v.detail;
+      // The record says which stores ran: these sizes fit in any cache, so the cached path.
+      const auto said = std::find_if(v.metrics.begin(), v.metrics.end(), [](const auto& m) { return m.first == "streaming_stores"; });
+      if (k.kernel == StreamKernel::dot) {
+        EXPECT_EQ(said, v.metrics.end()) << "dot stores nothing";
+      } else {
+        ASSERT_NE(said, v.metrics.end()) << k.name;
+        EXPECT_EQ(said->second, 0.0) << k.name << " n=" << n;
+      }
     }
   }
 }

@@ -958,6 +958,13 @@ def ncu_metrics(log_name, kernel):
     return value("Duration"), value("DRAM Throughput"), value("Warp Cycles Per Issued Instruction")
 
 
+def dot_kernel_pair(commit):
+    """(parlab's dot_kernel in µs, its DRAM %, BabelStream's in µs, its DRAM %): the Nsight
+    Compute logs of the stream-peers part at `commit`."""
+    return (*ncu_metrics(f"ncu-parlab-dot-{commit}.txt", "dot_kernel")[:2],
+            *ncu_metrics(f"ncu-babelstream-dot-{commit}.txt", "dot_kernel")[:2])
+
+
 def dot_profiles():
     """parlab's block kernel after and before the change, BabelStream's dot_kernel, and the two
     launches of the partial tree after it (µs)."""
@@ -1501,8 +1508,7 @@ FIGURES = [
                                             same_ratios("dot", mean_rate, "gpu", STREAM_HOST)[0]),
            Text(HOST_SEC, "{0:.3f}× BabelStream's cuda-stream by the fastest iteration, BabelStream's own statistic, "
                           "and {1:.3f}× by the mean")),
-    Figure("host result: the dot profiles", lambda: (*ncu_metrics("ncu-parlab-dot-6d8b7a0.txt", "dot_kernel")[:2],
-                                                     *ncu_metrics("ncu-babelstream-dot-6d8b7a0.txt", "dot_kernel")[:2]),
+    Figure("host result: the dot profiles", lambda: dot_kernel_pair("6d8b7a0"),
            Text(HOST_SEC, "`dot_kernel` {0:.2f} µs at {1:.2f}% of DRAM bandwidth, BabelStream's {2:.2f} µs at {3:.2f}%")),
     *[figure for kernel in STREAM_KERNELS for figure in same_cells(kernel, STREAM_FINAL, FINAL_TABLES, "final")],
     Figure("final: the goals", final_figures,
@@ -1516,21 +1522,18 @@ FIGURES = [
            Text(FINAL_SEC, "omp-stream's fastest copy {0:.3e} B/s against {1:.3e}"),
            Text(FINAL_SEC, "openmp {2:.3f}×, the best backend {3} {4:.3f}×"),
            Text(FINAL_SEC, "led by {5:.2f}–{6:.2f}× (openmp)")),
-    Figure("final: the dot profiles", lambda: (*ncu_metrics("ncu-parlab-dot-8cdb0d0.txt", "dot_kernel")[:2],
-                                              *ncu_metrics("ncu-babelstream-dot-8cdb0d0.txt", "dot_kernel")[:2]),
+    Figure("final: the dot profiles", lambda: dot_kernel_pair("8cdb0d0"),
            Text(FINAL_SEC, "`dot_kernel` took {0:.2f} µs at {1:.2f}% of DRAM bandwidth, BabelStream's {2:.2f} µs at {3:.2f}%")),
     *[figure for kernel in STREAM_KERNELS for figure in same_cells(kernel, STREAM_REPEAT, REPEAT_TABLES, "repeat")],
     Figure("repeat: the dot", repeat_dot,
            Text(REPEAT_SEC, "openmp {0:.2f}× omp-stream by the fastest iteration, the best of the other backends {1} at "
                             "{2:.3f}×, openmp-static {3:.3f}×"),
            Text(REPEAT_SEC, "omp-stream's fastest dot {4:.3e} B/s against {5:.3e} in the run above")),
-    Figure("repeat: the dot profiles", lambda: (*ncu_metrics("ncu-parlab-dot-dbc54bd.txt", "dot_kernel")[:2],
-                                               *ncu_metrics("ncu-babelstream-dot-dbc54bd.txt", "dot_kernel")[:2]),
+    Figure("repeat: the dot profiles", lambda: dot_kernel_pair("dbc54bd"),
            Text(REPEAT_SEC, "`dot_kernel` {0:.2f} µs at {1:.2f}% of DRAM bandwidth, BabelStream's {2:.2f} µs at {3:.2f}%")),
     Figure("rounds: openmp whatever shares its process", openmp_company,
            Text(ROUNDS_SEC, "openmp made {0:.2f}–{1:.2f}× omp-stream by the fastest iteration whatever shared its process")),
-    Figure("rounds: the dot profiles", lambda: (*ncu_metrics("ncu-parlab-dot-f6306c4.txt", "dot_kernel")[:2],
-                                                *ncu_metrics("ncu-babelstream-dot-f6306c4.txt", "dot_kernel")[:2]),
+    Figure("rounds: the dot profiles", lambda: dot_kernel_pair("f6306c4"),
            Text(ROUNDS_SEC, "`dot_kernel` took {0:.2f} µs at {1:.2f}% of DRAM bandwidth, BabelStream's {2:.2f} µs at {3:.2f}%")),
     Figure("rounds: how far the dot is short", lambda: (1 - same_ratios("dot", fastest, "gpu", STREAM_ROUNDS)[0]) * 100,
            Text(ROUNDS_SEC, "The dot stays {:.1f}% short")),
