@@ -96,13 +96,13 @@ void OpenMpExecutor::apply_schedule(Index chunks) const {
   omp_set_schedule(kind, grab_size(chunks));
 }
 
-OpenMpExecutor::Units OpenMpExecutor::units(Index chunks) const {
+OpenMpExecutor::Units OpenMpExecutor::plan_loop(Index chunks) const {
   // The loop runs over units of whole chunks, one body call each: a body is then given a whole
   // grab (or a static block) as one range, so what it does once per call (the store fence of
   // the streaming STREAM kernels, a loop's peel) is paid once per grab, not once per grain. The
   // schedule over the units is then the same hand-out as the named schedule over the chunks:
-  // static over min(n, chunks) near-equal blocks, dynamic with grabs of one unit of
-  // grab_size() chunks; guided's shrinking grabs are the runtime's, over single chunks.
+  // static over min(threads, chunks) near-equal blocks, one a thread; dynamic with grabs of one
+  // unit of grab_size() chunks; guided's shrinking grabs are the runtime's, over single chunks.
   Units u;
   if (schedule_ == OmpSchedule::static_) {
     u.count = std::min<Index>(static_cast<Index>(threads()), chunks);
@@ -128,7 +128,7 @@ Index OpenMpExecutor::Units::first_chunk(Index unit) const noexcept {
 void OpenMpExecutor::parallel_for(Index n, Index grain, RangeBody body) {
   if (n == 0) return;
   const Index g = std::max<Index>(grain, 1);
-  const Units u = units((n + g - 1) / g);
+  const Units u = plan_loop((n + g - 1) / g);
   RegionErrors errors;
 #pragma omp parallel for num_threads(threads()) schedule(runtime)
   for (Index i = 0; i < u.count; ++i) {
@@ -140,7 +140,7 @@ void OpenMpExecutor::parallel_for(Index n, Index grain, RangeBody body) {
 std::uint64_t OpenMpExecutor::parallel_sum(Index n, Index grain, RangeSumBody body) {
   if (n == 0) return 0;
   const Index g = std::max<Index>(grain, 1);
-  const Units u = units((n + g - 1) / g);
+  const Units u = plan_loop((n + g - 1) / g);
   RegionErrors errors;
   std::uint64_t sum = 0;
 #pragma omp parallel for num_threads(threads()) schedule(runtime) reduction(+ : sum)

@@ -49,15 +49,15 @@ class OpenMpExecutor final : public Executor {
 
  private:
   void apply_schedule(Index chunks) const;
-  // The units a 1-D loop over `chunks` chunks runs over (openmp.cpp says why), with the
-  // schedule over them set as the runtime schedule.
+  // The units a 1-D loop over `chunks` chunks runs over (openmp.cpp says why). Sets the calling
+  // thread's runtime schedule (omp_set_schedule) to the hand-out over them.
   struct Units {
     Index chunks = 0, count = 0, per = 1;
     bool static_blocks = false;
     // The first chunk of unit `unit`; first_chunk(count) == chunks.
     Index first_chunk(Index unit) const noexcept;
   };
-  Units units(Index chunks) const;
+  Units plan_loop(Index chunks) const;
   OmpSchedule schedule_;
   int chunk_;
 };
