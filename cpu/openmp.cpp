@@ -197,7 +197,7 @@ void register_openmp(Registry& registry) {
   const std::string version = openmp_version();
   registry.add(cpu_entry("openmp",
                          version + ", num_threads(n), schedule(dynamic, c), c = max(1, chunks / (" +
-                             std::to_string(OpenMpExecutor::kGrabsPerThread) + " n))",
+                             std::to_string(kGrabsPerThread) + " n))",
                          [](int t) { return std::make_unique<OpenMpExecutor>(t); }));
   for (OmpSchedule s : {OmpSchedule::static_, OmpSchedule::dynamic, OmpSchedule::guided}) {
     const bool split = s == OmpSchedule::static_;

@@ -3,10 +3,10 @@
 // The loop runs over chunks of `grain` indices; the schedule decides how chunks go to threads:
 // dynamic (the default, `openmp`), static (contiguous blocks of chunks, `openmp-static`) or
 // guided. `chunk` is how many chunks one grab takes; kBalancedChunk sizes it per loop so each
-// thread makes about kGrabsPerThread grabs. Why dynamic is the default: on a machine whose cores
-// run at unequal speeds (a shared VM, SMT siblings, a hybrid CPU) a static split waits for the
-// slowest core, while grabs hand the slow cores less work; the grabs are few enough (a few dozen
-// per thread) that the shared counter costs nothing measurable. Static keeps each thread on the
+// thread makes about kGrabsPerThread grabs (core/executor.hpp says why that many). Why dynamic
+// is the default: on a machine whose cores run at unequal speeds (a shared VM, SMT siblings, a
+// hybrid CPU) a static split waits for the slowest core, while grabs hand the slow cores less
+// work. Static keeps each thread on the
 // same contiguous part of the arrays in every loop, which first-touch NUMA placement needs on a
 // multi-socket machine: that is what `openmp-static` is for. Dynamic adjustment of the team size
 // is switched off, and the constructor throws a FailureError when the runtime still gives a team
@@ -29,9 +29,8 @@ std::optional<OmpSchedule> omp_schedule_from_name(std::string_view name);
 
 class OpenMpExecutor final : public Executor {
  public:
-  // A grab size chosen per loop: max(1, chunks / (kGrabsPerThread * threads)).
+  // A grab size chosen per loop: max(1, chunks / (kGrabsPerThread * threads)) (executor.hpp).
   static constexpr int kBalancedChunk = 0;
-  static constexpr Index kGrabsPerThread = 64;
 
   // Throws UsageError for chunk < 0, and for a chunk given with the static schedule (static
   // always splits into one contiguous block per thread).

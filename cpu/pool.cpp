@@ -148,8 +148,8 @@ void ThreadPool::dispatch(FunctionRef<void(int)>& task) {
 
 template <class Fn>
 void ThreadPool::chunked(Index n, Index grain, Fn&& fn) {
-  const Index per_thread = static_cast<Index>(threads_) * 8;
-  const Index chunk = std::max<Index>(std::max<Index>(grain, 1), (n + per_thread - 1) / per_thread);
+  const Index grabs = static_cast<Index>(threads_) * kGrabsPerThread;
+  const Index chunk = std::max<Index>(std::max<Index>(grain, 1), (n + grabs - 1) / grabs);
   auto loop = [&](int t) {
     while (!failed_.load(std::memory_order_relaxed)) {
       const Index b = next_.fetch_add(chunk, std::memory_order_relaxed);
