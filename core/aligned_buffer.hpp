@@ -3,10 +3,11 @@
 // node of the thread that uses them, as in BabelStream.
 //
 // An array of kHugePage bytes or more is aligned to kHugePage (as BabelStream aligns its arrays)
-// and, on Linux, advised MADV_HUGEPAGE: where transparent huge pages are in "madvise" mode (the
-// default of Ubuntu's and Debian's kernels) only advised memory gets them, and a kernel streaming
-// through 256 MiB arrays on 4 KiB pages takes a TLB miss every 512 doubles. The advice is a
-// request: where the kernel refuses it (THP "never", no THP) the array is used as it is.
+// and, on Linux, advised MADV_HUGEPAGE: where transparent huge pages are in "madvise" mode (the GPU
+// node's, results/README.md) only advised memory gets them,
+// and a kernel streaming through 256 MiB arrays on 4 KiB pages takes a TLB miss every 512
+// doubles. The advice is a request: where the kernel refuses it (THP "never", no THP) the array
+// is used as it is.
 #pragma once
 
 #include <cstddef>
