@@ -104,19 +104,16 @@ OpenMpExecutor::Units OpenMpExecutor::plan_loop(Index chunks) const {
   // static over min(threads, chunks) near-equal blocks, one a thread; dynamic with grabs of one
   // unit of grab_size() chunks; guided's shrinking grabs are the runtime's, over single chunks.
   Units u;
-  if (schedule_ == OmpSchedule::static_) {
-    u.count = std::min<Index>(static_cast<Index>(threads()), chunks);
-    u.static_blocks = true;
-    omp_set_schedule(omp_sched_static, 0);
-  } else if (schedule_ == OmpSchedule::dynamic) {
+  u.chunks = chunks;
+  if (schedule_ == OmpSchedule::dynamic) {
     u.per = static_cast<Index>(grab_size(chunks));
     u.count = (chunks + u.per - 1) / u.per;
-    omp_set_schedule(omp_sched_dynamic, 1);
-  } else {
-    u.count = chunks;
-    omp_set_schedule(omp_sched_guided, grab_size(chunks));
+    omp_set_schedule(omp_sched_dynamic, 1);  // one unit is one grab
+    return u;
   }
-  u.chunks = chunks;
+  u.static_blocks = schedule_ == OmpSchedule::static_;
+  u.count = u.static_blocks ? std::min<Index>(static_cast<Index>(threads()), chunks) : chunks;
+  apply_schedule(chunks);  // static: one block a thread; guided: the runtime's grabs of chunks
   return u;
 }
 
