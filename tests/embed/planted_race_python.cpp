@@ -29,35 +29,74 @@ int main(int argc, char** argv) {
   // No GIL (a free-threaded build, PYTHON_GIL=0): the "held" increments run at once.
   const bool no_gil = PARLAB_PY_GIL_DISABLED && !parlab::embed::gil_reenabled_at_run_time();
   long counter = 0;  // deliberately not atomic
-  // Both threads meet once with the GIL released (or, without a GIL, while attached) before
-  // their first increment, so the two unsynchronised increments surely overlap; without it the
-  // GIL hand-off, or without a GIL the interpreter's own locks taken by PyRun_SimpleString,
-  // usually order every pair on a quiet machine and TSan, rightly, sees no race (both controls
-  // were flaky that way). With a GIL held the threads must not meet: the other could not come.
+  // How the race is planted, so that TSan must see it on every run. Only the first increment of
+  // each thread is staged; the later ones are whatever the interpreter's locks make of them.
+  //  1. The threads meet (seq_cst) with the GIL released, or without a GIL detached: a
+  //     stop-the-world pause that the other thread's Python asks for must not wait on one that
+  //     waits here (it did, for the whole deadline, and then ordered both).
+  //  2. Thread 0 increments and hands thread 1 a relaxed baton; thread 1 increments and hands it
+  //     back; only then does thread 0 go on. A relaxed hand-off gives TSan (rightly) no
+  //     happens-before, so the two increments are unordered. Why each part is needed:
+  //     - one after the other: two increments that start together can update TSan's shadow word
+  //       at the same instant and miss each other;
+  //     - thread 0 waits: while it runs Python the (TSan-built, free-threaded) interpreter
+  //       releases through shared locks and atomics that a late attach of thread 1 acquires, and
+  //       its churn through TSan's thread slots can order or forget the earlier increment. The
+  //       no-GIL control, without this wait, missed the race in 9 runs of 15 here (and once in
+  //       CI); with it, in none of 40.
+  // Thread 1 waits attached (no GIL) or detached (GIL released); nothing can ask it to pause
+  // there: thread 0 runs no Python until the baton is back.
+  // With a GIL held the threads must not meet at all: the other could not come.
   std::atomic<int> arrived{0};
+  std::atomic<bool> baton{false};
+  std::atomic<bool> baton_back{false};
+  const auto wait_for = [](const std::atomic<bool>& flag) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!flag.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
+  };
   const auto meet = [&] {
     arrived.fetch_add(1);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
     while (arrived.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
   };
+  const auto planted_increment = [&](int thread) {
+    if (thread == 0) {
+      ++counter;
+      baton.store(true, std::memory_order_relaxed);
+      wait_for(baton_back);
+    } else {
+      wait_for(baton);
+      ++counter;
+      baton_back.store(true, std::memory_order_relaxed);
+    }
+  };
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t) {
-    threads.emplace_back([&] {
+    threads.emplace_back([&, t] {
       for (int i = 0; i < 2000; ++i) {
         parlab::embed::GilAcquire gil;
         PyRun_SimpleString("sum(range(10))");
-        if (clean) {
-          if (no_gil && i == 0) {
-            // Detached while waiting: a stop-the-world pause the other thread's Python asks for
-            // must not wait on this one (it did, for the whole deadline, and then ordered both).
-            parlab::embed::GilRelease detached;
-            meet();
+        if (clean && !no_gil) {
+          ++counter;  // under the GIL: ordered by it
+        } else if (clean) {  // no GIL: the increments "under the GIL" are the planted race
+          if (i == 0) {
+            {
+              parlab::embed::GilRelease detached;
+              meet();
+            }
+            planted_increment(t);
+          } else {
+            ++counter;
           }
-          ++counter;  // under the GIL, or without a GIL the planted race
         } else {
           parlab::embed::GilRelease nogil;
-          if (i == 0) meet();
-          ++counter;  // the planted race
+          if (i == 0) {
+            meet();
+            planted_increment(t);
+          } else {
+            ++counter;  // racy too, but not staged
+          }
         }
       }
     });
