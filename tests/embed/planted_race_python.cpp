@@ -50,15 +50,23 @@ int main(int argc, char** argv) {
   std::atomic<int> arrived{0};
   std::atomic<bool> baton{false};
   std::atomic<bool> baton_back{false};
-  const auto wait_for = [](const std::atomic<bool>& flag) {
+  std::atomic<bool> timed_out{false};
+  const auto wait_until = [&](const auto& done) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!flag.load(std::memory_order_relaxed) && std::chrono::steady_clock::now() < deadline)
+    while (!done()) {
+      if (std::chrono::steady_clock::now() > deadline) {
+        timed_out.store(true);
+        return;
+      }
       std::this_thread::yield();
+    }
+  };
+  const auto wait_for = [&](const std::atomic<bool>& flag) {
+    wait_until([&] { return flag.load(std::memory_order_relaxed); });
   };
   const auto meet = [&] {
     arrived.fetch_add(1);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (arrived.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    wait_until([&] { return arrived.load() >= 2; });
   };
   const auto planted_increment = [&](int thread) {
     if (thread == 0) {
@@ -103,5 +111,9 @@ int main(int argc, char** argv) {
   }
   for (auto& t : threads) t.join();
   std::printf("counter %ld (%s)\n", counter, clean ? (no_gil ? "no GIL" : "GIL held") : "GIL released: racy");
+  if (timed_out.load()) {  // a control whose threads did not meet proves nothing, as in planted_race.cpp
+    std::fprintf(stderr, "planted_race_python: the threads did not meet within 10 s\n");
+    return 3;
+  }
   return 0;
 }

@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   std::printf("%s: shared=%d total=%llu arrived=%d\n", argv[1], static_cast<int>(shared),
               static_cast<unsigned long long>(total), arrived.load());
   if (timed_out.load()) {  // a control that did not run its threads together proves nothing
-    std::fprintf(stderr, "planted_race: only %d of %d threads met within 30 s\n", arrived.load(), threads);
+    std::fprintf(stderr, "planted_race: the threads did not meet within 30 s (%d of %d came)\n", arrived.load(), threads);
     return 3;
   }
   return 0;
