@@ -79,6 +79,14 @@ int main(int argc, char** argv) {
       baton_back.store(true, std::memory_order_relaxed);
     }
   };
+  // The first increment of each thread is staged; the later ones are racy too, but not staged.
+  const auto increment = [&](int i, int thread) {
+    if (i == 0) {
+      planted_increment(thread);
+    } else {
+      ++counter;
+    }
+  };
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t) {
     threads.emplace_back([&, t] {
@@ -89,22 +97,14 @@ int main(int argc, char** argv) {
           ++counter;  // under the GIL: ordered by it
         } else if (clean) {  // no GIL: the increments "under the GIL" are the planted race
           if (i == 0) {
-            {
-              parlab::embed::GilRelease detached;
-              meet();
-            }
-            planted_increment(t);
-          } else {
-            ++counter;
+            parlab::embed::GilRelease detached;
+            meet();
           }
+          increment(i, t);
         } else {
           parlab::embed::GilRelease nogil;
-          if (i == 0) {
-            meet();
-            planted_increment(t);
-          } else {
-            ++counter;  // racy too, but not staged
-          }
+          if (i == 0) meet();
+          increment(i, t);
         }
       }
     });
