@@ -41,6 +41,26 @@ const char* to_string(KernelFamily f) {
 
 double word_bytes(Precision p) { return p == Precision::f64 ? 8.0 : 4.0; }
 
+namespace {
+
+// The roofs that bound each kernel (docs/ceilings.md, "Which roof"); the others name none.
+// STREAM and the seed array kernels are held against bandwidth only: at most 3 flops per 32 bytes,
+// an eighth of any CPU's or GPU's balance, so their flops never bind. matmul against its flops (its
+// compulsory traffic is n^2 words for n^3 flops). pi against its multiplies: Philox4x32-10 makes 2
+// 32x32->64-bit multiplies per round, 10 rounds per call, one call per pair of points (10 per
+// point, core/philox.hpp), and the hit test squares both coordinates (2 per point, core/pi.hpp).
+RoofModel roof_model(std::string_view name) {
+  RoofModel r;
+  if (name == "pi") r.imuls_per_sample = 10 + 2;
+  if (name == "dot") r.memory = MemoryRoof::read;
+  if (name == "copy" || name == "mul" || name == "plus_one") r.memory = MemoryRoof::copy;
+  if (name == "add" || name == "triad" || name == "nstream" || name == "add2d") r.memory = MemoryRoof::triad;
+  if (name == "matmul") r.flops = true;
+  return r;
+}
+
+}  // namespace
+
 // The catalogue: one entry per kernel, the one place its work model is written. STREAM's words
 // and flops per element are BabelStream's kernel table (kStreamKernels, stream.hpp), which the
 // device code shares; the entries take them from there.
@@ -90,6 +110,7 @@ const std::vector<KernelSpec>& kernel_specs() {
     s.push_back({"mpi_barrier", KernelFamily::comm, {Precision::i32}, "MPI_Barrier calls", count, calls});
     s.push_back({"mpi_allreduce", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Allreduce (sum) calls", count, calls});
     s.push_back({"mpi_bcast", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Bcast calls from rank 0", count, calls});
+    for (auto& k : s) k.roof = roof_model(k.name);
     return s;
   }();
   return specs;

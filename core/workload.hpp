@@ -53,6 +53,17 @@ struct WorkModel {
   double host_words = 0;  // words a CPU workload allocates per unit (the suite's memory check)
 };
 
+// Which measured roofs bound a kernel (docs/ceilings.md, "Which roof"): the resources its work is
+// held against. `memory`: the bandwidth roof of its access pattern (read-only, one stream read and
+// one written, two or more read and one written); `flops`: the FMA roof of the record's precision;
+// `imuls_per_sample`: 32x32->64-bit multiplies per sample (pi). A kernel that names none has no roof.
+enum class MemoryRoof { none, read, copy, triad };
+struct RoofModel {
+  MemoryRoof memory = MemoryRoof::none;
+  bool flops = false;
+  double imuls_per_sample = 0;
+};
+
 struct KernelSpec {
   std::string_view name;
   KernelFamily family;
@@ -60,6 +71,7 @@ struct KernelSpec {
   std::string_view size_meaning;      // what --size counts for this kernel
   WorkModel work;
   std::string_view validation;        // how a run's result is checked
+  RoofModel roof{};                   // set by the catalogue after the rows (kernel_catalogue.cpp)
 };
 
 // Every canonical kernel parlab knows, in display order.
