@@ -18,6 +18,7 @@
 
 #include "args.hpp"
 #include "child_process.hpp"
+#include "ceilings.hpp"
 #include "context.hpp"
 #include "data_dir.hpp"
 #include "interpreters.hpp"
@@ -137,6 +138,7 @@ struct RunArgs {
   bool no_report = false;
   bool yes = false;      // run even when the plan's estimate is over an hour
   bool dry_run = false;  // plan, print, write nothing
+  bool no_ceilings = false;  // no roofs in the context, no `limit` in the records
 };
 
 int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet);
@@ -320,6 +322,8 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
 
   nlohmann::json invocation = nlohmann::json::array();
   for (int i = 0; i < argc; ++i) invocation.push_back(argv[i]);
+  // The roofs the records are held against (docs/ceilings.md): cached, or measured now.
+  if (!a.no_ceilings) options.ceilings = load_or_measure_ceilings(registry, false, err);
   Runner runner(registry, err, options);
   install_interrupt_handler();
   const int code = runner.run_new(plan, a.out.empty() ? "results" : a.out, invocation);
@@ -477,6 +481,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   run->add_flag("--no-report", run_args.no_report, "Do not make plots and report.html after the run");
   run->add_flag("--yes,-y", run_args.yes, "Start a plan estimated to take over an hour");
   run->add_flag("--dry-run", run_args.dry_run, "Plan and check the run, print what it would measure, write nothing");
+  run->add_flag("--no-ceilings", run_args.no_ceilings,
+                "Do not measure or read this machine's roofs: no context.ceilings, no record `limit`");
+
+  bool ceilings_remeasure = false, ceilings_json = false;
+  auto* ceilings = app.add_subcommand("ceilings", "Measure (or show the cached) roofs of this machine: bandwidth, FMA "
+                                                  "peak, integer multiplies, LLC; GPU when present (docs/ceilings.md)");
+  ceilings->add_flag("--remeasure", ceilings_remeasure, "Measure again even when this machine and build has them cached");
+  ceilings->add_flag("--json", ceilings_json, "Print the ceilings block as JSON (the context.ceilings of a run)");
 
   // Internal: how a run reaches the interpreter of another parlab build (experiments/interpreters.hpp).
   auto* interpreter_info = app.add_subcommand("interpreter-info", "")->group("");
@@ -543,6 +555,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*pi) return cmd_pi(registry, pi_args, out);
     if (*run) return cmd_run(registry, run_args, out, err, argc, argv);
     if (*report) return cmd_report(report_dir, err, false);
+    if (*ceilings) return cmd_ceilings(registry, ceilings_remeasure, ceilings_json, out, err);
     if (*compare) return cmd_compare(compare->remaining(), err);
     if (*interpreter_info) return cmd_interpreter_info(out);
     if (*measure_spec) return cmd_measure_spec(registry, spec_json, out);

@@ -10,6 +10,7 @@
 #include "peers/register.hpp"
 
 #if defined(PARLAB_HAVE_CUDA)
+#include "gpu/ceilings.hpp"
 #include "gpu/register.hpp"
 #endif
 #if defined(PARLAB_HAVE_PYTHON)
@@ -110,6 +111,19 @@ Registry make_registry() {
   }
 #endif
   return r;
+}
+
+RoofSet measure_gpu_roofs(bool quick) {
+#if defined(PARLAB_HAVE_CUDA)
+  return measure_gpu_ceilings(0, quick);
+#else
+  (void)quick;
+  RoofSet set;
+  for (const char* n : {"gpu_bw", "gpu_fma_f64", "gpu_fma_f32", "gpu_imul", "gpu_sm_count", "gpu_clock_hz"}) {
+    set.unavailable.emplace_back(n, std::string("CUDA part not built: ") + build_info::kCudaWhy);
+  }
+  return set;
+#endif
 }
 
 }  // namespace parlab

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "core/ceilings_cpu.hpp"
 #include "core/workload.hpp"
 
 namespace parlab {
@@ -15,5 +16,9 @@ Registry make_registry();
 // `parlab run --peer-dir DIR`, which overrides $PARLAB_BABELSTREAM_DIR in the registries made
 // after it. Empty: the environment's.
 void set_peer_dir(const std::string& dir);
+
+// The roofs of GPU 0 (gpu/ceilings.hpp) when the CUDA part was built; otherwise every GPU roof
+// unavailable with the configure-time reason. Never throws for a missing device.
+RoofSet measure_gpu_roofs(bool quick);
 
 }  // namespace parlab

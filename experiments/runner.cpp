@@ -18,6 +18,7 @@
 
 #include "python_part.hpp"
 #include "context.hpp"
+#include "limit.hpp"
 #include "estimate.hpp"
 #include "interpreters.hpp"
 #include "rank_sweep.hpp"
@@ -200,6 +201,7 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
   for (const auto& s : plan.specs) co.max_threads_requested = std::max(co.max_threads_requested, s.threads);
   json context = collect_context(registry_, co);
   for (const auto& w : plan.warnings) context["warnings"].push_back(w);
+  if (!options_.ceilings.is_null()) context["ceilings"] = options_.ceilings;
   // The interpreters a run spans besides its own (their records come from child processes).
   for (const auto& m : interpreter_modes()) {
     const bool used = std::any_of(plan.specs.begin(), plan.specs.end(), [&](const MeasurementSpec& s) {
@@ -284,6 +286,10 @@ int Runner::execute() {
       if (std::string family = kernel_family(spec.kernel, registry_.find(spec.backend)); !family.empty()) {
         record["family"] = family;
       }
+    }
+    // Its share of its roof (docs/ceilings.md), against the ceilings the run's context holds.
+    if (const json& ctx = doc_["context"]; ctx.contains("ceilings") && ctx["ceilings"].is_object()) {
+      if (json limit = record_limit(record, ctx["ceilings"]); !limit.is_null()) record["limit"] = std::move(limit);
     }
     doc_["records"].push_back(std::move(record));
     save();

@@ -35,6 +35,9 @@ struct RunOptions {
   // The time limit of one measurement made in another process (an interpreter child, an MPI
   // job): past it the child is stopped and its record fails. 0: none.
   double child_timeout_s = kDefaultChildTimeoutSeconds;
+  // The roofs a new run's context holds as `ceilings` (docs/ceilings.md); null: none, and no
+  // record gets a `limit`.
+  nlohmann::json ceilings;
   static constexpr double kDefaultChildTimeoutSeconds = 1800;
 };
 

@@ -1,0 +1,233 @@
+// `parlab ceilings`, the ceilings cache and the measurement that fills it (docs/ceilings.md).
+#include "ceilings.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "context.hpp"
+#include "core/ceilings_cpu.hpp"
+#include "parlab/build_commit.hpp"
+#include "parlab/build_info.hpp"
+#include "registry.hpp"
+#include "runner.hpp"
+
+namespace parlab {
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+bool quick_mode() {
+  const char* q = std::getenv("PARLAB_CEILINGS_QUICK");
+  return q != nullptr && *q != '\0' && std::string(q) != "0";
+}
+
+std::string utc_now() {
+  const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  std::ostringstream os;
+  os << std::put_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
+  return os.str();
+}
+
+// FNV-1a, 64 bits, as 12 hex digits: a short, stable name part (not a security property).
+std::string short_hash(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return std::string(buf, 12);
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      return colon == std::string::npos ? line : line.substr(colon + 1);
+    }
+  }
+  return "unknown cpu";
+}
+
+json to_json(const Roof& r, const std::string& when) {
+  json j = {{"value", r.value},   {"unit", r.unit},         {"method", r.method}, {"how", r.how},
+            {"threads", r.threads}, {"device", r.device}, {"measured_utc", when}};
+  if (r.method == "theoretical") {
+    json inputs = json::object();
+    for (const auto& [k, v] : r.inputs) inputs[k] = v;
+    j["inputs"] = inputs;
+  }
+  return j;
+}
+
+// A human figure: 12.3 GB/s, 45.6 Gflop/s, 32 MiB.
+std::string human(double v, const std::string& unit) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(2);
+  if (unit == "bytes/s") os << v / 1e9 << " GB/s";
+  else if (unit == "flops/s") os << v / 1e9 << " Gflop/s";
+  else if (unit == "muls/s") os << v / 1e9 << " Gmul/s";
+  else if (unit == "bytes") os << v / (1 << 20) << " MiB";
+  else if (unit == "hz") os << v / 1e9 << " GHz";
+  else os << std::setprecision(0) << v << " " << unit;
+  return os.str();
+}
+
+RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
+  RoofSet set;
+  const bool quick = quick_mode();
+  const std::string note = quick ? " (PARLAB_CEILINGS_QUICK: test sizes, not a roof)" : "";
+  const std::optional<std::uint64_t> llc = last_level_cache_sysfs();
+  if (llc) {
+    set.roofs.push_back({"cpu_llc_bytes", static_cast<double>(*llc), "bytes", "measured",
+                         "largest cache level in /sys/devices/system/cpu/cpu0/cache (as the kernel reports it)", 1, "cpu", {}});
+  } else {
+    set.unavailable.emplace_back("cpu_llc_bytes", "sysfs reports no cache sizes here");
+  }
+  // The probes run on parlab's pool: its threads hand out chunks dynamically.
+  const BackendEntry* pool = registry.find("pool");
+  if (pool == nullptr || !pool->available || !pool->make_executor) {
+    for (const char* n : {"cpu_bw_read_all", "cpu_bw_read_1", "cpu_bw_copy_nt_all", "cpu_bw_copy_nt_1", "cpu_bw_triad_all",
+                          "cpu_bw_triad_1", "cpu_fma_f64_all", "cpu_fma_f64_1", "cpu_imul_all", "cpu_imul_1"}) {
+      set.unavailable.emplace_back(n, "the pool backend is not available in this build");
+    }
+    return set;
+  }
+  const int all = hardware_threads();
+  // Arrays of max(4 x LLC, 256 MiB) each: four times the cache leaves under a quarter of a sweep
+  // in it, and 256 MiB keeps a sweep long (tens of ms) where the cache is small or unknown.
+  const std::uint64_t array_bytes =
+      quick ? (std::uint64_t{4} << 20) : std::max<std::uint64_t>(4 * llc.value_or(0), std::uint64_t{256} << 20);
+  const std::uint64_t elements = array_bytes / sizeof(double);
+  const int reps = quick ? 2 : 5;
+  const double compute_s = quick ? 2e-3 : 0.1;
+  struct Bw {
+    const char* base;
+    BandwidthKernel kernel;
+  };
+  for (const int threads : {all, 1}) {
+    if (threads == 1 && all == 1) continue;  // measured once below
+    std::unique_ptr<Executor> ex = pool->make_executor(threads);
+    const std::string suffix = threads == all ? "_all" : "_1";
+    const auto push = [&](const std::string& name, const ProbeResult& p, const char* unit) {
+      set.roofs.push_back({name, p.value, unit, "measured", p.how + note, threads, "cpu", {}});
+      log << "parlab: ceilings: " << name << " = " << human(p.value, unit) << "\n";
+      if (all == 1) {  // one hardware thread: the one-core roof is the all-cores roof
+        Roof one = set.roofs.back();
+        one.name = name.substr(0, name.size() - 4) + "_1";
+        set.roofs.push_back(one);
+      }
+    };
+    for (const Bw& b : {Bw{"cpu_bw_read", BandwidthKernel::read}, Bw{"cpu_bw_copy_nt", BandwidthKernel::copy_nt},
+                        Bw{"cpu_bw_triad", BandwidthKernel::triad_nt}}) {
+      push(b.base + suffix, measure_bandwidth(*ex, b.kernel, elements, reps), "bytes/s");
+    }
+    push("cpu_fma_f64" + suffix, measure_fma_f64(*ex, compute_s, quick ? 1 : 3), "flops/s");
+    push("cpu_imul" + suffix, measure_imul(*ex, compute_s, quick ? 1 : 3), "muls/s");
+  }
+  return set;
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> ceilings_cache_file() {
+  std::filesystem::path dir;
+  if (const char* d = std::getenv("PARLAB_CEILINGS_CACHE"); d != nullptr && *d != '\0') {
+    dir = d;
+  } else if (const char* x = std::getenv("XDG_CACHE_HOME"); x != nullptr && *x != '\0') {
+    dir = std::filesystem::path(x) / "parlab" / "ceilings";
+  } else if (const char* h = std::getenv("HOME"); h != nullptr && *h != '\0') {
+    dir = std::filesystem::path(h) / ".cache" / "parlab" / "ceilings";
+  } else {
+    return std::nullopt;
+  }
+  const std::string build = std::string(build_info::kBuildCommit) + "|" + build_info::kCompiler + "|" +
+                            build_info::kCxxFlags + "|" + build_info::kBuildType + "|" + build_info::kSanitizers;
+  return dir / (host_name() + "-" + short_hash(cpu_model()) + "-" + short_hash(build) + (quick_mode() ? "-quick" : "") +
+                ".json");
+}
+
+json measure_ceilings(const Registry& registry, std::ostream& log) {
+  const auto t0 = Clock::now();
+  const std::string when = utc_now();
+  RoofSet set = measure_cpu(registry, log);
+  RoofSet gpu = measure_gpu_roofs(quick_mode());
+  set.roofs.insert(set.roofs.end(), gpu.roofs.begin(), gpu.roofs.end());
+  set.unavailable.insert(set.unavailable.end(), gpu.unavailable.begin(), gpu.unavailable.end());
+  json roofs = json::object(), unavailable = json::object();
+  for (const auto& r : set.roofs) roofs[r.name] = to_json(r, when);
+  for (const auto& [name, why] : set.unavailable) unavailable[name] = why;
+  json c = {{"measured_utc", when}, {"cache", nullptr}, {"roofs", roofs}, {"unavailable", unavailable}};
+  c["seconds"] = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (quick_mode()) c["quick"] = true;
+  return c;
+}
+
+json load_or_measure_ceilings(const Registry& registry, bool remeasure, std::ostream& log) {
+  const auto file = ceilings_cache_file();
+  if (file && !remeasure && std::filesystem::exists(*file)) {
+    std::ifstream in(*file);
+    try {
+      json c = json::parse(in);
+      if (c.is_object() && c.contains("roofs") && c["roofs"].is_object()) {
+        c["cache"] = file->string();
+        return c;
+      }
+      log << "parlab: ceilings cache " << file->string() << " holds no roofs: measuring again\n";
+    } catch (const json::parse_error&) {
+      log << "parlab: ceilings cache " << file->string() << " is not valid JSON: measuring again\n";
+    }
+  }
+  log << "parlab: " << (remeasure ? "measuring" : "no ceilings cached for this machine and build: measuring")
+      << " this machine's roofs (parlab ceilings" << (remeasure ? "" : "; parlab run --no-ceilings skips") << ")\n";
+  json c = measure_ceilings(registry, log);
+  if (file) {
+    // Written atomically: two parlab processes measuring at once leave one whole file.
+    std::error_code ec;
+    std::filesystem::create_directories(file->parent_path(), ec);
+    try {
+      c["cache"] = file->string();
+      write_atomically(*file, c.dump(1) + "\n");
+    } catch (const std::exception& e) {
+      c["cache"] = nullptr;
+      log << "parlab: warning: ceilings not cached (" << e.what() << ")\n";
+    }
+  }
+  return c;
+}
+
+int cmd_ceilings(const Registry& registry, bool remeasure, bool as_json, std::ostream& out, std::ostream& err) {
+  const json c = load_or_measure_ceilings(registry, remeasure, err);
+  if (as_json) {
+    out << c.dump(1) << "\n";
+    return 0;
+  }
+  out << "Roofs of " << host_name() << ", measured " << c.value("measured_utc", "?");
+  if (c.contains("seconds")) out << " in " << std::fixed << std::setprecision(1) << c["seconds"].get<double>() << " s";
+  out << (c["cache"].is_string() ? "; cached in " + c["cache"].get<std::string>() : std::string("; not cached")) << "\n";
+  if (c.value("quick", false)) out << "PARLAB_CEILINGS_QUICK: test sizes, these are not roofs\n";
+  for (const auto& [name, r] : c["roofs"].items()) {
+    out << "  " << std::left << std::setw(20) << name << std::right << std::setw(16)
+        << human(r.value("value", 0.0), r.value("unit", "")) << "  " << std::setw(11) << r.value("method", "")
+        << "  t=" << std::left << std::setw(3) << r.value("threads", 0) << " " << r.value("how", "") << "\n";
+  }
+  for (const auto& [name, why] : c["unavailable"].items()) {
+    out << "  " << std::left << std::setw(20) << name << " unavailable: " << why.get<std::string>() << "\n";
+  }
+  return 0;
+}
+
+}  // namespace parlab

@@ -1,0 +1,34 @@
+// This machine's roofs (docs/ceilings.md): `parlab ceilings`, their cache, and the block a run's
+// context holds as `context.ceilings`.
+#pragma once
+
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+
+#include "core/workload.hpp"
+
+namespace parlab {
+
+// The cache file of this machine and build: <dir>/<host>-<cpu model hash>-<build hash>.json, where
+// <dir> is $PARLAB_CEILINGS_CACHE, else $XDG_CACHE_HOME/parlab/ceilings, else
+// ~/.cache/parlab/ceilings; nullopt when none of these is set. The build hash covers the commit,
+// compiler, flags, build type and sanitizers, so a rebuild that could change a probe's code
+// measures again. A PARLAB_CEILINGS_QUICK measurement has a file of its own ("-quick").
+std::optional<std::filesystem::path> ceilings_cache_file();
+
+// Measures the roofs now (CPU on parlab's pool, GPU when a device exists). `log` gets one line
+// per probe. PARLAB_CEILINGS_QUICK=1 (tests only) shrinks every probe to a few milliseconds: its
+// numbers are no roofs (arrays in cache), and every roof's `how` and the block's `quick` say so.
+nlohmann::json measure_ceilings(const Registry& registry, std::ostream& log);
+
+// The cached ceilings of this machine and build, or measured (and cached) when there are none,
+// the cache is unreadable, or `remeasure`. Prints one line to `log` when it measures.
+nlohmann::json load_or_measure_ceilings(const Registry& registry, bool remeasure, std::ostream& log);
+
+// `parlab ceilings [--remeasure] [--json]`.
+int cmd_ceilings(const Registry& registry, bool remeasure, bool as_json, std::ostream& out, std::ostream& err);
+
+}  // namespace parlab

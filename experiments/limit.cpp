@@ -1,0 +1,154 @@
+// record_limit: the one place a record is held against a roof.
+#include "limit.hpp"
+
+#include <string>
+#include <vector>
+
+#include "core/workload.hpp"
+
+namespace parlab {
+namespace {
+
+using json = nlohmann::json;
+
+json no_roof(const std::string& why) { return {{"roof", nullptr}, {"reason", "no roof: " + why}}; }
+
+// A record's machine side: GPU roofs for GPU backends, including the CUDA peer and mpi+cuda,
+// whose kind is "peer" / "mpi"; CPU roofs for every other (cpu, python, the CPU peers, MPI ranks).
+bool on_gpu(const json& r) {
+  return r.value("kind", "") == "gpu" || r.value("backend", "").find("cuda") != std::string::npos;
+}
+
+// One roof a record's work is held against.
+struct Candidate {
+  std::string roof;     // the roof's name in the ceilings
+  double value = 0;     // the roof at the record's thread count
+  std::string unit;
+  std::string basis;    // how `value` came from the roofs, when it was scaled
+  double work = 0;      // the record's work in the roof's unit (bytes, flops, multiplies)
+  double attained = 0;  // the record's rate in the roof's unit
+};
+
+// A measured roof by name, or a reason it cannot be used.
+const json* measured_roof(const json& ceilings, const std::string& name, std::string& why) {
+  const json& roofs = ceilings.contains("roofs") ? ceilings["roofs"] : json::object();
+  if (roofs.contains(name)) {
+    const json& r = roofs[name];
+    if (r.value("method", "") == "measured" && r.contains("value") && r["value"].is_number() &&
+        r["value"].get<double>() > 0) {
+      return &r;
+    }
+    why = name + " is " + r.value("method", std::string("unknown")) + ", not measured";
+    return nullptr;
+  }
+  const json& un = ceilings.contains("unavailable") ? ceilings["unavailable"] : json::object();
+  why = name + (un.contains(name) ? " unavailable: " + un[name].get<std::string>() : " not among the ceilings");
+  return nullptr;
+}
+
+// The CPU roof `base` (e.g. "cpu_bw_triad") at `threads` threads: the all-cores roof at or above
+// the thread count it was measured at, the one-core roof at one thread, and in between
+// min(all-cores, threads x one-core): bandwidth saturates before the cores run out, compute does not.
+bool cpu_roof_at(const json& ceilings, const std::string& base, int threads, Candidate& c, std::string& why) {
+  const json* all = measured_roof(ceilings, base + "_all", why);
+  const json* one = measured_roof(ceilings, base + "_1", why);
+  if (threads == 1 && one != nullptr) {
+    c.roof = base + "_1";
+    c.value = (*one)["value"].get<double>();
+    c.unit = (*one).value("unit", "");
+    return true;
+  }
+  if (all == nullptr) return false;
+  const int all_threads = (*all).value("threads", 0);
+  c.roof = base + "_all";
+  c.value = (*all)["value"].get<double>();
+  c.unit = (*all).value("unit", "");
+  if (threads >= all_threads || threads < 1) return true;
+  if (one == nullptr) {
+    why = base + "_1 is needed below " + std::to_string(all_threads) + " threads: " + why;
+    return false;
+  }
+  const double scaled = threads * (*one)["value"].get<double>();
+  if (scaled < c.value) {
+    c.roof = base + "_1";
+    c.value = scaled;
+    c.basis = std::to_string(threads) + " x " + base + "_1 (below " + base + "_all)";
+  } else {
+    c.basis = base + "_all (below " + std::to_string(threads) + " x " + base + "_1)";
+  }
+  return true;
+}
+
+}  // namespace
+
+json record_limit(const json& r, const json& ceilings) {
+  if (r.value("status", "") != "ok") return json();
+  const std::string kernel = r.value("kernel", "");
+  const KernelSpec* spec = find_kernel(kernel);
+  if (spec == nullptr) return no_roof("kernel " + kernel + " is not in the catalogue, so it has no work model");
+  const RoofModel& model = spec->roof;
+  if (r.value("hosts", 1) > 1) return no_roof("a record spread over several hosts has no one machine's roof");
+  const bool gpu = on_gpu(r);
+  // Threads of this host the record used: ranks on the host times each rank's threads.
+  const int threads = r.value("threads", 1) * (gpu ? 1 : r.value("ranks_per_node", 1));
+  const json& rate = r.contains("rate") ? r["rate"] : json::object();
+  const json& work = r.contains("work") ? r["work"] : json::object();
+  const std::string precision = r.value("precision", "");
+
+  std::vector<Candidate> cands;
+  std::string why;
+  const auto add = [&](const std::string& gpu_name, const std::string& cpu_base, double w, double attained) {
+    Candidate c;
+    c.work = w;
+    c.attained = attained;
+    if (gpu) {
+      const json* roof = measured_roof(ceilings, gpu_name, why);
+      if (roof == nullptr) return false;
+      c.roof = gpu_name;
+      c.value = (*roof)["value"].get<double>();
+      c.unit = (*roof).value("unit", "");
+    } else if (!cpu_roof_at(ceilings, cpu_base, threads, c, why)) {
+      return false;
+    }
+    cands.push_back(c);
+    return true;
+  };
+  if (model.memory != MemoryRoof::none) {
+    const char* pattern = model.memory == MemoryRoof::read ? "read" : model.memory == MemoryRoof::copy ? "copy_nt" : "triad";
+    if (!add("gpu_bw", std::string("cpu_bw_") + pattern, work.value("bytes", 0.0), rate.value("bytes_per_s", 0.0))) {
+      return no_roof(why);
+    }
+  }
+  if (model.flops) {
+    const bool f64 = precision == "double";
+    if (!f64 && precision != "float") return no_roof("no FMA roof for precision " + precision);
+    if (!gpu && !f64) return no_roof("no measured CPU fp32 FMA roof (only cpu_fma_f64)");
+    if (!add(f64 ? "gpu_fma_f64" : "gpu_fma_f32", "cpu_fma_f64", work.value("flops", 0.0), rate.value("flops_per_s", 0.0))) {
+      return no_roof(why);
+    }
+  }
+  if (model.imuls_per_sample > 0) {
+    const double k = model.imuls_per_sample;
+    if (!add("gpu_imul", "cpu_imul", k * work.value("samples", 0.0), k * rate.value("samples_per_s", 0.0))) {
+      return no_roof(why);
+    }
+  }
+  if (cands.empty()) {
+    return no_roof("the catalogue names no bound resource (bandwidth, flops, multiplies) for " + kernel);
+  }
+  // The binding roof: the largest lower bound on the time, work / roof.
+  const Candidate* bind = &cands.front();
+  for (const auto& c : cands) {
+    if (c.work / c.value > bind->work / bind->value) bind = &c;
+  }
+  if (!(bind->attained > 0)) return no_roof("the record has no rate in " + bind->unit);
+  json limit = {{"roof", bind->roof},
+                {"value", bind->value},
+                {"unit", bind->unit},
+                {"attained", bind->attained},
+                {"fraction", bind->attained / bind->value}};
+  if (!bind->basis.empty()) limit["basis"] = bind->basis;
+  return limit;
+}
+
+}  // namespace parlab
