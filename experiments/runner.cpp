@@ -18,6 +18,7 @@
 
 #include "python_part.hpp"
 #include "context.hpp"
+#include "energy.hpp"
 #include "limit.hpp"
 #include "estimate.hpp"
 #include "interpreters.hpp"
@@ -202,6 +203,7 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
   json context = collect_context(registry_, co);
   for (const auto& w : plan.warnings) context["warnings"].push_back(w);
   if (!options_.ceilings.is_null()) context["ceilings"] = options_.ceilings;
+  context["energy"] = energy_context();  // which counters the records' energy comes from, or why none
   // The interpreters a run spans besides its own (their records come from child processes).
   for (const auto& m : interpreter_modes()) {
     const bool used = std::any_of(plan.specs.begin(), plan.specs.end(), [&](const MeasurementSpec& s) {
@@ -426,6 +428,13 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       }
       if (g_interrupted.load()) return json();
     }
+    // Energy (docs/ceilings.md): more runs, after the timed ones, until the counter has advanced
+    // enough; not for external peers and MPI jobs, whose runs are processes of their own.
+    json energy;
+    if (r["kind"] != "peer" && r["kind"] != "mpi") {
+      const bool gpu_side = r["kind"] == "gpu" || s.backend.find("cuda") != std::string::npos;
+      energy = measure_energy(*w, gpu_side, s.device, w->work());
+    }
     const Validation v = w->validate();
     const WorkCount work = w->work();
     r["inner"] = inner;
@@ -454,6 +463,11 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       json metrics = json::object();
       for (const auto& [name, value] : v.metrics) metrics[name] = value;
       r["metrics"] = metrics;
+    }
+    if (energy.contains("energy_unavailable")) {
+      r["energy"] = "unavailable: " + energy["energy_unavailable"].get<std::string>();
+    } else if (energy.is_object()) {
+      for (const auto& [k, x] : energy.items()) r["metrics"][k] = x;
     }
     r["checksum"] = v.checksum;
     if (v.hits) r["hits"] = *v.hits;

@@ -1,0 +1,270 @@
+// NVML through dlopen and RAPL through powercap (energy.hpp).
+#include "energy.hpp"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace parlab {
+namespace {
+
+using json = nlohmann::json;
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// --- RAPL -----------------------------------------------------------------------------------
+// One package domain: energy_uj counts microjoules and wraps at max_energy_range_uj.
+struct RaplDomain {
+  fs::path energy;
+  double range_uj = 0;
+  double last_uj = 0;
+  double total_uj = 0;
+};
+
+std::optional<double> read_number(const fs::path& p) {
+  std::ifstream in(p);
+  double v = 0;
+  if (in >> v) return v;
+  return std::nullopt;
+}
+
+class RaplMeter final : public EnergyMeter {
+ public:
+  RaplMeter(std::vector<RaplDomain> d, std::string root) : domains_(std::move(d)), root_(std::move(root)) {}
+  std::optional<double> joules() override {
+    double total = 0;
+    for (auto& d : domains_) {
+      const auto now = read_number(d.energy);
+      if (!now) return std::nullopt;
+      // A smaller reading wrapped once (a package of 200 W wraps every ~20 min at 2^38 uJ ranges).
+      d.total_uj += *now >= d.last_uj ? *now - d.last_uj : *now + d.range_uj - d.last_uj;
+      d.last_uj = *now;
+      total += d.total_uj;
+    }
+    return total * 1e-6;
+  }
+  std::string describe() const override {
+    return "rapl: " + std::to_string(domains_.size()) + " package domain(s) under " + root_;
+  }
+
+ private:
+  std::vector<RaplDomain> domains_;
+  std::string root_;
+};
+
+// --- NVML -----------------------------------------------------------------------------------
+// The few NVML entry points used, declared here (nvml.h is not needed to build): nvmlReturn_t is an
+// int, 0 success; nvmlDevice_t an opaque pointer.
+using NvmlInit = int (*)();
+using NvmlShutdown = int (*)();
+using NvmlHandleByIndex = int (*)(unsigned, void**);
+using NvmlTotalEnergy = int (*)(void*, unsigned long long*);  // millijoules since the driver loaded
+
+// dlopen's handle, closed when the owner goes.
+struct DlClose {
+  void operator()(void* h) const noexcept { dlclose(h); }
+};
+using DlHandle = std::unique_ptr<void, DlClose>;
+
+class NvmlMeter final : public EnergyMeter {
+ public:
+  // PRECONDITION: nvmlInit succeeded on `lib` (this object calls nvmlShutdown when it goes).
+  NvmlMeter(DlHandle lib, NvmlShutdown shutdown, NvmlTotalEnergy energy, void* device, int index)
+      : lib_(std::move(lib)), shutdown_(shutdown), energy_(energy), device_(device), index_(index) {}
+  ~NvmlMeter() override { shutdown_(); }
+  NvmlMeter(const NvmlMeter&) = delete;
+  NvmlMeter& operator=(const NvmlMeter&) = delete;
+  std::optional<double> joules() override {
+    unsigned long long mj = 0;
+    if (energy_(device_, &mj) != 0) return std::nullopt;
+    return static_cast<double>(mj) * 1e-3;
+  }
+  std::string describe() const override {
+    return "nvml: nvmlDeviceGetTotalEnergyConsumption of device " + std::to_string(index_) + " (mJ)";
+  }
+
+ private:
+  DlHandle lib_;
+  NvmlShutdown shutdown_;
+  NvmlTotalEnergy energy_;
+  void* device_;
+  int index_;
+};
+
+// Meters are opened once per process and kept (opening NVML takes tens of milliseconds).
+struct Meters {
+  std::mutex m;
+  bool cpu_tried = false;
+  std::unique_ptr<EnergyMeter> cpu;
+  std::string cpu_why;
+  std::map<int, std::pair<std::unique_ptr<EnergyMeter>, std::string>> gpu;
+};
+Meters& meters() {
+  static Meters m;
+  return m;
+}
+
+EnergyMeter* cpu_meter(std::string& why) {
+  Meters& m = meters();
+  std::lock_guard lock(m.m);
+  if (!m.cpu_tried) {
+    m.cpu = open_rapl(m.cpu_why);
+    m.cpu_tried = true;
+  }
+  why = m.cpu_why;
+  return m.cpu.get();
+}
+
+EnergyMeter* gpu_meter(int device, std::string& why) {
+  Meters& m = meters();
+  std::lock_guard lock(m.m);
+  auto it = m.gpu.find(device);
+  if (it == m.gpu.end()) {
+    std::string w;
+    auto meter = open_nvml(device, w);
+    it = m.gpu.emplace(device, std::make_pair(std::move(meter), w)).first;
+  }
+  why = it->second.second;
+  return it->second.first.get();
+}
+
+}  // namespace
+
+std::unique_ptr<EnergyMeter> open_rapl(std::string& why) {
+  const char* env = std::getenv("PARLAB_POWERCAP_ROOT");
+  const std::string root = env != nullptr && *env != '\0' ? env : "/sys/class/powercap";
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    why = "no powercap directory " + root;
+    return nullptr;
+  }
+  std::vector<RaplDomain> domains;
+  std::string unreadable;
+  for (const auto& e : fs::directory_iterator(root, ec)) {
+    const std::string name = e.path().filename().string();
+    // Package domains are intel-rapl:N (AMD's too); intel-rapl:N:M are their parts, already counted.
+    if (name.rfind("intel-rapl:", 0) != 0 || name.find(':', 11) != std::string::npos) continue;
+    RaplDomain d;
+    d.energy = e.path() / "energy_uj";
+    const auto now = read_number(d.energy);
+    if (!now) {
+      unreadable = d.energy.string();
+      continue;
+    }
+    d.range_uj = read_number(e.path() / "max_energy_range_uj").value_or(0);
+    d.last_uj = *now;
+    domains.push_back(d);
+  }
+  if (!unreadable.empty()) {
+    why = unreadable + " is not readable (root only since Linux 5.10)";
+    return nullptr;
+  }
+  if (domains.empty()) {
+    why = "no RAPL package domain (intel-rapl:N) under " + root;
+    return nullptr;
+  }
+  return std::make_unique<RaplMeter>(std::move(domains), root);
+}
+
+std::unique_ptr<EnergyMeter> open_nvml(int device, std::string& why) {
+  DlHandle lib(dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL));
+  if (!lib) {
+    const char* e = dlerror();
+    why = std::string("libnvidia-ml.so.1 not loadable (") + (e ? e : "?") + ")";
+    return nullptr;
+  }
+  const auto sym = [&](const char* name) { return dlsym(lib.get(), name); };
+  auto init = reinterpret_cast<NvmlInit>(sym("nvmlInit_v2"));
+  auto shutdown = reinterpret_cast<NvmlShutdown>(sym("nvmlShutdown"));
+  auto by_index = reinterpret_cast<NvmlHandleByIndex>(sym("nvmlDeviceGetHandleByIndex_v2"));
+  auto energy = reinterpret_cast<NvmlTotalEnergy>(sym("nvmlDeviceGetTotalEnergyConsumption"));
+  if (!init || !shutdown || !by_index || !energy) {
+    why = "libnvidia-ml.so.1 lacks nvmlDeviceGetTotalEnergyConsumption or its companions";
+    return nullptr;
+  }
+  if (const int rc = init(); rc != 0) {
+    why = "nvmlInit_v2 failed (nvmlReturn_t " + std::to_string(rc) + ")";
+    return nullptr;
+  }
+  void* dev = nullptr;
+  unsigned long long mj = 0;
+  if (const int rc = by_index(static_cast<unsigned>(device), &dev); rc != 0) {
+    shutdown();
+    why = "NVML has no device " + std::to_string(device) + " (nvmlReturn_t " + std::to_string(rc) + ")";
+    return nullptr;
+  }
+  if (const int rc = energy(dev, &mj); rc != 0) {
+    shutdown();
+    why = "device " + std::to_string(device) + " has no total-energy counter (nvmlReturn_t " + std::to_string(rc) +
+          "; Volta or newer needed)";
+    return nullptr;
+  }
+  return std::make_unique<NvmlMeter>(std::move(lib), shutdown, energy, dev, device);
+}
+
+json energy_context() {
+  std::string cpu_why, gpu_why;
+  EnergyMeter* cpu = cpu_meter(cpu_why);
+  EnergyMeter* gpu = gpu_meter(0, gpu_why);
+  return {{"cpu", cpu ? cpu->describe() : "unavailable: " + cpu_why},
+          {"gpu", gpu ? gpu->describe() : "unavailable: " + gpu_why}};
+}
+
+json measure_energy(Workload& w, bool gpu, int device, const WorkCount& work) {
+  std::string why;
+  EnergyMeter* m = gpu ? gpu_meter(device, why) : cpu_meter(why);
+  if (m == nullptr) return json();
+  return measure_energy_on(*m, w, work, 10.0);
+}
+
+json measure_energy_on(EnergyMeter& meter, Workload& w, const WorkCount& work, double limit_s) {
+  EnergyMeter* m = &meter;
+  // Run until the counter has advanced kEnergyUpdates times after a first advance, timing from
+  // that first advance to the last: whole update periods only. At most limit_s seconds.
+  const auto t_start = Clock::now();
+  std::optional<double> last = m->joules();
+  if (!last) return {{"energy_unavailable", "the counter could not be read"}};
+  int advances = 0;
+  long runs = 0;
+  double e0 = 0, e1 = 0;
+  Clock::time_point t0, t1;
+  while (advances <= kEnergyUpdates) {
+    w.run();
+    ++runs;
+    const auto now = m->joules();
+    if (!now) return {{"energy_unavailable", "the counter could not be read"}};
+    if (*now != *last) {
+      if (advances == 0) {
+        e0 = *now;
+        t0 = Clock::now();
+        runs = 0;
+      }
+      ++advances;
+      e1 = *now;
+      t1 = Clock::now();
+      last = now;
+    }
+    if (std::chrono::duration<double>(Clock::now() - t_start).count() > limit_s) break;
+  }
+  if (advances <= kEnergyUpdates || runs == 0 || !(e1 > e0)) {
+    return {{"energy_unavailable", "the counter advanced " + std::to_string(advances) + " time(s) in " +
+                                       std::to_string(limit_s) + " s"}};
+  }
+  const double joules = e1 - e0;
+  json e = {{"energy_j", joules / static_cast<double>(runs)},
+            {"energy_s", std::chrono::duration<double>(t1 - t0).count()},
+            {"energy_runs", runs}};
+  const double per_run = joules / static_cast<double>(runs);
+  if (work.samples > 0) e["j_per_sample"] = per_run / work.samples;
+  if (work.bytes > 0) e["j_per_byte"] = per_run / work.bytes;
+  return e;
+}
+
+}  // namespace parlab

@@ -1,0 +1,51 @@
+// Energy where the machine tells (docs/ceilings.md, "Energy"): NVML's total-energy counter of a GPU
+// (libnvidia-ml.so.1, opened at run time: no link dependency), and RAPL's package counters through
+// powercap for the CPU. A counter that cannot be read, or that did not advance, is unavailable with
+// its reason, never 0 J.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/workload.hpp"
+
+namespace parlab {
+
+// A monotonic energy counter in joules (wrap-around handled by the implementation).
+class EnergyMeter {
+ public:
+  virtual ~EnergyMeter() = default;
+  // The counter now; nullopt when a read fails.
+  virtual std::optional<double> joules() = 0;
+  // What it reads, for the context ("rapl: 2 package domains under /sys/class/powercap").
+  virtual std::string describe() const = 0;
+};
+
+// RAPL package domains under $PARLAB_POWERCAP_ROOT (tests), else /sys/class/powercap; null with
+// `why` set when there are none or they cannot be read (root-only on Linux >= 5.10).
+std::unique_ptr<EnergyMeter> open_rapl(std::string& why);
+
+// NVML's counter of GPU `device` (NVML's index); null with `why` when libnvidia-ml.so.1 is absent,
+// NVML does not start, or the device has no energy counter (before Volta).
+std::unique_ptr<EnergyMeter> open_nvml(int device, std::string& why);
+
+// The context's `energy`: {"cpu": what or "unavailable: <why>", "gpu": ...}, opening each once.
+nlohmann::json energy_context();
+
+// Runs `w` after its timed repetitions until the counter of its side (GPU for gpu records, CPU
+// otherwise) has advanced kEnergyUpdates times, and measures the energy between the first and the
+// last advance: {energy_j, energy_s, energy_runs, j_per_sample | j_per_byte}. Null when the side has
+// no counter (the context says why); {"energy_unavailable": why} when the counter did not advance.
+nlohmann::json measure_energy(Workload& w, bool gpu, int device, const WorkCount& work);
+
+// The same on a given meter, giving up after `limit_s` seconds (measure_energy: 10 s).
+nlohmann::json measure_energy_on(EnergyMeter& m, Workload& w, const WorkCount& work, double limit_s);
+
+// Counter advances an energy measurement spans: NVML updates every 20-100 ms, so 5 advances are at
+// least 100 ms of whole update periods, and the error of the partial periods at the ends is gone.
+inline constexpr int kEnergyUpdates = 5;
+
+}  // namespace parlab
