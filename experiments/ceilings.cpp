@@ -113,7 +113,10 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
       quick ? (std::uint64_t{4} << 20) : std::max<std::uint64_t>(4 * llc.value_or(0), std::uint64_t{256} << 20);
   const std::uint64_t elements = array_bytes / sizeof(double);
   const int reps = quick ? 2 : 5;
-  const double compute_s = quick ? 2e-3 : 0.1;
+  // Compute: several short repetitions rather than a few long ones, so that on a shared machine
+  // the best of them is more likely to have had its cores to itself.
+  const double compute_s = quick ? 2e-3 : 0.05;
+  const int compute_reps = quick ? 1 : 6;
   struct Bw {
     const char* base;
     BandwidthKernel kernel;
@@ -135,8 +138,8 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
                         Bw{"cpu_bw_triad", BandwidthKernel::triad_nt}}) {
       push(b.base + suffix, measure_bandwidth(*ex, b.kernel, elements, reps), "bytes/s");
     }
-    push("cpu_fma_f64" + suffix, measure_fma_f64(*ex, compute_s, quick ? 1 : 3), "flops/s");
-    push("cpu_imul" + suffix, measure_imul(*ex, compute_s, quick ? 1 : 3), "muls/s");
+    push("cpu_fma_f64" + suffix, measure_fma_f64(*ex, compute_s, compute_reps), "flops/s");
+    push("cpu_imul" + suffix, measure_imul(*ex, compute_s, compute_reps), "muls/s");
   }
   return set;
 }

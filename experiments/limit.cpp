@@ -31,9 +31,9 @@ struct Candidate {
 
 // A measured roof by name, or a reason it cannot be used.
 const json* measured_roof(const json& ceilings, const std::string& name, std::string& why) {
-  const json& roofs = ceilings.contains("roofs") ? ceilings["roofs"] : json::object();
-  if (roofs.contains(name)) {
-    const json& r = roofs[name];
+  // Pointers into `ceilings`, never copies: the roof returned must outlive this call.
+  if (ceilings.contains("roofs") && ceilings["roofs"].contains(name)) {
+    const json& r = ceilings["roofs"][name];
     if (r.value("method", "") == "measured" && r.contains("value") && r["value"].is_number() &&
         r["value"].get<double>() > 0) {
       return &r;
@@ -41,8 +41,8 @@ const json* measured_roof(const json& ceilings, const std::string& name, std::st
     why = name + " is " + r.value("method", std::string("unknown")) + ", not measured";
     return nullptr;
   }
-  const json& un = ceilings.contains("unavailable") ? ceilings["unavailable"] : json::object();
-  why = name + (un.contains(name) ? " unavailable: " + un[name].get<std::string>() : " not among the ceilings");
+  const bool said = ceilings.contains("unavailable") && ceilings["unavailable"].contains(name);
+  why = name + (said ? " unavailable: " + ceilings["unavailable"][name].get<std::string>() : " not among the ceilings");
   return nullptr;
 }
 
@@ -91,8 +91,8 @@ json record_limit(const json& r, const json& ceilings) {
   const bool gpu = on_gpu(r);
   // Threads of this host the record used: ranks on the host times each rank's threads.
   const int threads = r.value("threads", 1) * (gpu ? 1 : r.value("ranks_per_node", 1));
-  const json& rate = r.contains("rate") ? r["rate"] : json::object();
-  const json& work = r.contains("work") ? r["work"] : json::object();
+  const json rate = r.value("rate", json::object());
+  const json work = r.value("work", json::object());
   const std::string precision = r.value("precision", "");
 
   std::vector<Candidate> cands;

@@ -1,0 +1,304 @@
+// The roof choice (experiments/limit.cpp) on synthetic records and ceilings, the ceilings cache,
+// and the CPU probes' plumbing (not their speed: speed is shown by measurement, not by tests).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "core/ceilings_cpu.hpp"
+#include "experiments/ceilings.hpp"
+#include "experiments/energy.hpp"
+#include "experiments/limit.hpp"
+#include "test_support.hpp"
+
+namespace parlab {
+namespace {
+
+using json = nlohmann::json;
+
+json roof(double value, const char* unit, int threads, const char* device = "cpu", const char* method = "measured") {
+  return {{"value", value}, {"unit", unit},         {"method", method}, {"how", "synthetic"},
+          {"threads", threads}, {"device", device}, {"measured_utc", "2026-01-01T00:00:00Z"}};
+}
+
+// A 4-core machine: 40 GB/s triad at 4 threads, 15 GB/s on one; 10 Gmul/s per core, 40 at 4.
+json ceilings() {
+  json c = {{"measured_utc", "2026-01-01T00:00:00Z"}, {"cache", nullptr}, {"roofs", json::object()},
+            {"unavailable", {{"gpu_bw", "no CUDA device"}, {"gpu_imul", "no CUDA device"}}}};
+  c["roofs"]["cpu_bw_triad_all"] = roof(40e9, "bytes/s", 4);
+  c["roofs"]["cpu_bw_triad_1"] = roof(15e9, "bytes/s", 1);
+  c["roofs"]["cpu_bw_read_all"] = roof(50e9, "bytes/s", 4);
+  c["roofs"]["cpu_bw_read_1"] = roof(20e9, "bytes/s", 1);
+  c["roofs"]["cpu_imul_all"] = roof(40e9, "muls/s", 4);
+  c["roofs"]["cpu_imul_1"] = roof(10e9, "muls/s", 1);
+  c["roofs"]["cpu_fma_f64_all"] = roof(200e9, "flops/s", 4);
+  c["roofs"]["cpu_fma_f64_1"] = roof(50e9, "flops/s", 1);
+  return c;
+}
+
+json ok_record(const std::string& kernel, int threads, const std::string& precision, double seconds,
+               const std::string& kind = "cpu", const std::string& backend = "pool") {
+  const std::uint64_t n = 1 << 20;
+  const WorkCount w = kernel_work(kernel, *precision_from_name(precision), n);
+  json rate = json::object();
+  if (w.samples > 0) rate["samples_per_s"] = w.samples / seconds;
+  if (w.bytes > 0) rate["bytes_per_s"] = w.bytes / seconds;
+  if (w.flops > 0) rate["flops_per_s"] = w.flops / seconds;
+  return {{"kernel", kernel}, {"backend", backend}, {"kind", kind},       {"threads", threads},
+          {"size", n},        {"precision", precision}, {"status", "ok"}, {"rate", rate},
+          {"work", {{"samples", w.samples}, {"bytes", w.bytes}, {"flops", w.flops}}}};
+}
+
+TEST(RecordLimit, TriadIsHeldAgainstTheTriadBandwidthRoof) {
+  const json r = ok_record("triad", 4, "double", 1e-3);
+  const json l = record_limit(r, ceilings());
+  ASSERT_TRUE(l["roof"].is_string()) << l.dump();
+  EXPECT_EQ(l["roof"], "cpu_bw_triad_all");
+  EXPECT_EQ(l["unit"], "bytes/s");
+  EXPECT_DOUBLE_EQ(l["value"].get<double>(), 40e9);
+  EXPECT_DOUBLE_EQ(l["attained"].get<double>(), r["rate"]["bytes_per_s"].get<double>());
+  EXPECT_DOUBLE_EQ(l["fraction"].get<double>(), r["rate"]["bytes_per_s"].get<double>() / 40e9);
+}
+
+TEST(RecordLimit, DotIsHeldAgainstTheReadRoof) {
+  const json l = record_limit(ok_record("dot", 1, "double", 1e-3), ceilings());
+  EXPECT_EQ(l["roof"], "cpu_bw_read_1") << l.dump();
+}
+
+TEST(RecordLimit, PiIsHeldAgainstTheIntegerMultiplyRoofAt12MultipliesPerSample) {
+  const json r = ok_record("pi", 1, "int32", 0.01);
+  const json l = record_limit(r, ceilings());
+  ASSERT_EQ(l["roof"], "cpu_imul_1") << l.dump();
+  EXPECT_EQ(l["unit"], "muls/s");
+  const double samples_per_s = r["rate"]["samples_per_s"].get<double>();
+  EXPECT_DOUBLE_EQ(l["attained"].get<double>(), 12 * samples_per_s);
+  EXPECT_DOUBLE_EQ(l["fraction"].get<double>(), 12 * samples_per_s / 10e9);
+}
+
+TEST(RecordLimit, AFractionAboveOneIsNotClamped) {
+  const json r = ok_record("pi", 1, "int32", 1e-4);  // 1.05e10 samples/s: 12.6x the roof
+  EXPECT_GT(record_limit(r, ceilings())["fraction"].get<double>(), 1.0);
+}
+
+TEST(RecordLimit, CpuRoofScalesWithTheThreadCount) {
+  const json c = ceilings();
+  // 2 threads: min(40, 2 x 15) = 30 GB/s, from the one-core roof.
+  json l = record_limit(ok_record("triad", 2, "double", 1e-3), c);
+  EXPECT_EQ(l["roof"], "cpu_bw_triad_1") << l.dump();
+  EXPECT_DOUBLE_EQ(l["value"].get<double>(), 30e9);
+  EXPECT_TRUE(l.contains("basis"));
+  // 3 threads: min(40, 45) = 40, the all-cores roof.
+  l = record_limit(ok_record("triad", 3, "double", 1e-3), c);
+  EXPECT_EQ(l["roof"], "cpu_bw_triad_all");
+  EXPECT_DOUBLE_EQ(l["value"].get<double>(), 40e9);
+  // At and above the all-cores roof's thread count: the all-cores roof.
+  for (int t : {4, 8}) EXPECT_DOUBLE_EQ(record_limit(ok_record("triad", t, "double", 1e-3), c)["value"].get<double>(), 40e9);
+  // Compute scales too: 3 threads of 10 Gmul/s is below the all-cores 40.
+  EXPECT_DOUBLE_EQ(record_limit(ok_record("pi", 3, "int32", 1e-2), c)["value"].get<double>(), 30e9);
+}
+
+TEST(RecordLimit, AKernelWithNoMeasuredRoofSaysNoRoof) {
+  const json c = ceilings();
+  // The race lab names no bound resource.
+  json l = record_limit(ok_record("count_atomic", 2, "int32", 1e-3), c);
+  EXPECT_TRUE(l["roof"].is_null());
+  EXPECT_EQ(l["reason"].get<std::string>().rfind("no roof: ", 0), 0u) << l.dump();
+  // matmul is bound by fp32 flops, and the CPU has no measured fp32 roof.
+  l = record_limit(ok_record("matmul", 1, "float", 1.0), c);
+  EXPECT_TRUE(l["roof"].is_null()) << l.dump();
+  // A GPU record where the GPU roofs are unavailable: the reason says why.
+  l = record_limit(ok_record("triad", 1, "double", 1e-3, "gpu", "cuda"), c);
+  EXPECT_TRUE(l["roof"].is_null());
+  EXPECT_NE(l["reason"].get<std::string>().find("no CUDA device"), std::string::npos) << l.dump();
+  // A kernel outside the catalogue (a wing's study).
+  json r = ok_record("triad", 1, "double", 1e-3);
+  r["kernel"] = "transfer_pinned";
+  EXPECT_TRUE(record_limit(r, c)["roof"].is_null());
+}
+
+TEST(RecordLimit, ATheoreticalRoofIsNotUsed) {
+  json c = ceilings();
+  c["roofs"]["cpu_bw_triad_all"]["method"] = "theoretical";
+  c["roofs"]["cpu_bw_triad_all"]["inputs"] = {{"channels", 8}};
+  const json l = record_limit(ok_record("triad", 4, "double", 1e-3), c);
+  EXPECT_TRUE(l["roof"].is_null()) << l.dump();
+}
+
+TEST(RecordLimit, GpuRecordsAreHeldAgainstGpuRoofs) {
+  json c = ceilings();
+  c["roofs"]["gpu_bw"] = roof(3e12, "bytes/s", 1, "gpu0");
+  c["roofs"]["gpu_imul"] = roof(2e13, "muls/s", 1, "gpu0");
+  EXPECT_EQ(record_limit(ok_record("triad", 1, "double", 1e-5, "gpu", "cuda"), c)["roof"], "gpu_bw");
+  EXPECT_EQ(record_limit(ok_record("triad", 1, "double", 1e-5, "peer", "babelstream-cuda"), c)["roof"], "gpu_bw");
+  EXPECT_EQ(record_limit(ok_record("pi", 1, "int32", 1e-5, "gpu", "cuda"), c)["roof"], "gpu_imul");
+}
+
+TEST(RecordLimit, ARecordThatDidNotRunOkGetsNoLimit) {
+  for (const char* status : {"failed-validation", "error", "unavailable"}) {
+    json r = ok_record("triad", 2, "double", 1e-3);
+    r["status"] = status;
+    EXPECT_TRUE(record_limit(r, ceilings()).is_null()) << status;
+  }
+}
+
+// Sets an environment variable for one test and restores it.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+TEST(CeilingsCache, WritesReadsAndRemeasures) {
+  const auto dir = std::filesystem::temp_directory_path() / ("parlab-ceilings-test-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  ScopedEnv cache("PARLAB_CEILINGS_CACHE", dir.string());
+  ScopedEnv quick("PARLAB_CEILINGS_QUICK", "1");
+  std::ostringstream log;
+  const json first = load_or_measure_ceilings(test::registry(), false, log);
+  const auto file = ceilings_cache_file();
+  ASSERT_TRUE(file.has_value());
+  ASSERT_TRUE(std::filesystem::exists(*file));
+  EXPECT_EQ(file->parent_path(), dir);
+  EXPECT_EQ(first["cache"], file->string());
+  EXPECT_NE(log.str().find("measuring"), std::string::npos);
+  for (const char* name : {"cpu_bw_triad_all", "cpu_bw_triad_1", "cpu_fma_f64_1", "cpu_imul_all"}) {
+    ASSERT_TRUE(first["roofs"].contains(name)) << name;
+    EXPECT_GT(first["roofs"][name]["value"].get<double>(), 0) << name;
+    EXPECT_EQ(first["roofs"][name]["method"], "measured");
+  }
+  // Read back: a value planted in the file comes back, and nothing is measured.
+  json planted = first;
+  planted["roofs"]["cpu_bw_triad_all"]["value"] = 1.0;
+  std::ofstream(*file) << planted.dump();
+  std::ostringstream log2;
+  const json second = load_or_measure_ceilings(test::registry(), false, log2);
+  EXPECT_DOUBLE_EQ(second["roofs"]["cpu_bw_triad_all"]["value"].get<double>(), 1.0);
+  EXPECT_EQ(log2.str(), "");
+  // --remeasure measures again and replaces the file.
+  std::ostringstream log3;
+  const json third = load_or_measure_ceilings(test::registry(), true, log3);
+  EXPECT_GT(third["roofs"]["cpu_bw_triad_all"]["value"].get<double>(), 1.0);
+  std::ifstream in(*file);
+  EXPECT_GT(json::parse(in)["roofs"]["cpu_bw_triad_all"]["value"].get<double>(), 1.0);
+  // A garbled cache is measured again, not trusted.
+  std::ofstream(*file) << "{not json";
+  std::ostringstream log4;
+  EXPECT_TRUE(load_or_measure_ceilings(test::registry(), false, log4)["roofs"].contains("cpu_imul_1"));
+  EXPECT_NE(log4.str().find("not valid JSON"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CeilingsProbes, LastLevelCacheIsTheHighestLevelInSysfs) {
+  const auto dir = std::filesystem::temp_directory_path() / ("parlab-llc-test-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  const auto put = [&](int i, const char* level, const char* type, const char* size) {
+    const auto d = dir / ("index" + std::to_string(i));
+    std::filesystem::create_directories(d);
+    std::ofstream(d / "level") << level << "\n";
+    std::ofstream(d / "type") << type << "\n";
+    std::ofstream(d / "size") << size << "\n";
+  };
+  put(0, "1", "Data", "48K");
+  put(1, "1", "Instruction", "32K");
+  put(2, "2", "Unified", "2048K");
+  put(3, "3", "Unified", "36M");
+  EXPECT_EQ(last_level_cache_sysfs(dir.string()), std::uint64_t{36} << 20);
+  std::filesystem::remove_all(dir);
+  EXPECT_FALSE(last_level_cache_sysfs(dir.string()).has_value());
+}
+}  // namespace
+}  // namespace parlab
+
+namespace parlab {
+namespace {
+
+// A workload that does nothing: the energy tests count its runs.
+class NopWorkload final : public Workload {
+ public:
+  void run() override { ++runs; }
+  Validation validate() override { return {}; }
+  WorkCount work() const override { return samples_work(1000); }
+  long runs = 0;
+};
+
+// A counter that advances by 0.5 J every `period` reads.
+class SteppingMeter final : public EnergyMeter {
+ public:
+  explicit SteppingMeter(int period) : period_(period) {}
+  std::optional<double> joules() override { return 0.5 * static_cast<double>(reads_++ / period_); }
+  std::string describe() const override { return "test"; }
+
+ private:
+  int period_;
+  long reads_ = 0;
+};
+
+TEST(Energy, RaplIsUnavailableWithItsReason) {
+  const auto root = std::filesystem::temp_directory_path() / ("parlab-powercap-test-" + std::to_string(getpid()));
+  std::filesystem::remove_all(root);
+  std::string why;
+  {
+    ScopedEnv env("PARLAB_POWERCAP_ROOT", root.string());
+    EXPECT_EQ(open_rapl(why), nullptr);
+    EXPECT_NE(why.find("no powercap directory"), std::string::npos) << why;
+    std::filesystem::create_directories(root / "intel-rapl:0:0");  // a sub-domain only
+    EXPECT_EQ(open_rapl(why), nullptr);
+    EXPECT_NE(why.find("no RAPL package domain"), std::string::npos) << why;
+    // A package domain whose counter is present: a meter, reading microjoules as joules.
+    std::filesystem::create_directories(root / "intel-rapl:0");
+    std::ofstream(root / "intel-rapl:0" / "energy_uj") << "2500000\n";
+    std::ofstream(root / "intel-rapl:0" / "max_energy_range_uj") << "262143328850\n";
+    auto m = open_rapl(why);
+    ASSERT_NE(m, nullptr) << why;
+    EXPECT_DOUBLE_EQ(m->joules().value(), 0.0);  // counted from opening
+    std::ofstream(root / "intel-rapl:0" / "energy_uj") << "4500000\n";
+    EXPECT_DOUBLE_EQ(m->joules().value(), 2.0);
+    // A counter that never advances is unavailable, never 0 J.
+    NopWorkload w;
+    const json e = measure_energy_on(*m, w, w.work(), 0.05);
+    ASSERT_TRUE(e.contains("energy_unavailable")) << e.dump();
+    EXPECT_FALSE(e.contains("energy_j"));
+  }
+  std::filesystem::remove_all(root);
+}
+
+TEST(Energy, NvmlIsUnavailableWithItsReasonWhereThereIsNone) {
+  std::string why;
+  auto m = open_nvml(0, why);
+  if (m != nullptr) GTEST_SKIP() << "this machine has NVML with an energy counter: " << m->describe();
+  EXPECT_FALSE(why.empty());
+  const json ctx = energy_context();
+  EXPECT_EQ(ctx["gpu"].get<std::string>().rfind("unavailable: ", 0), 0u) << ctx.dump();
+}
+
+TEST(Energy, SpansSeveralCounterAdvancesAndGivesJoulesPerSample) {
+  SteppingMeter m(4);  // advances every 4th read: one read per run
+  NopWorkload w;
+  const json e = measure_energy_on(m, w, w.work(), 5.0);
+  ASSERT_TRUE(e.contains("energy_j")) << e.dump();
+  // 5 advances of 0.5 J over 20 runs: 0.125 J per run, 1000 samples each.
+  EXPECT_EQ(e["energy_runs"], 4 * kEnergyUpdates);
+  EXPECT_DOUBLE_EQ(e["energy_j"].get<double>(), 0.125);
+  EXPECT_DOUBLE_EQ(e["j_per_sample"].get<double>(), 0.125 / 1000);
+}
+
+}  // namespace
+}  // namespace parlab
