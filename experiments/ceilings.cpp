@@ -174,6 +174,23 @@ json measure_ceilings(const Registry& registry, std::ostream& log) {
   for (const auto& r : set.roofs) roofs[r.name] = to_json(r, when);
   for (const auto& [name, why] : set.unavailable) unavailable[name] = why;
   json c = {{"measured_utc", when}, {"cache", nullptr}, {"roofs", roofs}, {"unavailable", unavailable}};
+  // What makes these roofs less trustworthy, said beside them: a busy machine, and an all-cores
+  // compute roof below the one-core roof (on an idle machine it is at least as large).
+  json warnings = json::array();
+  if (double load[1] = {0}; getloadavg(load, 1) == 1 && load[0] > 0.5 * hardware_threads()) {
+    std::ostringstream os;
+    os << std::fixed << std::setprecision(2) << "machine busy while measuring: 1-minute load average " << load[0]
+       << " on " << hardware_threads() << " hardware threads";
+    warnings.push_back(os.str());
+  }
+  for (const char* base : {"cpu_fma_f64", "cpu_imul"}) {
+    const std::string all = std::string(base) + "_all", one = std::string(base) + "_1";
+    if (roofs.contains(all) && roofs.contains(one) && roofs[all]["threads"].get<int>() > 1 &&
+        roofs[all]["value"].get<double>() < roofs[one]["value"].get<double>()) {
+      warnings.push_back(all + " is below " + one + ": the cores were not all free (remeasure on a quiet machine)");
+    }
+  }
+  c["warnings"] = warnings;
   c["seconds"] = std::chrono::duration<double>(Clock::now() - t0).count();
   if (quick_mode()) c["quick"] = true;
   return c;
@@ -230,6 +247,7 @@ int cmd_ceilings(const Registry& registry, bool remeasure, bool as_json, std::os
   for (const auto& [name, why] : c["unavailable"].items()) {
     out << "  " << std::left << std::setw(20) << name << " unavailable: " << why.get<std::string>() << "\n";
   }
+  for (const auto& w : c.value("warnings", json::array())) out << "warning: " << w.get<std::string>() << "\n";
   return 0;
 }
 
