@@ -224,21 +224,23 @@ json measure_energy(Workload& w, bool gpu, int device, const WorkCount& work) {
   return measure_energy_on(*m, w, work, 10.0);
 }
 
-json measure_energy_on(EnergyMeter& meter, Workload& w, const WorkCount& work, double limit_s) {
-  EnergyMeter* m = &meter;
-  // Run until the counter has advanced kEnergyUpdates times after a first advance, timing from
-  // that first advance to the last: whole update periods only. At most limit_s seconds.
+json measure_energy_on(EnergyMeter& m, Workload& w, const WorkCount& work, double limit_s) {
+  // Run until the counter has advanced kEnergyUpdates times after a first advance and at least
+  // kEnergyMinSeconds have passed since it (RAPL updates every millisecond, so the count alone
+  // could span less than one run), timing from that first advance to the last: whole update
+  // periods only, and the runs completed between them. At most limit_s seconds.
   const auto t_start = Clock::now();
-  std::optional<double> last = m->joules();
+  std::optional<double> last = m.joules();
   if (!last) return {{"energy_unavailable", "the counter could not be read"}};
   int advances = 0;
-  long runs = 0;
+  long runs = 0, runs_at_last = 0;
   double e0 = 0, e1 = 0;
   Clock::time_point t0, t1;
-  while (advances <= kEnergyUpdates) {
+  const auto spanned = [&] { return std::chrono::duration<double>(t1 - t0).count(); };
+  while (advances <= kEnergyUpdates || spanned() < kEnergyMinSeconds || runs_at_last == 0) {
     w.run();
     ++runs;
-    const auto now = m->joules();
+    const auto now = m.joules();
     if (!now) return {{"energy_unavailable", "the counter could not be read"}};
     if (*now != *last) {
       if (advances == 0) {
@@ -249,19 +251,17 @@ json measure_energy_on(EnergyMeter& meter, Workload& w, const WorkCount& work, d
       ++advances;
       e1 = *now;
       t1 = Clock::now();
+      runs_at_last = runs;
       last = now;
     }
     if (std::chrono::duration<double>(Clock::now() - t_start).count() > limit_s) break;
   }
-  if (advances <= kEnergyUpdates || runs == 0 || !(e1 > e0)) {
+  if (advances <= kEnergyUpdates || runs_at_last == 0 || !(e1 > e0)) {
     return {{"energy_unavailable", "the counter advanced " + std::to_string(advances) + " time(s) in " +
                                        std::to_string(limit_s) + " s"}};
   }
-  const double joules = e1 - e0;
-  json e = {{"energy_j", joules / static_cast<double>(runs)},
-            {"energy_s", std::chrono::duration<double>(t1 - t0).count()},
-            {"energy_runs", runs}};
-  const double per_run = joules / static_cast<double>(runs);
+  const double per_run = (e1 - e0) / static_cast<double>(runs_at_last);
+  json e = {{"energy_j", per_run}, {"energy_s", spanned()}, {"energy_runs", runs_at_last}};
   if (work.samples > 0) e["j_per_sample"] = per_run / work.samples;
   if (work.bytes > 0) e["j_per_byte"] = per_run / work.bytes;
   return e;

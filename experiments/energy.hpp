@@ -37,7 +37,8 @@ nlohmann::json energy_context();
 
 // Runs `w` after its timed repetitions until the counter of its side (GPU for gpu records, CPU
 // otherwise) has advanced kEnergyUpdates times, and measures the energy between the first and the
-// last advance: {energy_j, energy_s, energy_runs, j_per_sample | j_per_byte}. Null when the side has
+// last advance, at least kEnergyMinSeconds apart: {energy_j (joules per run), energy_s,
+// energy_runs, j_per_sample | j_per_byte}. Null when the side has
 // no counter (the context says why); {"energy_unavailable": why} when the counter did not advance.
 nlohmann::json measure_energy(Workload& w, bool gpu, int device, const WorkCount& work);
 
@@ -47,5 +48,7 @@ nlohmann::json measure_energy_on(EnergyMeter& m, Workload& w, const WorkCount& w
 // Counter advances an energy measurement spans: NVML updates every 20-100 ms, so 5 advances are at
 // least 100 ms of whole update periods, and the error of the partial periods at the ends is gone.
 inline constexpr int kEnergyUpdates = 5;
+// And the least time they span (RAPL counters update every millisecond): 0.1 s.
+inline constexpr double kEnergyMinSeconds = 0.1;
 
 }  // namespace parlab
