@@ -237,10 +237,16 @@ json measure_energy_on(EnergyMeter& m, Workload& w, const WorkCount& work, doubl
   double e0 = 0, e1 = 0;
   Clock::time_point t0, t1;
   const auto spanned = [&] { return std::chrono::duration<double>(t1 - t0).count(); };
+  // The counter is read at most every kPoll: an NVML read takes milliseconds (4 ms on an H100),
+  // and a read after every short run would add that much idle time to each run's energy.
+  constexpr std::chrono::milliseconds kPoll{10};
+  auto polled = Clock::now();
   while (advances <= kEnergyUpdates || spanned() < kEnergyMinSeconds || runs_at_last == 0) {
     w.run();
     ++runs;
+    if (Clock::now() - polled < kPoll) continue;
     const auto now = m.joules();
+    polled = Clock::now();
     if (!now) return {{"energy_unavailable", "the counter could not be read"}};
     if (*now != *last) {
       if (advances == 0) {
@@ -256,6 +262,7 @@ json measure_energy_on(EnergyMeter& m, Workload& w, const WorkCount& work, doubl
     }
     if (std::chrono::duration<double>(Clock::now() - t_start).count() > limit_s) break;
   }
+  // runs_at_last counts the runs between the reads that saw the first and the last advance.
   if (advances <= kEnergyUpdates || runs_at_last == 0 || !(e1 > e0)) {
     return {{"energy_unavailable", "the counter advanced " + std::to_string(advances) + " time(s) in " +
                                        std::to_string(limit_s) + " s"}};

@@ -300,7 +300,7 @@ TEST(Energy, NvmlIsUnavailableWithItsReasonWhereThereIsNone) {
 
 TEST(Energy, SpansSeveralCounterAdvancesAndGivesJoulesPerSample) {
   SteppingMeter m(4);  // advances every 4th read: one read per run
-  NopWorkload w(std::chrono::milliseconds(5));
+  NopWorkload w(std::chrono::milliseconds(11));  // longer than the poll interval: a read per run
   const json e = measure_energy_on(m, w, w.work(), 5.0);
   ASSERT_TRUE(e.contains("energy_j")) << e.dump();
   // At least 5 advances of 0.5 J, 4 runs each, over at least kEnergyMinSeconds: 0.125 J per run
