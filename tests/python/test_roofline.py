@@ -189,3 +189,45 @@ def test_a_run_without_ceilings_draws_no_roofline_and_says_so(tmp_path, doc):
     assert run_plot(str(d)).returncode == 0
     assert not [p for p in (d / "plots").iterdir() if "roofline" in p.name]
     assert "No ceilings measured in this run" in (d / "report.html").read_text()
+
+
+def test_compare_shows_both_runs_shares(tmp_path, doc):
+    """Two machines: NEW twice as fast against a roof twice as high, so the same share."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    new = copy.deepcopy(doc)
+    for name, rf in new["context"]["ceilings"]["roofs"].items():
+        rf["value"] *= 2
+    for r in new["records"]:
+        if r["status"] == "ok":
+            r["reps_s"] = [x / 2 for x in r["reps_s"]]
+            r["time_s"] = {k: v / 2 for k, v in r["time_s"].items()}
+            r["rate"] = {k: v * 2 for k, v in r["rate"].items()}
+            if r["limit"]["roof"]:
+                r["limit"]["value"] *= 2
+                r["limit"]["attained"] *= 2
+    base_dir, new_dir = write_doc(tmp_path, doc, "base"), write_doc(tmp_path, new, "new")
+    compare = [sys.executable, f"{ROOT}/experiments/compare.py", str(base_dir), str(new_dir)]
+    out = json.loads(subprocess.run(compare + ["--json"], capture_output=True, text=True).stdout)
+    row = next(r for r in out["records"] if r["label"] == "quick triad openmp t=2 2^24 double")
+    assert row["base"]["share"] == row["new"]["share"] == plot.share_text(doc["records"][2])
+    assert row["share_ratio"] == pytest.approx(1.0)
+    assert out["summary"]["with_shares"] == sum(1 for r in doc["records"] if plot.roof_share(r))
+    text = subprocess.run(compare, capture_output=True, text=True).stdout
+    assert "share of roof BASE -> NEW" in text and "of cpu_bw_triad_all" in text
+    assert "NEW share / BASE share median 1.000" in text
+    res = subprocess.run(compare + ["--html", str(tmp_path / "cmp")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    page = (tmp_path / "cmp" / "report.html").read_text()
+    assert "share of roof BASE &rarr; NEW" in page and "Shares of roofs" in page
+    # A run without roofs against one with: said, never compared by share.
+    for r in doc["records"]:
+        r.pop("limit", None)
+    del doc["context"]["ceilings"]
+    old_dir = write_doc(tmp_path, doc, "old")
+    text = subprocess.run([sys.executable, f"{ROOT}/experiments/compare.py", str(old_dir), str(new_dir)],
+                          capture_output=True, text=True).stdout
+    assert "only NEW measured roofs" in text
