@@ -166,6 +166,7 @@ def side(r: dict) -> dict:
         lim = roof_share(r)
         if lim:
             out["limit"] = {k: lim.get(k) for k in ("roof", "value", "unit", "attained", "fraction")}
+        if share_text(r):
             out["share"] = share_text(r)
     detail = (r.get("validation") or {}).get("detail") or r.get("reason")
     if detail:

@@ -54,7 +54,7 @@ def share_pair(r: dict) -> str:
     b, n = r["base"].get("limit"), r["new"].get("limit")
     if b and n and b["roof"] == n["roof"]:
         return f"{b['fraction']:.2f} -> {n['fraction']:.2f} of {b['roof']}"
-    if b or n:
+    if b or n or r["base"].get("share") or r["new"].get("share"):
         return f"{r['base'].get('share') or '-'} -> {r['new'].get('share') or '-'}"
     return ""
 

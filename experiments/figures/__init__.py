@@ -14,7 +14,8 @@ Modules:
   summary       the run summary, the report's first screen (run_summary, mpi_summary, summary_html)
   report        report.html (report_html)
 
-Figure families, in the order draw_figures draws them (file names under plots/, .png and .svg):
+Figure families, in the order draw_figures draws them (file names under plots/, .png and .svg;
+roofline, listed below with the rest, is drawn first):
   scaling       speedup_<study>_<scaling>_<kernel>_<N>_<precision>: speedup = median serial time /
                 median time, and parallel efficiency, vs threads per backend, with the ideal
                 line (strong scaling), and for a memory-bound kernel the bandwidth roof over the
@@ -66,9 +67,10 @@ from .throughput import throughput_figures
 def draw_figures(p: Plotter, doc: dict) -> list[dict]:
     """Every figure family of a run, in the report's order; returns the peers table (the report
     shows it as a table too)."""
+    # The rooflines first: how close to the machine's limits the run came is the report's headline.
+    roofline_figures(p, doc)
     scaling_figures(p, doc)
     bandwidth_figures(p, doc)
-    roofline_figures(p, doc)
     throughput_figures(p, doc)
     gil_figures(p, doc)
     gpu_study_figures(p, doc)

@@ -38,10 +38,15 @@ def roof_share(r: dict):
 
 
 def share_text(r: dict) -> str:
-    """"0.82 of cpu_bw_triad_all" for a record with a roof, "" without: the one wording of a
-    record's share of its roof (the report's first screen and `parlab compare` both use it)."""
+    """"0.82 of cpu_bw_triad_all" for a record with a roof, its limit's reason ("no roof: ...")
+    for one whose kernel has none, "" for a record without a limit (a run from before ceilings):
+    the one wording of a record's share of its roof (the report's first screen and `parlab
+    compare` both use it)."""
     s = roof_share(r)
-    return f"{s['fraction']:.2f} of {s['roof']}" if s else ""
+    if s:
+        return f"{s['fraction']:.2f} of {s['roof']}"
+    lim = r.get("limit")
+    return str(lim.get("reason") or "no roof") if isinstance(lim, dict) and not lim.get("roof") else ""
 
 
 def roof_label(name: str, roof: dict) -> str:

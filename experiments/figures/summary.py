@@ -9,7 +9,7 @@ from .labels import fmt_rate, fmt_size, fmt_time, interpreter_suffix
 from .load import family_of, kernel_order, ok_records, rate_of, ranks_of
 from .mixed_mode import mixed_mode_series
 from .mpi import MPI_PROBE_NAMES, mpi_latency_series, mpi_scaling_series
-from .roofline import ceilings_of, share_text
+from .roofline import ceilings_of, roof_share, share_text
 from .scaling import scaling_bounds, scaling_series
 
 
@@ -42,7 +42,7 @@ def run_summary(doc: dict, peers: list | None = None) -> dict:
         job = "" if ranks_of(best) is None else f", {ranks_of(best)} rank{'s' if ranks_of(best) != 1 else ''}"
         share = share_text(best)
         parts = [f"fastest: {best['backend']}{interpreter_suffix(best)} (t={best['threads']}{job}) {fmt_rate(v, unit)}"
-                 + (f", {share}" if share else "")]
+                 + (f", {share}" if roof_share(best) else f" ({share})" if share else "")]
         for (s_study, scaling, s_kernel, base, s_prec), series in speedups.items():
             if (s_study, scaling, s_kernel, base, s_prec) == (study, "strong", kernel, size, precision):
                 tmax = max(t for pts in series.values() for t, _, _ in pts)

@@ -112,7 +112,7 @@ def test_share_text_is_the_records_limit():
     r = with_limit(record(0, "openmp", 2, 0.025, kernel="triad", size=N, precision="double"), "cpu_bw_triad_all")
     assert plot.share_text(r) == f"{24 * N / 0.025 / 20e9:.2f} of cpu_bw_triad_all"
     r["limit"] = {"roof": None, "reason": "no roof: nothing measured"}
-    assert plot.share_text(r) == "" and plot.roof_share(r) is None
+    assert plot.share_text(r) == "no roof: nothing measured" and plot.roof_share(r) is None
     del r["limit"]
     assert plot.share_text(r) == ""
 
@@ -231,3 +231,13 @@ def test_compare_shows_both_runs_shares(tmp_path, doc):
     text = subprocess.run([sys.executable, f"{ROOT}/experiments/compare.py", str(old_dir), str(new_dir)],
                           capture_output=True, text=True).stdout
     assert "only NEW measured roofs" in text
+
+
+def test_a_kernel_without_a_roof_says_why_on_the_first_screen(doc):
+    for r in doc["records"]:
+        if r["kernel"] == "copy":
+            r["limit"] = {"roof": None, "reason": "no roof: no copy bandwidth measured"}
+    s = plot.run_summary(doc)
+    copy_row = next(f for f in s["findings"] if f["kernel"] == "copy")
+    assert copy_row["finding"][0].endswith("(no roof: no copy bandwidth measured)")
+    assert not [q for q in plot.roofline_points(doc)["cpu"] if q["kernel"] == "copy"]
