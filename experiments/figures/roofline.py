@@ -155,18 +155,21 @@ def roofline_figures(p: Plotter, doc: dict) -> None:
         if bws and fls:
             hi = max(hi, 4 * max(fls) / max(bws))
         _draw_roofs(ax1, dev_roofs, (lo, hi))
-        markers = "osD^v<>ph*"
+        # One marker and colour per backend (a legend of its own), one label per kernel, at its
+        # fastest point: every point's number is on the right, so the left stays legible however
+        # many backends a run has.
+        markers = "osD^v<>ph*P"
         backends = sorted({q["backend"] for q in placed})
-        # Points of one kernel share its intensity and often nearly its rate: their labels are
-        # stacked downwards from the fastest, so none hides another.
+        style = {b: (markers[i % len(markers)], f"C{i % 10}") for i, b in enumerate(backends)}
+        handles = {}
+        for q in placed:
+            m, c = style[q["backend"]]
+            handles[q["backend"]], = ax1.plot([q["intensity"]], [q["flops_per_s"]], m, color=c, markersize=6,
+                                               markeredgecolor="k", markeredgewidth=0.5, linestyle="none")
         for kernel in sorted({(q["kernel"], q["precision"]) for q in placed}):
-            same = sorted((q for q in placed if (q["kernel"], q["precision"]) == kernel), key=lambda q: -q["flops_per_s"])
-            for k, q in enumerate(same):
-                m = markers[backends.index(q["backend"]) % len(markers)]
-                ax1.plot([q["intensity"]], [q["flops_per_s"]], m, markersize=7, markeredgecolor="k", color="w")
-                ax1.annotate(f"{q['kernel']} {q['backend']} t={q['threads']} ({q['fraction']:.2f} of {q['roof']})",
-                             (q["intensity"], q["flops_per_s"]), textcoords="offset points", xytext=(7, 6 - 9 * k),
-                             fontsize=6.5, arrowprops={"arrowstyle": "-", "linewidth": 0.4, "color": "grey"})
+            top = max((q for q in placed if (q["kernel"], q["precision"]) == kernel), key=lambda q: q["flops_per_s"])
+            ax1.annotate(f"{kernel[0]}", (top["intensity"], top["flops_per_s"]), textcoords="offset points",
+                         xytext=(0, 7), ha="center", fontsize=7, fontweight="bold")
         ax1.set_xscale("log", base=2)
         ax1.set_yscale("log")
         ax1.set_xlim(lo, hi)
@@ -174,7 +177,13 @@ def roofline_figures(p: Plotter, doc: dict) -> None:
         ax1.set_ylabel("attained flop/s")
         ax1.set_title(f"{device.upper()} roofline: solid roofs measured, dashed theoretical")
         if ax1.get_legend_handles_labels()[0]:
-            ax1.legend(fontsize=6.5, loc="lower right")
+            # Roofs bottom right; backends top left (the roofs' legend is drawn from the labelled
+            # lines, the backends' from one marker each).
+            roofs_legend = ax1.legend(fontsize=6.5, loc="lower right")
+            if handles:
+                ax1.add_artist(roofs_legend)
+                ax1.legend([handles[b] for b in backends], backends, fontsize=6.5, loc="upper left", title="backend",
+                           title_fontsize=7)
         # Right: every point's share of its own roof.
         order = sorted(pts, key=lambda q: (q["kernel"], q["precision"], -q["fraction"]))
         ys = range(len(order))
@@ -190,7 +199,7 @@ def roofline_figures(p: Plotter, doc: dict) -> None:
         ax2.axvline(1.0, color="k", linestyle="--", linewidth=1)
         ax2.set_xlim(0, max(1.6, max(q["fraction"] for q in order) * 1.6))
         ax2.set_xlabel("attained / roof (1: at the roof)")
-        ax2.set_title("each kernel's share of the roof that binds it; colour: the roof's unit")
+        ax2.set_title("share of the roof that binds each kernel (colour: roof unit)")
         ax2.grid(axis="y", visible=False)
         for u in units:
             ax2.barh([0], [0], color=colors[u], label=UNIT_LABELS.get(u, u) + " roof")
