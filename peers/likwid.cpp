@@ -22,7 +22,8 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t at = text.find('\n', start);
-    std::string_view l = text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start);
+    std::string_view l =
+        text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start);
     while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t')) l.remove_suffix(1);
     lines.push_back(l);
     if (at == std::string_view::npos) break;
@@ -71,8 +72,8 @@ double number(std::string_view text, std::string_view key, bool positive, std::s
   const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
   if (f.empty() || ec != std::errc() || end != f.data() + f.size() || !std::isfinite(v) || v < 0 ||
       (positive && !(v > 0))) {
-    throw FailureError(std::string(key) + " '" + excerpt(text) + "' is not a " + (positive ? "positive" : "non-negative") +
-                       " finite number");
+    throw FailureError(std::string(key) + " '" + excerpt(text) + "' is not a " +
+                       (positive ? "positive" : "non-negative") + " finite number");
   }
   return v;
 }
@@ -133,13 +134,17 @@ const KernelTests& tests_of(const std::string& kernel) {
 class LikwidWorkload final : public Workload {
  public:
   LikwidWorkload(std::string backend, Invocation inv, PeerLauncher launch)
-      : backend_(std::move(backend)), inv_(std::move(inv)), launch_(std::move(launch)), argv_(command_line(inv_)) {
+      : backend_(std::move(backend)),
+        inv_(std::move(inv)),
+        launch_(std::move(launch)),
+        argv_(command_line(inv_)) {
     // likwid-bench reads its configuration at start and looks for likwid-accessD on PATH (even for
     // benchmarks, where it reads no counter); the package puts the daemon in sbin, which a user's
     // PATH often lacks.
     const char* path = std::getenv("PATH");
     const std::string sbin = access_daemon_dir(inv_.binary);
-    env_.emplace_back("PATH", (path != nullptr && *path != '\0' ? std::string(path) + ":" : std::string()) + sbin);
+    env_.emplace_back("PATH",
+                      (path != nullptr && *path != '\0' ? std::string(path) + ":" : std::string()) + sbin);
     std::ostringstream cmd;  // for messages: the binary's name and its arguments
     cmd << std::filesystem::path(argv_[0]).filename().string();
     for (std::size_t i = 1; i < argv_.size(); ++i) cmd << ' ' << argv_[i];
@@ -154,7 +159,8 @@ class LikwidWorkload final : public Workload {
       return;
     }
     if (!c.started) throw FailureError(backend_ + ": " + inv_.binary + " " + c.ended);
-    if (c.exit_code != 0) throw FailureError(backend_ + ": `" + command_ + "` " + c.ended + stderr_note(c.err_tail));
+    if (c.exit_code != 0)
+      throw FailureError(backend_ + ": `" + command_ + "` " + c.ended + stderr_note(c.err_tail));
     Report r;
     try {
       r = checked(c.out);
@@ -194,8 +200,9 @@ class LikwidWorkload final : public Workload {
       v.detail = "interrupted: an invocation of " + command_ + " was stopped";
       return v;
     }
-    v.detail = "likwid-bench " + inv_.test + " has no result check; " + std::to_string(runs_) + " invocation" +
-               (runs_ == 1 ? "" : "s") + " of `" + command_ + "`; its figures (mean over its iterations, " +
+    v.detail = "likwid-bench " + inv_.test + " has no result check; " + std::to_string(runs_) +
+               " invocation" + (runs_ == 1 ? "" : "s") + " of `" + command_ +
+               "`; its figures (mean over its iterations, " +
                "averaged over the timed invocations): " + format_rate(sum_bytes_per_s_ / n, "B/s") +
                (sum_flops_per_s_ > 0 ? ", " + format_rate(sum_flops_per_s_ / n, "flop/s") : std::string());
     return v;
@@ -223,25 +230,27 @@ class LikwidWorkload final : public Workload {
     } catch (const FailureError& e) {
       throw FailureError(std::string("output is not likwid-bench's report: ") + e.what());
     }
-    if (r.test != inv_.test) throw FailureError("it ran test '" + excerpt(r.test, 60) + "', not " + inv_.test);
+    if (r.test != inv_.test)
+      throw FailureError("it ran test '" + excerpt(r.test, 60) + "', not " + inv_.test);
     if (r.threads != inv_.threads) {
-      throw FailureError("it used " + std::to_string(r.threads) + " threads, not the " + std::to_string(inv_.threads) +
-                         " asked for");
+      throw FailureError("it used " + std::to_string(r.threads) + " threads, not the " +
+                         std::to_string(inv_.threads) + " asked for");
     }
     const std::uint64_t want = working_set_bytes();
     if (r.size_bytes != want) {
-      throw FailureError("its working set is " + std::to_string(r.size_bytes) + " bytes, not the " + std::to_string(want) +
-                         " asked for (it rounds a vector length to a multiple of its loop stride times the threads: "
-                         "choose a size that is one)");
+      throw FailureError(
+          "its working set is " + std::to_string(r.size_bytes) + " bytes, not the " + std::to_string(want) +
+          " asked for (it rounds a vector length to a multiple of its loop stride times the threads: "
+          "choose a size that is one)");
     }
     if (inv_.kernel != "peakflops") {
       // Its bytes per iteration must be parlab's, or the two bandwidths would not be comparable.
       const double per_iteration = r.data_volume_bytes / static_cast<double>(r.iterations_per_thread);
       const double expected = kernel_work(inv_.kernel, Precision::f64, inv_.size).bytes;
       if (std::abs(per_iteration - expected) > 1e-6 * expected) {
-        throw FailureError("it moved " + std::to_string(per_iteration) + " bytes per iteration, not parlab's " +
-                           std::to_string(expected) + " for " + inv_.kernel + " of " + std::to_string(inv_.size) +
-                           " elements");
+        throw FailureError("it moved " + std::to_string(per_iteration) +
+                           " bytes per iteration, not parlab's " + std::to_string(expected) + " for " +
+                           inv_.kernel + " of " + std::to_string(inv_.size) + " elements");
       }
     }
     return r;
@@ -268,7 +277,8 @@ class LikwidWorkload final : public Workload {
 }  // namespace
 
 Report parse_report(const std::string& out) {
-  if (out.find_first_not_of(" \t\r\n") == std::string::npos) throw FailureError("it printed nothing on stdout");
+  if (out.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw FailureError("it printed nothing on stdout");
   const std::vector<std::string_view> lines = lines_of(out);
   if (!value_of(lines, "Test")) {
     throw FailureError("no 'Test:' line; its stdout begins '" + excerpt(out) + "'");
@@ -280,7 +290,8 @@ Report parse_report(const std::string& out) {
     constexpr std::string_view pre = "Using ", post = " threads";
     if (l.size() > pre.size() + post.size() && l.substr(0, pre.size()) == pre &&
         l.substr(l.size() - post.size()) == post) {
-      r.threads = static_cast<int>(whole(l.substr(pre.size(), l.size() - pre.size() - post.size()), "thread count"));
+      r.threads =
+          static_cast<int>(whole(l.substr(pre.size(), l.size() - pre.size() - post.size()), "thread count"));
     }
   }
   if (r.threads == 0) throw FailureError("no 'Using N threads' line");
@@ -298,7 +309,8 @@ Report parse_report(const std::string& out) {
     const double expected = total / r.time_s / 1e6;
     if (std::abs(reported_m - expected) > 1e-5 * expected + 0.011) {
       char buf[200];
-      std::snprintf(buf, sizeof buf, "%s %.2f is not its total / Time = %.2f: garbled", what, reported_m, expected);
+      std::snprintf(buf, sizeof buf, "%s %.2f is not its total / Time = %.2f: garbled", what, reported_m,
+                    expected);
       throw FailureError(buf);
     }
   };
@@ -331,18 +343,24 @@ std::optional<Isa> host_isa() {
 std::string test_name(const std::string& kernel, Isa isa) {
   const KernelTests& t = tests_of(kernel);
   switch (isa) {
-    case Isa::avx512: return t.avx512;
-    case Isa::avx: return t.avx;
-    case Isa::sse: return t.sse;
+    case Isa::avx512:
+      return t.avx512;
+    case Isa::avx:
+      return t.avx;
+    case Isa::sse:
+      return t.sse;
   }
   return t.sse;
 }
 
-int streams_of(const std::string& kernel) { return tests_of(kernel).streams; }
+int streams_of(const std::string& kernel) {
+  return tests_of(kernel).streams;
+}
 
 std::vector<std::string> command_line(const Invocation& inv) {
   const std::uint64_t bytes = static_cast<std::uint64_t>(streams_of(inv.kernel)) * sizeof(double) * inv.size;
-  return {inv.binary, "-t", inv.test, "-W", "N:" + std::to_string(bytes) + "B:" + std::to_string(inv.threads)};
+  return {inv.binary, "-t", inv.test, "-W",
+          "N:" + std::to_string(bytes) + "B:" + std::to_string(inv.threads)};
 }
 
 std::string access_daemon_dir(const std::string& binary) {
@@ -353,7 +371,8 @@ std::string access_daemon_dir(const std::string& binary) {
 std::unique_ptr<Workload> make_workload(std::string backend, std::string binary, Isa isa, PeerLauncher launch,
                                         const Problem& p) {
   if (p.precision != Precision::f64) {
-    throw UsageError("backend '" + backend + "' runs " + p.kernel + " in double only, not " + to_string(p.precision));
+    throw UsageError("backend '" + backend + "' runs " + p.kernel + " in double only, not " +
+                     to_string(p.precision));
   }
   if (p.size == 0 || p.size > std::numeric_limits<std::uint64_t>::max() / 64) {
     throw UsageError("backend '" + backend + "': size " + std::to_string(p.size) + " is not an array size");
@@ -399,8 +418,9 @@ std::string find_binary(std::string& from, std::string& why) {
     const fs::path candidate = fs::path(dir) / "likwid-bench";
     if (fs::is_regular_file(candidate, ec)) return candidate.string();
   }
-  why = "no likwid-bench on PATH (install Debian's likwid package, scripts/install-deps.sh does, or set "
-        "PARLAB_LIKWID_BENCH to the binary)";
+  why =
+      "no likwid-bench on PATH (install Debian's likwid package, scripts/install-deps.sh does, or set "
+      "PARLAB_LIKWID_BENCH to the binary)";
   return {};
 }
 
@@ -414,8 +434,8 @@ void register_peers(Registry& registry, const PeerLauncher& launch) {
   const std::string binary = find_binary(from, why);
   const std::optional<Isa> isa = host_isa();
   std::error_code ec;
-  if (why.empty() && (fs::status(binary, ec).permissions() &
-                      (fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec)) == fs::perms::none) {
+  if (why.empty() && (fs::status(binary, ec).permissions() & (fs::perms::owner_exec | fs::perms::group_exec |
+                                                              fs::perms::others_exec)) == fs::perms::none) {
     why = binary + " is not an executable file";
   }
   if (why.empty() && !isa) why = "likwid-bench's tests here are written for x86-64 (this is another CPU)";
@@ -426,7 +446,7 @@ void register_peers(Registry& registry, const PeerLauncher& launch) {
     e.kind = "peer";
     e.in_default_set = false;  // measured where a suite or --backend names it
     e.kernels = b.kernels;
-    e.study_family = "peak";   // peakflops, which the catalogue has not: a roof probe
+    e.study_family = "peak";  // peakflops, which the catalogue has not: a roof probe
     if (!why.empty()) {
       e.available = false;
       e.reason = why;
@@ -439,14 +459,16 @@ void register_peers(Registry& registry, const PeerLauncher& launch) {
     e.available = true;
     std::string tests;
     for (const auto& k : b.kernels) tests += (tests.empty() ? "" : ", ") + k + " = " + test_name(k, *isa);
-    e.detail = std::string("likwid-bench at ") + binary + " (" + from + "), " + b.what + ": " + tests +
-               "; -W N:<bytes>B:<threads>, its mean over its iterations; PATH += " + access_daemon_dir(binary) +
-               " (likwid-accessD)";
+    e.detail =
+        std::string("likwid-bench at ") + binary + " (" + from + "), " + b.what + ": " + tests +
+        "; -W N:<bytes>B:<threads>, its mean over its iterations; PATH += " + access_daemon_dir(binary) +
+        " (likwid-accessD)";
     e.make = [name = e.name, binary, isa = *isa, launch, kernels = e.kernels](const Problem& p) {
       if (std::find(kernels.begin(), kernels.end(), p.kernel) == kernels.end()) {
         std::string accepted;
         for (const auto& k : kernels) accepted += (accepted.empty() ? "" : ", ") + k;
-        throw UsageError("backend '" + name + "' does not run kernel '" + p.kernel + "' (accepted: " + accepted + ")");
+        throw UsageError("backend '" + name + "' does not run kernel '" + p.kernel +
+                         "' (accepted: " + accepted + ")");
       }
       return make_workload(name, binary, isa, launch, p);
     };

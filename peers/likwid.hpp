@@ -49,10 +49,10 @@ struct Report {
   std::string test;
   int threads = 0;
   double time_s = 0;
-  std::uint64_t iterations = 0;             // all threads together
+  std::uint64_t iterations = 0;  // all threads together
   std::uint64_t iterations_per_thread = 0;
-  std::uint64_t size_bytes = 0;             // every stream, every thread
-  double flops = 0;                         // Number of Flops
+  std::uint64_t size_bytes = 0;  // every stream, every thread
+  double flops = 0;              // Number of Flops
   double mflops_per_s = 0;
   double data_volume_bytes = 0;
   double mbytes_per_s = 0;

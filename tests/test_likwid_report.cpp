@@ -14,9 +14,12 @@ namespace {
 
 // `likwid-bench -t stream_mem_avx512 -W N:402653184B:2` on this project's 2-core VM, stdout.
 const std::string kReal =
-    "Allocate: Process running on hwthread 0 (Domain N) - Vector length 16777216/134217728 Offset 0 Alignment 512\n"
-    "Allocate: Process running on hwthread 0 (Domain N) - Vector length 16777216/134217728 Offset 0 Alignment 512\n"
-    "Allocate: Process running on hwthread 0 (Domain N) - Vector length 16777216/134217728 Offset 0 Alignment 512\n"
+    "Allocate: Process running on hwthread 0 (Domain N) - Vector length 16777216/134217728 Offset 0 "
+    "Alignment 512\n"
+    "Allocate: Process running on hwthread 0 (Domain N) - Vector length 16777216/134217728 Offset 0 "
+    "Alignment 512\n"
+    "Allocate: Process running on hwthread 0 (Domain N) - Vector length 16777216/134217728 Offset 0 "
+    "Alignment 512\n"
     "Initialization: Each thread in domain initializes its own stream chunks\n"
     "--------------------------------------------------------------------------------\n"
     "LIKWID MICRO BENCHMARK\n"
@@ -106,8 +109,9 @@ TEST(LikwidReport, TestsAndCommandLine) {
   inv.test = "stream_mem_avx512";
   inv.size = 1 << 24;
   inv.threads = 2;
-  EXPECT_EQ(likwid::command_line(inv),
-            (std::vector<std::string>{"/usr/bin/likwid-bench", "-t", "stream_mem_avx512", "-W", "N:402653184B:2"}));
+  EXPECT_EQ(
+      likwid::command_line(inv),
+      (std::vector<std::string>{"/usr/bin/likwid-bench", "-t", "stream_mem_avx512", "-W", "N:402653184B:2"}));
   EXPECT_EQ(likwid::access_daemon_dir("/usr/bin/likwid-bench"), "/usr/sbin");
 }
 

@@ -72,7 +72,7 @@ def roofline_points(doc: dict) -> dict:
 
     {device: [point]}, one point per (kernel, precision, backend) of the records with a roof: at
     the largest size that kernel was measured at (smaller sizes may fit a cache, whose bandwidth
-    no DRAM roof bounds), the thread count that attained the most of the roof. A point is
+    no DRAM roof bounds), its fastest thread count (the highest attained rate). A point is
     {kernel, precision, backend, threads, size, roof, unit, attained, value, fraction,
     intensity (flops per byte, None without both), flops_per_s (None without flops)}.
     MPI jobs are left out: the roofs are one machine's, a job may span several."""
@@ -110,8 +110,8 @@ def _draw_roofs(ax, roofs: dict, xlim: tuple) -> None:
     """Bandwidth roofs as slanted lines (rate = bandwidth x intensity), flop roofs as flat lines,
     each labelled; a slanted line stops where it meets the highest flop roof, which bounds it
     there, and a flat one starts where it meets the highest bandwidth roof."""
-    bw = sorted(((n, r) for n, r in roofs.items() if r.get("unit") == BANDWIDTH_UNIT), key=lambda x: -x[1]["value"])
-    fl = sorted(((n, r) for n, r in roofs.items() if r.get("unit") == "flops/s"), key=lambda x: -x[1]["value"])
+    bw = sorted(((n, r) for n, r in roofs.items() if r.get("unit") == BANDWIDTH_UNIT), key=lambda x: (-x[1]["value"], x[0]))
+    fl = sorted(((n, r) for n, r in roofs.items() if r.get("unit") == "flops/s"), key=lambda x: (-x[1]["value"], x[0]))
     top_flops = fl[0][1]["value"] if fl else None
     top_bw = bw[0][1]["value"] if bw else None
     lo, hi = xlim
@@ -205,8 +205,8 @@ def roofline_figures(p: Plotter, doc: dict) -> None:
             ax2.barh([0], [0], color=colors[u], label=UNIT_LABELS.get(u, u) + " roof")
         ax2.legend(fontsize=7, loc="lower right")
         left_out = [q for q in pts if q not in placed]
-        caption = (f"{device.upper()} roofline: each (kernel, backend) at its largest size and the thread count "
-                   f"nearest its roof; roofs from context.ceilings" +
+        caption = (f"{device.upper()} roofline: each (kernel, backend) at its largest size and its fastest thread "
+                   f"count; roofs from context.ceilings" +
                    (f"; not on the left (no flops, or no bytes): {', '.join(sorted({q['kernel'] for q in left_out}))}, "
                     "shown on the right against their own roofs" if left_out else ""))
         p.save(fig, f"roofline_{device}", caption)
