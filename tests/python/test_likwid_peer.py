@@ -6,9 +6,11 @@ the reason. The binary is a stand-in, tests/python/fakes/fake_likwid_bench.py, t
 likwid-bench 5.2.2's report."""
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -96,6 +98,32 @@ def test_a_misbehaving_binary_gives_an_error_record_naming_the_fault(parlab_bin,
     assert x["status"] == "error", x
     assert words in x["reason"], x["reason"]
     assert "likwid-bench-nt" in x["reason"]
+
+
+def test_interrupting_parlab_stops_likwid_bench_and_leaves_the_measurement_to_resume(parlab_bin, tmp_path):
+    # copy measures normally; triad (stream_mem_*) hangs until parlab gets SIGINT.
+    exe = fake_bin(tmp_path)
+    exe.write_text(f'#!/bin/sh\ncase "$*" in *stream_mem*) export FAKE_LIKWID_FAULT=hang;; esac\n'
+                   f'exec "{sys.executable}" "{FAKE}" "$@"\n')
+    out, log = tmp_path / "out", tmp_path / "calls.jsonl"
+    env = {**os.environ, "PARLAB_LIKWID_BENCH": str(exe), "FAKE_LIKWID_FAULT": "ok", "FAKE_LIKWID_LOG": str(log)}
+    args = [parlab_bin, "run", "-k", "copy,triad", "-b", "likwid-bench-nt", "-t", "1", "-n", "4096", "--reps", "1",
+            "--out", str(out), "--no-report", "--quiet"]
+    p = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (log.exists() and "stream_mem" in log.read_text()):
+        time.sleep(0.05)
+    assert log.exists() and "stream_mem" in log.read_text(), "the triad invocation never started"
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    assert time.monotonic() - t0 < 20 and p.returncode == 130, err
+    (host,) = os.listdir(out)
+    (run_dir,) = os.listdir(out / host)
+    doc = json.load(open(out / host / run_dir / "results.json"))
+    assert doc["status"] == "incomplete"
+    assert [(x["kernel"], x["status"]) for x in doc["records"]] == [("copy", "ok")]  # triad: not an error record
 
 
 def test_without_a_binary_the_records_say_why(parlab_bin, tmp_path):
