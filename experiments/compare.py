@@ -82,7 +82,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plot.py and co
 
 import compare_report  # noqa: E402
 from compare_stats import compare_samples, ratio_interval, reps_needed  # noqa: E402
-from plot import InputError, fmt_size, load_run, rate_of, roof_share, share_text  # noqa: E402
+from plot import InputError, fmt_size, load_run, rate_of, roof_share, roof_text, share_text  # noqa: E402
 
 SCHEMA = "parlab-compare/1"
 DIMENSIONS = ("study", "scaling", "kernel", "backend", "threads", "ranks", "size", "size_y", "precision", "device",
@@ -222,6 +222,15 @@ def _context_view(ctx: dict) -> dict:
     caches = ctx.get("cpu", {}).get("caches") or []
     for k in [k for k in flat if k.startswith("cpu.caches")]:
         del flat[k]
+    # The machine's roofs, one entry each ("20.1 GB/s (measured, 2 threads)"): when and how each
+    # was measured differs from run to run and would bury the machines' differences.
+    ceilings = ctx.get("ceilings") if isinstance(ctx.get("ceilings"), dict) else {}
+    for k in [k for k in flat if k == "ceilings" or k.startswith("ceilings.")]:
+        del flat[k]
+    for name, roof in sorted((ceilings.get("roofs") or {}).items()):
+        flat[f"ceilings.{name}"] = roof_text(roof) if isinstance(roof, dict) else roof
+    for name, why in sorted((ceilings.get("unavailable") or {}).items()):
+        flat[f"ceilings.{name}"] = f"unavailable: {why}"
     flat["cpu.caches"] = ", ".join(f"L{c.get('level')}{(c.get('type') or ' ')[0]} {fmt_bytes(c.get('bytes', 0))}"
                                    for c in caches) or None
     cuda = {b["name"]: b for b in ctx.get("backends", [])}.get("cuda")

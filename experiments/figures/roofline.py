@@ -49,13 +49,21 @@ def share_text(r: dict) -> str:
     return str(lim.get("reason") or "no roof") if isinstance(lim, dict) and not lim.get("roof") else ""
 
 
-def roof_label(name: str, roof: dict) -> str:
-    """"cpu_bw_triad_all 20.1 GB/s (measured, 2 threads)": a roof's line label."""
+def roof_text(roof: dict) -> str:
+    """"20.1 GB/s (measured, 2 threads)": a roof's value, how it was had, and on how many CPU
+    threads (the figures' labels and `parlab compare`'s context both)."""
     unit = UNIT_LABELS.get(roof.get("unit"), roof.get("unit", ""))
     threads = roof.get("threads")
     where = f", {threads} thread{'s' if threads != 1 else ''}" if isinstance(threads, int) and roof.get(
         "device", "cpu") == "cpu" else ""
-    return f"{name} {fmt_rate(roof['value'], unit)} ({roof.get('method', '?')}{where})"
+    value = roof.get("value")
+    shown = fmt_rate(value, unit) if isinstance(value, (int, float)) else str(value)
+    return f"{shown} ({roof.get('method', '?')}{where})"
+
+
+def roof_label(name: str, roof: dict) -> str:
+    """"cpu_bw_triad_all 20.1 GB/s (measured, 2 threads)": a roof's line label."""
+    return f"{name} {roof_text(roof)}"
 
 
 def device_of(r: dict, roofs: dict) -> str:

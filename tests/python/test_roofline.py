@@ -216,6 +216,11 @@ def test_compare_shows_both_runs_shares(tmp_path, doc):
     assert row["base"]["share"] == row["new"]["share"] == plot.share_text(doc["records"][2])
     assert row["share_ratio"] == pytest.approx(1.0)
     assert out["summary"]["with_shares"] == sum(1 for r in doc["records"] if plot.roof_share(r))
+    # The roofs are context, one entry a roof, never when or how each was measured.
+    diffs = {d["key"]: d for d in out["context_differences"]}
+    assert diffs["ceilings.cpu_bw_triad_all"]["base"] == "20 GB/s (measured, 2 threads)"
+    assert diffs["ceilings.cpu_bw_triad_all"]["new"] == "40 GB/s (measured, 2 threads)"
+    assert not [k for k in diffs if k.startswith("ceilings.roofs") or k.endswith("measured_utc")]
     text = subprocess.run(compare, capture_output=True, text=True).stdout
     assert "share of roof BASE -> NEW" in text and "of cpu_bw_triad_all" in text
     assert "NEW share / BASE share median 1.000" in text
