@@ -24,6 +24,9 @@ validation, an error, a backend unavailable on one side): a row of its own, neve
 Statistics (compare_stats.py, no SciPy). For a pair, the repetition times reps_s of each side give:
   - ratio = median(NEW) / median(BASE) of the time (above 1: NEW is slower), and NEW/BASE of the
     record's rate where it has one;
+  - each side's share of its own machine's roof, where the run measured roofs (the record's
+    limit: "0.82 of cpu_bw_triad_all"), and share_ratio = NEW share / BASE share: between two
+    machines the comparable quantity, since each is against its own machine's measured roof;
   - p: two-sided Mann-Whitney U test of the two sets of repetition times; exact distribution
     (no ties, n*m <= 2500), else the normal approximation with tie and continuity correction
     (the figures scipy.stats.mannwhitneyu gives);
@@ -79,7 +82,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plot.py and co
 
 import compare_report  # noqa: E402
 from compare_stats import compare_samples, ratio_interval, reps_needed  # noqa: E402
-from plot import InputError, fmt_size, load_run, rate_of  # noqa: E402
+from plot import InputError, fmt_size, load_run, rate_of, roof_share, roof_text, share_text  # noqa: E402
 
 SCHEMA = "parlab-compare/1"
 DIMENSIONS = ("study", "scaling", "kernel", "backend", "threads", "ranks", "size", "size_y", "precision", "device",
@@ -158,6 +161,13 @@ def side(r: dict) -> dict:
         rate, unit = rate_of(r)
         out.update({"median_s": r["time_s"]["median"], "reps": len(r["reps_s"]), "reps_s": r["reps_s"],
                     "rate": rate, "rate_unit": unit})
+        # Its share of its own machine's roof (the record's limit), where the run measured roofs:
+        # between machines, the comparable quantity.
+        lim = roof_share(r)
+        if lim:
+            out["limit"] = {k: lim.get(k) for k in ("roof", "value", "unit", "attained", "fraction")}
+        if share_text(r):
+            out["share"] = share_text(r)
     detail = (r.get("validation") or {}).get("detail") or r.get("reason")
     if detail:
         out["detail"] = detail
@@ -212,6 +222,15 @@ def _context_view(ctx: dict) -> dict:
     caches = ctx.get("cpu", {}).get("caches") or []
     for k in [k for k in flat if k.startswith("cpu.caches")]:
         del flat[k]
+    # The machine's roofs, one entry each ("20.1 GB/s (measured, 2 threads)"): when and how each
+    # was measured differs from run to run and would bury the machines' differences.
+    ceilings = ctx.get("ceilings") if isinstance(ctx.get("ceilings"), dict) else {}
+    for k in [k for k in flat if k == "ceilings" or k.startswith("ceilings.")]:
+        del flat[k]
+    for name, roof in sorted((ceilings.get("roofs") or {}).items()):
+        flat[f"ceilings.{name}"] = roof_text(roof) if isinstance(roof, dict) else roof
+    for name, why in sorted((ceilings.get("unavailable") or {}).items()):
+        flat[f"ceilings.{name}"] = f"unavailable: {why}"
     flat["cpu.caches"] = ", ".join(f"L{c.get('level')}{(c.get('type') or ' ')[0]} {fmt_bytes(c.get('bytes', 0))}"
                                    for c in caches) or None
     cuda = {b["name"]: b for b in ctx.get("backends", [])}.get("cuda")
@@ -343,6 +362,9 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
             row.update(compare_samples(rb["reps_s"], rn["reps_s"], alpha, threshold))
             vb, vn = row["base"]["rate"], row["new"]["rate"]
             row["rate_ratio"] = vn / vb if vb and vn and row["base"]["rate_unit"] == row["new"]["rate_unit"] else None
+            lb, ln = row["base"].get("limit"), row["new"].get("limit")
+            # NEW's share over BASE's: above 1, NEW gets more of its machine's roof than BASE of its.
+            row["share_ratio"] = ln["fraction"] / lb["fraction"] if lb and ln and lb["fraction"] > 0 else None
             row["gate"] = (fail_if_slower is not None and row["significant"] and row["direction"] > 0
                            and row["change_pct"] > fail_if_slower)
         elif rb["status"] == "unavailable" and rn["status"] == "unavailable":
@@ -364,6 +386,7 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
                "too_few_reps": sum(1 for r in compared if r["too_few_reps"]),
                "failed": count("failed"), "one_side_unavailable": count("one-side-unavailable"),
                "not_measured": count("not-measured"), "only_base": len(only_base), "only_new": len(only_new),
+               "with_shares": sum(1 for r in compared if r.get("share_ratio") is not None),
                "largest_slowdown": _brief(slow) if slow and slow["time_ratio"] > 1 else None,
                "largest_speedup": _brief(fast) if fast and fast["time_ratio"] < 1 else None}
     gate = None

@@ -48,6 +48,17 @@ def verdict_words(r: dict) -> str:
     return "within the noise" if not r["significant"] else f"significant (p = {r['p_value']:.2g}) but below the threshold"
 
 
+def share_pair(r: dict) -> str:
+    """"0.82 -> 0.91 of cpu_bw_triad_all" (one roof), "0.82 of A -> 0.91 of B" (two), one side's
+    share alone, or "" where neither run has roofs."""
+    b, n = r["base"].get("limit"), r["new"].get("limit")
+    if b and n and b["roof"] == n["roof"]:
+        return f"{b['fraction']:.2f} -> {n['fraction']:.2f} of {b['roof']}"
+    if b or n or r["base"].get("share") or r["new"].get("share"):
+        return f"{r['base'].get('share') or '-'} -> {r['new'].get('share') or '-'}"
+    return ""
+
+
 def summary_lines(res: dict) -> list[str]:
     s = res["summary"]
     few = f" ({s['too_few_reps']} with too few repetitions to tell)" if s["too_few_reps"] else ""
@@ -61,7 +72,21 @@ def summary_lines(res: dict) -> list[str]:
         if x:
             lines.append(f"{what}: {x['label']}: time x{fmt_ratio(x['time_ratio'])} ({x['change_pct']:+.1f}%, "
                          f"{verdict_words(x)})")
-    return lines
+    lines.append(shares_line(res))
+    return [x for x in lines if x]
+
+
+def shares_line(res: dict) -> str:
+    """What the shares of roofs say, or "" where neither run measured roofs."""
+    n = res["summary"].get("with_shares", 0)
+    if not n:
+        sides = [w for w, key in (("BASE", "base"), ("NEW", "new"))
+                 if any(r[key].get("limit") for r in res["records"])]
+        return f"Shares of roofs: only {sides[0]} measured roofs; no record compared by share" if len(sides) == 1 else ""
+    ratios = sorted(r["share_ratio"] for r in res["records"] if r.get("share_ratio") is not None)
+    mid = ratios[len(ratios) // 2] if len(ratios) % 2 else (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2
+    return (f"Shares of roofs (each run against its own machine's measured roofs): {n} record(s) with both; "
+            f"NEW share / BASE share median {fmt_ratio(mid)}, from {fmt_ratio(ratios[0])} to {fmt_ratio(ratios[-1])}")
 
 
 def _show(v) -> str:
@@ -128,16 +153,21 @@ def terminal(res: dict, paint: Paint, width: int = 110) -> str:
         out += ["", paint("Records (failures first, then by the largest change)", "bold")]
         head = ("verdict", "record", "BASE median", "NEW median", "NEW/BASE time", f"{100 - st['alpha'] * 100:g}% interval",
                 "p", "rate ratio")
+        shares = any(share_pair(r) for r in rows)
+        if shares:  # a column only where a run measured roofs, so older runs print as before
+            head += ("share of roof BASE -> NEW",)
         table = [head]
         for r in rows:
             if r["kind"] == "compared":
                 ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])}-{fmt_ratio(r['ci'][1])}"
                 verdict = r["verdict"] + ("*" if r["too_few_reps"] else "") + (" GATE" if r.get("gate") else "")
                 table.append((verdict, r["label"], f"{r['base']['median_s']:.4g} s", f"{r['new']['median_s']:.4g} s",
-                              fmt_ratio(r["time_ratio"]), ci, f"{r['p_value']:.2g}", fmt_ratio(r["rate_ratio"])))
+                              fmt_ratio(r["time_ratio"]), ci, f"{r['p_value']:.2g}", fmt_ratio(r["rate_ratio"]))
+                             + ((share_pair(r),) if shares else ()))
             else:
                 what = "failed" if r["kind"] == "failed" else "n/a"
-                table.append((what, r["label"], r["base"]["status"], r["new"]["status"], "not compared", "", "", ""))
+                table.append((what, r["label"], r["base"]["status"], r["new"]["status"], "not compared", "", "", "")
+                             + (("",) if shares else ()))
         widths = [max(len(row[i]) for row in table) for i in range(len(head))]
         for i, row in enumerate(table):
             cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [c.rjust(w) for c, w in zip(row[2:], widths[2:])]
@@ -366,6 +396,8 @@ def first_screen(res: dict) -> str:
     shapes = defaultdict(int)
     for sh in res["scaling"]:
         shapes[sh["verdict"]] += 1
+    if shares_line(res):
+        notes.append(e(shares_line(res)) + ".")
     if shapes:
         notes.append("Scaling shapes: " + ", ".join(f"{n} {v}" for v, n in sorted(shapes.items())) + ".")
     parts.append("<p>" + "<br>".join(notes) + "</p>")
@@ -384,9 +416,10 @@ def first_screen(res: dict) -> str:
 def records_table(res: dict) -> str:
     e = html.escape
     alpha = res["settings"]["alpha"]
+    shares = any(share_pair(r) for r in res["records"] if r["kind"] == "compared")
     parts = ["<table><tr><th class='l'>verdict</th><th class='l'>record</th><th>BASE median (s)</th><th>NEW median (s)</th>"
              f"<th>NEW/BASE time</th><th>{100 - alpha * 100:g}% interval</th><th>p</th><th>reps</th><th>rate ratio</th>"
-             "<th class='l'>note</th></tr>"]
+             + ("<th class='l'>share of roof BASE &rarr; NEW</th>" if shares else "") + "<th class='l'>note</th></tr>"]
     for r in res["records"]:
         if r["kind"] == "compared":
             ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])} – {fmt_ratio(r['ci'][1])}"
@@ -397,14 +430,16 @@ def records_table(res: dict) -> str:
                          f"<td>{r['base']['median_s']:.4g}</td><td>{r['new']['median_s']:.4g}</td>"
                          f"<td>{fmt_ratio(r['time_ratio'])}</td><td>{ci}</td><td>{r['p_value']:.2g}</td>"
                          f"<td>{r['base']['reps']}/{r['new']['reps']}</td><td>{fmt_ratio(r['rate_ratio'])}</td>"
-                         f"<td class='l warn'>{e(note)}</td></tr>")
+                         + (f"<td class='l'>{e(share_pair(r))}</td>" if shares else "")
+                         + f"<td class='l warn'>{e(note)}</td></tr>")
         else:
             cls = " class='failed'" if r["kind"] == "failed" else ""
             detail = "; ".join(f"{w.upper()} {r[w]['status']}: {r[w].get('detail', '')}" for w in ("base", "new")
                                if r[w]["status"] != "ok")
             what = {"failed": "failed", "one-side-unavailable": "n/a", "not-measured": "not measured"}[r["kind"]]
             parts.append(f"<tr{cls}><td class='l'>{what}</td><td class='l rec'>{e(r['label'])}</td><td>{e(r['base']['status'])}</td>"
-                         f"<td>{e(r['new']['status'])}</td><td colspan='5'>not compared</td><td class='l'>{e(detail)}</td></tr>")
+                         f"<td>{e(r['new']['status'])}</td><td colspan='{6 if shares else 5}'>not compared</td>"
+                         f"<td class='l'>{e(detail)}</td></tr>")
     parts.append("</table>")
     return "".join(parts)
 

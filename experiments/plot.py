@@ -18,6 +18,8 @@ Figures (plots/<name>.png and .svg; a family draws nothing where the run has no 
                                 efficiency, vs threads per backend, with the ideal line
                                 (strong scaling); weak-scaling efficiency T(1)/T(n)
   bandwidth_<kernel>...         bytes/s vs array footprint per backend, cache sizes marked
+  roofline_cpu, roofline_gpu    attained flop/s vs flops/byte on the run's measured roofs, and each
+                                (kernel, backend)'s share of its roof (none without ceilings)
   throughput_<study>_<kernel>...  rate of each backend at its most workers (threads, or ranks x threads)
   gil, gil_shared_private       Python variants' speedup over their own 1 thread, per interpreter
                                 and GIL state; pure-Python pi with shared vs private state
@@ -68,7 +70,9 @@ from figures.peers import GPU_PEERS, peers_figures, peers_table  # noqa: E402
 from figures.plotter import Plotter  # noqa: E402
 from figures.races import race_figures  # noqa: E402
 from figures.report import report_html  # noqa: E402
-from figures.scaling import scaling_figures, scaling_series  # noqa: E402
+from figures.roofline import (ceilings_of, roof_share, roof_text, roofline_figures, roofline_points,  # noqa: E402
+                              share_text)
+from figures.scaling import scaling_bounds, scaling_figures, scaling_series  # noqa: E402
 from figures.summary import mpi_summary, run_summary, summary_html  # noqa: E402
 from figures.throughput import throughput_figures  # noqa: E402
 
@@ -82,7 +86,8 @@ __all__ = ["bandwidth_figures", "bar_label", "convergence_figures", "convergence
            "OVERHEAD_KERNELS", "peers_figures", "peers_table", "per_op_us", "pi_relative_sigma", "Plotter",
            "PY_MODEL_STUDIES", "PY_TASK_MODELS", "python_models_crossovers", "python_models_figure",
            "python_models_figures", "python_models_note", "python_models_table", "QUARTER_PI", "race_figures",
-           "RACE_KERNELS", "ranks_of", "rate_of", "report_html", "run_summary", "scaling_figures", "scaling_series",
+           "RACE_KERNELS", "ranks_of", "rate_of", "report_html", "roof_share", "roof_text", "roofline_figures", "roofline_points",
+           "run_summary", "scaling_bounds", "scaling_figures", "scaling_series", "share_text", "ceilings_of",
            "SCHEMA", "shared_private_figure", "STUDY_KERNELS", "summary_html", "throughput_figures", "time_scale",
            "TRANSFER_KERNELS", "workers"]
 

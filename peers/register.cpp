@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "babelstream.hpp"
+#include "likwid.hpp"
 #include "core/error.hpp"
 
 namespace parlab {
@@ -98,6 +99,7 @@ BackendEntry peer_entry(const PeerBinary& b, const PeerOptions& o, const Registr
 
 void register_peers(Registry& registry, const PeerOptions& options) {
   for (const PeerBinary& b : kBinaries) registry.add(peer_entry(b, options, registry));
+  likwid::register_peers(registry, options.launch);
 }
 
 }  // namespace parlab

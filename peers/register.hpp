@@ -5,7 +5,9 @@
 //   babelstream-omp    <dir>/omp-stream  (BabelStream's OpenMP model), OMP_NUM_THREADS = threads
 //   babelstream-cuda   <dir>/cuda-stream (BabelStream's CUDA model), --device = Problem::device;
 //                      one host thread, so a thread sweep measures it once
-// Kernels: copy, mul, add, triad, dot, nstream; double and float (--float). <dir> is
+//   likwid-bench-nt, likwid-bench-peakflops   likwid-bench's NT-store copy/triad and peakflops
+//                      (peers/likwid.hpp, docs/peers.md), registered by likwid::register_peers
+// BabelStream's kernels: copy, mul, add, triad, dot, nstream; double and float (--float). <dir> is
 // PARLAB_BABELSTREAM_DIR, or `parlab run --peer-dir DIR`; scripts/build-babelstream.sh builds
 // both binaries from a BabelStream source tree. An entry whose binary is not there is registered
 // unavailable with the reason, so its records say why (never an error).

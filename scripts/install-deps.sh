@@ -17,6 +17,7 @@ packages=(
   libopenmpi-dev openmpi-bin                # the mpi/ wing (ranks x executors)
   chromium                                  # the report's first screen, rendered headless in a test
   dpkg-dev                                  # apt-get source / dpkg-source for the TSan oneTBB build
+  likwid                                    # likwid-bench, the NT-store and peak-flops peer (likwid-accessD in /usr/sbin)
 )
 
 missing=()

@@ -20,7 +20,8 @@ set -euo pipefail
 dir=${1:-.deb}
 mkdir -p "$dir"
 cd "$dir"
-packages=(libtbb-dev libtbb12 libtbbmalloc2 libtbbbind-2-5 libhwloc15)
+# likwid (likwid-bench, the likwid-bench-* peers) needs lua5.3 and liblua5.3-0, which the node lacks.
+packages=(libtbb-dev libtbb12 libtbbmalloc2 libtbbbind-2-5 libhwloc15 likwid lua5.3 liblua5.3-0)
 with_dask=0
 for opt in "${@:2}"; do
   case "$opt" in

@@ -5,7 +5,8 @@
 
 For each study (stream-peers-cpu, stream-peers-gpu) and kernel: BabelStream's fastest iteration
 in B/s, then each parlab backend at BabelStream's thread count as a ratio to it, by the fastest
-iteration (BabelStream's own statistic) and by the mean iteration. The run's records are read
+iteration (BabelStream's own statistic) and by the mean iteration; beside likwid-bench's records
+(likwid-bench-nt), each parlab backend by the mean, the one statistic likwid-bench reports. The run's records are read
 through the figures' loader, so a run made in rounds is pooled as the figures pool it (the
 fastest over every round, the mean over every repetition). Exit 1 when a record of the run is
 not valid, 2 on a file that is not a parlab run.
@@ -39,7 +40,13 @@ def main(argv: list) -> int:
     for study in sorted({r["study"] for r in records}):
         for kernel in sorted({r["kernel"] for r in records if r["study"] == study}, key=kernel_order):
             rs = [r for r in records if r["study"] == study and r["kernel"] == kernel and r not in bad]
-            peers = [r for r in rs if r.get("kind") == "peer"]
+            peers = [r for r in rs if r.get("kind") == "peer" and r["backend"].startswith("babelstream")]
+            for lk in (r for r in rs if r.get("kind") == "peer" and r["backend"].startswith("likwid-bench")):
+                # likwid-bench reports the mean over its iterations: parlab's mean faces it.
+                mine = sorted((r for r in rs if r.get("kind") != "peer" and r["threads"] == lk["threads"]),
+                              key=lambda r: r["backend"])
+                print(f"{study.removeprefix('stream-peers-')} {kernel} {lk['backend']} mean {mean_bytes_per_s(lk):.4g} B/s; "
+                      + " ".join(f"{r['backend']} mean {mean_bytes_per_s(r) / mean_bytes_per_s(lk):.3f}x" for r in mine))
             if len(peers) != 1:
                 print(f"{study} {kernel}: {len(peers)} BabelStream records, no ratio")
                 continue

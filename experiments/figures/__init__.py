@@ -9,15 +9,23 @@ Modules:
   labels        formatting for axes, captions and tables (fmt_size, fmt_rate, fmt_time,
                 interpreter and MPI layout labels)
   plotter       Plotter: matplotlib set up for deterministic files, and the figures drawn
+  roofline      each record's share of its roof (context.ceilings, the record's limit): roof_share,
+                share_text (the one wording, for the report and `parlab compare`), bandwidth_bound
   summary       the run summary, the report's first screen (run_summary, mpi_summary, summary_html)
   report        report.html (report_html)
 
-Figure families, in the order draw_figures draws them (file names under plots/, .png and .svg):
+Figure families, in the order draw_figures draws them (file names under plots/, .png and .svg;
+roofline, listed below with the rest, is drawn first):
   scaling       speedup_<study>_<scaling>_<kernel>_<N>_<precision>: speedup = median serial time /
                 median time, and parallel efficiency, vs threads per backend, with the ideal
-                line (strong scaling); weak-scaling efficiency T(1)/T(n)
+                line (strong scaling), and for a memory-bound kernel the bandwidth roof over the
+                reference rate, where the curve must flatten; weak-scaling efficiency T(1)/T(n)
   bandwidth     bandwidth_<kernel>_<precision>: bytes/s vs array footprint per backend, cache
                 sizes marked
+  roofline      roofline_cpu, roofline_gpu: attained flop/s vs flops per byte, log-log, the run's
+                measured roofs as lines, each (kernel, backend) at its best thread count; beside it
+                every point's share of its own roof (copy and pi, off the flop axis, too). Nothing
+                where the run has no ceilings
   throughput    throughput_<study>_<kernel>_<N>_<precision>: the rate of each backend at its most
                 workers (threads, or ranks x threads), at the largest size measured
   gil           gil: every Python variant's speedup over its own one thread, per interpreter and
@@ -51,6 +59,7 @@ from .overhead import overhead_figures
 from .peers import peers_figures
 from .plotter import Plotter
 from .races import race_figures
+from .roofline import roofline_figures
 from .scaling import scaling_figures
 from .throughput import throughput_figures
 
@@ -58,6 +67,8 @@ from .throughput import throughput_figures
 def draw_figures(p: Plotter, doc: dict) -> list[dict]:
     """Every figure family of a run, in the report's order; returns the peers table (the report
     shows it as a table too)."""
+    # The rooflines first: how close to the machine's limits the run came is the report's headline.
+    roofline_figures(p, doc)
     scaling_figures(p, doc)
     bandwidth_figures(p, doc)
     throughput_figures(p, doc)

@@ -176,13 +176,15 @@ def fastest_bytes_per_s(r: dict):
     BabelStream's fastest of its iterations; of pooled rounds, the fastest round's), else work
     over the fastest repetition where each repetition was one iteration (inner 1: the run set no
     minimum repetition time); None without bytes, or where a repetition's time was a mean over
-    several iterations."""
+    several iterations (as a likwid-bench record's always is: metrics.peer_mean_bytes_per_s)."""
     if r.get("round_records"):  # pooled rounds: the fastest of them
         each = [fastest_bytes_per_s(x) for x in r["round_records"]]
         return max(each) if all(each) else None
     own = (r.get("metrics") or {}).get("peer_bytes_per_s")
     if own:
         return own
+    if "peer_mean_bytes_per_s" in (r.get("metrics") or {}):
+        return None  # a peer that reports only means (likwid-bench): each repetition is a mean of many
     moved, fastest = r.get("work", {}).get("bytes"), r.get("time_s", {}).get("min")
     return moved / fastest if moved and fastest and r.get("inner", 1) == 1 else None
 

@@ -9,20 +9,23 @@ from .labels import fmt_rate, fmt_size, fmt_time, interpreter_suffix
 from .load import family_of, kernel_order, ok_records, rate_of, ranks_of
 from .mixed_mode import mixed_mode_series
 from .mpi import MPI_PROBE_NAMES, mpi_latency_series, mpi_scaling_series
-from .scaling import scaling_series
+from .roofline import ceilings_of, roof_share, share_text
+from .scaling import scaling_bounds, scaling_series
 
 
 def run_summary(doc: dict, peers: list | None = None) -> dict:
     """What the run found, as data for the report's first screen (tested on its own).
 
-    findings: one row per (study, kernel, precision, size): the fastest backend and its rate,
-    the best CPU speedup at the largest thread count, and for pi from Python every variant's
+    findings: one row per (study, kernel, precision, size): the fastest backend and its rate
+    (with its share of its roof, "0.82 of cpu_bw_triad_all", where the record has a limit), the
+    best CPU speedup (and for a memory-bound kernel the bound its bandwidth roof puts on it) at the largest thread count, and for pi from Python every variant's
     speedup at its largest thread count with GIL-released against GIL-held; then one row per
     peer comparison. problems: every failed record, then every unavailable backend with its
     reason (one row per backend and reason)."""
     findings = []
     ok = ok_records(doc)
     speedups = scaling_series(doc)
+    bounds = scaling_bounds(doc)
     gil = gil_series(doc)
     groups = defaultdict(list)
     for r in ok:
@@ -37,14 +40,19 @@ def run_summary(doc: dict, peers: list | None = None) -> dict:
         best = max(at, key=lambda r: rate_of(r)[0])
         v, unit = rate_of(best)
         job = "" if ranks_of(best) is None else f", {ranks_of(best)} rank{'s' if ranks_of(best) != 1 else ''}"
-        parts = [f"fastest: {best['backend']}{interpreter_suffix(best)} (t={best['threads']}{job}) {fmt_rate(v, unit)}"]
+        share = share_text(best)
+        parts = [f"fastest: {best['backend']}{interpreter_suffix(best)} (t={best['threads']}{job}) {fmt_rate(v, unit)}"
+                 + (f", {share}" if roof_share(best) else f" ({share})" if share else "")]
         for (s_study, scaling, s_kernel, base, s_prec), series in speedups.items():
             if (s_study, scaling, s_kernel, base, s_prec) == (study, "strong", kernel, size, precision):
                 tmax = max(t for pts in series.values() for t, _, _ in pts)
                 top = max(((label, sp) for label, pts in series.items() for t, sp, _ in pts if t == tmax),
                           key=lambda x: x[1], default=None)
                 if top:
-                    parts.append(f"best CPU speedup at {tmax} threads: {top[0]} {top[1]:.2f}x (ideal {tmax}x)")
+                    # For a memory-bound kernel the bandwidth roof, not the thread count, is the bound.
+                    b = bounds.get((s_study, scaling, s_kernel, base, s_prec), {}).get(top[0])
+                    bound = f", bandwidth roof {b[0]:.2f}x ({b[1]})" if b else ""
+                    parts.append(f"best CPU speedup at {tmax} threads: {top[0]} {top[1]:.2f}x (ideal {tmax}x{bound})")
         # Every Python variant of the study, whatever its size (pure Python runs smaller).
         py = [r for r in recs if r.get("kind") == "python" and kernel == "pi"]
         if py:
@@ -89,7 +97,22 @@ def run_summary(doc: dict, peers: list | None = None) -> dict:
         if r["status"] == "unavailable" and (r["backend"], r.get("reason", "")) not in seen:
             seen.add((r["backend"], r.get("reason", "")))
             problems.append({"what": r["backend"], "status": "unavailable", "reason": r.get("reason", "")})
-    return {"findings": findings, "problems": problems}
+    return {"findings": findings, "problems": problems, "ceilings": ceilings_note(doc)}
+
+
+def ceilings_note(doc: dict) -> str:
+    """One line on the roofs the shares are of: when they were measured and how many, or that
+    the run has none (a run from before ceilings, or one whose measurement gave none)."""
+    c = doc["context"].get("ceilings")
+    roofs = ceilings_of(doc)
+    if not roofs:
+        why = "; ".join(f"{k}: {v}" for k, v in sorted(((c or {}).get("unavailable") or {}).items())[:3])
+        return "No ceilings measured in this run: no record's share of its roof." + (f" ({why})" if why else "")
+    measured = sum(1 for r in roofs.values() if r.get("method") == "measured")
+    return (f"Shares of roofs are of this machine's ceilings, measured {c.get('measured_utc', '?')}: "
+            f"{measured} measured, {len(roofs) - measured} theoretical"
+            + (f", {len(c.get('unavailable') or {})} unavailable" if c.get("unavailable") else "")
+            + " (context.ceilings; the roofline figures draw them).")
 
 
 def mpi_summary(doc: dict) -> list[dict]:
@@ -151,6 +174,8 @@ def summary_html(summary: dict) -> str:
         parts.append("</table>")
     else:
         parts.append("<p>No valid measurement.</p>")
+    if summary.get("ceilings"):
+        parts.append(f"<p class='ceilings'>{e(summary['ceilings'])}</p>")
     failed = [p for p in summary["problems"] if p["status"] != "unavailable"]
     unavailable = [p for p in summary["problems"] if p["status"] == "unavailable"]
     if failed:

@@ -1,0 +1,248 @@
+"""The run against its roofs, on synthetic records in the agreed format (context.ceilings, each
+record's `limit`): the roofline figures, the first screen's shares, the scaling figures' bandwidth
+bound, and runs from before ceilings (nothing drawn, said so)."""
+import copy
+import hashlib
+
+import plot  # experiments/plot.py, via conftest's sys.path
+import pytest
+from conftest import BASE_DOC, record, run_plot, write_doc
+
+N = 1 << 24
+
+
+def roof(value, unit, threads=2, device="cpu", method="measured"):
+    r = {"value": value, "unit": unit, "method": method, "how": "synthetic", "threads": threads, "device": device,
+         "measured_utc": "2026-01-01T00:00:00Z"}
+    if method == "theoretical":
+        r["inputs"] = {"sm_count": 132, "clock_hz": 1.98e9}
+    return r
+
+
+CEILINGS = {
+    "measured_utc": "2026-01-01T00:00:00Z", "cache": None,
+    "roofs": {
+        "cpu_bw_read_all": roof(24e9, "bytes/s"), "cpu_bw_read_1": roof(14e9, "bytes/s", 1),
+        "cpu_bw_copy_nt_all": roof(18e9, "bytes/s"), "cpu_bw_copy_nt_1": roof(11e9, "bytes/s", 1),
+        "cpu_bw_triad_all": roof(20e9, "bytes/s"), "cpu_bw_triad_1": roof(12e9, "bytes/s", 1),
+        "cpu_fma_f64_all": roof(120e9, "flops/s"), "cpu_fma_f64_1": roof(60e9, "flops/s", 1),
+        "cpu_imul_all": roof(8e9, "muls/s"), "cpu_imul_1": roof(4e9, "muls/s", 1),
+        "cpu_llc_bytes": roof(32 << 20, "bytes"),
+        "gpu_bw": roof(3.0e12, "bytes/s", 1, "gpu0"), "gpu_fma_f64": roof(60e12, "flops/s", 1, "gpu0", "theoretical"),
+        "gpu_fma_f32": roof(120e12, "flops/s", 1, "gpu0", "theoretical"),
+        "gpu_imul": roof(30e12, "muls/s", 1, "gpu0", "theoretical"),
+        "gpu_sm_count": roof(132, "count", 1, "gpu0"), "gpu_clock_hz": roof(1.98e9, "hz", 1, "gpu0"),
+    },
+    "unavailable": {},
+}
+
+# Words moved and flops per element of the two STREAM kernels used here; pi: Philox multiplies per
+# sample as the ceilings side counts them (any number: the figure reads the record's limit).
+STREAM = {"triad": (24, 2), "copy": (16, 0)}
+MULS_PER_SAMPLE = 20
+
+
+def with_limit(r, roof_name, ceilings=CEILINGS):
+    """Give a record the work, rate and limit the run would give it."""
+    if r["status"] != "ok":
+        return r
+    t = r["time_s"]["median"]
+    if r["kernel"] == "pi":
+        r["work"] = {"samples": r["size"], "bytes": 0, "flops": 0}
+        r["rate"] = {"samples_per_s": r["size"] / t}
+        attained = r["size"] * MULS_PER_SAMPLE / t
+    else:
+        b, f = STREAM[r["kernel"]]
+        r["family"] = "stream"
+        r["work"] = {"samples": 0, "bytes": b * r["size"], "flops": f * r["size"]}
+        r["rate"] = {"bytes_per_s": b * r["size"] / t, **({"flops_per_s": f * r["size"] / t} if f else {})}
+        attained = r["rate"]["bytes_per_s"]
+    if roof_name is None:
+        r["limit"] = {"roof": None, "reason": "no roof: synthetic"}
+    else:
+        rf = ceilings["roofs"][roof_name]
+        r["limit"] = {"roof": roof_name, "value": rf["value"], "unit": rf["unit"], "attained": attained,
+                      "fraction": attained / rf["value"]}
+    return r
+
+
+def roofed_doc():
+    """Triad and copy on 1 and 2 threads (serial, openmp, tbb), pi on the CPU and the GPU, triad
+    on the GPU; every record with its limit."""
+    doc = copy.deepcopy(BASE_DOC)
+    doc["context"]["ceilings"] = copy.deepcopy(CEILINGS)
+    recs = []
+    i = 0
+
+    def add(backend, threads, t, kernel, roof_name, kind="cpu", precision="double", size=N):
+        nonlocal i
+        recs.append(with_limit(record(i, backend, threads, t, kernel=kernel, size=size, kind=kind,
+                                      precision=precision, study="quick"), roof_name))
+        i += 1
+
+    # triad: 24 B x 2^24 = 403 MB; serial 0.04 s = 10 GB/s; openmp 2 threads 0.025 s = 16 GB/s.
+    add("serial", 1, 0.040, "triad", "cpu_bw_triad_1")
+    add("openmp", 1, 0.041, "triad", "cpu_bw_triad_1")
+    add("openmp", 2, 0.025, "triad", "cpu_bw_triad_all")
+    add("tbb", 1, 0.042, "triad", "cpu_bw_triad_1")
+    add("tbb", 2, 0.027, "triad", "cpu_bw_triad_all")
+    add("openmp", 2, 1e-5, "triad", "cpu_bw_triad_all", size=1 << 12)  # in cache: not the largest size
+    add("serial", 1, 0.030, "copy", "cpu_bw_copy_nt_1")
+    add("openmp", 1, 0.030, "copy", "cpu_bw_copy_nt_1")
+    add("openmp", 2, 0.018, "copy", "cpu_bw_copy_nt_all")
+    add("serial", 1, 0.12, "pi", "cpu_imul_1", precision="int32")
+    add("openmp", 1, 0.12, "pi", "cpu_imul_1", precision="int32")
+    add("openmp", 2, 0.065, "pi", "cpu_imul_all", precision="int32")
+    add("cuda", 1, 0.00016, "triad", "gpu_bw", kind="gpu")
+    add("cuda", 1, 2.0e-5, "pi", "gpu_imul", kind="gpu", precision="int32")
+    add("babelstream-cuda", 1, 0.00017, "triad", "gpu_bw", kind="peer")
+    add("sycl", 1, 0.001, "copy", None, kind="gpu")  # no roof: never placed
+    for r in recs:
+        r["scaling"] = "strong"
+    doc["records"] = recs
+    return doc
+
+
+@pytest.fixture
+def doc():
+    return roofed_doc()
+
+
+def test_share_text_is_the_records_limit():
+    r = with_limit(record(0, "openmp", 2, 0.025, kernel="triad", size=N, precision="double"), "cpu_bw_triad_all")
+    assert plot.share_text(r) == f"{24 * N / 0.025 / 20e9:.2f} of cpu_bw_triad_all"
+    r["limit"] = {"roof": None, "reason": "no roof: nothing measured"}
+    assert plot.share_text(r) == "no roof: nothing measured" and plot.roof_share(r) is None
+    del r["limit"]
+    assert plot.share_text(r) == ""
+
+
+def test_points_are_each_kernel_and_backend_at_its_best_thread_count(doc):
+    pts = plot.roofline_points(doc)
+    cpu = {(q["kernel"], q["backend"]): q for q in pts["cpu"]}
+    assert cpu[("triad", "openmp")]["threads"] == 2 and cpu[("triad", "openmp")]["size"] == N
+    assert abs(cpu[("triad", "openmp")]["fraction"] - 24 * N / 0.025 / 20e9) < 1e-12
+    assert abs(cpu[("triad", "openmp")]["intensity"] - 2 / 24) < 1e-12
+    assert cpu[("copy", "openmp")]["intensity"] is None           # no flops: off the flop axis
+    assert cpu[("pi", "openmp")]["roof"] == "cpu_imul_all" and cpu[("pi", "openmp")]["intensity"] is None
+    gpu = {(q["kernel"], q["backend"]) for q in pts["gpu"]}
+    # The peer's record is on the GPU because its roof is; the record without a roof is nowhere.
+    assert gpu == {("triad", "cuda"), ("pi", "cuda"), ("triad", "babelstream-cuda")}
+
+
+def test_roofline_figures_drawn_and_deterministic(tmp_path, doc):
+    digests = []
+    for name in ("a", "b"):
+        d = write_doc(tmp_path, doc, name)
+        res = run_plot(str(d))
+        assert res.returncode == 0, res.stderr
+        names = sorted(p.name for p in (d / "plots").iterdir())
+        assert {"roofline_cpu.png", "roofline_cpu.svg", "roofline_gpu.png", "roofline_gpu.svg"} <= set(names)
+        digests.append({n: hashlib.sha256((d / "plots" / n).read_bytes()).hexdigest() for n in names
+                        if "roofline" in n})
+        html = (d / "report.html").read_text()
+        assert "roofline_cpu" in html
+    assert digests[0] == digests[1]
+
+
+def test_first_screen_gives_the_fastest_backends_share(doc):
+    s = plot.run_summary(doc)
+    triad = next(f for f in s["findings"] if f["kernel"] == "triad" and f["precision"] == "double")
+    frac = 24 * N / 0.00016 / 3.0e12  # the GPU's triad is the fastest
+    assert f"{frac:.2f} of gpu_bw" in triad["finding"][0]
+    pi = next(f for f in s["findings"] if f["kernel"] == "pi")
+    assert "of gpu_imul" in pi["finding"][0]
+    assert "measured 2026-01-01T00:00:00Z" in s["ceilings"]
+    assert "of gpu_bw" in plot.summary_html(s)
+
+
+def test_scaling_figure_draws_the_bandwidth_roof_bound(doc):
+    bounds = plot.scaling_bounds(doc)
+    key = next(k for k in bounds if k[2] == "triad")
+    bound, name, _ = bounds[key]["openmp"]
+    # The all-cores triad roof over the serial rate (the 1-thread records name the one-core roof).
+    assert name == "cpu_bw_triad_all" and abs(bound - 20e9 / (24 * N / 0.040)) < 1e-9
+    s = plot.run_summary(doc)
+    triad = next(f for f in s["findings"] if f["kernel"] == "triad" and f["precision"] == "double")
+    assert any(f"bandwidth roof {bound:.2f}x (cpu_bw_triad_all)" in x for x in triad["finding"])
+    # pi is bound by multiplies, not bandwidth: no bound.
+    assert not any(k[2] == "pi" for k in bounds)
+
+
+def test_stream_records_without_limit_meet_the_triad_roof(doc):
+    for r in doc["records"]:
+        r.pop("limit", None)
+    bounds = plot.scaling_bounds(doc)
+    key = next(k for k in bounds if k[2] == "copy")
+    assert bounds[key]["openmp"][1] == "cpu_bw_triad_all"
+
+
+def test_a_run_without_ceilings_draws_no_roofline_and_says_so(tmp_path, doc):
+    del doc["context"]["ceilings"]
+    for r in doc["records"]:
+        r.pop("limit", None)
+    assert plot.roofline_points(doc) == {} and plot.scaling_bounds(doc) == {}
+    s = plot.run_summary(doc)
+    assert s["ceilings"].startswith("No ceilings measured in this run")
+    assert not any(" of cpu_" in x or " of gpu_" in x for f in s["findings"] for x in f["finding"])
+    d = write_doc(tmp_path, doc)
+    assert run_plot(str(d)).returncode == 0
+    assert not [p for p in (d / "plots").iterdir() if "roofline" in p.name]
+    assert "No ceilings measured in this run" in (d / "report.html").read_text()
+
+
+def test_compare_shows_both_runs_shares(tmp_path, doc):
+    """Two machines: NEW twice as fast against a roof twice as high, so the same share."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+    new = copy.deepcopy(doc)
+    for name, rf in new["context"]["ceilings"]["roofs"].items():
+        rf["value"] *= 2
+    for r in new["records"]:
+        if r["status"] == "ok":
+            r["reps_s"] = [x / 2 for x in r["reps_s"]]
+            r["time_s"] = {k: v / 2 for k, v in r["time_s"].items()}
+            r["rate"] = {k: v * 2 for k, v in r["rate"].items()}
+            if r["limit"]["roof"]:
+                r["limit"]["value"] *= 2
+                r["limit"]["attained"] *= 2
+    base_dir, new_dir = write_doc(tmp_path, doc, "base"), write_doc(tmp_path, new, "new")
+    compare = [sys.executable, f"{ROOT}/experiments/compare.py", str(base_dir), str(new_dir)]
+    out = json.loads(subprocess.run(compare + ["--json"], capture_output=True, text=True).stdout)
+    row = next(r for r in out["records"] if r["label"] == "quick triad openmp t=2 2^24 double")
+    assert row["base"]["share"] == row["new"]["share"] == plot.share_text(doc["records"][2])
+    assert row["share_ratio"] == pytest.approx(1.0)
+    assert out["summary"]["with_shares"] == sum(1 for r in doc["records"] if plot.roof_share(r))
+    # The roofs are context, one entry a roof, never when or how each was measured.
+    diffs = {d["key"]: d for d in out["context_differences"]}
+    assert diffs["ceilings.cpu_bw_triad_all"]["base"] == "20 GB/s (measured, 2 threads)"
+    assert diffs["ceilings.cpu_bw_triad_all"]["new"] == "40 GB/s (measured, 2 threads)"
+    assert not [k for k in diffs if k.startswith("ceilings.roofs") or k.endswith("measured_utc")]
+    text = subprocess.run(compare, capture_output=True, text=True).stdout
+    assert "share of roof BASE -> NEW" in text and "of cpu_bw_triad_all" in text
+    assert "NEW share / BASE share median 1.000" in text
+    res = subprocess.run(compare + ["--html", str(tmp_path / "cmp")], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    page = (tmp_path / "cmp" / "report.html").read_text()
+    assert "share of roof BASE &rarr; NEW" in page and "Shares of roofs" in page
+    # A run without roofs against one with: said, never compared by share.
+    for r in doc["records"]:
+        r.pop("limit", None)
+    del doc["context"]["ceilings"]
+    old_dir = write_doc(tmp_path, doc, "old")
+    text = subprocess.run([sys.executable, f"{ROOT}/experiments/compare.py", str(old_dir), str(new_dir)],
+                          capture_output=True, text=True).stdout
+    assert "only NEW measured roofs" in text
+
+
+def test_a_kernel_without_a_roof_says_why_on_the_first_screen(doc):
+    for r in doc["records"]:
+        if r["kernel"] == "copy":
+            r["limit"] = {"roof": None, "reason": "no roof: no copy bandwidth measured"}
+    s = plot.run_summary(doc)
+    copy_row = next(f for f in s["findings"] if f["kernel"] == "copy")
+    assert copy_row["finding"][0].endswith("(no roof: no copy bandwidth measured)")
+    assert not [q for q in plot.roofline_points(doc)["cpu"] if q["kernel"] == "copy"]
