@@ -14,7 +14,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "experiments"))
-from figures.load import InputError, fastest_bytes_per_s, kernel_order, load_run  # noqa: E402
+from analysis.figures.load import InputError, fastest_bytes_per_s, kernel_order, load_run  # noqa: E402
 
 
 def mean_bytes_per_s(r: dict) -> float:

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Compare two parlab runs: two commits on one machine, or one suite on two machines.
 
-    python3 experiments/compare.py BASE NEW [--threshold PCT] [--alpha A] [--json] [--html DIR]
-                                   [--fail-if-slower PCT]          # or: parlab compare BASE NEW ...
+    python3 experiments/analysis/compare.py BASE NEW [--threshold PCT] [--alpha A] [--json] [--html DIR]
+                                            [--fail-if-slower PCT]          # or: parlab compare BASE NEW ...
 
 BASE and NEW are run directories or their results.json (BASE may be a committed reference run
 under results/). Everything printed or drawn comes from those two files only.
@@ -75,11 +75,13 @@ import sys
 import textwrap
 from collections import defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # plot.py and compare_report.py sit beside us
+if __package__ in (None, ""):  # run as a script (parlab compare): the package is in the folder above
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-import compare_report  # noqa: E402
-from compare_stats import compare_samples, ratio_interval, reps_needed  # noqa: E402
-from plot import InputError, fmt_size, load_run, rate_of  # noqa: E402
+from analysis import compare_report  # noqa: E402
+from analysis.compare_stats import compare_samples, ratio_interval, reps_needed  # noqa: E402
+from analysis.figures.labels import fmt_size  # noqa: E402
+from analysis.figures.load import InputError, load_run, rate_of  # noqa: E402
 
 SCHEMA = "parlab-compare/1"
 DIMENSIONS = ("study", "scaling", "kernel", "backend", "threads", "ranks", "size", "size_y", "precision", "device",

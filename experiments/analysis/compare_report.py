@@ -11,15 +11,15 @@ markers, NEW solid), the records table, the unmatched series, and every context 
 """
 from __future__ import annotations
 
-import base64
 import html
 import json
 import math
 import os
 from collections import defaultdict
 
-from compare_stats import reps_needed
-from plot import fmt_size
+from .compare_stats import reps_needed
+from .figures.labels import fmt_size
+from .writer import Plotter, figure_html, page_head, write_page
 
 class Paint:
     CODES = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
@@ -201,14 +201,6 @@ STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-c
 COLOURS = {"slower": "#c62828", "faster": "#2e7d32", "same": "#9e9e9e"}
 
 
-def _save(fig, plt, out_dir: str, name: str) -> str:
-    path = os.path.join(out_dir, name + ".png")
-    fig.tight_layout()
-    fig.savefig(path, metadata={"Software": None})
-    plt.close(fig)
-    return path
-
-
 def _pct_text(x: float) -> str:
     return f"{(x - 1) * 100:+.1f}%" if 0.5 <= x <= 2 else f"x{x:.3g}"
 
@@ -230,7 +222,7 @@ def log_ticks(left: float, right: float) -> list:
     return sorted(set(up) | set(down))
 
 
-def change_figure(plt, res: dict, out_dir: str, limit: int = 60):
+def change_figure(p: Plotter, res: dict, limit: int = 60):
     """Horizontal bars: NEW/BASE median time per compared record, the largest changes on top."""
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
@@ -239,7 +231,7 @@ def change_figure(plt, res: dict, out_dir: str, limit: int = 60):
         return None
     rows = rows[::-1]
     thr = res["settings"]["threshold_pct"] / 100
-    fig, ax = plt.subplots(figsize=(10, 1.4 + 0.24 * len(rows)))
+    fig, ax = p.plt.subplots(figsize=(10, 1.4 + 0.24 * len(rows)))
     ys = range(len(rows))
     for y, r in zip(ys, rows):
         x = r["time_ratio"]
@@ -269,13 +261,12 @@ def change_figure(plt, res: dict, out_dir: str, limit: int = 60):
     ax.set_title(f"Change per record, {shown}\nwhiskers: {res['settings']['interval']}; grey band: the "
                  f"±{thr * 100:g}% threshold; hatched*: too few repetitions to tell", fontsize=8)
     ax.grid(True, axis="x", which="both", alpha=0.3)
-    path = _save(fig, plt, out_dir, "change")
     caption = (f"Change per record ({shown}): red slower, green faster, grey no difference beyond the noise. "
                "Records without a whisker have too few repetitions for any interval.")
-    return path, caption
+    return p.save(fig, "change", caption), caption
 
 
-def scaling_figures(plt, res: dict, out_dir: str) -> list:
+def scaling_figures(p: Plotter, res: dict) -> list:
     """One figure per (study, scaling, kernel, size, precision, axis): every shape-compared line of
     both runs, speedup and efficiency over each side's own one-worker time."""
     from matplotlib.lines import Line2D
@@ -286,8 +277,8 @@ def scaling_figures(plt, res: dict, out_dir: str) -> list:
         groups[(g["study"], g["scaling"], g["kernel"], g["size"], g["precision"], g["axis"])].append(g)
     out = []
     for n, ((study, scaling, kernel, size, precision, axis), lines) in enumerate(sorted(groups.items(), key=str)):
-        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
-        cmap = plt.get_cmap("tab10")
+        fig, (ax1, ax2) = p.plt.subplots(1, 2, figsize=(11, 4.2))
+        cmap = p.plt.get_cmap("tab10")
         top = 1
         for i, g in enumerate(lines):
             c = cmap(i % 10)
@@ -316,18 +307,9 @@ def scaling_figures(plt, res: dict, out_dir: str) -> list:
         title = (f"{kernel} {scaling} scaling, N={fmt_size(size)}{' per worker' if scaling == 'weak' else ''} "
                  f"{precision} ({study})")
         fig.suptitle(title, fontsize=10)
-        path = _save(fig, plt, out_dir, f"scaling_{n:02d}")
         caption = title + ": " + "; ".join(f"{g['line']}: {g['verdict']}" for g in lines)
-        out.append((path, caption))
+        out.append((p.save(fig, f"scaling_{n:02d}", caption), caption))
     return out
-
-
-def _img(path: str, caption: str) -> str:
-    with open(path, "rb") as f:
-        data = base64.b64encode(f.read()).decode("ascii")
-    e = html.escape
-    return (f"<figure><img alt='{e(caption)}' src='data:image/png;base64,{data}'>"
-            f"<figcaption>{e(caption)}</figcaption></figure>")
 
 
 KEY_CONTEXT = ("cpu.model", "cpu.physical_cores", "cpu.logical_cpus", "cpu.smt", "gpu", "build.build_type",
@@ -411,18 +393,10 @@ def records_table(res: dict) -> str:
 
 def write(res: dict, out_dir: str) -> str:
     """DIR/report.html (self-contained), DIR/plots/*.png and DIR/compare.json; returns the report's path."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    matplotlib.rcParams.update({"figure.dpi": 100, "savefig.dpi": 100, "font.size": 9})
-    plot_dir = os.path.join(out_dir, "plots")
-    os.makedirs(plot_dir, exist_ok=True)
+    p = Plotter(os.path.join(out_dir, "plots"), svg=False, grid=False)
     e = html.escape
     b, n = res["base"], res["new"]
-    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>parlab compare</title>",
-             f"<style>{STYLE}</style></head><body><h1>parlab compare</h1><table class='runs'>"]
+    parts = [page_head("parlab compare", STYLE), "<h1>parlab compare</h1><table class='runs'>"]
     for name, run in (("BASE", b), ("NEW", n)):
         parts.append(f"<tr><th class='l'>{name}</th><td>{e(run['path'])}</td><td>suite {e(str(run['suite']))}</td>"
                      f"<td>{e(str(run['started_utc']))}</td><td>commit {e(str(run['git_commit']))}</td></tr>")
@@ -432,9 +406,9 @@ def write(res: dict, out_dir: str) -> str:
                  f"Scaling shapes: efficiency over each side's own one-worker time, within "
                  f"{st['shape_threshold_pct']:g}% or the noise = same scaling.</p>")
     parts.append(first_screen(res))
-    change = change_figure(plt, res, plot_dir)
+    change = change_figure(p, res)
     if change:
-        parts.append("<h2>Change per record</h2>" + _img(*change))
+        parts.append("<h2>Change per record</h2>" + figure_html(*change))
     if res["scaling"]:
         parts.append("<h2>Scaling shape</h2><table><tr><th class='l'>verdict</th><th class='l'>series</th>"
                      "<th class='l'>efficiency</th></tr>")
@@ -443,7 +417,7 @@ def write(res: dict, out_dir: str) -> str:
             parts.append(f"<tr><td class='l {cls}'>{e(g['verdict'])}</td><td class='l'>{e(shape_title(g))}</td>"
                          f"<td class='l'>{e(shape_points(g))}</td></tr>")
         parts.append("</table>")
-        parts += [_img(path, caption) for path, caption in scaling_figures(plt, res, plot_dir)]
+        parts += [figure_html(path, caption) for path, caption in scaling_figures(p, res)]
     parts.append("<h2>Records</h2>" + records_table(res))
     for name, key in (("BASE", "only_base"), ("NEW", "only_new")):
         if res[key]:
@@ -462,8 +436,4 @@ def write(res: dict, out_dir: str) -> str:
     parts.append("</body></html>\n")
     with open(os.path.join(out_dir, "compare.json"), "w", encoding="utf-8") as f:
         json.dump(res, f, indent=1, sort_keys=True)
-    report = os.path.join(out_dir, "report.html")
-    with open(report + ".tmp", "w", encoding="utf-8") as f:
-        f.write("".join(parts))
-    os.replace(report + ".tmp", report)
-    return report
+    return write_page(os.path.join(out_dir, "report.html"), "".join(parts))

@@ -3,12 +3,14 @@ import copy
 import hashlib
 import json
 
-import plot  # experiments/plot.py, via conftest's sys.path
+from analysis.figures.gil import gil_series
+from analysis.figures.libraries import peers_table
+from analysis.figures.scaling import scaling_series
 from conftest import BASE_DOC, record, run_plot, write_doc
 
 
 def test_speedup_is_median_serial_time_over_median_time(scaling_doc):
-    series = plot.scaling_series(scaling_doc)
+    series = scaling_series(scaling_doc)
     (key, by_backend), = series.items()
     assert key[1:3] == ("strong", "pi")
     pool = {t: (s, e) for t, s, e in by_backend["pool"]}
@@ -23,7 +25,7 @@ def test_speedup_is_median_serial_time_over_median_time(scaling_doc):
 
 def test_without_serial_the_reference_is_the_own_one_thread_time(scaling_doc):
     scaling_doc["records"] = [r for r in scaling_doc["records"] if r["backend"] != "serial"]
-    (by_backend,) = plot.scaling_series(scaling_doc).values()
+    (by_backend,) = scaling_series(scaling_doc).values()
     pts = by_backend["tbb (vs own 1 thread)"]
     assert abs(pts[-1][1] - 8.4 / 2.0) < 1e-12
 
@@ -33,7 +35,7 @@ def test_weak_scaling_efficiency(scaling_doc):
         if r["kernel"] == "pi":
             r["scaling"] = "weak"
             r["size"] = (1 << 20) * r["threads"]
-    (by_backend,) = plot.scaling_series(scaling_doc).values()
+    (by_backend,) = scaling_series(scaling_doc).values()
     pool = {t: (s, e) for t, s, e in by_backend["pool"]}
     assert abs(pool[4][1] - 8.0 / 2.5) < 1e-12 and abs(pool[4][0] - 8.0 * 4 / 2.5) < 1e-12
 
@@ -132,7 +134,7 @@ def test_gpu_study_and_gil_figures(tmp_path, scaling_doc):
                                                ("py-parlab-gil-held", 1, 2.0), ("py-parlab-gil-held", 2, 2.05)]):
         extra.append(record(500 + i, backend, threads, t, kind="python", study="gil"))
     scaling_doc["records"] += extra
-    series = plot.gil_series(scaling_doc)
+    series = gil_series(scaling_doc)
     assert abs(dict(series["py-parlab-gil-released"])[2] - 2.0 / 1.02) < 1e-12
     assert abs(dict(series["py-parlab-gil-held"])[2] - 2.0 / 2.05) < 1e-12
     d = write_doc(tmp_path, scaling_doc)
@@ -162,7 +164,7 @@ def test_peers_table_and_figures(tmp_path):
             record(10, "py-cupy", 1, 0.0, study="peers", scaling="none", kind="python", status="unavailable"),
             record(11, "pool", 4, 0.1, study="other", scaling="none")]  # another study: not a peer row
     doc["records"] = recs
-    rows = plot.peers_table(doc)
+    rows = peers_table(doc)
     got = {(r["kernel"], r["peer"]): (r["parlab"], r["parlab_threads"], r["threads"], round(r["ratio"], 9)) for r in rows}
     assert got == {
         ("pi", "py-numba-prange"): ("tbb", 4, 4, round(0.6 / 0.20, 9)),

@@ -34,8 +34,13 @@ from typing import Callable, Optional
 import jsonschema
 import pytest
 
-import plot
-from figures.load import fastest_bytes_per_s, pool_rounds
+from analysis.figures.convergence import convergence_points, convergence_summary
+from analysis.figures.gil import gil_series
+from analysis.figures.gpu import multi_gpu_series
+from analysis.figures.libraries import peers_table
+from analysis.figures.load import element_bytes, fastest_bytes_per_s, per_op_us, pool_rounds, rate_of, workers
+from analysis.figures.models import python_models_crossovers, python_models_table
+from analysis.figures.scaling import scaling_series
 from conftest import ROOT, SCHEMA, run_plot
 
 
@@ -231,7 +236,7 @@ def median(r):
 
 
 def rate(r):
-    return plot.rate_of(r)[0]
+    return rate_of(r)[0]
 
 
 def metric(r, name):
@@ -279,7 +284,7 @@ def bench_pi():
 
 def strong_speedups(kernel, threads=16):
     """{backend: speedup over serial at `threads`} of the scaling run's strong-scaling series."""
-    (series,) = [v for k, v in plot.scaling_series(doc(NODE, SCALING)).items() if k[1:3] == ("strong", kernel)]
+    (series,) = [v for k, v in scaling_series(doc(NODE, SCALING)).items() if k[1:3] == ("strong", kernel)]
     return {b: dict((t, s) for t, s, _ in pts)[threads] for b, pts in series.items()}
 
 
@@ -320,8 +325,8 @@ def epcc(machine, run, construct, threads, *backends):
     """EPCC-style overhead per construct (µs): time per construct at `threads` minus the serial
     reference with the same work, as plots/overhead.png shows it."""
     rs = ok(doc(machine, run), kernel=construct)
-    ref = plot.per_op_us(one(doc(machine, run), kernel=construct, backend="serial"))
-    at = {r["backend"]: plot.per_op_us(r) - ref for r in rs if r["threads"] == threads}
+    ref = per_op_us(one(doc(machine, run), kernel=construct, backend="serial"))
+    at = {r["backend"]: per_op_us(r) - ref for r in rs if r["threads"] == threads}
     return tuple(at[b] for b in backends)
 
 
@@ -345,7 +350,7 @@ def race_share_range(machine, run, kernel):
 
 
 def gil_speedup(run, backend, threads=16):
-    return dict(plot.gil_series(doc(NODE, run))[backend])[threads]
+    return dict(gil_series(doc(NODE, run))[backend])[threads]
 
 
 def gil_wait(machine, run, backend, threads):
@@ -381,8 +386,8 @@ def static_ranges():
 
 
 def peers_row(machine, run, kernel, size, threads, peer):
-    """plot.peers_table's row of one peer."""
-    rows = [r for r in plot.peers_table(doc(machine, run))
+    """peers_table's row of one peer."""
+    rows = [r for r in peers_table(doc(machine, run))
             if (r["kernel"], r["size"], r["threads"], r["peer"]) == (kernel, size, threads, peer)]
     assert len(rows) == 1, (kernel, size, threads, peer)
     return rows[0]
@@ -422,7 +427,7 @@ def gpu_against_cpu_triad():
     """The H200's triad of 2^28 doubles against tbb's at 2^25 on 16 cores, and what a triad of
     2^28 doubles (3 arrays) takes on each: (GPU B/s, tbb B/s, ratio, tbb ms, GPU ms)."""
     gpu, tbb = gpu_triad(), scaling_rate("triad", "tbb", 16)
-    return rate(gpu), tbb, rate(gpu) / tbb, 3 * gpu["size"] * plot.element_bytes(gpu) / tbb * 1e3, median(gpu) * 1e3
+    return rate(gpu), tbb, rate(gpu) / tbb, 3 * gpu["size"] * element_bytes(gpu) / tbb * 1e3, median(gpu) * 1e3
 
 
 def matmul_1024():
@@ -437,7 +442,7 @@ def host_copies():
     each) at the pinned rate: (pinned B/s, pageable B/s, GB, ms)."""
     d = doc(NODE, GPU_RUN)
     pinned, pageable = (rate(one(d, kernel=k, size=1 << 30)) for k in ("transfer_pinned", "transfer_pageable"))
-    nbytes = 2 * gpu_triad()["size"] * plot.element_bytes(gpu_triad())
+    nbytes = 2 * gpu_triad()["size"] * element_bytes(gpu_triad())
     return pinned, pageable, nbytes / 1e9, nbytes / pinned * 1e3
 
 
@@ -653,10 +658,10 @@ def node_oversubscribed():
     """The mixed-mode EPCC reduction with the most threads in all, more than the node's logical
     CPUs: (ranks, threads per rank, threads in all, logical CPUs, µs per reduction)."""
     d = doc(NODE, RANKS_CHUNKED)
-    r = max(ok(d, study="mixed-mode", kernel="overhead_reduce"), key=plot.workers)
+    r = max(ok(d, study="mixed-mode", kernel="overhead_reduce"), key=workers)
     cpus = d["context"]["cpu"]["logical_cpus"]
-    assert plot.workers(r) > cpus
-    return r["ranks"], r["threads"], plot.workers(r), cpus, plot.per_op_us(r)
+    assert workers(r) > cpus
+    return r["ranks"], r["threads"], workers(r), cpus, per_op_us(r)
 
 
 # --- Python's other ways around the GIL ---------------------------------------------------------
@@ -667,7 +672,7 @@ MODEL_COLUMNS = {"1 worker": 1, "2 workers": 2, "16 workers": 16}
 
 @functools.cache
 def models_table(study="python-models"):
-    return plot.python_models_table(doc(NODE, PY_MODELS), study)
+    return python_models_table(doc(NODE, PY_MODELS), study)
 
 
 def model_row(backend, threads, size=1 << 20, study="python-models"):
@@ -684,7 +689,7 @@ def model_crossovers():
     """From which size (log2) a model beats one thread at every larger size: processes (the same
     at 1, 2 and 16 workers), dask.distributed at 2 and at 16 workers; and the thread-based models
     at 2 and 16 workers, which never do ("never" for each)."""
-    cross = plot.python_models_crossovers(models_table())
+    cross = python_models_crossovers(models_table())
     (processes,) = {cross[("py-processes", t)] for t in MODEL_COLUMNS.values()}
     never = [cross[("py-dask-delayed", t)] for t in (2, 16)] + [cross[("py-thread-pool", 2)]]
     assert never == [None] * 3
@@ -719,7 +724,7 @@ def models_releasing_the_gil():
 
 def models_without_dask():
     """The earlier python-models run (no Dask on the node then): processes at 16 workers, 2^20."""
-    (r,) = [r for r in plot.python_models_table(doc(NODE, PY_MODELS_NO_DASK))
+    (r,) = [r for r in python_models_table(doc(NODE, PY_MODELS_NO_DASK))
             if (r["backend"], r["threads"], r["size"]) == ("py-processes", 16, 1 << 20)]
     return r["speedup_vs_one_thread"]
 
@@ -1044,7 +1049,7 @@ def ncu_old_kernel():
 
 
 def multi_speedup(machine, run, backend, kernel, size):
-    (r,) = [r for r in plot.multi_gpu_series(doc(machine, run)) if (r["backend"], r["kernel"], r["size"]) == (backend, kernel, size)]
+    (r,) = [r for r in multi_gpu_series(doc(machine, run)) if (r["backend"], r["kernel"], r["size"]) == (backend, kernel, size)]
     return r["speedup"]
 
 
@@ -1054,7 +1059,7 @@ def x2_all_gpus():
 
 
 def x2_one_after_another():
-    return low_high(r["speedup"] for r in plot.multi_gpu_series(doc(X2, MULTI)) if r["backend"] == "cuda-multi-seq")
+    return low_high(r["speedup"] for r in multi_gpu_series(doc(X2, MULTI)) if r["backend"] == "cuda-multi-seq")
 
 
 def mpi_cuda_over_cuda(machine, run, kernel, size, ranks):
@@ -1080,8 +1085,8 @@ def ranks_and_pool_at_4():
 def latency_16(machine=X2, run=DISTRIBUTED):
     """µs per allreduce, barrier and broadcast at 16 ranks, and per pool reduction at 16 threads."""
     d = doc(machine, run)
-    return (*(plot.per_op_us(one(d, kernel=k, ranks=16, size=1000)) for k in ("mpi_allreduce", "mpi_barrier", "mpi_bcast")),
-            plot.per_op_us(one(d, kernel="overhead_reduce", backend="pool", threads=16, ranks=None)))
+    return (*(per_op_us(one(d, kernel=k, ranks=16, size=1000)) for k in ("mpi_allreduce", "mpi_barrier", "mpi_bcast")),
+            per_op_us(one(d, kernel="overhead_reduce", backend="pool", threads=16, ranks=None)))
 
 
 # --- h200-x4 ----------------------------------------------------------------------------------------
@@ -1139,7 +1144,7 @@ def dev_gil(backend):
 
 def dev_peers(kernel, peer):
     """(parlab's backend, its rate, the peer's rate, the ratio) in the 2-core peers run."""
-    (r,) = [r for r in plot.peers_table(doc(DEV, DEV_PEERS)) if (r["kernel"], r["peer"]) == (kernel, peer)]
+    (r,) = [r for r in peers_table(doc(DEV, DEV_PEERS)) if (r["kernel"], r["peer"]) == (kernel, peer)]
     return r["parlab"], r["parlab_rate"], r["peer_rate"], r["ratio"]
 
 
@@ -1775,7 +1780,7 @@ def test_records_back_the_readme_claims():
     # "Every record gives the canonical count" (python-models), "the convergence run's backends
     # lie on the same points, all within 3σ".
     assert all(c["pass"] for c in doc(NODE, PY_MODELS)["consistency"])
-    summary = plot.convergence_summary(plot.convergence_points(doc(NODE, CONVERGENCE)))
+    summary = convergence_summary(convergence_points(doc(NODE, CONVERGENCE)))
     assert summary["shared_sizes"] and not summary["differing_sizes"] and summary["beyond_3sigma"] == 0
     # "Every π count is the same at every rank × thread count" (the node's distributed run).
     counts = doc(NODE, RANKS_CHUNKED)["consistency"]

@@ -1,4 +1,4 @@
-"""The figures and report.html of a parlab run, as a package; experiments/plot.py is its command line.
+"""The figures and report.html of a parlab run; experiments/analysis/plot.py is its command line.
 
 Everything is read from the run's results.json (never console text) and the output is
 deterministic: the same results.json gives byte-identical PNG, SVG and HTML files.
@@ -8,9 +8,8 @@ Modules:
                 figures, and the record helpers (rate_of, ok_records, ranks_of, workers, ...)
   labels        formatting for axes, captions and tables (fmt_size, fmt_rate, fmt_time,
                 interpreter and MPI layout labels)
-  plotter       Plotter: matplotlib set up for deterministic files, and the figures drawn
   summary       the run summary, the report's first screen (run_summary, mpi_summary, summary_html)
-  report        report.html (report_html)
+  report        report.html (report_html); figures and the page are written by ../writer.py
 
 Figure families, in the order draw_figures draws them (file names under plots/, .png and .svg):
   scaling       speedup_<study>_<scaling>_<kernel>_<N>_<precision>: speedup = median serial time /
@@ -36,7 +35,7 @@ Figure families, in the order draw_figures draws them (file names under plots/, 
                 OSU-style probes (barrier, allreduce, broadcast) vs ranks
   mixed_mode    mixed_mode_<study>_<kernel>_<N>_<precision>: EPCC mixed mode, the same cores as
                 ranks x threads, one process x threads and the hybrids between
-  peers         peers_<kernel>: parlab's rate over each Python peer's in the same run
+  libraries     peers_<kernel>: parlab's rate over each Python library backend's in the same run
 """
 from __future__ import annotations
 
@@ -48,8 +47,8 @@ from .gpu import gpu_study_figures, multi_gpu_figures
 from .models import python_models_figures
 from .mpi import mpi_figures
 from .overhead import overhead_figures
-from .peers import peers_figures
-from .plotter import Plotter
+from .libraries import peers_figures
+from ..writer import Plotter
 from .races import race_figures
 from .scaling import scaling_figures
 from .throughput import throughput_figures

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .load import arithmetic_intensity, family_of, footprint_bytes, ok_records
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 def bandwidth_figures(p: Plotter, doc: dict) -> None:

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from .labels import fmt_size
 from .load import ok_records
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 # pi/4: the hit probability of one point.

@@ -5,7 +5,7 @@ from collections import defaultdict
 
 from .labels import fmt_size
 from .load import ok_records
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 def crossover_figures(p: Plotter, doc: dict) -> list:

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from .labels import interpreter_suffix
 from .load import ok_records, rate_of
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 def gil_series(doc: dict) -> dict:

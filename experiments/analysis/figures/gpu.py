@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .labels import fmt_size
 from .load import family_of, kernel_order, ok_records
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 def gpu_study_figures(p: Plotter, doc: dict) -> None:

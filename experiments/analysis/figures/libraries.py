@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .labels import fmt_rate
 from .load import ok_records, rate_of
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 # Python peers that run on a GPU (the rest are CPU peers).

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from .labels import fmt_size, layout_label, time_scale
 from .load import LAB_FAMILIES, family_of, ok_records, per_op_us, ranks_of
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 def mixed_mode_series(doc: dict) -> dict:

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from .labels import fmt_size
 from .load import ok_records
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 # The task-based Python models (embed/workloads/parlab_tasks.py), by study, and the one-thread

@@ -7,7 +7,7 @@ from collections import defaultdict
 from .labels import fmt_size, hosts_note
 from .load import family_of, ok_records, per_op_us, ranks_of
 from .mixed_mode import mixed_mode_figures
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 # The probes as axes and the summary name them.

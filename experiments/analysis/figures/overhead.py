@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .load import family_of, kernel_order, ok_records, ranks_of
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 def overhead_figures(p: Plotter, doc: dict) -> None:

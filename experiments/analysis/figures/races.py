@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from .labels import interpreter_suffix, interpreter_tag
 from .load import family_of, kernel_order, ok_records
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 def race_figures(p: Plotter, doc: dict) -> None:

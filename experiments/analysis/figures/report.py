@@ -2,25 +2,27 @@
 the consistency checks and every record."""
 from __future__ import annotations
 
-import base64
 import html
 import json
 import os
 
+from ..writer import figure_html, page_head
 from .labels import fmt_rate, fmt_size
 from .load import rate_of
 from .models import python_models_note
 from .summary import run_summary, summary_html
 
 
+STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;font-size:12px}"
+         "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}"
+         "td.l,th.l{text-align:left}.fail{background:#fdd;color:#900}.warn{color:#a60}img{max-width:100%}"
+         "table.summary td{vertical-align:top}table.summary{font-size:13px;margin-bottom:1em}")
+
+
 def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], peers: list | None = None) -> str:
     ctx = doc["context"]
     e = html.escape
-    parts = ["<!DOCTYPE html><html><head><meta charset='utf-8'><title>parlab report</title><style>",
-             "body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;font-size:12px}",
-             "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}",
-             "td.l,th.l{text-align:left}.fail{background:#fdd;color:#900}.warn{color:#a60}img{max-width:100%}",
-             "table.summary td{vertical-align:top}table.summary{font-size:13px;margin-bottom:1em}</style></head><body>",
+    parts = [page_head("parlab report", STYLE),
              f"<h1>parlab report: {e(str(doc.get('suite', '')))}</h1>",
              f"<p>Status: <b>{e(doc['status'])}</b>. Host {e(str(ctx.get('host')))}, started {e(str(ctx.get('started_utc')))}.</p>"]
     failed = [r for r in doc["records"] if r["status"] not in ("ok", "unavailable")]
@@ -31,10 +33,7 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], peers: 
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{e(w)}</li>" for w in ctx["warnings"]) + "</ul>")
     parts.append("<h2>Figures</h2>")
     for name, caption in figures:
-        with open(os.path.join(out_dir, name + ".png"), "rb") as f:
-            data = base64.b64encode(f.read()).decode("ascii")
-        parts.append(f"<figure><img alt='{e(caption)}' src='data:image/png;base64,{data}'><figcaption>{e(caption)}"
-                     f" (<a href='plots/{e(name)}.svg'>SVG</a>)</figcaption></figure>")
+        parts.append(figure_html(os.path.join(out_dir, name + ".png"), caption, f"plots/{name}.svg"))
     if not figures:
         parts.append("<p>No figure: these results have no thread sweep, size sweep or backend comparison.</p>")
     parts.append(python_models_note(doc))

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from .labels import bar_label, fmt_rate, fmt_size, interpreter_suffix
 from .load import family_of, fastest_bytes_per_s, ok_records, rate_of, workers
-from .plotter import Plotter
+from ..writer import Plotter
 
 
 def throughput_figures(p: Plotter, doc: dict) -> None:
