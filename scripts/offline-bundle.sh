@@ -13,7 +13,7 @@
 #                     packages they need beyond what the node's venv has (NumPy, msgpack, psutil,
 #                     PyYAML, Jinja2), into DIR/dask (about 3 MB; cloudpickle and toolz too, at the
 #                     versions Dask wants). Fetched through a temporary apt configuration: the
-#                     system's sources are left as they are. scripts/device-study.sh pymodels unpacks
+#                     system's sources are left as they are. tools/node/device-study.sh pymodels unpacks
 #                     them with dpkg -x and puts them on PYTHONPATH. Pure Python but tornado's
 #                     optional speedups (abi3), so the node's Python 3.12 imports them.
 set -euo pipefail

@@ -9,7 +9,7 @@ import sys
 
 from conftest import ROOT
 
-SCRIPTS = os.path.join(ROOT, "gpu", "scripts")
+SCRIPTS = os.path.join(ROOT, "tools", "node", "gpu")
 
 
 def run(script, *args):

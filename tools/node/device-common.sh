@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by the scripts that run on a GPU node (scripts/device-study.sh, gpu/scripts/pi-study.sh),
+# Sourced by the scripts that run on a GPU node (tools/node/device-study.sh, tools/node/gpu/pi-study.sh),
 # from the repository root: where their output goes and what every one of them sets.
 #
 #   device_begin DEFAULT_OUT LOG   OUT (or build/DEFAULT_OUT) made and its summary.txt emptied; a

@@ -4,26 +4,19 @@
 # parts that each fit one call of at most 10 minutes. Run from the repository root with the
 # Debian packages in .deb/ (scripts/offline-bundle.sh .deb --with-test-libs --with-dask):
 #
-#   OUT=DIR VIRTUAL_ENV=VENV PARLAB_SOURCE_COMMIT=SHA scripts/device-study.sh PART
+#   OUT=DIR VIRTUAL_ENV=VENV PARLAB_SOURCE_COMMIT=SHA tools/node/device-study.sh PART
 #
 #   study1  build (CPU, CUDA, embedded Python), the racecheck positive control, the whole test
 #           suite, then the gil and peers suites
 #   study2  gpu, overhead, races and seed-examples suites + the overhead micro-benchmarks
 #   study3  scaling and bandwidth suites
 #   rerun SUITE...  the named suites again (after a fix; the results say which commit)
-#   pi-probe  one core's pi rate per SIMD path (Google Benchmark) and each CPU backend on one
-#           thread over sizes, to explain per-core pi rates
 #   tests   every GPU and MPI test of the study build
-#   dot     the GPU tests and Nsight Compute on both dot kernels (carry build/deps/babelstream-src)
 #   stream-peers  the stream-peers suite (parlab beside BabelStream), after the GPU tests and
 #           Nsight Compute on both dot kernels (carry build/deps/babelstream-src)
 #   stream-cpu  the CPU half of stream-peers (openmp, openmp-static, pool, tbb, BabelStream's omp-stream;
 #           the suite's 3 rounds), after building what stream-peers needs (carry build/deps/babelstream-src)
-#   stream-probe  why the GPU dot and the openmp STREAM kernels trail BabelStream (issue 23): the
-#           GPU tests, Nsight Compute on both dot kernels, the CPU kernels with the same statistic on
-#           both sides in three interleaved rounds, then the stream-peers suite (carry
-#           build/deps/babelstream-src)
-#   gpu     the GPU acceptance run (gpu/scripts/device-run.sh)
+#   gpu     the GPU acceptance run (tools/node/gpu/device-run.sh)
 #   multi   the multi-GPU comparison (run on 2+ GPUs)
 #   pymodels  Python's ways around the GIL (threads, a thread pool, processes, dask.delayed,
 #           dask.distributed, parlab.pi) at 1, 2 and all cores' workers (3 repetitions, not the
@@ -37,11 +30,6 @@
 #   mpi     MPI (issue 15): build with MPI and CUDA, the MPI tests, and on 2+ GPUs mpi+cuda at 1 and
 #           2 ranks against one GPU (pi 2^36, triad 2^28 double) in one run each
 #   mpi-suite  the distributed suite (ranks x threads on the node's cores, probes, mixed mode)
-#   mpi-probe  why ranks fall behind threads on pi (issue 15): tbb and pool at all cores against
-#           mpi+serial over ranks, unbound and bound to cores (each rank's own counting time in
-#           the records' metrics), and as many independent single-thread processes without MPI
-#   ft-probe  why pure-Python threads fall short of the cores on 3.13t (issue 11):
-#           scripts/ft-scaling-probe.py on 3.13t (no GIL, then PYTHON_GIL=1) and on the node's Python
 #   ft      free-threaded CPython: builds it on the node (scripts/build-python-ft.sh: 3.13t from
 #           the carried Debian tarball, or any CPython >= 3.13 source in PARLAB_PYTHON_FT_SRC), a
 #           parlab against it (build/release-ft) and its embedded-Python tests, then the gil suite
@@ -54,6 +42,13 @@
 #           the free-threaded py_count_* at 16 threads take seconds each); reuses ft's builds
 #           when the machine still has them, else makes them
 #
+# Retired parts, whose questions results/README.md answers (their results stay in results/ with
+# the command that made them; run one from the commit named there, e.g. `git show
+# 1e4557f:tools/node/device-study.sh`): pi-probe (one core's pi rate per SIMD path), dot and
+# stream-probe (why the GPU dot and the openmp STREAM kernels trailed BabelStream), ft-probe (why
+# pure-Python threads fell short of the cores on 3.13t; tools/node/ft-scaling-probe.py stays, to
+# run by hand) and mpi-probe (why ranks fell behind threads on pi).
+#
 # The study parts share the build in build/h200-study (rebuilt only when out of date, so a
 # later part on the same machine starts at once). VIRTUAL_ENV makes the peers importable by
 # the embedded interpreter; PARLAB_SOURCE_COMMIT records the commit in each result's context
@@ -61,11 +56,11 @@
 # returns at most 8): study.tgz (logs and result directories) and summary.txt. Unpack locally
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 1
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|pi-probe|tests|dot|stream-peers|stream-cpu|stream-probe|gpu|multi|ft|ft-races|ft-probe|pymodels|distributed|mpi|mpi-suite|mpi-probe}
+cd "$(dirname "$0")/../.." || exit 1  # the repository root, two folders up
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|stream-peers|stream-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
 shift
-# shellcheck source=scripts/device-common.sh
-. scripts/device-common.sh
+# shellcheck source=tools/node/device-common.sh
+. tools/node/device-common.sh
 device_begin device-study study.log
 jobs=$(nproc)
 pack() { tar czf "$final/study.tgz" -C "$work" . && say "packed $(du -h "$final/study.tgz" | cut -f1) at t=${SECONDS}s"; }
@@ -242,7 +237,7 @@ case "$part" in
     "$bin" list | tee "$work/list.txt"
     nvidia-smi -L | tee -a "$summary"
     step "compute-sanitizer racecheck positive control (the planted race must be reported)"
-    bash gpu/scripts/racecheck-control.sh "$build/tests/gpu/planted_race_cuda" "$work/racecheck-control.log" \
+    bash tools/node/gpu/racecheck-control.sh "$build/tests/gpu/planted_race_cuda" "$work/racecheck-control.log" \
       | tee -a "$summary"
     step "tests (all of them, 16 cores)"
     timeout 300 ctest --test-dir "$build" --parallel 8 --timeout 240 --output-on-failure >"$work/ctest.log" 2>&1
@@ -275,17 +270,6 @@ case "$part" in
     ensure_build
     for suite in "$@"; do run_suite "$suite" 300; done
     ;;
-  pi-probe)
-    ensure_build
-    step "pi kernel per SIMD path, one core"
-    timeout 120 "$build/bench/parlab_bench" --benchmark_filter='pi_kernel/' --benchmark_repetitions=3 \
-      --benchmark_report_aggregates_only=true >"$work/bench_pi.txt" 2>&1
-    grep -E "_median" "$work/bench_pi.txt" | tee -a "$summary"
-    step "pi on one thread per CPU backend and size"
-    timeout 120 "$bin" run -k pi -b serial,threads,pool,tbb,openmp -t 1 -n 2^25,2^27,2^28 -r 5 \
-      --out "$work/results" --no-report >"$work/pi-probe.txt" 2>&1
-    say "pi probe: exit $?"
-    ;;
   tests)
     # Every GPU and MPI test of the study build (the node is the only place they run).
     ensure_build
@@ -294,13 +278,6 @@ case "$part" in
       >"$work/ctest-gpu-mpi.log" 2>&1
     say "GPU and MPI tests: exit $?; $(grep -E 'tests passed|tests failed' "$work/ctest-gpu-mpi.log")"
     grep -E "\(Failed\)|\*\*\*Failed|Not Run" "$work/ctest-gpu-mpi.log" | tee -a "$summary"
-    ;;
-  dot)
-    # The GPU dot alone: its tests (bits against the CPU's) and both dot kernels' profiles.
-    ensure_build parlab parlab_gpu_tests
-    ensure_babelstream
-    gpu_tests
-    profile_dots
     ;;
   stream-peers)
     # The stream-peers suite to commit (issue 23), after the GPU tests and the dot profiles.
@@ -325,64 +302,9 @@ case "$part" in
     summarize_suite stream-peers
     python3 scripts/stream-peers-ratios.py "$(ls -td "$work"/results/*/*/ | head -1)" | tee -a "$summary"
     ;;
-  stream-probe)
-    # Why parlab's GPU dot and openmp STREAM trail BabelStream (issue 23): the GPU tests (dot's
-    # bits against the CPU), Nsight Compute on both dot kernels (2^28 doubles), then the CPU
-    # kernels at all cores in three interleaved rounds, each backend alone in its process and all
-    # three in one, with the statistic of both sides: parlab's single-iteration repetitions
-    # (no minimum repetition time) beside BabelStream's fastest and average of its 100 iterations.
-    # (OMP_PLACES/OMP_PROC_BIND are left alone: libgomp binds the initial thread to the first
-    # place, so every other backend's threads, made from it, would share one core.)
-    ensure_build parlab parlab_gpu_tests
-    ensure_babelstream
-    gpu_tests
-    profile_dots
-    cat >"$work/single-iteration.json" <<'JSON'
-{"name": "stream-single-iteration", "description": "STREAM at all cores, single-iteration repetitions",
- "reps": 300, "warmup": 5, "min_rep_seconds": 0,
- "experiments": [{"study": "stream-probe", "kernel": ["copy", "mul", "add", "triad", "dot"],
-   "backends": ["openmp", "pool", "tbb"], "threads": "max", "sizes": ["2^25"], "precision": "double", "scaling": "none"}]}
-JSON
-    cat >"$work/babelstream-omp.json" <<'JSON'
-{"name": "stream-babelstream-omp", "description": "BabelStream omp-stream, 3 invocations of 100 iterations",
- "reps": 3, "warmup": 1, "min_rep_seconds": 0,
- "experiments": [{"study": "stream-probe", "kernel": ["copy", "mul", "add", "triad", "dot"],
-   "backends": ["babelstream-omp"], "threads": "max", "sizes": ["2^25"], "precision": "double", "scaling": "none"}]}
-JSON
-    for round in 1 2 3; do
-      for b in openmp pool tbb; do
-        step "round $round: CPU STREAM, $b alone"
-        timeout 60 "$bin" run "$work/single-iteration.json" -b "$b" --out "$work/results-r$round-alone" -q --no-report
-        say "round $round $b alone: exit $?"
-      done
-      step "round $round: CPU STREAM, openmp, pool and tbb in one process"
-      timeout 90 "$bin" run "$work/single-iteration.json" --out "$work/results-r$round-together" -q --no-report
-      say "round $round together: exit $?"
-      step "round $round: BabelStream omp"
-      timeout 90 "$bin" run "$work/babelstream-omp.json" --out "$work/results-r$round-babelstream" -q --no-report
-      say "round $round babelstream-omp: exit $?"
-    done
-    step "stream-peers suite"
-    run_suite stream-peers 240
-    summarize_suite stream-peers
-    python3 - "$work" <<'PY' | tee -a "$summary"
-import glob, json, sys
-for f in sorted(glob.glob(sys.argv[1] + "/results*/*/*/results.json")):
-    d = json.load(open(f))
-    where = f[len(sys.argv[1]) + 1:].split("/")[0]
-    for r in d["records"]:
-        if r["status"] != "ok":
-            print(f"  {where:24s} {r['kernel']:6s} {r['backend']:16s} {r['status']}: {(r.get('error') or r.get('reason') or '')[:100]}")
-            continue
-        b = r["work"]["bytes"]
-        best = r.get("metrics", {}).get("peer_min_runtime_s") or r["time_s"]["min"]
-        print(f"  {where:24s} {r['kernel']:6s} {r['backend']:16s} t={r['threads']:2d} fastest {b / best / 1e9:7.1f} GB/s"
-              f"  median {b / r['time_s']['median'] / 1e9:7.1f} GB/s  reps={len(r['reps_s'])} inner={r['inner']}")
-PY
-    ;;
   gpu)
     step "GPU acceptance"
-    OUT="$work/gpu" bash gpu/scripts/device-run.sh
+    OUT="$work/gpu" bash tools/node/gpu/device-run.sh
     say "device-run.sh: exit $?"
     grep -E "RESULT|FAILED|tests passed|ERROR SUMMARY|RACECHECK SUMMARY" "$work/gpu/device-run.log" | tee -a "$summary"
     ;;
@@ -436,25 +358,11 @@ PY
     summarize_suite python-models
     run_suite convergence 90
     ;;
-  ft-probe)
-    step "free-threaded CPython from the carried source (no network)"
-    PARLAB_PYTHON_FT_SRC=${PARLAB_PYTHON_FT_SRC:-build/deps/src} PARLAB_JOBS=$jobs \
-      bash scripts/build-python-ft.sh >"$work/python-ft.log" 2>&1 \
-      || { tail -40 "$work/python-ft.log"; say "free-threaded CPython build failed"; exit 1; }
-    ft=$(tail -1 "$work/python-ft.log")/bin/python3t
-    say "free-threaded CPython: $ft at t=${SECONDS}s"
-    step "scaling probe: free-threaded, no GIL"
-    PYTHON_GIL=0 timeout 200 "$ft" scripts/ft-scaling-probe.py --json "$work/ft-probe-nogil.json" | tee -a "$summary"
-    step "scaling probe: free-threaded, no GIL, private modules at 2^21 samples (fixed costs per run amortised)"
-    PYTHON_GIL=0 timeout 90 "$ft" scripts/ft-scaling-probe.py --only threads-private --samples 2^21 --reps 1 \
-      --json "$work/ft-probe-nogil-2e21.json" | tee -a "$summary"
-    ;;
-  mpi|mpi-suite|mpi-probe)
+  mpi|mpi-suite)
     # MPI (issue 15) from its own build: CUDA and MPI ON, Python OFF. The node image has Open
     # MPI's runtime (/usr/bin/mpirun); without its headers, the carried libopenmpi-dev (unpacked
     # into $prefix from .deb/) is used through PARLAB_MPI_PREFIX.
     build=build/h200-mpi cuda=ON
-    [ "$part" = mpi-probe ] && build=build/h200-mpi-cpu cuda=OFF  # the probe runs on the CPUs only
     bin="$build/experiments/parlab"
     mpi_args=()
     if [ ! -e /usr/include/mpi.h ] && [ ! -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h ]; then
@@ -472,7 +380,6 @@ PY
     fi
     step "build"
     targets=(parlab parlab_mpi_tests mpi_rank_throws)
-    [ "$part" = mpi-probe ] && targets=(parlab)
     cmake --build "$build" --parallel "$jobs" --target "${targets[@]}" >"$work/build.log" 2>&1 \
       || { grep -E "error|FAILED" -A5 "$work/build.log" | head -60; say "build failed"; exit 1; }
     "$bin" list | grep -E "^  mpi" | tee -a "$summary"
@@ -493,49 +400,13 @@ PY
       else
         say "fewer than 2 GPUs: mpi+cuda at 2 ranks needs nvidia-h200-x2"
       fi
-    elif [ "$part" = mpi-probe ]; then
-      step "pi 2^30: one process (tbb, pool) against ranks (mpi+serial), unbound, in one run"
-      timeout 120 "$bin" run --ranks "1,4,8,$jobs" -k pi -b tbb,pool,mpi+serial -t "1,$jobs" -n 2^30 -r 5 \
-        --out "$work/results" -q --no-report
-      step "the same with every rank bound to a core of its own (--bind-to core --map-by core)"
-      PARLAB_MPIRUN_ARGS="--bind-to core --map-by core" timeout 60 "$bin" run --ranks "4,8,$jobs" -k pi \
-        -b tbb,mpi+serial -t "$jobs" -n 2^30 -r 5 --out "$work/results" -q --no-report
-      step "pi 2^28 per process: one alone, then $jobs at once (no MPI)"
-      timeout 60 "$bin" run -k pi -b serial -n 2^28 -r 5 --out "$work/indep/alone" -q --no-report
-      pids=()
-      for i in $(seq 1 "$jobs"); do
-        timeout 120 "$bin" run -k pi -b serial -n 2^28 -r 5 --out "$work/indep/p$i" -q --no-report &
-        pids+=($!)
-      done
-      wait "${pids[@]}"  # these only: a bare `wait` also waits for the log's tee, which never ends
-      python3 - "$work" <<'PY' | tee -a "$summary"
-import glob, json, sys
-for f in sorted(glob.glob(sys.argv[1] + "/results/*/*/results.json")):
-    d = json.load(open(f))
-    launch = [w for w in d["context"].get("warnings", []) if "launched as" in w]
-    print(launch[0] if launch else "one process")
-    for r in d["records"]:
-        m = r.get("metrics", {})
-        print(f"  {r['backend']:11s} ranks {r.get('ranks', 1):3d} threads {r['threads']:3d} median {r['time_s']['median']:.4f} s"
-              + (f"  rank count max {m['rank_count_max_s']:.4f} min {m['rank_count_min_s']:.4f} s" if "rank_count_max_s" in m else "")
-              + (f"  binding {r['binding'][:120]}" if r.get("binding") else ""))
-times = []
-for f in sorted(glob.glob(sys.argv[1] + "/indep/*/*/*/results.json")):
-    d = json.load(open(f))
-    times.append((f.split("/indep/")[1].split("/")[0], d["records"][0]["time_s"]["median"]))
-alone = [t for n, t in times if n == "alone"]
-others = sorted(t for n, t in times if n != "alone")
-if alone and others:
-    print(f"independent serial pi 2^28: alone {alone[0]:.4f} s; {len(others)} at once: median {others[len(others)//2]:.4f} s, "
-          f"slowest {others[-1]:.4f} s")
-PY
     else
       # The distributed suite on the node's cores: ranks x threads, probes, mixed mode.
       run_suite distributed 540
     fi
     ;;
   *)
-    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, pi-probe, gpu, multi, ft, ft-races, ft-probe, pymodels, distributed, mpi, mpi-suite, mpi-probe)" >&2
+    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, tests, stream-peers, stream-cpu, gpu, multi, ft, ft-races, pymodels, distributed, mpi, mpi-suite; retired parts: see the header)" >&2
     exit 2
     ;;
 esac

@@ -17,7 +17,7 @@ each variant's time and speedup over its own one-worker time:
   processes-private the pi split over spawned processes, each with its own interpreter; the
                     machine's ceiling for this interpreter, with nothing shared at all
 
-Usage: python3.13t scripts/ft-scaling-probe.py [--samples N] [--threads 1,2,4,8,16] [--reps 3]
+Usage: python3.13t tools/node/ft-scaling-probe.py [--samples N] [--threads 1,2,4,8,16] [--reps 3]
        [--json FILE]
 Run it with the interpreter to measure (a free-threaded build for the GIL-free figures; the same
 command on a GIL build shows the GIL's 1x). PYTHON_GIL is passed through to the worker processes.
@@ -33,7 +33,7 @@ import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WORKLOADS = os.path.join(HERE, "..", "embed", "workloads")
+WORKLOADS = os.path.join(HERE, "..", "..", "embed", "workloads")
 sys.path.insert(0, WORKLOADS)
 
 import parlab_philox  # noqa: E402  (after the path is set)

@@ -3,7 +3,7 @@
 # H100/H200; offline). From the repository root, with the Debian packages of oneTBB, CLI11 and
 # nlohmann-json in .deb/ (scripts/offline-bundle.sh makes them):
 #
-#   OUT=/path/to/logs bash gpu/scripts/device-run.sh
+#   OUT=/path/to/logs bash tools/node/gpu/device-run.sh
 #
 # Steps, logged under $OUT (default build/device-run): device-run.log (this console), build.log,
 # ctest.log, gpu-tests.xml, results/ (the peers and multi-gpu suites' result directories),
@@ -23,7 +23,7 @@
 #              PARLAB_DEVICE_CMAKE_ARGS  extra configure arguments (e.g. -DPARLAB_ENABLE_PYTHON=OFF)
 #              PARLAB_DEVICE_QUICK=1     skip the peers' long runs (tests and sanitizers only)
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."  # the repository root
 OUT=${OUT:-$PWD/build/device-run}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/device-run.log") 2>&1
@@ -128,7 +128,7 @@ timeout 600 "$sanitizer" --tool racecheck --error-exitcode 1 "$tests" \
 grep -E "$summary" "$OUT/racecheck.log" | head -20
 
 step "compute-sanitizer racecheck positive control (a planted shared-memory race must be reported)"
-bash gpu/scripts/racecheck-control.sh "$build/tests/gpu/planted_race_cuda" "$OUT/racecheck-control.log" \
+bash tools/node/gpu/racecheck-control.sh "$build/tests/gpu/planted_race_cuda" "$OUT/racecheck-control.log" \
   || failed "racecheck did not report the planted race"
 
 step "done"

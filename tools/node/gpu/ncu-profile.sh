@@ -12,7 +12,7 @@
 #   ncu-summary.json/.csv   the figures that matter and the issue- and pipe-bound ceilings (ncu_summary.py)
 #   ncu-profile.log         this console
 #
-#   gpu/scripts/ncu-profile.sh BUILD_DIR OUT [SAMPLES]      (SAMPLES default 2^34)
+#   tools/node/gpu/ncu-profile.sh BUILD_DIR OUT [SAMPLES]      (SAMPLES default 2^34)
 #
 # BUILD_DIR holds gpu/parlab_pi_variants and experiments/parlab. Exit 0; 1 when ncu is missing
 # or a step failed; 3 when the default kernel misses the profile goal (issue slots busy >= 80%

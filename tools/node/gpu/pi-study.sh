@@ -3,29 +3,29 @@
 # correctness, its machine code and its profile. Run from the repository root with the Debian
 # packages in .deb/ (scripts/offline-bundle.sh) and the peers' virtual environment:
 #
-#   OUT=DIR VIRTUAL_ENV=/opt/torch/.venv PARLAB_SOURCE_COMMIT=SHA bash gpu/scripts/pi-study.sh
+#   OUT=DIR VIRTUAL_ENV=/opt/torch/.venv PARLAB_SOURCE_COMMIT=SHA bash tools/node/gpu/pi-study.sh
 #
 # Steps (each with its own time limit, so a slow one cannot take the others' time):
 #   1. the machine; unpack .deb/; configure Release for sm_90 (TBB, OpenMP, CUDA, the embedded
 #      Python for the PyTorch/CuPy peers) in build/h200-gpupi and build only the targets used;
 #   2. the pi kernel's registers and hot-loop instructions per pair from the real SASS
-#      (cuobjdump -res-usage / -sass, gpu/scripts/sass_loops.py);
+#      (cuobjdump -res-usage / -sass, tools/node/gpu/sass_loops.py);
 #   3. the A/B figure: every kernel variant at 2^36 in one process (parlab_pi_variants);
-#   4. `parlab run gpu/scripts/gpupi-suite.json`: cuda pi at 2^36..2^38, the PyTorch and CuPy
+#   4. `parlab run tools/node/gpu/gpupi-suite.json`: cuda pi at 2^36..2^38, the PyTorch and CuPy
 #      peers in the same run, cuda-multi on all GPUs; `parlab pi` on the CPU threads at 2^36;
 #      the acceptance check (cuda >= 6.5e11 samples/s at N >= 2^36, hits equal to the CPU's and
-#      the peers') by gpu/scripts/gpupi_check.py;
+#      the peers') by tools/node/gpu/gpupi_check.py;
 #   5. the GPU pi tests (ctest -R '^Gpu(Pi|Registry)');
-#   6. gpu/scripts/ncu-profile.sh (Nsight Compute, pi and triad, issue- and pipe-bound ceilings);
+#   6. tools/node/gpu/ncu-profile.sh (Nsight Compute, pi and triad, issue- and pipe-bound ceilings);
 #   7. compute-sanitizer memcheck and racecheck on the pi tests, and racecheck's positive control.
 # Everything lands in OUT as two files (the device tool returns few): pi-study.tgz (logs, JSON,
 # SASS, ncu reports, the run's result directory under results/<host>/) and summary.txt.
 # Exit status: 0 all passed; 1 a build, test, sanitizer or correctness step failed; 3 only a
 # performance goal was missed.
 set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
-# shellcheck source=scripts/device-common.sh
-. scripts/device-common.sh
+cd "$(dirname "$0")/../../.." || exit 1  # the repository root
+# shellcheck source=tools/node/device-common.sh
+. tools/node/device-common.sh
 device_begin pi-study pi-study.log
 jobs=$(nproc)
 status=0
@@ -77,8 +77,8 @@ cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 "$cuobjdump" -res-usage "$obj" >"$work/sass/pi_kernel.res-usage" 2>&1
 "$cuobjdump" -sass "$obj" >"$work/sass/pi_kernel.sass" 2>&1
 grep -E "Function|REG" "$work/sass/pi_kernel.res-usage" | paste - - | sed -E 's/ +/ /g' | cut -c1-220 | tee -a "$summary"
-python3 gpu/scripts/sass_loops.py "$work/sass/pi_kernel.sass" --json >"$work/sass/pi_kernel.loops.json"
-python3 gpu/scripts/sass_loops.py "$work/sass/pi_kernel.sass" | grep -E "^_Z|loop" | cut -c1-200 | tee -a "$summary"
+python3 tools/node/gpu/sass_loops.py "$work/sass/pi_kernel.sass" --json >"$work/sass/pi_kernel.loops.json"
+python3 tools/node/gpu/sass_loops.py "$work/sass/pi_kernel.sass" | grep -E "^_Z|loop" | cut -c1-200 | tee -a "$summary"
 
 step "A/B: every pi kernel variant, 2^36 samples, one process"
 timeout "$(limit 120)" "$build/gpu/parlab_pi_variants" --samples 2^36 --reps 5 >"$work/pi-variants.json" \
@@ -94,7 +94,7 @@ print("all hits equal:", d["all_hits_equal"])
 EOF
 
 step "parlab run gpupi suite (cuda 2^36..2^38, PyTorch and CuPy peers, cuda-multi)"
-timeout "$(limit 240)" "$bin" run gpu/scripts/gpupi-suite.json --out "$work/results" -q --no-report
+timeout "$(limit 240)" "$bin" run tools/node/gpu/gpupi-suite.json --out "$work/results" -q --no-report
 rc=$?
 say "parlab run gpupi: exit $rc"
 [ $rc -eq 0 ] || failed "parlab run gpupi (exit $rc)"
@@ -103,7 +103,7 @@ timeout "$(limit 120)" "$bin" pi --backend threads --threads "$jobs" --samples 2
   || failed "parlab pi on the CPU at 2^36"
 results=$(find "$work/results" -name results.json | head -1)
 if [ -n "$results" ]; then
-  python3 gpu/scripts/gpupi_check.py "$results" --cpu-pi "$work/cpu-pi-2^36.json" | tee -a "$summary"
+  python3 tools/node/gpu/gpupi_check.py "$results" --cpu-pi "$work/cpu-pi-2^36.json" | tee -a "$summary"
   rc=${PIPESTATUS[0]}
   if [ "$rc" -eq 3 ]; then perf=3; elif [ "$rc" -ne 0 ]; then failed "gpupi_check.py (exit $rc)"; fi
 else
@@ -116,7 +116,7 @@ timeout "$(limit 240)" ctest --test-dir "$build" -R '^Gpu(Pi|Registry)' --output
 say "ctest: $(grep -E 'tests passed|tests failed' "$work/ctest.log")"
 
 step "ncu profile"
-timeout "$(limit 200)" bash gpu/scripts/ncu-profile.sh "$build" "$work/ncu" 2^34
+timeout "$(limit 200)" bash tools/node/gpu/ncu-profile.sh "$build" "$work/ncu" 2^34
 rc=$?
 say "ncu-profile.sh: exit $rc"
 grep -E "^ *(none|base) |^triad" "$work/ncu/ncu-profile.log" | cut -c1-400 | tee -a "$summary"
@@ -135,7 +135,7 @@ timeout "$(limit 120)" "$sanitizer" --tool racecheck --error-exitcode 1 "$tests"
   --gtest_filter='GpuPi.PairIndices*:GpuPi.WindowsAcrossHighWordChanges*' >"$work/racecheck.log" 2>&1 || failed "racecheck"
 say "racecheck: $(grep -E 'RACECHECK SUMMARY' "$work/racecheck.log" | tr '\n' ' ') $(grep -cE '^\[       OK \]' "$work/racecheck.log") tests OK"
 if [ "$(limit 90)" -ge 90 ]; then  # the control has its own 300 s limit: run it only with time left
-  bash gpu/scripts/racecheck-control.sh "$build/tests/gpu/planted_race_cuda" "$work/racecheck-control.log" \
+  bash tools/node/gpu/racecheck-control.sh "$build/tests/gpu/planted_race_cuda" "$work/racecheck-control.log" \
     | tail -1 | tee -a "$summary" || failed "racecheck did not report the planted race"
 else
   say "racecheck positive control skipped: out of time"

@@ -2,7 +2,7 @@
 # The CUDA race detector's positive control: compute-sanitizer racecheck must report the race
 # planted in tests/sanitizer/planted_race_cuda.cu. Needs a GPU.
 #
-# Usage: gpu/scripts/racecheck-control.sh BINARY LOG
+# Usage: tools/node/gpu/racecheck-control.sh BINARY LOG
 #   BINARY  the built planted_race_cuda; LOG  where the sanitizer's output goes
 # Exit status: 0 the race was reported (racecheck exited 1 and named a hazard), 1 it was not
 # (or BINARY is missing). Prints the sanitizer's summary lines and a verdict.
