@@ -30,7 +30,7 @@ Figures (plots/<name>.png and .svg; a family draws nothing where the run has no 
   convergence                   pi's relative error vs N with the binomial 1 and 3 sigma bounds
   mpi_speedup_..., mpi_latency  speedup over MPI ranks; OSU-style probe latency vs ranks
   mixed_mode_<study>_<kernel>...  EPCC mixed mode: the same cores as ranks x threads and hybrids
-  peers_<kernel>                parlab's rate over each Python peer's, same run
+  libraries_<kernel>            parlab's rate over each Python library backend's, same run
 Exit codes: 0 done, 2 the input is missing or malformed (the message says what and where).
 """
 from __future__ import annotations

@@ -314,3 +314,14 @@ def test_a_failed_round_is_the_pooled_measurements_record():
     assert err["status"] == "error"
     plain = {k: v for k, v in rec(1).items() if k != "round"}
     assert pool_rounds([plain, plain]) == [plain, plain]  # a run without rounds is left alone
+
+
+def test_a_renamed_suite_runs_under_its_old_name_with_a_note(parlab_bin):
+    # `peers` became `libraries` when "peer" came to mean only an external program (BabelStream):
+    # the old name still plans the same measurements, and says the new name in one line.
+    new = run(parlab_bin, "run", "libraries", "--dry-run")
+    old = run(parlab_bin, "run", "peers", "--dry-run")
+    assert new.returncode == 0 and old.returncode == 0, old.stderr
+    assert old.stdout == new.stdout and "plan of suite 'libraries'" in new.stdout
+    notes = [line for line in old.stderr.splitlines() if "'peers' is now called 'libraries'" in line]
+    assert len(notes) == 1 and "is now called" not in new.stderr

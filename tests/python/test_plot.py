@@ -4,7 +4,7 @@ import hashlib
 import json
 
 from analysis.figures.gil import gil_series
-from analysis.figures.libraries import peers_table
+from analysis.figures.libraries import libraries_table
 from analysis.figures.scaling import scaling_series
 from conftest import BASE_DOC, record, run_plot, write_doc
 
@@ -145,27 +145,27 @@ def test_gpu_study_and_gil_figures(tmp_path, scaling_doc):
     assert not any(n.startswith("bandwidth_transfer") or n.startswith("throughput_transfers") for n in names)
 
 
-def test_peers_table_and_figures(tmp_path):
-    """parlab's fastest backend of the same device kind and thread count against each peer at
-    its highest thread count; ratios from the medians; a figure per kernel and a report table."""
+def test_libraries_table_and_figures(tmp_path):
+    """parlab's fastest backend of the same device kind and thread count against each Python
+    library backend at its highest thread count; ratios from the medians; a figure per kernel and a report table."""
     doc = copy.deepcopy(BASE_DOC)
     size = 1 << 20
-    recs = [record(0, "pool", 1, 1.0, study="peers", scaling="none"),
-            record(1, "pool", 4, 0.25, study="peers", scaling="none"),
-            record(2, "tbb", 4, 0.20, study="peers", scaling="none"),
-            record(3, "py-numba-prange", 1, 2.0, study="peers", scaling="none", kind="python"),
-            record(4, "py-numba-prange", 4, 0.6, study="peers", scaling="none", kind="python"),
-            record(5, "py-numpy", 1, 8.0, study="peers", scaling="none", kind="python"),
-            record(6, "cuda", 1, 0.01, study="peers", scaling="none", kind="gpu"),
-            record(7, "py-torch", 1, 0.08, study="peers", scaling="none", kind="python"),
-            record(8, "pool", 4, 0.5, kernel="triad", study="peers", scaling="none", precision="double"),
-            record(9, "py-numba-prange", 4, 0.4, kernel="triad", study="peers", scaling="none", kind="python",
+    recs = [record(0, "pool", 1, 1.0, study="libraries", scaling="none"),
+            record(1, "pool", 4, 0.25, study="libraries", scaling="none"),
+            record(2, "tbb", 4, 0.20, study="libraries", scaling="none"),
+            record(3, "py-numba-prange", 1, 2.0, study="libraries", scaling="none", kind="python"),
+            record(4, "py-numba-prange", 4, 0.6, study="libraries", scaling="none", kind="python"),
+            record(5, "py-numpy", 1, 8.0, study="libraries", scaling="none", kind="python"),
+            record(6, "cuda", 1, 0.01, study="libraries", scaling="none", kind="gpu"),
+            record(7, "py-torch", 1, 0.08, study="libraries", scaling="none", kind="python"),
+            record(8, "pool", 4, 0.5, kernel="triad", study="libraries", scaling="none", precision="double"),
+            record(9, "py-numba-prange", 4, 0.4, kernel="triad", study="libraries", scaling="none", kind="python",
                    precision="double"),
-            record(10, "py-cupy", 1, 0.0, study="peers", scaling="none", kind="python", status="unavailable"),
-            record(11, "pool", 4, 0.1, study="other", scaling="none")]  # another study: not a peer row
+            record(10, "py-cupy", 1, 0.0, study="libraries", scaling="none", kind="python", status="unavailable"),
+            record(11, "pool", 4, 0.1, study="other", scaling="none")]  # another study: not a library row
     doc["records"] = recs
-    rows = peers_table(doc)
-    got = {(r["kernel"], r["peer"]): (r["parlab"], r["parlab_threads"], r["threads"], round(r["ratio"], 9)) for r in rows}
+    rows = libraries_table(doc)
+    got = {(r["kernel"], r["library"]): (r["parlab"], r["parlab_threads"], r["threads"], round(r["ratio"], 9)) for r in rows}
     assert got == {
         ("pi", "py-numba-prange"): ("tbb", 4, 4, round(0.6 / 0.20, 9)),
         ("pi", "py-numpy"): ("pool", 1, 1, round(8.0 / 1.0, 9)),
@@ -177,6 +177,12 @@ def test_peers_table_and_figures(tmp_path):
     res = run_plot(str(d), "--quiet")
     assert res.returncode == 0, res.stderr
     names = {p.name for p in (d / "plots").iterdir()}
-    assert {"peers_pi.png", "peers_pi.svg", "peers_triad.png", "peers_triad.svg"} <= names
+    assert {"libraries_pi.png", "libraries_pi.svg", "libraries_triad.png", "libraries_triad.svg"} <= names
     report = (d / "report.html").read_text()
-    assert "<h2>Peers</h2>" in report and "py-numba-prange" in report
+    assert "<h2>Python libraries</h2>" in report and "py-numba-prange" in report
+    # Records from before the rename carry the study "peers": the same rows.
+    old = copy.deepcopy(doc)
+    for r in old["records"]:
+        if r["study"] == "libraries":
+            r["study"] = "peers"
+    assert libraries_table(old) == rows

@@ -35,7 +35,7 @@ mpi_scaling_figures per_op_us mpi_latency_series mpi_latency_figures mixed_mode_
 fmt_time mixed_mode_figures mpi_figures mpi_summary
 """.split()
 # Names renamed since, old -> new (the Python library backends are no longer called peers).
-RENAMED = {}
+RENAMED = {"GPU_PEERS": "GPU_LIBRARIES", "peers_table": "libraries_table", "peers_figures": "libraries_figures"}
 
 
 def package_modules():

@@ -37,7 +37,7 @@ import pytest
 from analysis.figures.convergence import convergence_points, convergence_summary
 from analysis.figures.gil import gil_series
 from analysis.figures.gpu import multi_gpu_series
-from analysis.figures.libraries import peers_table
+from analysis.figures.libraries import libraries_table
 from analysis.figures.load import element_bytes, fastest_bytes_per_s, per_op_us, pool_rounds, rate_of, workers
 from analysis.figures.models import python_models_crossovers, python_models_table
 from analysis.figures.scaling import scaling_series
@@ -386,9 +386,9 @@ def static_ranges():
 
 
 def peers_row(machine, run, kernel, size, threads, peer):
-    """peers_table's row of one peer."""
-    rows = [r for r in peers_table(doc(machine, run))
-            if (r["kernel"], r["size"], r["threads"], r["peer"]) == (kernel, size, threads, peer)]
+    """libraries_table's row of one Python library backend (the runs' study: "peers")."""
+    rows = [r for r in libraries_table(doc(machine, run))
+            if (r["kernel"], r["size"], r["threads"], r["library"]) == (kernel, size, threads, peer)]
     assert len(rows) == 1, (kernel, size, threads, peer)
     return rows[0]
 
@@ -1144,8 +1144,8 @@ def dev_gil(backend):
 
 def dev_peers(kernel, peer):
     """(parlab's backend, its rate, the peer's rate, the ratio) in the 2-core peers run."""
-    (r,) = [r for r in peers_table(doc(DEV, DEV_PEERS)) if (r["kernel"], r["peer"]) == (kernel, peer)]
-    return r["parlab"], r["parlab_rate"], r["peer_rate"], r["ratio"]
+    (r,) = [r for r in libraries_table(doc(DEV, DEV_PEERS)) if (r["kernel"], r["library"]) == (kernel, peer)]
+    return r["parlab"], r["parlab_rate"], r["library_rate"], r["ratio"]
 
 
 # --- h200-gpu: gpu/scripts/peers.py's goals, per machine -----------------------------------------
@@ -1203,7 +1203,7 @@ def peers_table_row(label, peer, key, parlab_cell, peer_cell, parlab_also=(), ra
     row, r = (label, None, peer), (lambda: node_peers(*key))
     return [Figure(f"peers table, {label}, {peer}: parlab", lambda: (r()["parlab"], r()["parlab_rate"]),
                    Cell(PEERS_TABLE, row, "parlab", parlab_cell), *parlab_also),
-            Figure(f"peers table, {label}, {peer}: peer", lambda: r()["peer_rate"], Cell(PEERS_TABLE, row, "peer", peer_cell)),
+            Figure(f"peers table, {label}, {peer}: peer", lambda: r()["library_rate"], Cell(PEERS_TABLE, row, "peer", peer_cell)),
             Figure(f"peers table, {label}, {peer}: ratio", lambda: r()["ratio"],
                    Cell(PEERS_TABLE, row, "ratio", "{:.2f}×"), *ratio_also)]
 

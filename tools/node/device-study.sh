@@ -7,7 +7,7 @@
 #   OUT=DIR VIRTUAL_ENV=VENV PARLAB_SOURCE_COMMIT=SHA tools/node/device-study.sh PART
 #
 #   study1  build (CPU, CUDA, embedded Python), the racecheck positive control, the whole test
-#           suite, then the gil and peers suites
+#           suite, then the gil and libraries suites
 #   study2  gpu, overhead, races and seed-examples suites + the overhead micro-benchmarks
 #   study3  scaling and bandwidth suites
 #   rerun SUITE...  the named suites again (after a fix; the results say which commit)
@@ -50,7 +50,7 @@
 # run by hand) and mpi-probe (why ranks fell behind threads on pi).
 #
 # The study parts share the build in build/h200-study (rebuilt only when out of date, so a
-# later part on the same machine starts at once). VIRTUAL_ENV makes the peers importable by
+# later part on the same machine starts at once). VIRTUAL_ENV makes the Python libraries importable by
 # the embedded interpreter; PARLAB_SOURCE_COMMIT records the commit in each result's context
 # where the copied tree has no .git. Everything lands in DIR as two files (the device tool
 # returns at most 8): study.tgz (logs and result directories) and summary.txt. Unpack locally
@@ -244,7 +244,7 @@ case "$part" in
     say "ctest: $(grep -E 'tests passed|tests failed' "$work/ctest.log")"
     grep -E "^\s+[0-9]+ - |\*\*\*Failed|Timeout" "$work/ctest.log" | head -20
     run_suite gil 150
-    run_suite peers 150
+    run_suite libraries 150
     ;;
   study2)
     ensure_build

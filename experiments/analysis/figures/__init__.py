@@ -35,7 +35,8 @@ Figure families, in the order draw_figures draws them (file names under plots/, 
                 OSU-style probes (barrier, allreduce, broadcast) vs ranks
   mixed_mode    mixed_mode_<study>_<kernel>_<N>_<precision>: EPCC mixed mode, the same cores as
                 ranks x threads, one process x threads and the hybrids between
-  libraries     peers_<kernel>: parlab's rate over each Python library backend's in the same run
+  libraries     libraries_<kernel>: parlab's rate over each Python library backend's (NumPy, Numba,
+                CuPy, PyTorch) in the same run
 """
 from __future__ import annotations
 
@@ -47,7 +48,7 @@ from .gpu import gpu_study_figures, multi_gpu_figures
 from .models import python_models_figures
 from .mpi import mpi_figures
 from .overhead import overhead_figures
-from .libraries import peers_figures
+from .libraries import libraries_figures
 from ..writer import Plotter
 from .races import race_figures
 from .scaling import scaling_figures
@@ -55,8 +56,8 @@ from .throughput import throughput_figures
 
 
 def draw_figures(p: Plotter, doc: dict) -> list[dict]:
-    """Every figure family of a run, in the report's order; returns the peers table (the report
-    shows it as a table too)."""
+    """Every figure family of a run, in the report's order; returns the libraries table (the
+    report shows it as a table too)."""
     scaling_figures(p, doc)
     bandwidth_figures(p, doc)
     throughput_figures(p, doc)
@@ -69,4 +70,4 @@ def draw_figures(p: Plotter, doc: dict) -> list[dict]:
     python_models_figures(p, doc)
     convergence_figures(p, doc)
     mpi_figures(p, doc)
-    return peers_figures(p, doc)
+    return libraries_figures(p, doc)

@@ -11,7 +11,7 @@ from ..writer import Plotter
 
 def gil_series(doc: dict) -> dict:
     """Speedup of each Python variant over its own 1-thread median time: {backend: [(threads, speedup)]}.
-    pi only: the peers that also run triad (NumPy, Numba) would otherwise put a bandwidth-bound
+    pi only: the library backends that also run triad (NumPy, Numba) would otherwise put a bandwidth-bound
     kernel's points on the same lines."""
     by = defaultdict(list)
     for r in doc["records"]:

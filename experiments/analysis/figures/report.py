@@ -1,4 +1,4 @@
-"""report.html: self-contained, the run summary first, then every figure, the peers, the context,
+"""report.html: self-contained, the run summary first, then every figure, the Python libraries, the context,
 the consistency checks and every record."""
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-c
          "table.summary td{vertical-align:top}table.summary{font-size:13px;margin-bottom:1em}")
 
 
-def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], peers: list | None = None) -> str:
+def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], libraries: list | None = None) -> str:
     ctx = doc["context"]
     e = html.escape
     parts = [page_head("parlab report", STYLE),
@@ -28,7 +28,7 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], peers: 
     failed = [r for r in doc["records"] if r["status"] not in ("ok", "unavailable")]
     if failed:
         parts.append(f"<p class='fail'><b>{len(failed)} measurement(s) failed validation or errored</b> (rows in red below).</p>")
-    parts.append(summary_html(run_summary(doc, peers)))
+    parts.append(summary_html(run_summary(doc, libraries)))
     if ctx.get("warnings"):
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{e(w)}</li>" for w in ctx["warnings"]) + "</ul>")
     parts.append("<h2>Figures</h2>")
@@ -37,15 +37,15 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], peers: 
     if not figures:
         parts.append("<p>No figure: these results have no thread sweep, size sweep or backend comparison.</p>")
     parts.append(python_models_note(doc))
-    if peers:
-        parts.append("<h2>Peers</h2><table><tr><th class='l'>kernel</th><th class='l'>precision</th><th>size</th>"
-                     "<th class='l'>parlab</th><th>threads</th><th>rate</th><th class='l'>peer</th><th>threads</th>"
-                     "<th>rate</th><th>parlab / peer</th></tr>")
-        for r in peers:
+    if libraries:
+        parts.append("<h2>Python libraries</h2><table><tr><th class='l'>kernel</th><th class='l'>precision</th><th>size</th>"
+                     "<th class='l'>parlab</th><th>threads</th><th>rate</th><th class='l'>library</th><th>threads</th>"
+                     "<th>rate</th><th>parlab / library</th></tr>")
+        for r in libraries:
             parts.append(f"<tr><td class='l'>{e(r['kernel'])}</td><td class='l'>{e(r['precision'])}</td>"
                          f"<td>{e(fmt_size(r['size']))}</td><td class='l'>{e(r['parlab'])}</td><td>{r['parlab_threads']}</td>"
-                         f"<td>{e(fmt_rate(r['parlab_rate'], r['unit']))}</td><td class='l'>{e(r['peer'])}</td>"
-                         f"<td>{r['threads']}</td><td>{e(fmt_rate(r['peer_rate'], r['unit']))}</td><td>{r['ratio']:.2f}</td></tr>")
+                         f"<td>{e(fmt_rate(r['parlab_rate'], r['unit']))}</td><td class='l'>{e(r['library'])}</td>"
+                         f"<td>{r['threads']}</td><td>{e(fmt_rate(r['library_rate'], r['unit']))}</td><td>{r['ratio']:.2f}</td></tr>")
         parts.append("</table>")
     parts.append("<h2>Context</h2><table>")
 

@@ -12,13 +12,13 @@ from .mpi import MPI_PROBE_NAMES, mpi_latency_series, mpi_scaling_series
 from .scaling import scaling_series
 
 
-def run_summary(doc: dict, peers: list | None = None) -> dict:
+def run_summary(doc: dict, libraries: list | None = None) -> dict:
     """What the run found, as data for the report's first screen (tested on its own).
 
     findings: one row per (study, kernel, precision, size): the fastest backend and its rate,
     the best CPU speedup at the largest thread count, and for pi from Python every variant's
     speedup at its largest thread count with GIL-released against GIL-held; then one row per
-    peer comparison. problems: every failed record, then every unavailable backend with its
+    Python library comparison (libraries_table's rows). problems: every failed record, then every unavailable backend with its
     reason (one row per backend and reason)."""
     findings = []
     ok = ok_records(doc)
@@ -74,9 +74,9 @@ def run_summary(doc: dict, peers: list | None = None) -> dict:
             findings.append(row)
         else:
             same["finding"].extend(row["finding"])
-    for r in peers or []:
-        findings.append({"study": "peers", "kernel": r["kernel"], "precision": r["precision"], "size": r["size"],
-                         "finding": [f"parlab {r['parlab']} (t={r['parlab_threads']}) / {r['peer']} "
+    for r in libraries or []:
+        findings.append({"study": "libraries", "kernel": r["kernel"], "precision": r["precision"], "size": r["size"],
+                         "finding": [f"parlab {r['parlab']} (t={r['parlab_threads']}) / {r['library']} "
                                      f"(t={r['threads']}): {r['ratio']:.2f}x"]})
     problems = []
     for r in doc["records"]:

@@ -6,14 +6,14 @@
 #   OUT=/path/to/logs bash tools/node/gpu/device-run.sh
 #
 # Steps, logged under $OUT (default build/device-run): device-run.log (this console), build.log,
-# ctest.log, gpu-tests.xml, results/ (the peers and multi-gpu suites' result directories),
+# ctest.log, gpu-tests.xml, results/ (the libraries and multi-gpu suites' result directories),
 # memcheck.log, racecheck.log, extras.tar.gz (SASS,
 # register use, `parlab list`, CLI outputs):
 #   1. the machine (nvidia-smi, nvcc, cmake, g++);
 #   2. unpack .deb/ with scripts/offline-unpack.sh, configure the h200 preset (sm_90,
 #      warnings as errors), build the GPU tests and the CLI;
 #   3. ctest -R '^Gpu' (every GPU test), JUnit XML in $OUT/gpu-tests.xml;
-#   4. `parlab run peers` (pi and triad against CuPy and PyTorch in the same run) and, on 2+
+#   4. `parlab run libraries` (pi and triad against CuPy and PyTorch in the same run) and, on 2+
 #      GPUs, `parlab run multi-gpu` -> $OUT/results/<host>/<run>/results.json;
 #   5. compute-sanitizer memcheck (with leak check) and racecheck on parlab_gpu_tests.
 # Exit status: 0 when every step passed, 1 when a build, test, suite or sanitizer step failed.
@@ -21,7 +21,7 @@
 #
 # Environment: PARLAB_DEB_DIR            where the .deb files are (default .deb)
 #              PARLAB_DEVICE_CMAKE_ARGS  extra configure arguments (e.g. -DPARLAB_ENABLE_PYTHON=OFF)
-#              PARLAB_DEVICE_QUICK=1     skip the peers' long runs (tests and sanitizers only)
+#              PARLAB_DEVICE_QUICK=1     skip the suites' long runs (tests and sanitizers only)
 set -uo pipefail
 cd "$(dirname "$0")/../../.."  # the repository root
 OUT=${OUT:-$PWD/build/device-run}
@@ -83,8 +83,8 @@ sys.exit(0 if gpu["hits"] == cpu["hits"] and gpu["pass"] else 1)
 EOF
 
 if [ "${PARLAB_DEVICE_QUICK:-0}" != 1 ]; then
-  step "peers: PyTorch and CuPy beside parlab, same run (the runner's peers suite)"
-  "$build/experiments/parlab" run peers --out "$OUT/results" --no-report -q || failed "parlab run peers"
+  step "libraries: PyTorch and CuPy beside parlab, same run (the runner's libraries suite)"
+  "$build/experiments/parlab" run libraries --out "$OUT/results" --no-report -q || failed "parlab run libraries"
   if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then
     step "all GPUs against one (the runner's multi-gpu suite)"
     "$build/experiments/parlab" run multi-gpu --out "$OUT/results" --no-report -q || failed "parlab run multi-gpu"
