@@ -141,7 +141,7 @@ struct Validation {
   }
 };
 
-// Where a measurement ran (docs/design.md, "Dimensions that compose"): the process layout, recorded
+// Where a measurement ran (docs/records.md, "Dimensions that compose"): the process layout, recorded
 // as the record's `ranks`, `ranks_per_node`, `hosts` and `binding`.
 struct ProcessLayout {
   int ranks = 1;

@@ -33,7 +33,7 @@ def fmt_time(v: float, unit: str) -> str:
 def interpreter_suffix(r: dict) -> str:
     """"" for a record of the run's own GIL interpreter (and for runs from before the interpreter
     fields), else " [3.13.5 free-threaded, no GIL]": the fields, never the backend name, say
-    which interpreter and GIL state a Python record had (docs/design.md, "Dimensions that compose")."""
+    which interpreter and GIL state a Python record had (docs/records.md, "Dimensions that compose")."""
     if "python_gil" not in r and r.get("python_build", "gil") == "gil":
         return ""
     return f" [{r.get('interpreter', '?')}, {'GIL' if r.get('gil_enabled', True) else 'no GIL'}]"

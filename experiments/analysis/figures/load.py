@@ -201,7 +201,7 @@ def ok_records(doc: dict, lab: bool = False):
 # ---------------------------------------------------------------- MPI: ranks x threads
 # A record measured by an MPI job carries `ranks` (with `ranks_per_node` and `hosts`); a record
 # of one process has none. Everything groups by those fields and by `threads` (per rank), never
-# by backend names, which are labels for people (docs/design.md, "Dimensions that compose").
+# by backend names, which are labels for people (docs/records.md, "Dimensions that compose").
 def ranks_of(r: dict):
     """The MPI job size of a record, None for one process."""
     n = r.get("ranks")
