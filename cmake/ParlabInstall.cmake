@@ -26,7 +26,7 @@ foreach(_dir IN LISTS _parlab_share_dirs)
   install(DIRECTORY "${_dir}" DESTINATION share/parlab PATTERN "__pycache__" EXCLUDE)
 endforeach()
 install(DIRECTORY embed/workloads/ DESTINATION share/parlab/python FILES_MATCHING PATTERN "*.py")
-install(FILES README.md docs/design.md docs/records.md docs/extending.md DESTINATION share/doc/parlab)
+install(FILES README.md CHANGELOG.md docs/design.md docs/records.md docs/extending.md DESTINATION share/doc/parlab)
 
 # The commit, refreshed at every build (a header rewritten only when it changes), so an installed
 # binary names what it was built from without its source tree.

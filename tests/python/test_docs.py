@@ -1,5 +1,5 @@
-"""The docs cannot drift: every file path, code name and constant that README.md and docs/*.md
-quote is checked against the tree.
+"""The docs cannot drift: every file path, code name and constant that README.md,
+CONTRIBUTING.md and docs/*.md quote is checked against the tree.
 
 The marking form (CONTRIBUTING.md, "Docs"): what a doc quotes from the tree goes in backticks.
   - A path: a span with a `/` whose first part is a top-level entry of the repository
@@ -24,7 +24,7 @@ import pytest
 
 from conftest import ROOT
 
-DOCS = ["README.md"] + sorted("docs/" + f for f in os.listdir(os.path.join(ROOT, "docs"))
+DOCS = ["README.md", "CONTRIBUTING.md"] + sorted("docs/" + f for f in os.listdir(os.path.join(ROOT, "docs"))
                               if f.endswith(".md") and f != "history.md")
 SOURCE_EXT = (".py", ".sh", ".cpp", ".hpp", ".cu", ".cuh", ".h", ".cmake", ".json", ".txt", ".in", ".supp")
 CODE_EXT = (".py", ".sh", ".cpp", ".hpp", ".cu", ".cuh", ".h", ".cmake", ".in", ".json", ".supp", ".txt")
