@@ -1,4 +1,4 @@
-"""What experiments/compare.py prints and draws: the terminal table and the HTML report.
+"""What experiments/analysis/compare.py prints and draws: the terminal table and the HTML report.
 
 Both render the comparison's data (compare.compare(), what --json prints) and nothing else.
 The report (compare.py --html DIR) is one self-contained DIR/report.html with its figures

@@ -1,4 +1,4 @@
-"""Statistics for experiments/compare.py, without SciPy: the two-sided Mann-Whitney U test of two
+"""Statistics for experiments/analysis/compare.py, without SciPy: the two-sided Mann-Whitney U test of two
 sets of repetition times, the Moses confidence interval of their ratio, and a pair's verdict.
 
 U counts the pairs (BASE_i, NEW_j) with NEW_j > BASE_i (ties count half). The exact null

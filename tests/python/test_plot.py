@@ -1,4 +1,4 @@
-"""experiments/plot.py on synthetic result files: figures, report, determinism, errors."""
+"""experiments/analysis/plot.py on synthetic result files: figures, report, determinism, errors."""
 import copy
 import hashlib
 import json

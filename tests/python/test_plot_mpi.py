@@ -1,4 +1,4 @@
-"""experiments/plot.py's MPI figures on synthetic records: speedup over ranks, latency vs ranks,
+"""experiments/analysis/plot.py's MPI figures on synthetic records: speedup over ranks, latency vs ranks,
 the mixed-mode comparison and their summary lines, grouped by the records' ranks and threads
 fields (the backend names below are deliberately not the real ones where that proves it)."""
 import copy

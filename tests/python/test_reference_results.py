@@ -6,7 +6,7 @@ How the quoted numbers are checked (issue 19, item 6, "every quoted number deriv
 
 * FIGURES lists every quoted figure as Figure(name, derive, *places). `derive` computes the
   value (or a tuple of values) from the committed records: results/<machine>/<run>/results.json
-  and the logs committed beside them, mostly through experiments/plot.py's own helpers. Each
+  and the logs committed beside them, mostly through experiments/analysis/'s own helpers. Each
   place says where results/README.md quotes the figure and in exactly which words: a Text (a
   template that must occur exactly once in the named section) or a Cell (one cell of a README
   table, found by its row and column). The template is formatted with the derived value, so a
