@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""parlab against BabelStream, kernel by kernel, in one stream-peers run (issue 23).
+"""parlab against BabelStream, kernel by kernel, in one stream-peers run.
 
     scripts/stream-peers-ratios.py RUN_DIR
 

@@ -1,4 +1,4 @@
-"""A kernel is data, once (issue 20, item 2): records carry their kernel's `family`, so the figures
+"""A kernel is data, once: records carry their kernel's `family`, so the figures
 route by family; the one table of kernel names the plot code keeps (LEGACY_FAMILIES, for
 committed records from before records carried a family) must agree with the catalogue."""
 import json

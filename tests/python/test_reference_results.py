@@ -2,7 +2,7 @@
 the schema and regenerates its figures, and every number results/README.md quotes is derived,
 once, from the committed files.
 
-How the quoted numbers are checked (issue 19, item 6, "every quoted number derived once"):
+How the quoted numbers are checked ("every quoted number derived once", so the findings cannot drift from the files):
 
 * FIGURES lists every quoted figure as Figure(name, derive, *places). `derive` computes the
   value (or a tuple of values) from the committed records: results/<machine>/<run>/results.json
@@ -1664,7 +1664,7 @@ class Quoted:
 
 
 GOALS_AND_QUOTES = [
-    Quoted("14×", "The 14× the issue asked for was **not** reached", "issue 11's goal for parlab.pi from Python threads",
+    Quoted("14×", "The 14× the issue asked for was **not** reached", "the goal for parlab.pi from Python threads",
            lambda goal: max(gil_speedup(GIL, "py-parlab-gil-released"), *strong_speedups("pi").values()) < goal),
     Quoted("6×", "≥ 6×: met", "the goal for GPU π against PyTorch (peers table)",
            lambda goal: node_peers("pi", 1 << 32, 1, "py-torch")["ratio"] >= goal),
@@ -1673,29 +1673,29 @@ GOALS_AND_QUOTES = [
     Quoted("4×", "short of 4×", "the same goal, in the text under the peers table",
            lambda goal: max(node_peers("pi", 1 << 27, 16, "py-numba-prange")["ratio"],
                             peers_row(NODE, PEERS_FIRST, "pi", 1 << 27, 16, "py-numba-prange")["ratio"]) < goal),
-    Quoted("12×", "above the 12× asked", "issues 11 and 21's goal for pure-Python threads on a free-threaded build",
+    Quoted("12×", "above the 12× asked", "the goal for pure-Python threads on a free-threaded build",
            lambda goal: ft_speedup("py-pure-private", NO_GIL) >= goal),
-    Quoted("0.9×", "goal 0.9× missed", "issue 15's goal for CPU ranks against one process",
+    Quoted("0.9×", "goal 0.9× missed", "the goal for CPU ranks against one process",
            lambda goal: distributed("pi", 1 << 30, 16)[1] < goal),
     Quoted("0.9×", "(goal 0.9×: met;", "the same goal on the node, CPU ranks taking chunks",
            lambda goal: distributed("pi", 1 << 30, 16, NODE, RANKS_CHUNKED)[1] >= goal),
-    Quoted("10%", "(within 10%)", "issue 15's goal for triad on ranks against one process",
+    Quoted("10%", "(within 10%)", "the goal for triad on ranks against one process",
            lambda goal: abs(distributed("triad", 1 << 26, 16)[1] - 1) * 100 <= goal),
     Quoted("10%", "is missed here by more than 10%", "the same goal on the node",
            lambda goal: abs(distributed("triad", 1 << 26, 16, NODE, RANKS_CHUNKED)[1] - 1) * 100 > goal),
-    Quoted("1.0×", "short of the 1.0× asked", "issue 23's goal for the GPU dot against BabelStream's cuda-stream",
+    Quoted("1.0×", "short of the 1.0× asked", "the goal for the GPU dot against BabelStream's cuda-stream",
            lambda goal: same_ratios("dot", fastest, "gpu")[0] < goal),
     Quoted("1.0×", "short of the 1.0× goal", "the same goal, in the run in rounds",
            lambda goal: same_ratios("dot", fastest, "gpu", STREAM_ROUNDS)[0] < goal),
     Quoted("1.0×", "meets the 1.0× goal in this run", "the same goal, with the dot's result stored on the host",
            lambda goal: same_ratios("dot", fastest, "gpu", STREAM_HOST)[0] >= goal),
-    Quoted("0.97×", "openmp below 0.97× on all five", "issue 23's goal for openmp against omp-stream, the run in rounds",
+    Quoted("0.97×", "openmp below 0.97× on all five", "the goal for openmp against omp-stream, the run in rounds",
            lambda goal: all(same_ratios(k, fastest, run=STREAM_ROUNDS)[0] < goal for k in STREAM_KERNELS)),
-    Quoted("0.97×", "(the goal: 0.97× on each kernel)", "issue 23's goal for openmp against omp-stream, met at 8cdb0d0",
+    Quoted("0.97×", "(the goal: 0.97× on each kernel)", "the goal for openmp against omp-stream, met at 8cdb0d0",
            lambda goal: all(same_ratios(k, fastest, run=STREAM_FINAL)[0] >= goal for k in STREAM_KERNELS)),
-    Quoted("1.0×", "(goal: 1.0×), cuda's dot", "issue 23's goal for the best CPU backend against omp-stream, met at 8cdb0d0",
+    Quoted("1.0×", "(goal: 1.0×), cuda's dot", "the goal for the best CPU backend against omp-stream, met at 8cdb0d0",
            lambda goal: all(same_ratios(k, fastest, run=STREAM_FINAL)[2] >= goal for k in STREAM_KERNELS)),
-    Quoted("1.0×", "(goal: 1.0×).", "issue 23's goal for every GPU kernel against cuda-stream, met at 8cdb0d0",
+    Quoted("1.0×", "(goal: 1.0×).", "the goal for every GPU kernel against cuda-stream, met at 8cdb0d0",
            lambda goal: all(same_ratios(k, fastest, "gpu", STREAM_FINAL)[0] >= goal for k in STREAM_KERNELS)),
     Quoted("3%", "(goal: 3%)", "the goal for mpi+cuda against cuda-multi", lambda goal: x4_mpi_against_multi() < goal),
     Quoted("2.2×", "against 2.2× on the AMD development core",
@@ -1790,7 +1790,7 @@ def test_records_back_the_readme_claims():
     records = doc(NODE, STREAM_PEERS)["records"]
     assert all(r["status"] == "ok" and r["validation"]["pass"] for r in records)
     assert all("gold" in r["validation"]["detail"] for r in records)
-    # "Every goal is met again" (dbc54bd) and "met a third time in a row" (2b30887): issue 23's goals
+    # "Every goal is met again" (dbc54bd) and "met a third time in a row" (2b30887): the BabelStream comparison's goals
     # as the 8cdb0d0 section quotes them (openmp 0.97×, the best CPU backend and every GPU kernel 1.0×).
     for run in (STREAM_FINAL, STREAM_REPEAT, STREAM_POOL):
         for k in STREAM_KERNELS:

@@ -27,7 +27,7 @@
 #           py-dask-* records say unavailable
 #   distributed  the distributed suite (ranks x threads, probes, mixed mode) with the study
 #           build's parlab when it has the MPI backends (the node's Open MPI), else as mpi-suite
-#   mpi     MPI (issue 15): build with MPI and CUDA, the MPI tests, and on 2+ GPUs mpi+cuda at 1 and
+#   mpi     MPI: build with MPI and CUDA, the MPI tests, and on 2+ GPUs mpi+cuda at 1 and
 #           2 ranks against one GPU (pi 2^36, triad 2^28 double) in one run each
 #   mpi-suite  the distributed suite (ranks x threads on the node's cores, probes, mixed mode)
 #   ft      free-threaded CPython: builds it on the node (scripts/build-python-ft.sh: 3.13t from
@@ -280,7 +280,7 @@ case "$part" in
     grep -E "\(Failed\)|\*\*\*Failed|Not Run" "$work/ctest-gpu-mpi.log" | tee -a "$summary"
     ;;
   stream-peers)
-    # The stream-peers suite to commit (issue 23), after the GPU tests and the dot profiles.
+    # The stream-peers suite to commit, after the GPU tests and the dot profiles.
     ensure_build parlab parlab_gpu_tests
     ensure_babelstream
     gpu_tests
@@ -290,7 +290,7 @@ case "$part" in
     python3 scripts/stream-peers-ratios.py "$(ls -td "$work"/results/*/*/ | head -1)" | tee -a "$summary"
     ;;
   stream-cpu)
-    # The CPU half of stream-peers alone (issue 23, the openmp schedule and the streaming stores):
+    # The CPU half of stream-peers alone (the openmp schedule and the streaming stores):
     # builds what the stream-peers part needs, then the suite's CPU kernels for openmp (dynamic),
     # openmp-static, pool, tbb and BabelStream's omp-stream in the suite's 3 rounds; the node's
     # transparent-huge-page mode and CPU beside them.
@@ -359,7 +359,7 @@ case "$part" in
     run_suite convergence 90
     ;;
   mpi|mpi-suite)
-    # MPI (issue 15) from its own build: CUDA and MPI ON, Python OFF. The node image has Open
+    # MPI from its own build: CUDA and MPI ON, Python OFF. The node image has Open
     # MPI's runtime (/usr/bin/mpirun); without its headers, the carried libopenmpi-dev (unpacked
     # into $prefix from .deb/) is used through PARLAB_MPI_PREFIX.
     build=build/h200-mpi cuda=ON

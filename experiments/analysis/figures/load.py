@@ -7,7 +7,7 @@ import os
 
 SCHEMA = "parlab-results/1"
 # A record's family routes it to its figures (figure modules never list kernel names). Records
-# since issue 20 item 2 carry `family` (the catalogue's, core/kernel_catalogue.cpp, or the wing's
+# since the catalogue became the one kernel list carry `family` (the catalogue's, core/kernel_catalogue.cpp, or the wing's
 # for its own studies); committed records from before do not, and for them only this table gives
 # the family they would carry. It is the catalogue's kernels in its order, then the wings' own
 # (embed/race_workloads.cpp, gpu/register.hpp); tests/python/test_kernel_families.py checks it

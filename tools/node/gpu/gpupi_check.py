@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Issue 14's acceptance check on one `parlab run tools/node/gpu/gpupi-suite.json` results.json.
+"""The GPU pi kernel's acceptance check on one `parlab run tools/node/gpu/gpupi-suite.json` results.json.
 
     gpupi_check.py RESULTS.json [--cpu-pi PI.json ...] [--goal 6.5e11] [--min-size 2^36]
 

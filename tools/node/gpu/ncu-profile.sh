@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The profile of the GPU pi kernel as a result (issue 14): Nsight Compute on the default pi kernel
-# and the kernel before issue 14 (v1), under the clocks the runs see (--clock-control none) and
+# The profile of the GPU pi kernel as a result: Nsight Compute on the default pi kernel
+# and the kernel before its rework (v1), under the clocks the runs see (--clock-control none) and
 # under ncu's locked base clock, and on the STREAM triad for contrast. Writes into OUT:
 #
 #   pi-variants.json        the same pi kernels timed in a plain run (no profiler), for the rate

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The figures that matter from Nsight Compute's raw CSV (`ncu --import R --page raw --csv
---print-units base`), and the issue- and pipe-bound ceilings of the pi kernel (issue 14).
+--print-units base`), and the issue- and pipe-bound ceilings of the pi kernel.
 
     ncu_summary.py --samples N [--run-rates pi-variants.json] [--run-label none] [--label NAME=RAW.csv ...]
                    [--triad RAW.csv --triad-bytes B] --json OUT.json --csv OUT.csv
@@ -24,7 +24,7 @@ A figure the raw CSV lacks is read from the launch's details page (`ncu --import
 --print-units base`) when one lies beside it: RAW.csv's name with .raw.csv replaced by
 .details.txt, as ncu-profile.sh writes them. Each record's `sources` says which metric or details
 row gave each figure. Figures neither has are null, never guessed.
-Exit status 0; 3 when issue 14's profile goal (issue slots busy >= 80% or a pipe >= 85% of
+Exit status 0; 3 when the profile goal (issue slots busy >= 80% or a pipe >= 85% of
 peak) is missed by the default kernel.
 """
 import argparse

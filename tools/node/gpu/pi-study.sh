@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14 on a GPU node, in one call of at most 10 minutes: the GPU pi kernel's rate, its
+# The GPU pi kernel's goals on a GPU node, in one call of at most 10 minutes: the GPU pi kernel's rate, its
 # correctness, its machine code and its profile. Run from the repository root with the Debian
 # packages in .deb/ (scripts/offline-bundle.sh) and the peers' virtual environment:
 #

@@ -4,7 +4,7 @@
 Finds every loop as a backward branch (`BRA label` to a label above it) and prints, per loop,
 its instruction count and the histogram of opcodes (mnemonic up to the first '.'). For the pi
 kernel, the innermost hot loop's count divided by the pairs it handles per trip is the static
-instructions per pair (the counts issue 14 compares; ncu measures the dynamic figure).
+instructions per pair (the counts the rework compares; ncu measures the dynamic figure).
 
     sass_loops.py LISTING [--kernel SUBSTRING] [--json]
 """
