@@ -1,19 +1,17 @@
 # The install layout, the build tree's mirror of it, the commit a binary was built from, and the
 # Debian package (docs/design.md, "Builds and dependencies"; experiments/data_dir.hpp):
 #   bin/parlab
-#   share/parlab/{suites/, plot.py, figures/, compare.py, compare_stats.py, compare_report.py,
+#   share/parlab/{suites/, analysis/ (the Python analysis package: plot.py, compare.py, figures/),
 #                 schema/, python/}
 # parlab finds share/parlab relative to itself, so an installed tree can be moved or packaged.
 
-set(_parlab_share_files
-  experiments/plot.py experiments/compare.py experiments/compare_stats.py experiments/compare_report.py)
-set(_parlab_share_dirs experiments/suites experiments/figures experiments/schema)
+set(_parlab_share_dirs experiments/suites experiments/analysis experiments/schema)
 
 # The build tree mirrors the layout with links to the sources (edits take effect without a
 # rebuild): build/<preset>/share/parlab/... beside build/<preset>/experiments/parlab.
 set(_parlab_mirror "${CMAKE_BINARY_DIR}/share/parlab")
 file(MAKE_DIRECTORY "${_parlab_mirror}")
-foreach(_item IN LISTS _parlab_share_files _parlab_share_dirs)
+foreach(_item IN LISTS _parlab_share_dirs)
   get_filename_component(_name "${_item}" NAME)
   file(CREATE_LINK "${PROJECT_SOURCE_DIR}/${_item}" "${_parlab_mirror}/${_name}" SYMBOLIC)
 endforeach()
@@ -24,12 +22,11 @@ file(WRITE "${_parlab_mirror}/interpreters"
      "${PROJECT_SOURCE_DIR}/build/release-ft/experiments/parlab\n")
 
 install(TARGETS parlab RUNTIME DESTINATION bin)
-install(FILES ${_parlab_share_files} DESTINATION share/parlab)
 foreach(_dir IN LISTS _parlab_share_dirs)
   install(DIRECTORY "${_dir}" DESTINATION share/parlab PATTERN "__pycache__" EXCLUDE)
 endforeach()
 install(DIRECTORY embed/workloads/ DESTINATION share/parlab/python FILES_MATCHING PATTERN "*.py")
-install(FILES README.md docs/design.md docs/extending.md DESTINATION share/doc/parlab)
+install(FILES README.md CHANGELOG.md docs/design.md docs/records.md docs/extending.md DESTINATION share/doc/parlab)
 
 # The commit, refreshed at every build (a header rewritten only when it changes), so an installed
 # binary names what it was built from without its source tree.

@@ -153,7 +153,7 @@ struct Validation {
   }
 };
 
-// Where a measurement ran (docs/design.md, "Dimensions that compose"): the process layout, recorded
+// Where a measurement ran (docs/records.md, "Dimensions that compose"): the process layout, recorded
 // as the record's `ranks`, `ranks_per_node`, `hosts` and `binding`.
 struct ProcessLayout {
   int ranks = 1;
@@ -252,7 +252,7 @@ struct BackendEntry {
   std::string detail;                // e.g. the schedule, the library version
   bool in_default_set = true;        // false for variants (openmp-dynamic) that "all" leaves out
   bool sweeps_threads = true;        // false: runs on exactly one host thread (serial, vectorised
-                                     // and GPU peers), so a thread sweep measures it once
+                                     // and GPU library backends), so a sweep runs it once
   std::vector<std::string> kernels;  // kernels it runs
   // The family of the kernels it runs that are not in the catalogue (a wing's own studies: the
   // Python race lab's "race", the GPU studies' "study"), written into their records' `family`.

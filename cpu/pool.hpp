@@ -20,7 +20,7 @@
 // * Chunking. parallel_for hands out chunks of max(grain, ceil(n / (kGrabsPerThread * threads)))
 //   indices through `next_.fetch_add(chunk)`: dynamic, so uneven bodies and unequal cores
 //   balance to within one small chunk, and few enough chunks that the shared counter is not a
-//   hot spot (core/executor.hpp). At 8 chunks a thread (before issue 23) a chunk was an eighth
+//   hot spot (core/executor.hpp). At 8 chunks a thread (before the comparison with BabelStream) a chunk was an eighth
 //   of a thread's share, and a slow core's last one could lengthen the loop by as much.
 // * Exceptions. A body's exception is caught on its thread; the first is kept, the other
 //   threads stop taking chunks, and the caller rethrows it after the join. The pool stays

@@ -10,7 +10,7 @@ DriverRunner::DriverRunner(std::string context, const char* factory, PyRef args)
   PyRef make = PyRef::steal_or_throw(PyObject_GetAttrString(driver.get(), factory), context_);
   PyObject* runner = PyObject_CallObject(make.get(), args.get());
   if (runner == nullptr) {
-    // A missing peer or GPU is "unavailable" (skipped, reason recorded), not a failure.
+    // A missing library or GPU is "unavailable" (skipped, reason recorded), not a failure.
     if (PyErr_ExceptionMatches(unavailable.get()) || PyErr_ExceptionMatches(PyExc_ImportError)) {
       throw UnavailableError(fetch_python_error(context_).message());
     }

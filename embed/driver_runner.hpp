@@ -14,7 +14,7 @@ namespace parlab::embed {
 class DriverRunner {
  public:
   // Calls parlab_driver.<factory>(*args). A runner the driver cannot make here (its
-  // Unavailable, or an ImportError: a missing peer or GPU) becomes UnavailableError; any other
+  // Unavailable, or an ImportError: a missing library or GPU) becomes UnavailableError; any other
   // Python error, PythonError. `context` names the workload in messages.
   // PRECONDITION: the GIL is held; `args` is a tuple.
   DriverRunner(std::string context, const char* factory, PyRef args);
@@ -38,7 +38,7 @@ class DriverRunner {
 };
 
 // A pi runner for problem p: parlab_driver.<factory>(kind, seed, samples, threads, device)
-// (make: the Python threads and peers; make_model: the task-based models). Takes the GIL.
+// (make: the Python threads and library backends; make_model: the task-based models). Takes the GIL.
 // PRECONDITION: this thread does not hold it.
 std::unique_ptr<DriverRunner> make_pi_runner(const std::string& context, const char* factory, const char* kind,
                                              const Problem& p);

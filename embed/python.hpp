@@ -13,7 +13,7 @@
 #endif
 
 // PARLAB_EMBED_ASAN: this is an AddressSanitizer build (GCC defines __SANITIZE_ADDRESS__, clang
-// answers __has_feature); the embedding adapts its allocator and its Numba peers to it.
+// answers __has_feature); the embedding adapts its allocator and its Numba backends to it.
 #if defined(__SANITIZE_ADDRESS__)
 #define PARLAB_EMBED_ASAN 1
 #elif defined(__has_feature)

@@ -1,4 +1,4 @@
-// Which interpreter ran a process's Python records, as record fields (docs/design.md,
+// Which interpreter ran a process's Python records, as record fields (docs/records.md,
 // "Dimensions that compose"). Plain C++: included where libpython is absent.
 #pragma once
 

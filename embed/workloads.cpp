@@ -58,7 +58,7 @@ Validation validate_with_gil(const PiHitsTracker& hits, std::uint64_t seed, std:
 }
 
 // ---------------------------------------------------------------- driver runners
-// A runner made by parlab_driver.make(): Python threads (or a peer library) inside the main
+// A runner made by parlab_driver.make(): Python threads (or a library backend) inside the main
 // interpreter. run() enters Python through GilAcquire on the runner's thread; the Python side
 // then waits for its worker threads with the GIL released.
 class DriverPiWorkload final : public PythonPiWorkload {
@@ -311,8 +311,8 @@ std::string GilContention::describe() const {
 
 namespace {
 
-// ---------------------------------------------------------------- triad peers
-// A Python peer's STREAM triad: parlab_driver.make_triad() owns the NumPy arrays; run() is one
+// ---------------------------------------------------------------- library triads
+// A Python library backend's STREAM triad: parlab_driver.make_triad() owns the NumPy arrays; run() is one
 // triad; validate() reads the arrays through the buffer protocol and checks them with
 // validate_stream, as every backend's triad is checked.
 template <class T>

@@ -37,7 +37,7 @@ struct PyBackendSpec {
   const char* name;         // the registry name, "py-parlab-gil-released"
   const char* driver_kind;  // parlab_driver.make()'s kind; empty for sub-interpreters
   const char* detail;       // what it measures, for `parlab list`
-  bool one_thread;          // exactly one host thread (vectorised or GPU peers)
+  bool one_thread;          // exactly one host thread (vectorised or GPU library backends)
   bool in_default_set;
 };
 
@@ -46,13 +46,13 @@ const std::vector<PyBackendSpec>& python_backend_specs();
 const PyBackendSpec* find_python_backend(std::string_view name);
 
 // Why `spec` can never run in this build (compile-time and libpython facts only; nothing is
-// imported), or empty. Peers' importability is only known once the interpreter runs, so a
+// imported), or empty. Library backends' importability is only known once the interpreter runs, so a
 // missing NumPy shows up as UnavailableError from make_python_pi_workload instead.
 std::string python_backend_unavailable_reason(const PyBackendSpec& spec);
 
 // How much of the threads' time went to waiting for the GIL, summed over every run so far.
 struct GilContention {
-  bool measured = false;  // false for one-thread peers: nothing to contend with
+  bool measured = false;  // false for one-thread library backends: nothing to contend with
   int threads = 0;
   double wall_s = 0;       // sum over threads of the wall time of their part of each run
   double cpu_s = 0;        // CPU time the same threads used meanwhile
@@ -81,8 +81,8 @@ class PythonPiWorkload : public Workload {
   virtual GilContention gil_contention() = 0;
 };
 
-// Whether `spec` also runs STREAM triad (the CPU peers NumPy and Numba prange, for the peers
-// table beside parlab's own triad).
+// Whether `spec` also runs STREAM triad (the CPU library backends NumPy and Numba prange, for
+// the libraries table beside parlab's own triad).
 bool python_backend_runs_triad(const PyBackendSpec& spec) noexcept;
 
 // Points a thread of `spec` takes at a time (parlab.pi calls, pure-Python and sub-interpreter
@@ -91,16 +91,16 @@ bool python_backend_runs_triad(const PyBackendSpec& spec) noexcept;
 std::uint64_t python_backend_work_unit(const PyBackendSpec& spec) noexcept;
 
 // Throws UsageError unless the problem suits the backend (kernel "pi", or "triad" in float or
-// double where python_backend_runs_triad; one thread for one-thread peers).
+// double where python_backend_runs_triad; one thread for one-thread library backends).
 void check_python_problem(const PyBackendSpec& spec, const Problem& p);
 
 // Makes the workload in the running interpreter (the runners and their threads are set up here,
-// outside the timed region). Throws UsageError (see above), UnavailableError (a peer not
+// outside the timed region). Throws UsageError (see above), UnavailableError (a library not
 // importable, no GPU, no per-interpreter GIL) or FailureError/PythonError.
 // PRECONDITION: an Interpreter is running, and outlives the workload.
 std::unique_ptr<PythonPiWorkload> make_python_pi_workload(const PyBackendSpec& spec, const Problem& p);
 
-// STREAM triad by a Python peer (parlab_driver.make_triad): the arrays live in NumPy, and
+// STREAM triad by a Python library backend (parlab_driver.make_triad): the arrays live in NumPy, and
 // validate() checks them against BabelStream's gold values with the same code as every other
 // backend's triad. Same preconditions and errors as make_python_pi_workload.
 std::unique_ptr<Workload> make_python_triad_workload(const PyBackendSpec& spec, const Problem& p);

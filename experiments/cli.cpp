@@ -357,10 +357,10 @@ ChildOutput run_script(std::vector<std::string> args, std::ostream& err) {
   return run_child(args, options);
 }
 
-// Plots and report.html of a run ($PARLAB_PLOT_SCRIPT overrides experiments/plot.py). Its output
+// Plots and report.html of a run ($PARLAB_PLOT_SCRIPT overrides experiments/analysis/plot.py). Its output
 // is the user's; a script that fails makes the command fail, with its message.
 int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet) {
-  std::vector<std::string> args = script_command("plot.py", "PARLAB_PLOT_SCRIPT");
+  std::vector<std::string> args = script_command("analysis/plot.py", "PARLAB_PLOT_SCRIPT");
   args.push_back(run_dir);
   if (quiet) args.push_back("--quiet");
   const ChildOutput c = run_script(args, err);
@@ -373,10 +373,10 @@ int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet) {
   return kExitFailure;
 }
 
-// `parlab compare BASE NEW [options]`: experiments/compare.py, whose exit code is the command's
+// `parlab compare BASE NEW [options]`: experiments/analysis/compare.py, whose exit code is the command's
 // (0 compared, 1 --fail-if-slower tripped, 2 bad arguments).
 int cmd_compare(const std::vector<std::string>& passed, std::ostream& err) {
-  std::vector<std::string> args = script_command("compare.py", "PARLAB_COMPARE_SCRIPT");
+  std::vector<std::string> args = script_command("analysis/compare.py", "PARLAB_COMPARE_SCRIPT");
   args.insert(args.end(), passed.begin(), passed.end());
   const ChildOutput c = run_script(args, err);
   if (c.exit_code >= 0 && c.exit_code <= 2) return c.exit_code;

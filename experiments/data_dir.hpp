@@ -3,7 +3,7 @@
 // installed, packaged or moved (docs/design.md, "Builds and dependencies"):
 //
 //   <prefix>/bin/parlab
-//   <prefix>/share/parlab/{suites/, plot.py, figures/, compare*.py, schema/, python/}
+//   <prefix>/share/parlab/{suites/, analysis/, schema/, python/}   (analysis/: plot.py, compare.py, figures/)
 //
 // A build tree mirrors it: CMake links build/<preset>/share/parlab/* to the source files, so the
 // binary at build/<preset>/experiments/parlab finds build/<preset>/share/parlab the same way

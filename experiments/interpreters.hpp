@@ -1,4 +1,4 @@
-// Several CPython interpreters in one run (docs/design.md, "Dimensions that compose").
+// Several CPython interpreters in one run (docs/records.md, "Dimensions that compose").
 //
 // A process can host only one libpython, so each interpreter other than the one this binary
 // embeds is reached through another `parlab` binary built against it (the release-ft preset

@@ -356,7 +356,7 @@ json Runner::measure(const MeasurementSpec& s, std::size_t index) {
   if (r.is_null()) return r;  // interrupted inside the measurement
   if (r.value("kind", "") == "python" && r.value("status", "") != "unavailable") {
     if (const auto f = python_interpreter_fields()) {
-      // Which interpreter ran it, from the process that did (docs/design.md, "Dimensions that compose").
+      // Which interpreter ran it, from the process that did (docs/records.md, "Dimensions that compose").
       r["interpreter"] = f->interpreter;
       r["python_build"] = f->python_build;
       r["gil_enabled"] = f->gil_enabled;
@@ -472,7 +472,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     r["checksum"] = v.checksum;
     if (v.hits) r["hits"] = *v.hits;
     r["status"] = v.pass ? "ok" : "failed-validation";
-    if (const auto l = w->layout()) {  // where it ran (docs/design.md, "Dimensions that compose")
+    if (const auto l = w->layout()) {  // where it ran (docs/records.md, "Dimensions that compose")
       r["ranks"] = l->ranks;
       r["ranks_per_node"] = l->ranks_per_node;
       r["hosts"] = l->hosts;

@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "args.hpp"
 #include "core/error.hpp"
@@ -177,11 +179,25 @@ std::vector<std::string> suite_names() {
   return names;
 }
 
+// Suites renamed, old name -> new: the old name still runs the suite, with a one-line note, so
+// scripts and habits that name it keep working. `peers` became `libraries` when "peer" came to
+// mean only an external program measured beside parlab (docs/design.md, "Glossary").
+const std::pair<const char*, const char*> kRenamedSuites[] = {{"peers", "libraries"}};
+
 json load_suite(const std::string& name_or_path) {
   std::filesystem::path path = name_or_path;
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
                                (path.extension() == ".json" && std::filesystem::exists(path));
-  if (!looks_like_path) path = suites_dir() / (name_or_path + ".json");
+  if (!looks_like_path) {
+    path = suites_dir() / (name_or_path + ".json");
+    for (const auto& [old_name, new_name] : kRenamedSuites) {
+      if (name_or_path == old_name && !std::filesystem::exists(path)) {
+        std::cerr << "parlab: the suite '" << old_name << "' is now called '" << new_name << "'; running '"
+                  << new_name << "'\n";
+        path = suites_dir() / (std::string(new_name) + ".json");
+      }
+    }
+  }
   if (std::filesystem::is_directory(path)) {
     throw UsageError("suite '" + name_or_path + "' is a directory; expected a suite name or a .json file");
   }

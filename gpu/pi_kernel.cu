@@ -1,6 +1,6 @@
 // Monte Carlo pi on the GPU: the canonical stream of core/pi.hpp, counted exactly.
 //
-// Structure (issue 14; gpu/scripts/pi-study.sh measures it, ncu-profile.sh profiles it):
+// Structure (reworked for the issue-bound ceiling; tools/node/gpu/pi-study.sh measures it, ncu-profile.sh profiles it):
 //  - the pairs are cut where the counter's high word changes (every 2^32 pairs), and each such
 //    segment is split over the grid with 32-bit low words: the high word is loop-invariant, so
 //    the compiler folds Philox's first round and a half out of the loop (pi_device.cuh), and no
@@ -15,10 +15,10 @@
 // Integer sums are associative, so the result equals pi_hits_points(seed, 2 * pair_begin,
 // 2 * pair_end [+ 1]) on the CPU for every grid shape and every start.
 //
-// Static figures for sm_90 (nvcc 13.0; gpu/scripts/sass_loops.py on the SASS): the default
+// Static figures for sm_90 (nvcc 13.0; tools/node/gpu/sass_loops.py on the SASS): the default
 // shape (4 streams, 8 blocks of 256 per SM) uses 30 registers, no spills, and its hot loop is
 // 176 instructions for 4 pairs, 44 per pair (22 per sample): 18 IMAD.WIDE + 19 LOP3 of Philox,
-// 4 IMAD.WIDE + 0.5 IADD3.X of hit test, the rest loop control. The kernel before issue 14
+// 4 IMAD.WIDE + 0.5 IADD3.X of hit test, the rest loop control. The kernel before the rework
 // ("v1" below, kept for the A/B figure) used 46 registers and 252 instructions for 4 pairs,
 // 63 per pair.
 #include <cuda_runtime.h>
@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(kPiThreads, MinBlocks)
   if (threadIdx.x == 0 && block_total != 0) atomicAdd(hits, block_total);
 }
 
-// ---------------------------------------------------------------- v1: the kernel before issue 14
+// ---------------------------------------------------------------- v1: the kernel before the rework
 // Kept only as the baseline of the A/B figure (one run measures both): one stream per thread,
 // 64-bit grid-stride indices, core's Philox and pi_hit as written for the CPU. Same count.
 constexpr std::uint64_t kV1FlushPairs = std::uint64_t{1} << 30;  // 2 hits per pair: no 32-bit wrap

@@ -1,5 +1,5 @@
-// parlab_pi_variants: the shapes of the GPU pi kernel side by side in one process (issue 14's
-// A/B figure), and the driver gpu/scripts/ncu-profile.sh profiles. Every variant counts the same
+// parlab_pi_variants: the shapes of the GPU pi kernel side by side in one process (the rework's
+// A/B figure), and the driver tools/node/gpu/ncu-profile.sh profiles. Every variant counts the same
 // canonical stream, so every variant must return the same hit count: a difference is a failure
 // (exit 1), not a number.
 //

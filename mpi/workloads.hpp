@@ -1,5 +1,5 @@
 // The rank workloads: one rank's share of each kernel, and the collectives that make the job's
-// result exactly the single-process one (docs/design.md, "Dimensions that compose").
+// result exactly the single-process one (docs/records.md, "Dimensions that compose").
 //
 //   pi       CPU ranks take chunks of the canonical stream (pi_rank_chunk points, whole pairs)
 //            from a counter on rank 0 until none is left, so slower cores count fewer; GPU

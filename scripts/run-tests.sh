@@ -94,7 +94,7 @@ for config in "${configs[@]}"; do
       ;;
     python)
       if [ -d tests/python ]; then
-        step "test plot scripts (pytest)"
+        step "test the CLI, the analysis and the docs (pytest; test_docs.py checks what the docs quote)"
         [ -x build/release/experiments/parlab ] || { cmake --preset release -DPARLAB_WERROR=ON && cmake --build --preset release --parallel "$jobs"; }
         PARLAB_BIN="$PWD/build/release/experiments/parlab" "$PYTHON" -m pytest -q -rs tests/python
       fi

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""parlab against BabelStream, kernel by kernel, in one stream-peers run (issue 23).
+"""parlab against BabelStream, kernel by kernel, in one stream-peers run.
 
     scripts/stream-peers-ratios.py RUN_DIR
 
@@ -15,7 +15,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "experiments"))
-from figures.load import InputError, fastest_bytes_per_s, kernel_order, load_run  # noqa: E402
+from analysis.figures.load import InputError, fastest_bytes_per_s, kernel_order, load_run  # noqa: E402
 
 
 def mean_bytes_per_s(r: dict) -> float:

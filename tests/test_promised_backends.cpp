@@ -1,4 +1,4 @@
-// What this configuration promises (issue 19: tests that fail when coverage shrinks). CMake writes
+// What this configuration promises (tests that fail when coverage shrinks). CMake writes
 // the promise into parlab/promise.hpp (tests/CMakeLists.txt) from the parts configured ON
 // (PARLAB_ENABLE_<PART>=ON, as CI's presets set them) and the exemptions, each with its reason:
 // those the linked interpreter and the sanitizers rule out (py-subinterp before 3.12,

@@ -1,4 +1,4 @@
-// The catalogue's work model is the one place a kernel's work is written (issue 20, item 2):
+// The catalogue's work model is the one place a kernel's work is written:
 // every backend's Workload::work() must equal kernel_work() for its problem, and the model must
 // give the figures records have always carried (docs/design.md, "Kernels and their work model").
 #include <gtest/gtest.h>

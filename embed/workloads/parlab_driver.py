@@ -1,6 +1,6 @@
 """The entry point parlab's C++ side calls: make(kind, seed, samples, threads, device) returns a
-runner with run() -> hits, stats() -> dict and close(). Peers (NumPy, Numba, CuPy, PyTorch) are
-imported only when their runner is made, so a missing one costs nothing until it is asked for."""
+runner with run() -> hits, stats() -> dict and close(). Library backends (NumPy, Numba, CuPy,
+PyTorch) are imported only when their runner is made, so a missing one costs nothing until it is asked for."""
 
 
 class Unavailable(Exception):

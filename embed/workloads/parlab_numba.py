@@ -1,4 +1,4 @@
-"""Numba peers: core/pi.hpp's loop compiled by Numba, run by prange or in nogil threads.
+"""Numba library backends: core/pi.hpp's loop compiled by Numba, run by prange or in nogil threads.
 
 Every value is typed uint64 explicitly: Numba, like NumPy, turns uint64 mixed with int64 into
 float64, which would silently break the exact hit test.

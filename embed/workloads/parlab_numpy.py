@@ -1,8 +1,8 @@
-"""NumPy (and CuPy) peers: the canonical Philox pi stream vectorised over arrays of counters.
+"""NumPy (and CuPy) library backends: the canonical Philox pi stream vectorised over arrays of counters.
 
 The arithmetic is core/philox.hpp's, on uint64 arrays holding 32-bit words: a 32x32-bit product
 fits in 64 bits exactly, and the hit test x^2 + y^2 < 2^64 is "the uint64 sum did not wrap". So
-these peers return the canonical hit count and are validated exactly. `xp` is numpy or cupy.
+these backends return the canonical hit count and are validated exactly. `xp` is numpy or cupy.
 """
 
 import numpy as np
@@ -140,7 +140,7 @@ def _cupy_device(cupy, device, unavailable):
 
 class CupyTriad:
     """STREAM triad a = b + scalar * c on a GPU as a CUDA programmer writes it in CuPy: one
-    ElementwiseKernel (one pass, no temporaries), the peer parlab's own CUDA triad is held to.
+    ElementwiseKernel (one pass, no temporaries), the library code parlab's own CUDA triad is held to.
     run() waits for the kernel, so the host clock times the kernel plus one launch (a few
     microseconds against about a millisecond at 2^28 doubles). NVRTC may fuse the multiply-add,
     which stays inside the gold check's tolerance; arrays() copies the three arrays back to the
@@ -151,7 +151,7 @@ class CupyTriad:
         self.cupy = cupy
         self.device = _cupy_device(cupy, device, unavailable)
         with self.device:
-            self.kernel = cupy.ElementwiseKernel("T b, T c, T s", "T a", "a = b + s * c", "parlab_peer_triad")
+            self.kernel = cupy.ElementwiseKernel("T b, T c, T s", "T a", "a = b + s * c", "parlab_library_triad")
             self.a = cupy.full(n, 0.1, dtype=dtype)
             self.b = cupy.full(n, 0.2, dtype=dtype)
             self.c = cupy.full(n, 0.0, dtype=dtype)

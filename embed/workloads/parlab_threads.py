@@ -54,7 +54,7 @@ class PurePython(_TeamRunner):
 
     Threads take blocks of PURE_BLOCK points from a shared counter rather than one range each:
     on the 16-core GPU node some cores ran pi at half the speed of others (shared VM), and a
-    static split waits for the slowest (scripts/ft-scaling-probe.py measured it; results/README.md,
+    static split waits for the slowest (tools/node/ft-scaling-probe.py measured it; results/README.md,
     "Unequal cores")."""
 
     def _count(self, module, blocks):

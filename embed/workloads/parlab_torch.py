@@ -1,4 +1,4 @@
-"""PyTorch peer: the canonical Philox pi stream on a GPU with int64 tensors.
+"""PyTorch library backend: the canonical Philox pi stream on a GPU with int64 tensors.
 
 PyTorch has no general uint64 arithmetic, and a 32x32-bit product overflows int64, so the
 products are split into 16-bit halves: every intermediate stays below 2^50, nothing wraps, and

@@ -25,9 +25,9 @@ if "PARLAB_CEILINGS_CACHE" not in os.environ:
 os.environ.setdefault("PARLAB_CEILINGS_QUICK", "1")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PLOT = os.path.join(ROOT, "experiments", "plot.py")
+PLOT = os.path.join(ROOT, "experiments", "analysis", "plot.py")
 SCHEMA = os.path.join(ROOT, "experiments", "schema", "results.schema.json")
-sys.path.insert(0, os.path.join(ROOT, "experiments"))
+sys.path.insert(0, os.path.join(ROOT, "experiments"))  # the analysis package, imported as `analysis`
 
 
 @pytest.fixture(scope="session")

@@ -269,7 +269,7 @@ def test_an_openmp_team_smaller_than_asked_fails_its_record(tmp_path, parlab_bin
 def test_rounds_measure_the_whole_plan_again_and_pool_in_the_views(tmp_path, parlab_bin):
     # --rounds 3: the plan three times over, round after round, one record per measurement and
     # round; the figures' and compare's loader pools each measurement's rounds into one record.
-    from figures.load import fastest_bytes_per_s, load_run
+    from analysis.figures.load import fastest_bytes_per_s, load_run
 
     res = run(parlab_bin, "run", "-k", "pi,copy", "-b", "serial,pool", "-t", "2", "-n", "2^16", "-r", "2",
               "--rounds", "3", "--quick", "--no-report", "--out", str(tmp_path / "r"))
@@ -299,7 +299,7 @@ def test_rounds_measure_the_whole_plan_again_and_pool_in_the_views(tmp_path, par
 
 def test_a_failed_round_is_the_pooled_measurements_record():
     # A failure in any round is what the pooled view shows, never hidden by the rounds that passed.
-    from figures.load import pool_rounds
+    from analysis.figures.load import pool_rounds
 
     def rec(rnd, status="ok", passed=True):
         return {"kernel": "copy", "backend": "pool", "threads": 2, "size": 8, "status": status, "round": rnd,
@@ -314,3 +314,14 @@ def test_a_failed_round_is_the_pooled_measurements_record():
     assert err["status"] == "error"
     plain = {k: v for k, v in rec(1).items() if k != "round"}
     assert pool_rounds([plain, plain]) == [plain, plain]  # a run without rounds is left alone
+
+
+def test_a_renamed_suite_runs_under_its_old_name_with_a_note(parlab_bin):
+    # `peers` became `libraries` when "peer" came to mean only an external program (BabelStream):
+    # the old name still plans the same measurements, and says the new name in one line.
+    new = run(parlab_bin, "run", "libraries", "--dry-run")
+    old = run(parlab_bin, "run", "peers", "--dry-run")
+    assert new.returncode == 0 and old.returncode == 0, old.stderr
+    assert old.stdout == new.stdout and "plan of suite 'libraries'" in new.stdout
+    notes = [line for line in old.stderr.splitlines() if "'peers' is now called 'libraries'" in line]
+    assert len(notes) == 1 and "is now called" not in new.stderr

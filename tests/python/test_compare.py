@@ -1,4 +1,4 @@
-"""experiments/compare.py on synthetic runs: statistics, matching, verdicts, scaling shape, output, exit codes."""
+"""experiments/analysis/compare.py on synthetic runs: statistics, matching, verdicts, scaling shape, output, exit codes."""
 import copy
 import json
 import math
@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-import compare  # experiments/compare.py, via conftest's sys.path
-import compare_stats
+from analysis import compare  # experiments/analysis/compare.py, via conftest's sys.path
+from analysis import compare_stats
 from conftest import BASE_DOC, ROOT, record, write_doc
 
-COMPARE = os.path.join(ROOT, "experiments", "compare.py")
+COMPARE = os.path.join(ROOT, "experiments", "analysis", "compare.py")
 
 
 def run_compare(*args, env=None):

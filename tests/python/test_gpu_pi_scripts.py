@@ -1,4 +1,4 @@
-"""Issue 14's GPU pi scripts on synthetic inputs (they run for real only on the GPU node): the
+"""The GPU pi kernel's node scripts on synthetic inputs (they run for real only on the GPU node): the
 ncu summary's issue- and pipe-bound ceilings (from raw and details pages as ncu 2025.3 writes
 them), the acceptance check's verdicts, and the SASS loop counter."""
 import csv
@@ -9,7 +9,7 @@ import sys
 
 from conftest import ROOT
 
-SCRIPTS = os.path.join(ROOT, "gpu", "scripts")
+SCRIPTS = os.path.join(ROOT, "tools", "node", "gpu")
 
 
 def run(script, *args):

@@ -42,8 +42,8 @@ def installed(parlab_bin, tmp_path_factory):
 def test_layout(installed):
     assert os.access(installed / "bin" / "parlab", os.X_OK)
     share = installed / "share" / "parlab"
-    for name in ["plot.py", "compare.py", "compare_stats.py", "compare_report.py", "figures/__init__.py",
-                 "schema/results.schema.json", "suites/quick.json", "python/parlab_philox.py"]:
+    for name in ["analysis/plot.py", "analysis/compare.py", "analysis/compare_stats.py", "analysis/compare_report.py",
+                 "analysis/writer.py", "analysis/__init__.py", "analysis/figures/__init__.py", "schema/results.schema.json", "suites/quick.json", "python/parlab_philox.py"]:
         assert (share / name).is_file(), name
     assert not (share / "interpreters").exists()  # only a build tree knows of other interpreters
     assert not any(p.is_symlink() for p in share.rglob("*")), "the install copies files, not links"
@@ -69,7 +69,7 @@ def test_installed_copy_lists_runs_and_reports(installed, tmp_path):
     run_dir = out / host / run_id
     doc = json.load(open(run_dir / "results.json"))
     assert doc["status"] == "complete" and all(r["status"] == "ok" for r in doc["records"])
-    assert (run_dir / "report.html").exists()  # made by the installed plot.py
+    assert (run_dir / "report.html").exists()  # made by the installed analysis/plot.py
     (run_dir / "report.html").unlink()
     report = subprocess.run([parlab, "report", str(run_dir)], capture_output=True, text=True, env=env,
                             cwd=tmp_path, timeout=300)
@@ -98,8 +98,8 @@ def test_debian_package(parlab_bin, tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     (deb,) = [p for p in os.listdir(tmp_path) if p.endswith(".deb")]
     contents = subprocess.run(["dpkg-deb", "-c", str(tmp_path / deb)], capture_output=True, text=True).stdout
-    for path in ["./usr/bin/parlab", "./usr/share/parlab/plot.py", "./usr/share/parlab/suites/quick.json",
-                 "./usr/share/parlab/figures/__init__.py"]:
+    for path in ["./usr/bin/parlab", "./usr/share/parlab/analysis/plot.py", "./usr/share/parlab/suites/quick.json",
+                 "./usr/share/parlab/analysis/figures/__init__.py"]:
         assert path in contents, path
     info = subprocess.run(["dpkg-deb", "-f", str(tmp_path / deb), "Package", "Depends"], capture_output=True,
                           text=True).stdout

@@ -1,12 +1,11 @@
-"""A kernel is data, once (issue 20, item 2): records carry their kernel's `family`, so the figures
+"""A kernel is data, once: records carry their kernel's `family`, so the figures
 route by family; the one table of kernel names the plot code keeps (LEGACY_FAMILIES, for
 committed records from before records carried a family) must agree with the catalogue."""
 import json
 import os
 import subprocess
 
-import plot  # experiments/plot.py, via conftest's sys.path
-from figures.load import LEGACY_FAMILIES, family_of, footprint_bytes
+from analysis.figures.load import LEGACY_FAMILIES, family_of, footprint_bytes, ok_records
 
 
 def listed_kernels(parlab_bin):
@@ -66,5 +65,5 @@ def test_a_record_of_a_new_kernel_is_routed_by_its_family():
     old = {"kernel": "count_racy", "status": "ok"}
     assert family_of(new) == "race" and family_of(old) == "race"
     doc = {"records": [new, old, {"kernel": "pi", "status": "ok"}]}
-    assert [r["kernel"] for r in plot.ok_records(doc, lab=True)] == ["count_new", "count_racy"]
-    assert [r["kernel"] for r in plot.ok_records(doc)] == ["pi"]
+    assert [r["kernel"] for r in ok_records(doc, lab=True)] == ["count_new", "count_racy"]
+    assert [r["kernel"] for r in ok_records(doc)] == ["pi"]

@@ -1,14 +1,16 @@
-"""experiments/plot.py on synthetic result files: figures, report, determinism, errors."""
+"""experiments/analysis/plot.py on synthetic result files: figures, report, determinism, errors."""
 import copy
 import hashlib
 import json
 
-import plot  # experiments/plot.py, via conftest's sys.path
+from analysis.figures.gil import gil_series
+from analysis.figures.libraries import libraries_table
+from analysis.figures.scaling import scaling_series
 from conftest import BASE_DOC, record, run_plot, write_doc
 
 
 def test_speedup_is_median_serial_time_over_median_time(scaling_doc):
-    series = plot.scaling_series(scaling_doc)
+    series = scaling_series(scaling_doc)
     (key, by_backend), = series.items()
     assert key[1:3] == ("strong", "pi")
     pool = {t: (s, e) for t, s, e in by_backend["pool"]}
@@ -23,7 +25,7 @@ def test_speedup_is_median_serial_time_over_median_time(scaling_doc):
 
 def test_without_serial_the_reference_is_the_own_one_thread_time(scaling_doc):
     scaling_doc["records"] = [r for r in scaling_doc["records"] if r["backend"] != "serial"]
-    (by_backend,) = plot.scaling_series(scaling_doc).values()
+    (by_backend,) = scaling_series(scaling_doc).values()
     pts = by_backend["tbb (vs own 1 thread)"]
     assert abs(pts[-1][1] - 8.4 / 2.0) < 1e-12
 
@@ -33,7 +35,7 @@ def test_weak_scaling_efficiency(scaling_doc):
         if r["kernel"] == "pi":
             r["scaling"] = "weak"
             r["size"] = (1 << 20) * r["threads"]
-    (by_backend,) = plot.scaling_series(scaling_doc).values()
+    (by_backend,) = scaling_series(scaling_doc).values()
     pool = {t: (s, e) for t, s, e in by_backend["pool"]}
     assert abs(pool[4][1] - 8.0 / 2.5) < 1e-12 and abs(pool[4][0] - 8.0 * 4 / 2.5) < 1e-12
 
@@ -132,7 +134,7 @@ def test_gpu_study_and_gil_figures(tmp_path, scaling_doc):
                                                ("py-parlab-gil-held", 1, 2.0), ("py-parlab-gil-held", 2, 2.05)]):
         extra.append(record(500 + i, backend, threads, t, kind="python", study="gil"))
     scaling_doc["records"] += extra
-    series = plot.gil_series(scaling_doc)
+    series = gil_series(scaling_doc)
     assert abs(dict(series["py-parlab-gil-released"])[2] - 2.0 / 1.02) < 1e-12
     assert abs(dict(series["py-parlab-gil-held"])[2] - 2.0 / 2.05) < 1e-12
     d = write_doc(tmp_path, scaling_doc)
@@ -143,27 +145,27 @@ def test_gpu_study_and_gil_figures(tmp_path, scaling_doc):
     assert not any(n.startswith("bandwidth_transfer") or n.startswith("throughput_transfers") for n in names)
 
 
-def test_peers_table_and_figures(tmp_path):
-    """parlab's fastest backend of the same device kind and thread count against each peer at
-    its highest thread count; ratios from the medians; a figure per kernel and a report table."""
+def test_libraries_table_and_figures(tmp_path):
+    """parlab's fastest backend of the same device kind and thread count against each Python
+    library backend at its highest thread count; ratios from the medians; a figure per kernel and a report table."""
     doc = copy.deepcopy(BASE_DOC)
     size = 1 << 20
-    recs = [record(0, "pool", 1, 1.0, study="peers", scaling="none"),
-            record(1, "pool", 4, 0.25, study="peers", scaling="none"),
-            record(2, "tbb", 4, 0.20, study="peers", scaling="none"),
-            record(3, "py-numba-prange", 1, 2.0, study="peers", scaling="none", kind="python"),
-            record(4, "py-numba-prange", 4, 0.6, study="peers", scaling="none", kind="python"),
-            record(5, "py-numpy", 1, 8.0, study="peers", scaling="none", kind="python"),
-            record(6, "cuda", 1, 0.01, study="peers", scaling="none", kind="gpu"),
-            record(7, "py-torch", 1, 0.08, study="peers", scaling="none", kind="python"),
-            record(8, "pool", 4, 0.5, kernel="triad", study="peers", scaling="none", precision="double"),
-            record(9, "py-numba-prange", 4, 0.4, kernel="triad", study="peers", scaling="none", kind="python",
+    recs = [record(0, "pool", 1, 1.0, study="libraries", scaling="none"),
+            record(1, "pool", 4, 0.25, study="libraries", scaling="none"),
+            record(2, "tbb", 4, 0.20, study="libraries", scaling="none"),
+            record(3, "py-numba-prange", 1, 2.0, study="libraries", scaling="none", kind="python"),
+            record(4, "py-numba-prange", 4, 0.6, study="libraries", scaling="none", kind="python"),
+            record(5, "py-numpy", 1, 8.0, study="libraries", scaling="none", kind="python"),
+            record(6, "cuda", 1, 0.01, study="libraries", scaling="none", kind="gpu"),
+            record(7, "py-torch", 1, 0.08, study="libraries", scaling="none", kind="python"),
+            record(8, "pool", 4, 0.5, kernel="triad", study="libraries", scaling="none", precision="double"),
+            record(9, "py-numba-prange", 4, 0.4, kernel="triad", study="libraries", scaling="none", kind="python",
                    precision="double"),
-            record(10, "py-cupy", 1, 0.0, study="peers", scaling="none", kind="python", status="unavailable"),
-            record(11, "pool", 4, 0.1, study="other", scaling="none")]  # another study: not a peer row
+            record(10, "py-cupy", 1, 0.0, study="libraries", scaling="none", kind="python", status="unavailable"),
+            record(11, "pool", 4, 0.1, study="other", scaling="none")]  # another study: not a library row
     doc["records"] = recs
-    rows = plot.peers_table(doc)
-    got = {(r["kernel"], r["peer"]): (r["parlab"], r["parlab_threads"], r["threads"], round(r["ratio"], 9)) for r in rows}
+    rows = libraries_table(doc)
+    got = {(r["kernel"], r["library"]): (r["parlab"], r["parlab_threads"], r["threads"], round(r["ratio"], 9)) for r in rows}
     assert got == {
         ("pi", "py-numba-prange"): ("tbb", 4, 4, round(0.6 / 0.20, 9)),
         ("pi", "py-numpy"): ("pool", 1, 1, round(8.0 / 1.0, 9)),
@@ -175,6 +177,12 @@ def test_peers_table_and_figures(tmp_path):
     res = run_plot(str(d), "--quiet")
     assert res.returncode == 0, res.stderr
     names = {p.name for p in (d / "plots").iterdir()}
-    assert {"peers_pi.png", "peers_pi.svg", "peers_triad.png", "peers_triad.svg"} <= names
+    assert {"libraries_pi.png", "libraries_pi.svg", "libraries_triad.png", "libraries_triad.svg"} <= names
     report = (d / "report.html").read_text()
-    assert "<h2>Peers</h2>" in report and "py-numba-prange" in report
+    assert "<h2>Python libraries</h2>" in report and "py-numba-prange" in report
+    # Records from before the rename carry the study "peers": the same rows.
+    old = copy.deepcopy(doc)
+    for r in old["records"]:
+        if r["study"] == "libraries":
+            r["study"] = "peers"
+    assert libraries_table(old) == rows

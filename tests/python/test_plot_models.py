@@ -4,7 +4,8 @@ backend lies on the same points) and that the figures are written."""
 import copy
 import math
 
-import plot  # experiments/plot.py, via conftest's sys.path
+from analysis.figures.convergence import convergence_points, convergence_summary, pi_relative_sigma
+from analysis.figures.models import python_models_crossovers, python_models_note, python_models_table
 from conftest import BASE_DOC, record, run_plot, write_doc
 
 
@@ -27,12 +28,12 @@ def models_doc():
 
 
 def test_python_models_speedup_and_crossover():
-    rows = plot.python_models_table(models_doc())
+    rows = python_models_table(models_doc())
     proc = {r["size"]: r for r in rows if r["backend"] == "py-processes" and r["threads"] == 2}
     one = 1e-3 * (1 << 18) / 1024
     assert abs(proc[1 << 18]["speedup_vs_one_thread"] - one / (one / 2 + 0.05)) < 1e-12
     assert proc[1 << 18]["per_task_overhead_s"] == 1e-4 and proc[1 << 18]["startup_s"] == 0.1
-    cross = plot.python_models_crossovers(rows)
+    cross = python_models_crossovers(rows)
     # 2^14: 16 ms alone vs 58 ms; 2^16: 64 ms vs 82 ms; 2^18: 256 ms vs 178 ms.
     assert cross[("py-processes", 2)] == 1 << 18
     assert cross[("py-thread-pool", 2)] is None          # never beats one thread
@@ -68,21 +69,21 @@ def convergence_doc(shift_cuda_hits=0, far_point=False):
 
 
 def test_convergence_points_and_bands():
-    pts = plot.convergence_points(convergence_doc())
+    pts = convergence_points(convergence_doc())
     assert sorted(pts) == ["cuda", "pool", "py-numpy"]
     n, hits, err = pts["pool"][0]
     assert n == 1024 and abs(err - abs(4 * hits / n - math.pi) / math.pi) < 1e-15
     # The binomial bound: sigma(pi_hat)/pi = sqrt((1 - p) / (p N)), p = pi/4.
-    assert abs(plot.pi_relative_sigma(1024) - math.sqrt((1 - math.pi / 4) / (math.pi / 4 * 1024))) < 1e-15
-    s = plot.convergence_summary(pts)
+    assert abs(pi_relative_sigma(1024) - math.sqrt((1 - math.pi / 4) / (math.pi / 4 * 1024))) < 1e-15
+    s = convergence_summary(pts)
     assert s["shared_sizes"] == 11 and s["differing_sizes"] == []
     assert s["beyond_3sigma"] == 0 and s["beyond_1sigma"] == 0     # every point about 0.5 sigma out
 
 
 def test_convergence_says_when_backends_differ_or_leave_the_band():
-    s = plot.convergence_summary(plot.convergence_points(convergence_doc(shift_cuda_hits=1)))
+    s = convergence_summary(convergence_points(convergence_doc(shift_cuda_hits=1)))
     assert s["differing_sizes"] == [1 << k for k in range(10, 21)]
-    s = plot.convergence_summary(plot.convergence_points(convergence_doc(far_point=True)))
+    s = convergence_summary(convergence_points(convergence_doc(far_point=True)))
     assert s["beyond_3sigma"] == 1 and s["differing_sizes"] == []
 
 
@@ -101,7 +102,7 @@ def test_a_gil_report_points_to_python_models(tmp_path):
     d = write_doc(tmp_path, doc)
     assert run_plot(str(d), "--quiet").returncode == 0
     assert "parlab run python-models" in (d / "report.html").read_text()
-    assert plot.python_models_note(models_doc()) == ""      # not where the figure itself is
+    assert python_models_note(models_doc()) == ""      # not where the figure itself is
 
 
 def test_each_python_models_study_has_its_own_reference(tmp_path):
@@ -111,7 +112,7 @@ def test_each_python_models_study_has_its_own_reference(tmp_path):
         record(0, "py-parlab-gil-released", 1, 0.4, size=1 << 28, scaling="none", study="python-models-nogil"),
         record(1, "py-thread-pool-parlab", 2, 0.2, size=1 << 28, scaling="none", study="python-models-nogil"),
         record(2, "py-pure-threads", 1, 9.0, size=1 << 28, scaling="none", study="python-models")]
-    (row,) = [r for r in plot.python_models_table(doc, "python-models-nogil") if r["backend"] == "py-thread-pool-parlab"]
+    (row,) = [r for r in python_models_table(doc, "python-models-nogil") if r["backend"] == "py-thread-pool-parlab"]
     assert row["speedup_vs_one_thread"] == 2.0 and row["reference"] == "py-parlab-gil-released"
     d = write_doc(tmp_path, doc)
     assert run_plot(str(d), "--quiet").returncode == 0

@@ -1,4 +1,4 @@
-"""experiments/plot.py's MPI figures on synthetic records: speedup over ranks, latency vs ranks,
+"""experiments/analysis/plot.py's MPI figures on synthetic records: speedup over ranks, latency vs ranks,
 the mixed-mode comparison and their summary lines, grouped by the records' ranks and threads
 fields (the backend names below are deliberately not the real ones where that proves it)."""
 import copy
@@ -6,7 +6,11 @@ import hashlib
 
 import pytest
 
-import plot  # experiments/plot.py, via conftest's sys.path
+from analysis.figures.load import MPI_PROBE_KERNELS
+from analysis.figures.mixed_mode import mixed_mode_series
+from analysis.figures.mpi import mpi_latency_series, mpi_scaling_series
+from analysis.figures.summary import run_summary
+from analysis.figures.throughput import throughput_figures
 from conftest import BASE_DOC, record, run_plot, write_doc
 
 
@@ -65,7 +69,7 @@ def mpi_doc():
 
 
 def test_speedup_over_ranks_is_the_one_rank_time_over_the_r_rank_time(mpi_doc):
-    series = plot.mpi_scaling_series(mpi_doc)
+    series = mpi_scaling_series(mpi_doc)
     one = series[("strong", "strong", "pi", 1 << 24, "int32", 1)]
     pts = {p["ranks"]: p for p in one["mpi+serial"]}
     assert pts[2]["speedup"] == pytest.approx(8.0 / 4.1) and pts[4]["speedup"] == pytest.approx(8.0 / 2.1)
@@ -86,22 +90,22 @@ def test_ranks_come_from_the_fields_not_the_names(mpi_doc):
     for r in mpi_doc["records"]:
         if r.get("ranks") is not None:
             r["backend"] = r["backend"].replace("mpi+", "cluster-")
-    series = plot.mpi_scaling_series(mpi_doc)
+    series = mpi_scaling_series(mpi_doc)
     assert "cluster-serial" in series[("strong", "strong", "pi", 1 << 24, "int32", 1)]
     # and a single-process record never joins an MPI line, whatever it is called
     mpi_doc["records"].append(record(99, "cluster-serial", 1, 0.1, size=1 << 24, study="strong"))
-    pts = plot.mpi_scaling_series(mpi_doc)[("strong", "strong", "pi", 1 << 24, "int32", 1)]["cluster-serial"]
+    pts = mpi_scaling_series(mpi_doc)[("strong", "strong", "pi", 1 << 24, "int32", 1)]["cluster-serial"]
     assert pts[0]["speedup"] == 1.0 and pts[0]["vs_single"] == pytest.approx(0.1 / 8.0)
 
 
 def test_weak_scaling_over_ranks(mpi_doc):
-    (pts,) = plot.mpi_scaling_series(mpi_doc)[("weak", "weak", "pi", 1 << 20, "int32", 1)].values()
+    (pts,) = mpi_scaling_series(mpi_doc)[("weak", "weak", "pi", 1 << 20, "int32", 1)].values()
     assert [p["efficiency"] for p in pts] == pytest.approx([1.0, 1.0 / 1.1, 1.0 / 1.25])
     assert pts[-1]["speedup"] == pytest.approx(4 / 1.25)
 
 
 def test_latency_is_microseconds_per_call_beside_the_reduction_overhead(mpi_doc):
-    s = plot.mpi_latency_series(mpi_doc)
+    s = mpi_latency_series(mpi_doc)
     assert dict(s["probes"]["8-byte allreduce (mpi+serial)"]) == pytest.approx({1: 0.02, 2: 0.5, 4: 3.0})
     assert set(s["probes"]) == {"barrier (mpi+serial)", "8-byte allreduce (mpi+serial)",
                                 "8-byte broadcast (mpi+serial)"}
@@ -113,11 +117,11 @@ def test_latency_is_microseconds_per_call_beside_the_reduction_overhead(mpi_doc)
 
 def test_no_probes_no_latency_figure_data(mpi_doc):
     mpi_doc["records"] = [r for r in mpi_doc["records"] if not r["kernel"].startswith("mpi_")]
-    assert plot.mpi_latency_series(mpi_doc) == {"probes": {}, "reduce": {}}
+    assert mpi_latency_series(mpi_doc) == {"probes": {}, "reduce": {}}
 
 
 def test_mixed_mode_compares_layouts_of_the_same_cores(mpi_doc):
-    series = plot.mixed_mode_series(mpi_doc)
+    series = mixed_mode_series(mpi_doc)
     # Groups holding a hybrid (ranks > 1 and threads > 1); weak scaling and the probes have none.
     assert list(series) == [("mixed-mode", "overhead_reduce", 1000, "int32"), ("strong", "pi", 1 << 24, "int32")]
     pi = series[("strong", "pi", 1 << 24, "int32")]
@@ -134,7 +138,7 @@ def test_mixed_mode_compares_layouts_of_the_same_cores(mpi_doc):
 
 
 def test_summary_has_one_line_per_mpi_figure(mpi_doc):
-    findings = plot.run_summary(mpi_doc)["findings"]
+    findings = run_summary(mpi_doc)["findings"]
     strong = next(f for f in findings if (f["study"], f["kernel"]) == ("strong", "pi"))
     text = " | ".join(strong["finding"])
     assert "mpi+serial at 4 ranks x 1 thread: 3.81x over 1 rank (ideal 4x); 1.05x the best single process at " \
@@ -184,7 +188,7 @@ def test_throughput_bars_take_each_mpi_backend_at_its_widest_job(mpi_doc, tmp_pa
             self.saved.append((name, labels))
             self.plt.close(fig)
     rec = Recorder()
-    plot.throughput_figures(rec, mpi_doc)
+    throughput_figures(rec, mpi_doc)
     labels = dict(rec.saved)["throughput_strong_pi_2p24_int32"]
     assert "mpi+serial (4 ranks x 1 thread)" in labels
     assert "mpi+pool (2 ranks x 2 threads)" in labels
@@ -192,8 +196,8 @@ def test_throughput_bars_take_each_mpi_backend_at_its_widest_job(mpi_doc, tmp_pa
 
 
 def test_summary_has_no_fastest_line_for_latency_probes(mpi_doc):
-    rows = plot.run_summary(mpi_doc)["findings"]
+    rows = run_summary(mpi_doc)["findings"]
     for row in rows:
-        if row["kernel"] in plot.MPI_PROBE_KERNELS:
+        if row["kernel"] in MPI_PROBE_KERNELS:
             assert not any(f.startswith("fastest") for f in row["finding"]), row
     assert any(row["kernel"] == "mpi_barrier" and "µs per call" in row["finding"][0] for row in rows)

@@ -1,7 +1,8 @@
-"""experiments/plot.py as a package (issue 20, item 5): experiments/figures/ holds the work in
-modules of at most about 400 lines, plot.py stays a small command line that re-exports every name
-the single-file plot.py had, and the script still runs from a copy of the two outside the source
-tree (as when installed into a share directory)."""
+"""The Python analysis as one package, experiments/analysis/: figures/ holds the run report's work
+in modules of at most about 400 lines, plot.py and compare.py stay small command lines that export
+nothing for callers (they import from the package's modules), one writer module draws every
+figure and page, and the scripts still run from a copy of the package outside the source tree
+(as when installed into a share directory)."""
 import glob
 import importlib
 import os
@@ -10,15 +11,16 @@ import shutil
 import subprocess
 import sys
 
-import plot  # experiments/plot.py, via conftest's sys.path
 from conftest import ROOT, write_doc
 
 EXPERIMENTS = os.path.join(ROOT, "experiments")
-PACKAGE = os.path.join(EXPERIMENTS, "figures")
+ANALYSIS = os.path.join(EXPERIMENTS, "analysis")
+PACKAGE = os.path.join(ANALYSIS, "figures")
 MAX_MODULE_LINES = 400
 MAX_SCRIPT_LINES = 150
 
-# Every top-level name of the single-file plot.py (before the split): callers may use any of them.
+# Every top-level name of the single-file plot.py (before the split): each still lives in one
+# module of the package, where callers import it from.
 SINGLE_FILE_NAMES = """
 SCHEMA RACE_KERNELS OVERHEAD_KERNELS LAB_KERNELS TRANSFER_KERNELS LOGGING_KERNELS STUDY_KERNELS
 InputError load_run fmt_size fmt_rate rate_of element_bytes Plotter ok_records scaling_series
@@ -30,8 +32,16 @@ python_models_figure QUARTER_PI pi_relative_sigma convergence_points convergence
 convergence_figures python_models_note GPU_PEERS peers_table peers_figures run_summary summary_html
 report_html MPI_PROBE_KERNELS MPI_PROBE_NAMES ranks_of layout_label hosts_note mpi_scaling_series
 mpi_scaling_figures per_op_us mpi_latency_series mpi_latency_figures mixed_mode_series time_scale
-fmt_time mixed_mode_figures mpi_figures mpi_summary main
+fmt_time mixed_mode_figures mpi_figures mpi_summary
 """.split()
+# Names renamed since, old -> new (the Python library backends are no longer called peers).
+RENAMED = {"GPU_PEERS": "GPU_LIBRARIES", "peers_table": "libraries_table", "peers_figures": "libraries_figures"}
+
+
+def package_modules():
+    import analysis.figures
+    import pkgutil
+    return ["analysis.writer"] + ["analysis.figures." + m.name for m in pkgutil.iter_modules(analysis.figures.__path__)]
 
 
 def modules():
@@ -49,67 +59,77 @@ def test_no_module_of_the_package_is_over_400_lines():
     assert not big, f"modules over {MAX_MODULE_LINES} lines: {big}"
 
 
-def test_the_script_stays_small():
-    n = line_count(os.path.join(EXPERIMENTS, "plot.py"))
-    assert n <= MAX_SCRIPT_LINES, f"plot.py has {n} lines: its work belongs in experiments/figures/"
+def test_the_scripts_stay_small():
+    for script in ("plot.py",):
+        n = line_count(os.path.join(ANALYSIS, script))
+        assert n <= MAX_SCRIPT_LINES, f"{script} has {n} lines: its work belongs in experiments/analysis/figures/"
 
 
-def test_every_name_of_the_single_file_plot_still_resolves_on_plot():
-    missing = [n for n in SINGLE_FILE_NAMES if not hasattr(plot, n)]
+def test_every_name_of_the_single_file_plot_lives_in_one_module():
+    homes = {}
+    for m in package_modules():
+        mod = importlib.import_module(m)
+        for name, obj in vars(mod).items():
+            if getattr(obj, "__module__", m) == m:
+                homes.setdefault(name, []).append(m)
+    names = [RENAMED.get(n, n) for n in SINGLE_FILE_NAMES]
+    missing = [n for n in names if n not in homes]
     assert not missing
-    assert sorted(set(plot.__all__)) == sorted(plot.__all__)
-    assert not [n for n in plot.__all__ if not hasattr(plot, n)]
-    assert set(SINGLE_FILE_NAMES) <= set(plot.__all__)
+    # A function or class is defined once (a constant is found wherever it is imported too).
+    twice = {n: homes[n] for n in names if len(homes[n]) > 1 and all(hasattr(getattr(importlib.import_module(m), n),
+                                                                                "__module__") for m in homes[n])}
+    assert not twice, f"defined in more than one module: {twice}"
 
 
-def test_re_exports_are_the_package_objects_not_copies():
-    # Each name on plot is the package module's own object: an exception class callers catch
-    # (InputError in compare.py) and a function a test reaches through plot are the ones the package uses.
-    for name in SINGLE_FILE_NAMES:
-        obj = getattr(plot, name)
-        if name == "main":
+def test_no_compatibility_shim():
+    # plot.py exports main only; nothing imports a top-level `plot`, `figures` or `compare*` module:
+    # tests and scripts import from the package's modules.
+    import analysis.plot
+    assert analysis.plot.__all__ == ["main"]
+    files = glob.glob(os.path.join(ROOT, "tests", "python", "*.py")) + glob.glob(os.path.join(ROOT, "scripts", "*.py")) \
+        + glob.glob(os.path.join(ANALYSIS, "**", "*.py"), recursive=True)
+    old = re.compile(r"^\s*(import (plot|figures|compare|compare_stats|compare_report)\b"
+                     r"|from (plot|figures|compare|compare_stats|compare_report)[ .]\S* import)", re.M)
+    assert not [f for f in files if old.search(open(f, encoding="utf-8").read())]
+
+
+def test_one_writer_for_both_reports():
+    # The run report and compare's report write figures and pages through analysis/writer.py only.
+    for path in glob.glob(os.path.join(ANALYSIS, "**", "*.py"), recursive=True):
+        if os.path.basename(path) == "writer.py":
             continue
-        home = getattr(obj, "__module__", None)
-        if callable(obj):
-            assert home and home.startswith("figures."), (name, home)
-            assert getattr(importlib.import_module(home), name) is obj
-    from figures.load import InputError, load_run
-    assert plot.InputError is InputError and plot.load_run is load_run
-
-
-def test_names_used_by_tests_and_compare_resolve():
-    used = set()
-    files = glob.glob(os.path.join(ROOT, "tests", "python", "*.py")) + \
-        glob.glob(os.path.join(EXPERIMENTS, "compare*.py"))
-    for path in files:
         text = open(path, encoding="utf-8").read()
-        used |= set(re.findall(r"\bplot\.([A-Za-z_]\w*)", text)) - {"py"}
-        for names in re.findall(r"^from plot import \(?([^)\n]+)", text, re.M):
-            used |= {n.strip() for n in names.split("#")[0].split(",") if n.strip()}
-    assert {"load_run", "InputError", "fmt_size", "rate_of"} <= used
-    assert not sorted(n for n in used if not hasattr(plot, n))
+        assert ".savefig(" not in text and "base64" not in text and "<!DOCTYPE" not in text, path
 
 
 def test_the_package_docstring_names_every_module():
-    import figures
+    import analysis
+    import analysis.figures
     for m in modules():
         name = os.path.basename(m)[:-3]
         if name != "__init__":
-            assert re.search(rf"^  {name}\b", figures.__doc__, re.M), f"figures/__init__.py does not list {name}"
+            assert re.search(rf"^  {name}\b", analysis.figures.__doc__, re.M), f"figures/__init__.py does not list {name}"
+    for m in glob.glob(os.path.join(ANALYSIS, "*.py")):
+        name = os.path.basename(m)[:-3]
+        if name != "__init__":
+            assert re.search(rf"^  {name}\b", analysis.__doc__, re.M), f"analysis/__init__.py does not list {name}"
 
 
-def test_the_script_runs_beside_its_package_outside_the_source_tree(tmp_path, scaling_doc):
+def test_the_scripts_run_from_a_copy_of_the_package_outside_the_source_tree(tmp_path, scaling_doc):
     share = tmp_path / "share" / "parlab"
     share.mkdir(parents=True)
-    shutil.copy(os.path.join(EXPERIMENTS, "plot.py"), share)
-    shutil.copytree(PACKAGE, share / "figures", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ANALYSIS, share / "analysis", ignore=shutil.ignore_patterns("__pycache__"))
     run = write_doc(tmp_path, scaling_doc)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    res = subprocess.run([sys.executable, str(share / "plot.py"), str(run)], capture_output=True, text=True,
-                         cwd=str(tmp_path), env=env)
+    res = subprocess.run([sys.executable, str(share / "analysis" / "plot.py"), str(run)], capture_output=True,
+                         text=True, cwd=str(tmp_path), env=env)
     assert res.returncode == 0, res.stderr
     assert "figures in" in res.stderr and (run / "report.html").is_file()
     assert sorted(p.name for p in (run / "plots").glob("speedup_*.svg"))
-    bad = subprocess.run([sys.executable, str(share / "plot.py"), str(tmp_path / "nothing")], capture_output=True,
-                         text=True, cwd=str(tmp_path), env=env)
+    bad = subprocess.run([sys.executable, str(share / "analysis" / "plot.py"), str(tmp_path / "nothing")],
+                         capture_output=True, text=True, cwd=str(tmp_path), env=env)
     assert bad.returncode == 2 and bad.stderr.startswith("plot.py: ")
+    same = subprocess.run([sys.executable, str(share / "analysis" / "compare.py"), str(run), str(run), "--html",
+                           str(tmp_path / "cmp")], capture_output=True, text=True, cwd=str(tmp_path), env=env)
+    assert same.returncode == 0, same.stderr
+    assert (tmp_path / "cmp" / "report.html").is_file() and (tmp_path / "cmp" / "plots").is_dir()

@@ -2,11 +2,11 @@
 the schema and regenerates its figures, and every number results/README.md quotes is derived,
 once, from the committed files.
 
-How the quoted numbers are checked (issue 19, item 6, "every quoted number derived once"):
+How the quoted numbers are checked ("every quoted number derived once", so the findings cannot drift from the files):
 
 * FIGURES lists every quoted figure as Figure(name, derive, *places). `derive` computes the
   value (or a tuple of values) from the committed records: results/<machine>/<run>/results.json
-  and the logs committed beside them, mostly through experiments/plot.py's own helpers. Each
+  and the logs committed beside them, mostly through experiments/analysis/'s own helpers. Each
   place says where results/README.md quotes the figure and in exactly which words: a Text (a
   template that must occur exactly once in the named section) or a Cell (one cell of a README
   table, found by its row and column). The template is formatted with the derived value, so a
@@ -34,8 +34,13 @@ from typing import Callable, Optional
 import jsonschema
 import pytest
 
-import plot
-from figures.load import fastest_bytes_per_s, pool_rounds
+from analysis.figures.convergence import convergence_points, convergence_summary
+from analysis.figures.gil import gil_series
+from analysis.figures.gpu import multi_gpu_series
+from analysis.figures.libraries import libraries_table
+from analysis.figures.load import element_bytes, fastest_bytes_per_s, per_op_us, pool_rounds, rate_of, workers
+from analysis.figures.models import python_models_crossovers, python_models_table
+from analysis.figures.scaling import scaling_series
 from conftest import ROOT, SCHEMA, run_plot
 
 
@@ -231,7 +236,7 @@ def median(r):
 
 
 def rate(r):
-    return plot.rate_of(r)[0]
+    return rate_of(r)[0]
 
 
 def metric(r, name):
@@ -279,7 +284,7 @@ def bench_pi():
 
 def strong_speedups(kernel, threads=16):
     """{backend: speedup over serial at `threads`} of the scaling run's strong-scaling series."""
-    (series,) = [v for k, v in plot.scaling_series(doc(NODE, SCALING)).items() if k[1:3] == ("strong", kernel)]
+    (series,) = [v for k, v in scaling_series(doc(NODE, SCALING)).items() if k[1:3] == ("strong", kernel)]
     return {b: dict((t, s) for t, s, _ in pts)[threads] for b, pts in series.items()}
 
 
@@ -320,8 +325,8 @@ def epcc(machine, run, construct, threads, *backends):
     """EPCC-style overhead per construct (µs): time per construct at `threads` minus the serial
     reference with the same work, as plots/overhead.png shows it."""
     rs = ok(doc(machine, run), kernel=construct)
-    ref = plot.per_op_us(one(doc(machine, run), kernel=construct, backend="serial"))
-    at = {r["backend"]: plot.per_op_us(r) - ref for r in rs if r["threads"] == threads}
+    ref = per_op_us(one(doc(machine, run), kernel=construct, backend="serial"))
+    at = {r["backend"]: per_op_us(r) - ref for r in rs if r["threads"] == threads}
     return tuple(at[b] for b in backends)
 
 
@@ -345,7 +350,7 @@ def race_share_range(machine, run, kernel):
 
 
 def gil_speedup(run, backend, threads=16):
-    return dict(plot.gil_series(doc(NODE, run))[backend])[threads]
+    return dict(gil_series(doc(NODE, run))[backend])[threads]
 
 
 def gil_wait(machine, run, backend, threads):
@@ -381,9 +386,9 @@ def static_ranges():
 
 
 def peers_row(machine, run, kernel, size, threads, peer):
-    """plot.peers_table's row of one peer."""
-    rows = [r for r in plot.peers_table(doc(machine, run))
-            if (r["kernel"], r["size"], r["threads"], r["peer"]) == (kernel, size, threads, peer)]
+    """libraries_table's row of one Python library backend (the runs' study: "peers")."""
+    rows = [r for r in libraries_table(doc(machine, run))
+            if (r["kernel"], r["size"], r["threads"], r["library"]) == (kernel, size, threads, peer)]
     assert len(rows) == 1, (kernel, size, threads, peer)
     return rows[0]
 
@@ -422,7 +427,7 @@ def gpu_against_cpu_triad():
     """The H200's triad of 2^28 doubles against tbb's at 2^25 on 16 cores, and what a triad of
     2^28 doubles (3 arrays) takes on each: (GPU B/s, tbb B/s, ratio, tbb ms, GPU ms)."""
     gpu, tbb = gpu_triad(), scaling_rate("triad", "tbb", 16)
-    return rate(gpu), tbb, rate(gpu) / tbb, 3 * gpu["size"] * plot.element_bytes(gpu) / tbb * 1e3, median(gpu) * 1e3
+    return rate(gpu), tbb, rate(gpu) / tbb, 3 * gpu["size"] * element_bytes(gpu) / tbb * 1e3, median(gpu) * 1e3
 
 
 def matmul_1024():
@@ -437,7 +442,7 @@ def host_copies():
     each) at the pinned rate: (pinned B/s, pageable B/s, GB, ms)."""
     d = doc(NODE, GPU_RUN)
     pinned, pageable = (rate(one(d, kernel=k, size=1 << 30)) for k in ("transfer_pinned", "transfer_pageable"))
-    nbytes = 2 * gpu_triad()["size"] * plot.element_bytes(gpu_triad())
+    nbytes = 2 * gpu_triad()["size"] * element_bytes(gpu_triad())
     return pinned, pageable, nbytes / 1e9, nbytes / pinned * 1e3
 
 
@@ -653,10 +658,10 @@ def node_oversubscribed():
     """The mixed-mode EPCC reduction with the most threads in all, more than the node's logical
     CPUs: (ranks, threads per rank, threads in all, logical CPUs, µs per reduction)."""
     d = doc(NODE, RANKS_CHUNKED)
-    r = max(ok(d, study="mixed-mode", kernel="overhead_reduce"), key=plot.workers)
+    r = max(ok(d, study="mixed-mode", kernel="overhead_reduce"), key=workers)
     cpus = d["context"]["cpu"]["logical_cpus"]
-    assert plot.workers(r) > cpus
-    return r["ranks"], r["threads"], plot.workers(r), cpus, plot.per_op_us(r)
+    assert workers(r) > cpus
+    return r["ranks"], r["threads"], workers(r), cpus, per_op_us(r)
 
 
 # --- Python's other ways around the GIL ---------------------------------------------------------
@@ -667,7 +672,7 @@ MODEL_COLUMNS = {"1 worker": 1, "2 workers": 2, "16 workers": 16}
 
 @functools.cache
 def models_table(study="python-models"):
-    return plot.python_models_table(doc(NODE, PY_MODELS), study)
+    return python_models_table(doc(NODE, PY_MODELS), study)
 
 
 def model_row(backend, threads, size=1 << 20, study="python-models"):
@@ -684,7 +689,7 @@ def model_crossovers():
     """From which size (log2) a model beats one thread at every larger size: processes (the same
     at 1, 2 and 16 workers), dask.distributed at 2 and at 16 workers; and the thread-based models
     at 2 and 16 workers, which never do ("never" for each)."""
-    cross = plot.python_models_crossovers(models_table())
+    cross = python_models_crossovers(models_table())
     (processes,) = {cross[("py-processes", t)] for t in MODEL_COLUMNS.values()}
     never = [cross[("py-dask-delayed", t)] for t in (2, 16)] + [cross[("py-thread-pool", 2)]]
     assert never == [None] * 3
@@ -719,7 +724,7 @@ def models_releasing_the_gil():
 
 def models_without_dask():
     """The earlier python-models run (no Dask on the node then): processes at 16 workers, 2^20."""
-    (r,) = [r for r in plot.python_models_table(doc(NODE, PY_MODELS_NO_DASK))
+    (r,) = [r for r in python_models_table(doc(NODE, PY_MODELS_NO_DASK))
             if (r["backend"], r["threads"], r["size"]) == ("py-processes", 16, 1 << 20)]
     return r["speedup_vs_one_thread"]
 
@@ -1044,7 +1049,7 @@ def ncu_old_kernel():
 
 
 def multi_speedup(machine, run, backend, kernel, size):
-    (r,) = [r for r in plot.multi_gpu_series(doc(machine, run)) if (r["backend"], r["kernel"], r["size"]) == (backend, kernel, size)]
+    (r,) = [r for r in multi_gpu_series(doc(machine, run)) if (r["backend"], r["kernel"], r["size"]) == (backend, kernel, size)]
     return r["speedup"]
 
 
@@ -1054,7 +1059,7 @@ def x2_all_gpus():
 
 
 def x2_one_after_another():
-    return low_high(r["speedup"] for r in plot.multi_gpu_series(doc(X2, MULTI)) if r["backend"] == "cuda-multi-seq")
+    return low_high(r["speedup"] for r in multi_gpu_series(doc(X2, MULTI)) if r["backend"] == "cuda-multi-seq")
 
 
 def mpi_cuda_over_cuda(machine, run, kernel, size, ranks):
@@ -1080,8 +1085,8 @@ def ranks_and_pool_at_4():
 def latency_16(machine=X2, run=DISTRIBUTED):
     """µs per allreduce, barrier and broadcast at 16 ranks, and per pool reduction at 16 threads."""
     d = doc(machine, run)
-    return (*(plot.per_op_us(one(d, kernel=k, ranks=16, size=1000)) for k in ("mpi_allreduce", "mpi_barrier", "mpi_bcast")),
-            plot.per_op_us(one(d, kernel="overhead_reduce", backend="pool", threads=16, ranks=None)))
+    return (*(per_op_us(one(d, kernel=k, ranks=16, size=1000)) for k in ("mpi_allreduce", "mpi_barrier", "mpi_bcast")),
+            per_op_us(one(d, kernel="overhead_reduce", backend="pool", threads=16, ranks=None)))
 
 
 # --- h200-x4 ----------------------------------------------------------------------------------------
@@ -1139,8 +1144,8 @@ def dev_gil(backend):
 
 def dev_peers(kernel, peer):
     """(parlab's backend, its rate, the peer's rate, the ratio) in the 2-core peers run."""
-    (r,) = [r for r in plot.peers_table(doc(DEV, DEV_PEERS)) if (r["kernel"], r["peer"]) == (kernel, peer)]
-    return r["parlab"], r["parlab_rate"], r["peer_rate"], r["ratio"]
+    (r,) = [r for r in libraries_table(doc(DEV, DEV_PEERS)) if (r["kernel"], r["library"]) == (kernel, peer)]
+    return r["parlab"], r["parlab_rate"], r["library_rate"], r["ratio"]
 
 
 # --- h200-gpu: gpu/scripts/peers.py's goals, per machine -----------------------------------------
@@ -1198,7 +1203,7 @@ def peers_table_row(label, peer, key, parlab_cell, peer_cell, parlab_also=(), ra
     row, r = (label, None, peer), (lambda: node_peers(*key))
     return [Figure(f"peers table, {label}, {peer}: parlab", lambda: (r()["parlab"], r()["parlab_rate"]),
                    Cell(PEERS_TABLE, row, "parlab", parlab_cell), *parlab_also),
-            Figure(f"peers table, {label}, {peer}: peer", lambda: r()["peer_rate"], Cell(PEERS_TABLE, row, "peer", peer_cell)),
+            Figure(f"peers table, {label}, {peer}: peer", lambda: r()["library_rate"], Cell(PEERS_TABLE, row, "peer", peer_cell)),
             Figure(f"peers table, {label}, {peer}: ratio", lambda: r()["ratio"],
                    Cell(PEERS_TABLE, row, "ratio", "{:.2f}×"), *ratio_also)]
 
@@ -1659,7 +1664,7 @@ class Quoted:
 
 
 GOALS_AND_QUOTES = [
-    Quoted("14×", "The 14× the issue asked for was **not** reached", "issue 11's goal for parlab.pi from Python threads",
+    Quoted("14×", "The 14× the issue asked for was **not** reached", "the goal for parlab.pi from Python threads",
            lambda goal: max(gil_speedup(GIL, "py-parlab-gil-released"), *strong_speedups("pi").values()) < goal),
     Quoted("6×", "≥ 6×: met", "the goal for GPU π against PyTorch (peers table)",
            lambda goal: node_peers("pi", 1 << 32, 1, "py-torch")["ratio"] >= goal),
@@ -1668,29 +1673,29 @@ GOALS_AND_QUOTES = [
     Quoted("4×", "short of 4×", "the same goal, in the text under the peers table",
            lambda goal: max(node_peers("pi", 1 << 27, 16, "py-numba-prange")["ratio"],
                             peers_row(NODE, PEERS_FIRST, "pi", 1 << 27, 16, "py-numba-prange")["ratio"]) < goal),
-    Quoted("12×", "above the 12× asked", "issues 11 and 21's goal for pure-Python threads on a free-threaded build",
+    Quoted("12×", "above the 12× asked", "the goal for pure-Python threads on a free-threaded build",
            lambda goal: ft_speedup("py-pure-private", NO_GIL) >= goal),
-    Quoted("0.9×", "goal 0.9× missed", "issue 15's goal for CPU ranks against one process",
+    Quoted("0.9×", "goal 0.9× missed", "the goal for CPU ranks against one process",
            lambda goal: distributed("pi", 1 << 30, 16)[1] < goal),
     Quoted("0.9×", "(goal 0.9×: met;", "the same goal on the node, CPU ranks taking chunks",
            lambda goal: distributed("pi", 1 << 30, 16, NODE, RANKS_CHUNKED)[1] >= goal),
-    Quoted("10%", "(within 10%)", "issue 15's goal for triad on ranks against one process",
+    Quoted("10%", "(within 10%)", "the goal for triad on ranks against one process",
            lambda goal: abs(distributed("triad", 1 << 26, 16)[1] - 1) * 100 <= goal),
     Quoted("10%", "is missed here by more than 10%", "the same goal on the node",
            lambda goal: abs(distributed("triad", 1 << 26, 16, NODE, RANKS_CHUNKED)[1] - 1) * 100 > goal),
-    Quoted("1.0×", "short of the 1.0× asked", "issue 23's goal for the GPU dot against BabelStream's cuda-stream",
+    Quoted("1.0×", "short of the 1.0× asked", "the goal for the GPU dot against BabelStream's cuda-stream",
            lambda goal: same_ratios("dot", fastest, "gpu")[0] < goal),
     Quoted("1.0×", "short of the 1.0× goal", "the same goal, in the run in rounds",
            lambda goal: same_ratios("dot", fastest, "gpu", STREAM_ROUNDS)[0] < goal),
     Quoted("1.0×", "meets the 1.0× goal in this run", "the same goal, with the dot's result stored on the host",
            lambda goal: same_ratios("dot", fastest, "gpu", STREAM_HOST)[0] >= goal),
-    Quoted("0.97×", "openmp below 0.97× on all five", "issue 23's goal for openmp against omp-stream, the run in rounds",
+    Quoted("0.97×", "openmp below 0.97× on all five", "the goal for openmp against omp-stream, the run in rounds",
            lambda goal: all(same_ratios(k, fastest, run=STREAM_ROUNDS)[0] < goal for k in STREAM_KERNELS)),
-    Quoted("0.97×", "(the goal: 0.97× on each kernel)", "issue 23's goal for openmp against omp-stream, met at 8cdb0d0",
+    Quoted("0.97×", "(the goal: 0.97× on each kernel)", "the goal for openmp against omp-stream, met at 8cdb0d0",
            lambda goal: all(same_ratios(k, fastest, run=STREAM_FINAL)[0] >= goal for k in STREAM_KERNELS)),
-    Quoted("1.0×", "(goal: 1.0×), cuda's dot", "issue 23's goal for the best CPU backend against omp-stream, met at 8cdb0d0",
+    Quoted("1.0×", "(goal: 1.0×), cuda's dot", "the goal for the best CPU backend against omp-stream, met at 8cdb0d0",
            lambda goal: all(same_ratios(k, fastest, run=STREAM_FINAL)[2] >= goal for k in STREAM_KERNELS)),
-    Quoted("1.0×", "(goal: 1.0×).", "issue 23's goal for every GPU kernel against cuda-stream, met at 8cdb0d0",
+    Quoted("1.0×", "(goal: 1.0×).", "the goal for every GPU kernel against cuda-stream, met at 8cdb0d0",
            lambda goal: all(same_ratios(k, fastest, "gpu", STREAM_FINAL)[0] >= goal for k in STREAM_KERNELS)),
     Quoted("3%", "(goal: 3%)", "the goal for mpi+cuda against cuda-multi", lambda goal: x4_mpi_against_multi() < goal),
     Quoted("2.2×", "against 2.2× on the AMD development core",
@@ -1775,7 +1780,7 @@ def test_records_back_the_readme_claims():
     # "Every record gives the canonical count" (python-models), "the convergence run's backends
     # lie on the same points, all within 3σ".
     assert all(c["pass"] for c in doc(NODE, PY_MODELS)["consistency"])
-    summary = plot.convergence_summary(plot.convergence_points(doc(NODE, CONVERGENCE)))
+    summary = convergence_summary(convergence_points(doc(NODE, CONVERGENCE)))
     assert summary["shared_sizes"] and not summary["differing_sizes"] and summary["beyond_3sigma"] == 0
     # "Every π count is the same at every rank × thread count" (the node's distributed run).
     counts = doc(NODE, RANKS_CHUNKED)["consistency"]
@@ -1785,7 +1790,7 @@ def test_records_back_the_readme_claims():
     records = doc(NODE, STREAM_PEERS)["records"]
     assert all(r["status"] == "ok" and r["validation"]["pass"] for r in records)
     assert all("gold" in r["validation"]["detail"] for r in records)
-    # "Every goal is met again" (dbc54bd) and "met a third time in a row" (2b30887): issue 23's goals
+    # "Every goal is met again" (dbc54bd) and "met a third time in a row" (2b30887): the BabelStream comparison's goals
     # as the 8cdb0d0 section quotes them (openmp 0.97×, the best CPU backend and every GPU kernel 1.0×).
     for run in (STREAM_FINAL, STREAM_REPEAT, STREAM_POOL):
         for k in STREAM_KERNELS:

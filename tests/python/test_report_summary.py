@@ -7,7 +7,11 @@ import subprocess
 
 import pytest
 
-import plot
+from analysis.figures.gil import gil_series
+from analysis.figures.gpu import multi_gpu_series
+from analysis.figures.summary import run_summary
+from analysis.figures.throughput import throughput_figures
+from analysis.writer import Plotter
 from conftest import BASE_DOC, record, run_plot, write_doc
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -40,7 +44,7 @@ def mixed_doc():
 
 
 def test_summary_names_best_backend_speedups_gil_and_problems(mixed_doc):
-    s = plot.run_summary(mixed_doc)
+    s = run_summary(mixed_doc)
     quick = next(f for f in s["findings"] if f["study"] == "quick" and f["kernel"] == "pi")
     assert quick["finding"][0].startswith("fastest: tbb (t=2)")
     assert any("best CPU speedup at 2 threads: tbb 2.00x" in x for x in quick["finding"])
@@ -53,7 +57,7 @@ def test_summary_names_best_backend_speedups_gil_and_problems(mixed_doc):
 
 
 def test_gil_series_never_mixes_kernels(mixed_doc):
-    series = plot.gil_series(mixed_doc)
+    series = gil_series(mixed_doc)
     # Numba's pi points only: its triad records (another kernel, another unit) stay out.
     assert dict(series["py-numba-prange"]) == pytest.approx({1: 1.0, 2: 0.9 / 0.46})
 
@@ -61,7 +65,7 @@ def test_gil_series_never_mixes_kernels(mixed_doc):
 def test_throughput_bars_go_log_when_rates_span_orders_of_magnitude(tmp_path, mixed_doc):
     import matplotlib
     matplotlib.use("Agg")
-    p = plot.Plotter(str(tmp_path / "plots"))
+    p = Plotter(str(tmp_path / "plots"))
     captured = {}
     real_save = p.save
 
@@ -70,7 +74,7 @@ def test_throughput_bars_go_log_when_rates_span_orders_of_magnitude(tmp_path, mi
         real_save(fig, name, caption)
 
     p.save = save
-    plot.throughput_figures(p, mixed_doc)
+    throughput_figures(p, mixed_doc)
     python_pi = [n for n in captured if n.startswith("throughput_quick-python_pi")]
     assert python_pi and captured[python_pi[0]] == "log"      # pure Python is 400x slower than parlab
     cpu_pi = [n for n in captured if n.startswith("throughput_quick_pi")]
@@ -112,7 +116,7 @@ def test_multi_gpu_series_and_figure(tmp_path):
             r["metrics"] = {"devices": 4}
         recs.append(r)
     doc["records"] = recs
-    rows = {r["backend"]: r for r in plot.multi_gpu_series(doc)}
+    rows = {r["backend"]: r for r in multi_gpu_series(doc)}
     assert rows["cuda-multi"]["speedup"] == pytest.approx(4.0 / 1.01) and rows["cuda-multi"]["devices"] == 4
     assert rows["cuda-multi-seq"]["speedup"] == pytest.approx(4.0 / 4.1)
     d = write_doc(tmp_path, doc)
@@ -126,7 +130,7 @@ def test_summary_lists_other_interpreters_variants(mixed_doc):
         r.update({"interpreter": "3.13.5 free-threaded", "python_build": "free-threaded", "gil_enabled": False,
                   "python_gil": "0"})
         mixed_doc["records"].append(r)
-    py = next(f for f in plot.run_summary(mixed_doc)["findings"] if f["study"] == "quick-python" and f["kernel"] == "pi")
+    py = next(f for f in run_summary(mixed_doc)["findings"] if f["study"] == "quick-python" and f["kernel"] == "pi")
     assert "py-pure-private [3.13.5 free-threaded, no GIL] 1.96x at 2" in " | ".join(py["finding"])
 
 
@@ -137,7 +141,7 @@ def test_other_interpreters_never_stand_in_for_the_runs_own(mixed_doc):
         r.update({"interpreter": "3.13.5 free-threaded", "python_build": "free-threaded", "gil_enabled": False,
                   "python_gil": "0"})
         mixed_doc["records"].append(r)
-    py = next(f for f in plot.run_summary(mixed_doc)["findings"] if f["study"] == "quick-python" and f["kernel"] == "pi")
+    py = next(f for f in run_summary(mixed_doc)["findings"] if f["study"] == "quick-python" and f["kernel"] == "pi")
     text = " | ".join(py["finding"])
     assert "GIL released vs held at 2 threads: 1.98x faster" in text
     assert "py-parlab-gil-held [3.13.5 free-threaded, no GIL] 2.00x at 2" in text

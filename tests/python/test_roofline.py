@@ -4,7 +4,9 @@ bound, and runs from before ceilings (nothing drawn, said so)."""
 import copy
 import hashlib
 
-import plot  # experiments/plot.py, via conftest's sys.path
+from analysis.figures.roofline import roof_share, roofline_points, share_text
+from analysis.figures.scaling import scaling_bounds
+from analysis.figures.summary import run_summary, summary_html
 import pytest
 from conftest import BASE_DOC, record, run_plot, write_doc
 
@@ -110,15 +112,15 @@ def doc():
 
 def test_share_text_is_the_records_limit():
     r = with_limit(record(0, "openmp", 2, 0.025, kernel="triad", size=N, precision="double"), "cpu_bw_triad_all")
-    assert plot.share_text(r) == f"{24 * N / 0.025 / 20e9:.2f} of cpu_bw_triad_all"
+    assert share_text(r) == f"{24 * N / 0.025 / 20e9:.2f} of cpu_bw_triad_all"
     r["limit"] = {"roof": None, "reason": "no roof: nothing measured"}
-    assert plot.share_text(r) == "no roof: nothing measured" and plot.roof_share(r) is None
+    assert share_text(r) == "no roof: nothing measured" and roof_share(r) is None
     del r["limit"]
-    assert plot.share_text(r) == ""
+    assert share_text(r) == ""
 
 
 def test_points_are_each_kernel_and_backend_at_its_best_thread_count(doc):
-    pts = plot.roofline_points(doc)
+    pts = roofline_points(doc)
     cpu = {(q["kernel"], q["backend"]): q for q in pts["cpu"]}
     assert cpu[("triad", "openmp")]["threads"] == 2 and cpu[("triad", "openmp")]["size"] == N
     assert abs(cpu[("triad", "openmp")]["fraction"] - 24 * N / 0.025 / 20e9) < 1e-12
@@ -146,23 +148,23 @@ def test_roofline_figures_drawn_and_deterministic(tmp_path, doc):
 
 
 def test_first_screen_gives_the_fastest_backends_share(doc):
-    s = plot.run_summary(doc)
+    s = run_summary(doc)
     triad = next(f for f in s["findings"] if f["kernel"] == "triad" and f["precision"] == "double")
     frac = 24 * N / 0.00016 / 3.0e12  # the GPU's triad is the fastest
     assert f"{frac:.2f} of gpu_bw" in triad["finding"][0]
     pi = next(f for f in s["findings"] if f["kernel"] == "pi")
     assert "of gpu_imul" in pi["finding"][0]
     assert "measured 2026-01-01T00:00:00Z" in s["ceilings"]
-    assert "of gpu_bw" in plot.summary_html(s)
+    assert "of gpu_bw" in summary_html(s)
 
 
 def test_scaling_figure_draws_the_bandwidth_roof_bound(doc):
-    bounds = plot.scaling_bounds(doc)
+    bounds = scaling_bounds(doc)
     key = next(k for k in bounds if k[2] == "triad")
     bound, name, _ = bounds[key]["openmp"]
     # The all-cores triad roof over the serial rate (the 1-thread records name the one-core roof).
     assert name == "cpu_bw_triad_all" and abs(bound - 20e9 / (24 * N / 0.040)) < 1e-9
-    s = plot.run_summary(doc)
+    s = run_summary(doc)
     triad = next(f for f in s["findings"] if f["kernel"] == "triad" and f["precision"] == "double")
     assert any(f"bandwidth roof {bound:.2f}x (cpu_bw_triad_all)" in x for x in triad["finding"])
     # pi is bound by multiplies, not bandwidth: no bound.
@@ -172,7 +174,7 @@ def test_scaling_figure_draws_the_bandwidth_roof_bound(doc):
 def test_stream_records_without_limit_meet_the_triad_roof(doc):
     for r in doc["records"]:
         r.pop("limit", None)
-    bounds = plot.scaling_bounds(doc)
+    bounds = scaling_bounds(doc)
     key = next(k for k in bounds if k[2] == "copy")
     assert bounds[key]["openmp"][1] == "cpu_bw_triad_all"
 
@@ -181,8 +183,8 @@ def test_a_run_without_ceilings_draws_no_roofline_and_says_so(tmp_path, doc):
     del doc["context"]["ceilings"]
     for r in doc["records"]:
         r.pop("limit", None)
-    assert plot.roofline_points(doc) == {} and plot.scaling_bounds(doc) == {}
-    s = plot.run_summary(doc)
+    assert roofline_points(doc) == {} and scaling_bounds(doc) == {}
+    s = run_summary(doc)
     assert s["ceilings"].startswith("No ceilings measured in this run")
     assert not any(" of cpu_" in x or " of gpu_" in x for f in s["findings"] for x in f["finding"])
     d = write_doc(tmp_path, doc)
@@ -210,12 +212,12 @@ def test_compare_shows_both_runs_shares(tmp_path, doc):
                 r["limit"]["value"] *= 2
                 r["limit"]["attained"] *= 2
     base_dir, new_dir = write_doc(tmp_path, doc, "base"), write_doc(tmp_path, new, "new")
-    compare = [sys.executable, f"{ROOT}/experiments/compare.py", str(base_dir), str(new_dir)]
+    compare = [sys.executable, f"{ROOT}/experiments/analysis/compare.py", str(base_dir), str(new_dir)]
     out = json.loads(subprocess.run(compare + ["--json"], capture_output=True, text=True).stdout)
     row = next(r for r in out["records"] if r["label"] == "quick triad openmp t=2 2^24 double")
-    assert row["base"]["share"] == row["new"]["share"] == plot.share_text(doc["records"][2])
+    assert row["base"]["share"] == row["new"]["share"] == share_text(doc["records"][2])
     assert row["share_ratio"] == pytest.approx(1.0)
-    assert out["summary"]["with_shares"] == sum(1 for r in doc["records"] if plot.roof_share(r))
+    assert out["summary"]["with_shares"] == sum(1 for r in doc["records"] if roof_share(r))
     # The roofs are context, one entry a roof, never when or how each was measured.
     diffs = {d["key"]: d for d in out["context_differences"]}
     assert diffs["ceilings.cpu_bw_triad_all"]["base"] == "20 GB/s (measured, 2 threads)"
@@ -233,7 +235,7 @@ def test_compare_shows_both_runs_shares(tmp_path, doc):
         r.pop("limit", None)
     del doc["context"]["ceilings"]
     old_dir = write_doc(tmp_path, doc, "old")
-    text = subprocess.run([sys.executable, f"{ROOT}/experiments/compare.py", str(old_dir), str(new_dir)],
+    text = subprocess.run([sys.executable, f"{ROOT}/experiments/analysis/compare.py", str(old_dir), str(new_dir)],
                           capture_output=True, text=True).stdout
     assert "only NEW measured roofs" in text
 
@@ -242,7 +244,7 @@ def test_a_kernel_without_a_roof_says_why_on_the_first_screen(doc):
     for r in doc["records"]:
         if r["kernel"] == "copy":
             r["limit"] = {"roof": None, "reason": "no roof: no copy bandwidth measured"}
-    s = plot.run_summary(doc)
+    s = run_summary(doc)
     copy_row = next(f for f in s["findings"] if f["kernel"] == "copy")
     assert copy_row["finding"][0].endswith("(no roof: no copy bandwidth measured)")
-    assert not [q for q in plot.roofline_points(doc)["cpu"] if q["kernel"] == "copy"]
+    assert not [q for q in roofline_points(doc)["cpu"] if q["kernel"] == "copy"]

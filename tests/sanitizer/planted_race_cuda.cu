@@ -1,7 +1,7 @@
 // Positive control for compute-sanitizer racecheck: a shared-memory write-write and
 // read-after-write hazard with no __syncthreads(). Every thread of a block writes its index to
 // the same shared word, then reads a neighbour's slot that nothing has fenced. racecheck must
-// report it; gpu/scripts/device-run.sh runs this and fails if it does not (the converse, that
+// report it; tools/node/gpu/device-run.sh runs this and fails if it does not (the converse, that
 // the canonical kernels are clean, is the racecheck run over parlab_gpu_tests).
 //
 // Exit codes: 0 ran (whatever racecheck says), 1 a CUDA error, 77 no device (skipped).

@@ -1,0 +1,16 @@
+"""parlab's Python analysis: figures, report.html and `parlab compare`, from results.json only.
+
+The C++ CLI (experiments/*.cpp) runs the entry points as scripts: `parlab report RUN` runs
+plot.py, `parlab compare BASE NEW` runs compare.py. Both put the folder above this package on
+sys.path, so the package works the same from the source tree, a build tree's share/parlab
+mirror and an installed share/parlab.
+
+Modules:
+  plot            the command line of the run report (plots/ and report.html of a run)
+  figures/        one module per figure family, the loader (figures.load) and the run report
+  compare         the command line of `parlab compare`: matching, verdicts, scaling shape
+  compare_stats   the Mann-Whitney U test and the ratio interval, without SciPy
+  compare_report  what compare prints and draws: the terminal table and its report.html
+  writer          the one figure and HTML writer both reports use: deterministic PNG/SVG files,
+                  figures embedded in a self-contained page, pages written atomically
+"""

@@ -1,0 +1,542 @@
+#!/usr/bin/env python3
+"""Compare two parlab runs: two commits on one machine, or one suite on two machines.
+
+    python3 experiments/analysis/compare.py BASE NEW [--threshold PCT] [--alpha A] [--json] [--html DIR]
+                                            [--fail-if-slower PCT]          # or: parlab compare BASE NEW ...
+
+BASE and NEW are run directories or their results.json (BASE may be a committed reference run
+under results/). Everything printed or drawn comes from those two files only.
+
+Matching. Records pair up on every dimension they carry (DIMENSIONS below: study, scaling,
+kernel, backend, threads, ranks, size, size_y, precision, device, the interpreter and its GIL
+state, and "gpus", the GPU count a multi-GPU record split over, from metrics.devices). Two
+rules make runs of different machines and versions line up:
+  - A Python record from before the interpreter fields (or any record of the run's own
+    interpreter) is of the run's own CPython, which context.python names: it is matched as
+    "the run's own interpreter" with its build (gil / free-threaded) and GIL state, so
+    CPython 3.11 on one machine meets CPython 3.12 on the other (the context difference says
+    so), while a 3.13t child interpreter meets only a 3.13t child.
+  - hosts and ranks_per_node are not dimensions (they say where ranks ran, not what ran).
+A record found on one side only is listed ("only in BASE/NEW", grouped over threads). Both sides
+"unavailable": listed as not measured. Any other status than "ok" on either side (a failed
+validation, an error, a backend unavailable on one side): a row of its own, never compared.
+
+Statistics (compare_stats.py, no SciPy). For a pair, the repetition times reps_s of each side give:
+  - ratio = median(NEW) / median(BASE) of the time (above 1: NEW is slower), and NEW/BASE of the
+    record's rate where it has one;
+  - each side's share of its own machine's roof, where the run measured roofs (the record's
+    limit: "0.82 of cpu_bw_triad_all"), and share_ratio = NEW share / BASE share: between two
+    machines the comparable quantity, since each is against its own machine's measured roof;
+  - p: two-sided Mann-Whitney U test of the two sets of repetition times; exact distribution
+    (no ties, n*m <= 2500), else the normal approximation with tie and continuity correction
+    (the figures scipy.stats.mannwhitneyu gives);
+  - a (1 - alpha) confidence interval of the time ratio: the Hodges-Lehmann/Moses interval
+    inverted from the same U distribution, on log times (the k-th smallest and largest of the
+    n*m pairwise ratios NEW_j/BASE_i). It excludes 1 exactly when the test rejects (without
+    ties), so the bars and the verdicts agree; it is deterministic (no bootstrap, no seed).
+Verdict: "slower" when p < alpha, the U statistic says NEW is slower, and ratio > 1 + threshold;
+"faster" likewise with ratio < 1 - threshold; else "same" (no difference beyond the noise).
+Defaults: alpha = 0.01, threshold = 5%. alpha 0.01 because a comparison tests hundreds of
+records at once and a CI gate must not cry wolf: two samples of one distribution give a
+verdict in under 1% of comparisons (tested over 1000 trials). The 5% floor because repetitions
+within one run do not see run-to-run noise (another VM instance, another boot, thermal state):
+a difference smaller than that is rarely the code. The smallest p the U test can give for n and m
+repetitions is 2 / C(n+m, n): 0.1 for 3 against 3, 0.029 for 4 against 4, 0.0079 for 5 against 5
+(the suites' default). Where it is not below alpha the record gets "same" with the warning "too
+few repetitions to tell" (as google/benchmark's compare.py warns). With 5 against 5 a verdict
+needs every NEW repetition beyond every BASE one.
+
+Scaling shape. For every strong or weak scaling series (a backend over threads, or over ranks at
+fixed threads per rank, or a multi-GPU backend over GPUs against the one-GPU "cuda" record of
+the same study, kernel, size and precision, as strong scaling) each side's speedup and parallel
+efficiency are taken over its own one-worker time (not over serial, as plot.py does). Strong:
+speedup S(p) = T(1)/T(p), efficiency S(p)/p; weak (size grows with the workers): efficiency
+T(1)/T(p), scaled speedup p T(1)/T(p). Efficiencies are compared at the worker counts both sides
+measured (or, where they share none above 1, at each side's widest point): "same scaling" when
+NEW's efficiency is within --shape-threshold (default 10%) of BASE's, or when the difference
+is within the noise (the conservative interval made of the two time-ratio intervals at p and
+at 1 contains 1); else "scales better" / "scales worse" (both across points: "mixed");
+"undecided" where a difference beyond the threshold meets too few repetitions for any interval.
+A machine that is slower by a constant factor at every thread count scales the same.
+
+Output: a terminal table (colour on a TTY unless NO_COLOR or --color never; rows sorted by the
+largest change, |log ratio|, failures first), or --json (every figure, on stdout), and --html DIR
+(report.html with figures, plus compare.json; compare_report.py draws both; DIR must not be a
+run directory, whose report.html is plot.py's).
+Exit codes: 0 done; 1 --fail-if-slower PCT and some matched record significantly slower
+(p < alpha, U says slower) by more than PCT, whatever --threshold; 2 bad arguments: a missing
+path, a file that is not a parlab result, two runs with no record in common.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+import textwrap
+from collections import defaultdict
+
+if __package__ in (None, ""):  # run as a script (parlab compare): the package is in the folder above
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from analysis import compare_report  # noqa: E402
+from analysis.compare_stats import compare_samples, ratio_interval, reps_needed  # noqa: E402
+from analysis.figures.labels import fmt_size  # noqa: E402
+from analysis.figures.load import InputError, load_run, rate_of  # noqa: E402
+from analysis.figures.roofline import roof_share, roof_text, share_text  # noqa: E402
+
+SCHEMA = "parlab-compare/1"
+DIMENSIONS = ("study", "scaling", "kernel", "backend", "threads", "ranks", "size", "size_y", "precision", "device",
+              "gpus", "interpreter", "python_build", "gil_enabled", "python_gil")
+OWN = "(run's own)"
+DEFAULTS = {"alpha": 0.01, "threshold": 0.05, "shape_threshold": 0.10}
+
+# ---------------------------------------------------------------- loading and matching
+def load(path: str) -> dict:
+    if not os.path.exists(path):
+        raise InputError(f"{path}: no such file or directory")
+    try:
+        doc = load_run(path)
+    except (UnicodeDecodeError, OSError) as e:
+        raise InputError(f"{path}: not a parlab results.json ({e})") from None
+    for i, r in enumerate(doc["records"]):
+        if r["status"] == "ok" and not (isinstance(r.get("reps_s"), list) and r["reps_s"]
+                                        and all(isinstance(x, (int, float)) and x > 0 for x in r["reps_s"])):
+            raise InputError(f"{doc['_path']}: record {i} ({r['kernel']} {r['backend']}) has no positive reps_s")
+    return doc
+
+
+def own_interpreter(ctx: dict):
+    """The run's own CPython as the record fields name it, from context.python, or None."""
+    line = ctx.get("python") or ""
+    m = re.match(r"CPython (\S+?)[,\s]", line + " ")
+    if not m:
+        return None
+    mode = re.search(r"GIL mode (\S+?)[,\s]", line + " ")
+    build = mode.group(1) if mode else "gil"
+    return {"interpreter": m.group(1) + (" free-threaded" if build == "free-threaded" else ""), "python_build": build,
+            "gil_enabled": build != "free-threaded" or "GIL re-enabled" in line}
+
+
+def dims_of(r: dict, own) -> dict:
+    """The record's matching dimensions (module docstring, "Matching")."""
+    r = dict(r)
+    if isinstance(r.get("metrics"), dict) and "devices" in r["metrics"]:
+        r["gpus"] = int(r["metrics"]["devices"])
+    if own and r.get("kind") == "python" and "interpreter" not in r:
+        r.update(own)
+    if own and r.get("interpreter") == own["interpreter"]:
+        r["interpreter"] = OWN
+    return {d: r[d] for d in DIMENSIONS if d in r and r[d] is not None}
+
+
+def key_of(dims: dict) -> tuple:
+    return tuple((d, dims[d]) for d in DIMENSIONS if d in dims)
+
+
+def interpreter_tag(dims: dict) -> str:
+    """" [3.13.5 free-threaded, no GIL]" for a Python record of another interpreter than the run's
+    own, " [no GIL]" for the run's own without its GIL, else ""."""
+    if dims.get("interpreter") not in (None, OWN):
+        return f" [{dims['interpreter']}, {'GIL' if dims.get('gil_enabled', True) else 'no GIL'}]"
+    return " [no GIL]" if dims.get("gil_enabled") is False else ""
+
+
+def label(dims: dict) -> str:
+    """"strong pi pool t=4 2^28 int32", with the interpreter where interpreter_tag names one."""
+    parts = [str(dims.get("study", "")), dims["kernel"], dims["backend"]]
+    if "ranks" in dims:
+        parts.append(f"r={dims['ranks']}")
+    parts.append(f"t={dims['threads']}")
+    if "gpus" in dims:
+        parts.append(f"gpus={dims['gpus']}")
+    parts.append(fmt_size(dims["size"]) + (f"x{dims['size_y']}" if dims.get("size_y") else ""))
+    parts.append(str(dims.get("precision", "")))
+    return " ".join(p for p in parts if p) + interpreter_tag(dims)
+
+
+def side(r: dict) -> dict:
+    """One side of a pair as the JSON gives it."""
+    out = {"status": r["status"], "id": r.get("id"), "interpreter": r.get("interpreter")}
+    if r["status"] == "ok":
+        rate, unit = rate_of(r)
+        out.update({"median_s": r["time_s"]["median"], "reps": len(r["reps_s"]), "reps_s": r["reps_s"],
+                    "rate": rate, "rate_unit": unit})
+        # Its share of its own machine's roof (the record's limit), where the run measured roofs:
+        # between machines, the comparable quantity.
+        lim = roof_share(r)
+        if lim:
+            out["limit"] = {k: lim.get(k) for k in ("roof", "value", "unit", "attained", "fraction")}
+        if share_text(r):
+            out["share"] = share_text(r)
+    detail = (r.get("validation") or {}).get("detail") or r.get("reason")
+    if detail:
+        out["detail"] = detail
+    return out
+
+
+def match(base: dict, new: dict) -> tuple[list, list, list, list]:
+    """(pairs [(dims, base record, new record)], only in BASE, only in NEW, notes)."""
+    notes = []
+    sides = []
+    for doc in (base, new):
+        own = own_interpreter(doc["context"])
+        by = defaultdict(list)
+        for r in doc["records"]:
+            d = dims_of(r, own)
+            by[key_of(d)].append((d, r))
+        dup = sum(len(v) - 1 for v in by.values() if len(v) > 1)
+        if dup:
+            notes.append(f"{doc['_path']}: {dup} record(s) repeat another's dimensions; paired in order")
+        sides.append(by)
+    pairs, only_base, only_new = [], [], []
+    for k in list(sides[0]) + [k for k in sides[1] if k not in sides[0]]:
+        a, b = sides[0].get(k, []), sides[1].get(k, [])
+        for i in range(max(len(a), len(b))):
+            if i < len(a) and i < len(b):
+                pairs.append((a[i][0], a[i][1], b[i][1]))
+            elif i < len(a):
+                only_base.append(a[i])
+            else:
+                only_new.append(b[i])
+    return pairs, only_base, only_new, notes
+
+
+# ---------------------------------------------------------------- context
+CONTEXT_ORDER = ("host", "cpu.model", "cpu.physical_cores", "cpu.logical_cpus", "cpu.smt", "cpu.governor", "cpu.caches",
+                 "memory_bytes", "gpu", "build.build_type", "build.compiler", "build.flags", "build.sanitizers",
+                 "build.pi_cpu_path", "build.parlab_version", "build.git_commit", "python", "mpi.library")
+CONTEXT_SKIP = ("started_utc", "build.git_commit_source", "load_average")
+
+
+def _flatten(prefix: str, obj, out: dict) -> None:
+    if isinstance(obj, dict):
+        for k in sorted(obj):
+            _flatten(f"{prefix}.{k}" if prefix else k, obj[k], out)
+    else:
+        out[prefix] = obj
+
+
+def _context_view(ctx: dict) -> dict:
+    flat = {}
+    _flatten("", {k: v for k, v in ctx.items() if k != "backends"}, flat)
+    caches = ctx.get("cpu", {}).get("caches") or []
+    for k in [k for k in flat if k.startswith("cpu.caches")]:
+        del flat[k]
+    # The machine's roofs, one entry each ("20.1 GB/s (measured, 2 threads)"): when and how each
+    # was measured differs from run to run and would bury the machines' differences.
+    ceilings = ctx.get("ceilings") if isinstance(ctx.get("ceilings"), dict) else {}
+    for k in [k for k in flat if k == "ceilings" or k.startswith("ceilings.")]:
+        del flat[k]
+    for name, roof in sorted((ceilings.get("roofs") or {}).items()):
+        flat[f"ceilings.{name}"] = roof_text(roof) if isinstance(roof, dict) else roof
+    for name, why in sorted((ceilings.get("unavailable") or {}).items()):
+        flat[f"ceilings.{name}"] = f"unavailable: {why}"
+    flat["cpu.caches"] = ", ".join(f"L{c.get('level')}{(c.get('type') or ' ')[0]} {fmt_bytes(c.get('bytes', 0))}"
+                                   for c in caches) or None
+    cuda = {b["name"]: b for b in ctx.get("backends", [])}.get("cuda")
+    flat["gpu"] = None
+    if cuda:
+        count = re.search(r"(\d+) devices?\b", cuda["detail"])
+        flat["gpu"] = ((f"{count.group(1)} x " if count else "") + cuda["detail"].split(";")[0]) if cuda["available"] else "none"
+    own = own_interpreter(ctx)
+    for b in ctx.get("backends", []):
+        detail = b["detail"]
+        if own:  # a Python backend's detail repeats the interpreter, which "python" names once
+            detail = detail.replace(f" (CPython {own['interpreter'].split()[0]}, {own['python_build']})", "")
+        flat[f"backends.{b['name']}"] = detail if b["available"] else f"unavailable: {detail}"
+    return flat
+
+
+def fmt_bytes(n) -> str:
+    for scale, unit in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if n >= scale:
+            return f"{n / scale:.4g} {unit}"
+    return f"{n} B"
+
+
+def context_differences(a: dict, b: dict) -> list[dict]:
+    """[{key, base, new}] for every context entry that differs (the machine first, in CONTEXT_ORDER)."""
+    fa, fb = _context_view(a), _context_view(b)
+    keys = [k for k in CONTEXT_ORDER if k in fa or k in fb]
+    keys += sorted(k for k in set(fa) | set(fb) if k not in keys and not k.startswith(CONTEXT_SKIP))
+    out = []
+    for k in keys:
+        va, vb = fa.get(k), fb.get(k)
+        if k == "memory_bytes":
+            va, vb = (fmt_bytes(v) if isinstance(v, (int, float)) else v for v in (va, vb))
+        if va != vb:
+            out.append({"key": k, "base": va, "new": vb})
+    return out
+
+
+# ---------------------------------------------------------------- scaling shape
+def scaling_series(doc: dict) -> dict:
+    """{(study, scaling, kernel, base size, precision, line label, axis): {workers: record}} for
+    every series with a one-worker record and at least one wider point (module docstring)."""
+    own = own_interpreter(doc["context"])
+    ok = [r for r in doc["records"] if r["status"] == "ok"]
+    one_gpu = {(r.get("study"), r["kernel"], r["size"], r.get("precision")): r for r in ok if r["backend"] == "cuda"}
+    groups = defaultdict(dict)
+    for r in ok:
+        d = dims_of(r, own)
+        # A multi-GPU record splits the one-GPU record's work over its GPUs: strong scaling.
+        scaling = r.get("scaling") if r.get("scaling") == "weak" or "gpus" not in d else "strong"
+        if scaling not in ("strong", "weak"):
+            continue
+        if "gpus" in d:
+            axis, workers, line = "GPUs", d["gpus"], r["backend"]
+        elif "ranks" in d:
+            axis, workers, line = "ranks", d["ranks"], f"{r['backend']} x{r['threads']}t"
+        else:
+            axis, workers, line = "threads", r["threads"], r["backend"]
+        per = (r["threads"] * d.get("ranks", 1) * d.get("gpus", 1)) if scaling == "weak" else 1
+        key = (r.get("study", ""), scaling, r["kernel"], r["size"] // per, r.get("precision", ""),
+               line + interpreter_tag(d), axis)
+        groups[key][workers] = r
+        if axis == "GPUs":
+            ref = one_gpu.get((r.get("study"), r["kernel"], r["size"], r.get("precision")))
+            if ref is not None:
+                groups[key].setdefault(1, ref)
+    return {k: v for k, v in groups.items() if 1 in v and len(v) >= 2}
+
+
+def _efficiency(series: dict, scaling: str) -> dict:
+    t1 = series[1]["time_s"]["median"]
+    out = {}
+    for p, r in sorted(series.items()):
+        e = t1 / r["time_s"]["median"] / (p if scaling == "strong" else 1)
+        out[p] = {"workers": p, "median_s": r["time_s"]["median"], "speedup": e * p, "efficiency": e}
+    return out
+
+
+def scaling_shapes(base: dict, new: dict, alpha: float, shape_threshold: float) -> list[dict]:
+    sb, sn = scaling_series(base), scaling_series(new)
+    out = []
+    for key in sorted(set(sb) & set(sn), key=str):
+        study, scaling, kernel, size, precision, line, axis = key
+        eb, en = _efficiency(sb[key], scaling), _efficiency(sn[key], scaling)
+        common = sorted(p for p in set(eb) & set(en) if p > 1)
+        at = [(p, p) for p in common] or [(max(eb), max(en))]
+        r1 = ratio_interval(sb[key][1]["reps_s"], sn[key][1]["reps_s"], alpha)
+        points = []
+        for pb, pn in at:
+            ratio = en[pn]["efficiency"] / eb[pb]["efficiency"]
+            rp = ratio_interval(sb[key][pb]["reps_s"], sn[key][pn]["reps_s"], alpha)
+            scale = pb / pn if scaling == "strong" else 1.0
+            ci = [scale * r1[0] / rp[1], scale * r1[1] / rp[0]] if r1 and rp else None
+            verdict = "same"
+            if ratio > 1 + shape_threshold and ci and ci[0] > 1:
+                verdict = "better"
+            elif ratio < 1 - shape_threshold and ci and ci[1] < 1:
+                verdict = "worse"
+            points.append({"base_workers": pb, "new_workers": pn, "base_efficiency": eb[pb]["efficiency"],
+                           "new_efficiency": en[pn]["efficiency"], "efficiency_ratio": ratio, "ci": ci,
+                           "verdict": "undecided" if ci is None and abs(ratio - 1) > shape_threshold else verdict})
+        kinds = {p["verdict"] for p in points} - {"same", "undecided"}
+        verdict = "same scaling" if not kinds else ("mixed" if len(kinds) > 1 else f"scales {kinds.pop()}")
+        if verdict == "same scaling" and any(p["verdict"] == "undecided" for p in points):
+            verdict = "undecided"  # beyond the threshold, but too few repetitions for an interval
+        out.append({"study": study, "scaling": scaling, "kernel": kernel, "size": size, "precision": precision,
+                    "line": line, "axis": axis, "verdict": verdict, "common": bool(common),
+                    "base": list(eb.values()), "new": list(en.values()), "points": points})
+    return out
+
+
+# ---------------------------------------------------------------- the comparison
+def run_info(doc: dict) -> dict:
+    ctx = doc["context"]
+    return {"path": doc["_path"], "suite": doc.get("suite"), "status": doc.get("status"), "host": ctx.get("host"),
+            "started_utc": ctx.get("started_utc"), "git_commit": ctx.get("build", {}).get("git_commit"),
+            "records": len(doc["records"])}
+
+
+def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["threshold"],
+            shape_threshold=DEFAULTS["shape_threshold"], fail_if_slower=None) -> dict:
+    """The whole comparison as data (what --json prints)."""
+    pairs, only_base, only_new, notes = match(base, new)
+    rows = []
+    for dims, rb, rn in pairs:
+        row = {"label": label(dims), "dims": dims, "base": side(rb), "new": side(rn)}
+        if rb["status"] == "ok" and rn["status"] == "ok":
+            row["kind"] = "compared"
+            row.update(compare_samples(rb["reps_s"], rn["reps_s"], alpha, threshold))
+            vb, vn = row["base"]["rate"], row["new"]["rate"]
+            row["rate_ratio"] = vn / vb if vb and vn and row["base"]["rate_unit"] == row["new"]["rate_unit"] else None
+            lb, ln = row["base"].get("limit"), row["new"].get("limit")
+            # NEW's share over BASE's: above 1, NEW gets more of its machine's roof than BASE of its.
+            row["share_ratio"] = ln["fraction"] / lb["fraction"] if lb and ln and lb["fraction"] > 0 else None
+            row["gate"] = (fail_if_slower is not None and row["significant"] and row["direction"] > 0
+                           and row["change_pct"] > fail_if_slower)
+        elif rb["status"] == "unavailable" and rn["status"] == "unavailable":
+            row["kind"] = "not-measured"
+        elif "unavailable" in (rb["status"], rn["status"]) and "ok" in (rb["status"], rn["status"]):
+            row["kind"] = "one-side-unavailable"
+        else:
+            row["kind"] = "failed"
+        rows.append(row)
+    # Failures first, then the compared records by the largest change either way, then the rest.
+    order = {"failed": 0, "compared": 1, "one-side-unavailable": 2, "not-measured": 3}
+    rows.sort(key=lambda r: (order[r["kind"]], -abs(math.log(r["time_ratio"])) if r["kind"] == "compared" else 0))
+    compared = [r for r in rows if r["kind"] == "compared"]
+    count = lambda kind, v=None: sum(1 for r in rows if r["kind"] == kind and (v is None or r.get("verdict") == v))  # noqa: E731
+    slow = max(compared, key=lambda r: r["time_ratio"], default=None)
+    fast = min(compared, key=lambda r: r["time_ratio"], default=None)
+    summary = {"matched": len(rows), "compared": len(compared), "faster": count("compared", "faster"),
+               "slower": count("compared", "slower"), "same": count("compared", "same"),
+               "too_few_reps": sum(1 for r in compared if r["too_few_reps"]),
+               "failed": count("failed"), "one_side_unavailable": count("one-side-unavailable"),
+               "not_measured": count("not-measured"), "only_base": len(only_base), "only_new": len(only_new),
+               "with_shares": sum(1 for r in compared if r.get("share_ratio") is not None),
+               "largest_slowdown": _brief(slow) if slow and slow["time_ratio"] > 1 else None,
+               "largest_speedup": _brief(fast) if fast and fast["time_ratio"] < 1 else None}
+    gate = None
+    if fail_if_slower is not None:
+        tripped = [r["label"] for r in compared if r["gate"]]
+        gate = {"fail_if_slower_pct": fail_if_slower, "failed": bool(tripped), "records": tripped,
+                "could_not_judge": sum(1 for r in compared if r["too_few_reps"])}
+    return {"schema": SCHEMA, "base": run_info(base), "new": run_info(new),
+            "settings": {"alpha": alpha, "threshold_pct": threshold * 100, "shape_threshold_pct": shape_threshold * 100,
+                         "test": "two-sided Mann-Whitney U on repetition times",
+                         "interval": f"{(1 - alpha) * 100:g}% Moses interval of the time ratio"},
+            "context_differences": context_differences(base["context"], new["context"]),
+            "summary": summary, "gate": gate, "notes": notes, "records": rows,
+            "only_base": [{"label": label(d), "dims": d, "status": r["status"]} for d, r in only_base],
+            "only_new": [{"label": label(d), "dims": d, "status": r["status"]} for d, r in only_new],
+            "only_base_series": group_unmatched(only_base), "only_new_series": group_unmatched(only_new),
+            "scaling": scaling_shapes(base, new, alpha, shape_threshold)}
+
+
+def _brief(r: dict) -> dict:
+    return {k: r[k] for k in ("label", "time_ratio", "change_pct", "verdict", "p_value", "significant", "too_few_reps")}
+
+
+def group_unmatched(items: list) -> list[str]:
+    """One line per series: "strong pi pool 2^28 int32: t=3-16" (threads, ranks and GPUs collapsed;
+    a weak series by its size per worker)."""
+    groups = defaultdict(list)
+    for dims, r in items:
+        d = dict(dims)
+        workers = (d.pop("ranks", None), d.pop("gpus", None), d.pop("threads"))
+        weak = d.get("scaling") == "weak"
+        if weak:
+            d["size"] //= workers[2] * (workers[0] or 1) * (workers[1] or 1)
+        d["threads"] = 0
+        name = label(d).replace(" t=0", "") + (" per worker" if weak else "")
+        groups[(name, r["status"])].append(workers)
+    out = []
+    for (name, status), ws in sorted(groups.items()):
+        if all(w[:2] == (None, None) for w in ws):
+            desc = _ranges(sorted(w[2] for w in ws), "t=")
+        else:
+            desc = ", ".join(("" if r is None else f"r={r} ") + ("" if g is None else f"gpus={g} ") + f"t={t}"
+                             for r, g, t in sorted(ws, key=lambda w: (w[0] or 0, w[1] or 0, w[2])))
+        out.append(f"{name}: {desc}" + ("" if status == "ok" else f" ({status})"))
+    return out
+
+
+def _ranges(xs: list, prefix: str) -> str:
+    parts, i = [], 0
+    while i < len(xs):
+        j = i
+        while j + 1 < len(xs) and xs[j + 1] == xs[j] + 1:
+            j += 1
+        parts.append(f"{xs[i]}" if i == j else f"{xs[i]}-{xs[j]}" if j > i + 1 else f"{xs[i]},{xs[j]}")
+        i = j + 1
+    return prefix + ",".join(parts)
+
+
+# ---------------------------------------------------------------- command line
+def _pct(text: str) -> float:
+    try:
+        v = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a percentage: {text!r}") from None
+    if not (v >= 0 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"must be a percentage >= 0: {text!r}")
+    return v
+
+
+def _alpha(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 < v < 1:
+        raise argparse.ArgumentTypeError(f"must lie between 0 and 1: {text!r}")
+    return v
+
+
+def parser() -> argparse.ArgumentParser:
+    epilog = ("Verdict: 'slower'/'faster' needs both a two-sided Mann-Whitney U p < --alpha on the repetition "
+              "times and a change of the median time beyond --threshold; else 'same' (no difference beyond the "
+              "noise). With too few repetitions the test cannot reach --alpha (3 against 3: p >= 0.1; the default "
+              f"alpha needs {reps_needed(DEFAULTS['alpha'])} per side) and the row says so.",
+              "Scaling shape: speedup and efficiency over each run's own one-thread (one-rank, one-GPU) time, "
+              "compared at the worker counts both measured.",
+              "Exit codes: 0 compared; 1 --fail-if-slower tripped; 2 bad arguments (a missing path, a file that "
+              "is not a parlab result, two runs with no record in common).")
+    ap = argparse.ArgumentParser(
+        prog="parlab compare", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill("Compare two parlab runs (two commits, or two machines): per record NEW/BASE "
+                                  "median time with an interval, a U-test p-value and a verdict; context "
+                                  "differences; scaling shapes.", 79),
+        epilog="\n\n".join(textwrap.fill(x, 79) for x in epilog))
+    ap.add_argument("base", metavar="BASE", help="run directory or results.json (e.g. a committed reference run)")
+    ap.add_argument("new", metavar="NEW", help="run directory or results.json")
+    ap.add_argument("--threshold", type=_pct, default=DEFAULTS["threshold"] * 100, metavar="PCT",
+                    help="smallest change of the median time that counts (default: %(default)g%%)")
+    ap.add_argument("--alpha", type=_alpha, default=DEFAULTS["alpha"],
+                    help="significance level of the two-sided U test; the intervals are 1 - alpha (default: %(default)g)")
+    ap.add_argument("--shape-threshold", type=_pct, default=DEFAULTS["shape_threshold"] * 100, metavar="PCT",
+                    help="smallest relative change of parallel efficiency that makes a scaling shape differ "
+                         "(default: %(default)g%%)")
+    ap.add_argument("--fail-if-slower", type=_pct, metavar="PCT",
+                    help="exit 1 when a matched record is significantly slower (p < alpha) by more than PCT, "
+                         "whatever --threshold (failed validations are parlab run's own exit code)")
+    ap.add_argument("--json", action="store_true", help="print every figure as JSON on stdout instead of the table")
+    ap.add_argument("--html", metavar="DIR", help="also write DIR/report.html (figures embedded), DIR/plots/ and "
+                                                  "DIR/compare.json")
+    ap.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                    help="colour the table: auto = on a terminal unless NO_COLOR is set (default: auto)")
+    return ap
+
+
+def main(argv=None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        base, new = load(args.base), load(args.new)
+    except InputError as e:
+        print(f"parlab compare: {e}", file=sys.stderr)
+        return 2
+    res = compare(base, new, alpha=args.alpha, threshold=args.threshold / 100,
+                  shape_threshold=args.shape_threshold / 100, fail_if_slower=args.fail_if_slower)
+    if not res["records"]:
+        print(f"parlab compare: {base['_path']} and {new['_path']} have no record in common (no study, kernel, "
+              f"backend, threads, size and precision measured in both)", file=sys.stderr)
+        return 2
+    if args.html:
+        if os.path.exists(os.path.join(args.html, "results.json")):
+            print(f"parlab compare: --html {args.html} holds a parlab run, whose report.html is plot.py's: "
+                  "name another directory", file=sys.stderr)
+            return 2
+        path = compare_report.write(res, args.html)
+        print(f"parlab compare: report {path}", file=sys.stderr)
+    try:
+        if args.json:
+            json.dump(res, sys.stdout, indent=1, sort_keys=True)
+            sys.stdout.write("\n")
+        else:
+            color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty()
+                                               and not os.environ.get("NO_COLOR"))
+            sys.stdout.write(compare_report.terminal(res, compare_report.Paint(color)))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `parlab compare A B | head`: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 1 if res["gate"] and res["gate"]["failed"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,474 @@
+"""What experiments/analysis/compare.py prints and draws: the terminal table and the HTML report.
+
+Both render the comparison's data (compare.compare(), what --json prints) and nothing else.
+The report (compare.py --html DIR) is one self-contained DIR/report.html with its figures
+embedded, the PNGs also in DIR/plots/, and DIR/compare.json. Its first screen says what changed:
+counts of records faster, slower, unchanged and unmatched, the largest change either way, the
+gate, and the machine differences. Then: the change of every compared record as a horizontal bar
+(NEW/BASE median time on a log axis, whiskers: the interval, the band: the threshold), the
+overlaid scaling curves of both runs per (kernel, size, precision) (BASE dashed with open
+markers, NEW solid), the records table, the unmatched series, and every context difference.
+"""
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+from collections import defaultdict
+
+from .compare_stats import reps_needed
+from .figures.labels import fmt_size
+from .writer import Plotter, figure_html, page_head, write_page
+
+class Paint:
+    CODES = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
+
+    def __init__(self, on: bool):
+        self.on = on
+
+    def __call__(self, text: str, *styles: str) -> str:
+        if not self.on or not styles:
+            return text
+        return "".join(f"\033[{self.CODES[s]}m" for s in styles) + text + "\033[0m"
+
+
+VERDICT_STYLE = {"slower": ("red", "bold"), "faster": ("green", "bold"), "same": ("dim",), "failed": ("yellow", "bold")}
+
+
+def fmt_ratio(x) -> str:
+    return "-" if x is None else f"{x:.3f}" if 0.001 <= x < 1000 else f"{x:.3g}"
+
+
+def verdict_words(r: dict) -> str:
+    if r["verdict"] != "same":
+        return f"{r['verdict']}, p = {r['p_value']:.2g}"
+    if r["too_few_reps"]:
+        return "too few repetitions to tell"
+    return "within the noise" if not r["significant"] else f"significant (p = {r['p_value']:.2g}) but below the threshold"
+
+
+def share_pair(r: dict) -> str:
+    """"0.82 -> 0.91 of cpu_bw_triad_all" (one roof), "0.82 of A -> 0.91 of B" (two), one side's
+    share alone, or "" where neither run has roofs."""
+    b, n = r["base"].get("limit"), r["new"].get("limit")
+    if b and n and b["roof"] == n["roof"]:
+        return f"{b['fraction']:.2f} -> {n['fraction']:.2f} of {b['roof']}"
+    if b or n or r["base"].get("share") or r["new"].get("share"):
+        return f"{r['base'].get('share') or '-'} -> {r['new'].get('share') or '-'}"
+    return ""
+
+
+def summary_lines(res: dict) -> list[str]:
+    s = res["summary"]
+    few = f" ({s['too_few_reps']} with too few repetitions to tell)" if s["too_few_reps"] else ""
+    lines = [f"{s['compared']} compared: {s['faster']} faster, {s['slower']} slower, {s['same']} no difference beyond the "
+             f"noise{few}; {s['failed']} failed (not compared); {s['only_base'] + s['only_new']} unmatched "
+             f"({s['only_base']} only in BASE, {s['only_new']} only in NEW)"
+             + (f"; {s['one_side_unavailable']} unavailable on one side" if s["one_side_unavailable"] else "")
+             + (f"; {s['not_measured']} measured on neither" if s["not_measured"] else "")]
+    for what, key in (("largest slowdown", "largest_slowdown"), ("largest speedup", "largest_speedup")):
+        x = s[key]
+        if x:
+            lines.append(f"{what}: {x['label']}: time x{fmt_ratio(x['time_ratio'])} ({x['change_pct']:+.1f}%, "
+                         f"{verdict_words(x)})")
+    lines.append(shares_line(res))
+    return [x for x in lines if x]
+
+
+def shares_line(res: dict) -> str:
+    """What the shares of roofs say, or "" where neither run measured roofs."""
+    n = res["summary"].get("with_shares", 0)
+    if not n:
+        sides = [w for w, key in (("BASE", "base"), ("NEW", "new"))
+                 if any(r[key].get("limit") for r in res["records"])]
+        return f"Shares of roofs: only {sides[0]} measured roofs; no record compared by share" if len(sides) == 1 else ""
+    ratios = sorted(r["share_ratio"] for r in res["records"] if r.get("share_ratio") is not None)
+    mid = ratios[len(ratios) // 2] if len(ratios) % 2 else (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2
+    return (f"Shares of roofs (each run against its own machine's measured roofs): {n} record(s) with both; "
+            f"NEW share / BASE share median {fmt_ratio(mid)}, from {fmt_ratio(ratios[0])} to {fmt_ratio(ratios[-1])}")
+
+
+def _show(v) -> str:
+    return "-" if v is None else v if isinstance(v, str) else json.dumps(v)
+
+
+def context_lines(diffs: list, width: int, details: int = 8) -> list[str]:
+    """The context differences for a terminal: the machine and build one per line; backends
+    grouped (only in one run, available in one run only), the first `details` changed details."""
+    out, rest = [], [d for d in diffs if not d["key"].startswith("backends.")]
+    kw = max((len(d["key"]) for d in rest), default=0)
+    for d in rest:
+        va, vb = _show(d["base"]), _show(d["new"])
+        if kw + len(va) + len(vb) + 10 <= width:
+            out.append(f"  {d['key']:<{kw}}  {va}  ->  {vb}")
+        else:
+            out += [f"  {d['key']}", f"      BASE: {va}", f"      NEW:  {vb}"]
+    bk = [(d["key"][len("backends."):], d["base"], d["new"]) for d in diffs if d["key"].startswith("backends.")]
+    down = lambda v: v is not None and v.startswith("unavailable: ")  # noqa: E731
+    groups = (("backends only in BASE", [b for b in bk if b[2] is None], None),
+              ("backends only in NEW", [b for b in bk if b[1] is None], None),
+              ("backends available in BASE only", [b for b in bk if None not in b and down(b[2]) and not down(b[1])], 2),
+              ("backends available in NEW only", [b for b in bk if None not in b and down(b[1]) and not down(b[2])], 1))
+    grouped = set()
+    for title, items, why in groups:
+        by_reason = defaultdict(list)
+        for b in items:
+            by_reason[b[why][len("unavailable: "):] if why else ""].append(b[0])
+            grouped.add(b[0])
+        for reason, names in by_reason.items():
+            reason = reason if len(reason) <= 90 else reason[:87] + "..."
+            shown = names if len(names) <= 8 else names[:8] + [f"and {len(names) - 8} more"]
+            out.append(f"  {title}: {', '.join(shown)}" + (f" ({'BASE' if why == 1 else 'NEW'}: {reason})" if why else ""))
+    changed = [b for b in bk if b[0] not in grouped]
+    for name, va, vb in changed[:details]:
+        out += [f"  backends.{name}", f"      BASE: {_show(va)}", f"      NEW:  {_show(vb)}"]
+    if len(changed) > details:
+        out.append(f"  ... and {len(changed) - details} more backend detail(s): "
+                   + ", ".join(b[0] for b in changed[details:]) + " (--json and --html give them all)")
+    return out
+
+
+def terminal(res: dict, paint: Paint, width: int = 110) -> str:
+    b, n, st = res["base"], res["new"], res["settings"]
+    out = [paint("parlab compare", "bold"),
+           f"  BASE {b['path']}  (suite {b['suite']}, host {b['host']}, {b['started_utc']}, commit {b['git_commit']})",
+           f"  NEW  {n['path']}  (suite {n['suite']}, host {n['host']}, {n['started_utc']}, commit {n['git_commit']})",
+           f"  verdicts: U test p < {st['alpha']:g} and a change beyond {st['threshold_pct']:g}%; "
+           f"intervals: {st['interval']}", ""]
+    out += [paint("What changed", "bold")] + ["  " + line for line in summary_lines(res)]
+    if res["gate"]:
+        g = res["gate"]
+        msg = (f"FAIL: {len(g['records'])} record(s) significantly slower by more than {g['fail_if_slower_pct']:g}%"
+               if g["failed"] else f"pass: no record significantly slower by more than {g['fail_if_slower_pct']:g}%")
+        if g["could_not_judge"]:
+            msg += f" ({g['could_not_judge']} record(s) had too few repetitions to judge)"
+        out.append("  gate --fail-if-slower: " + paint(msg, "red" if g["failed"] else "green", "bold"))
+    out += [f"  note: {x}" for x in res["notes"]]
+    diffs = res["context_differences"]
+    out += ["", paint(f"Context: {len(diffs)} difference(s)" if diffs else "Context: the same", "bold")]
+    out += context_lines(diffs, width)
+    rows = [r for r in res["records"] if r["kind"] in ("compared", "failed", "one-side-unavailable")]
+    if rows:
+        out += ["", paint("Records (failures first, then by the largest change)", "bold")]
+        head = ("verdict", "record", "BASE median", "NEW median", "NEW/BASE time", f"{100 - st['alpha'] * 100:g}% interval",
+                "p", "rate ratio")
+        shares = any(share_pair(r) for r in rows)
+        if shares:  # a column only where a run measured roofs, so older runs print as before
+            head += ("share of roof BASE -> NEW",)
+        table = [head]
+        for r in rows:
+            if r["kind"] == "compared":
+                ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])}-{fmt_ratio(r['ci'][1])}"
+                verdict = r["verdict"] + ("*" if r["too_few_reps"] else "") + (" GATE" if r.get("gate") else "")
+                table.append((verdict, r["label"], f"{r['base']['median_s']:.4g} s", f"{r['new']['median_s']:.4g} s",
+                              fmt_ratio(r["time_ratio"]), ci, f"{r['p_value']:.2g}", fmt_ratio(r["rate_ratio"]))
+                             + ((share_pair(r),) if shares else ()))
+            else:
+                what = "failed" if r["kind"] == "failed" else "n/a"
+                table.append((what, r["label"], r["base"]["status"], r["new"]["status"], "not compared", "", "", "")
+                             + (("",) if shares else ()))
+        widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+        for i, row in enumerate(table):
+            cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [c.rjust(w) for c, w in zip(row[2:], widths[2:])]
+            line = "  " + "  ".join(cells).rstrip()
+            style = ("bold",) if i == 0 else VERDICT_STYLE.get(row[0].split("*")[0].split(" ")[0], ())
+            out.append(paint(line, *style))
+        for r in rows:
+            if r["kind"] == "failed":
+                for s in ("base", "new"):
+                    if r[s]["status"] != "ok":
+                        out.append(paint(f"  {r['label']}: {s.upper()} {r[s]['status']}: {r[s].get('detail', '')}", "yellow"))
+        if any(r.get("too_few_reps") for r in rows):
+            out.append(f"  * too few repetitions to tell: the U test needs {reps_needed(st['alpha'])} per side to reach "
+                       f"p < {st['alpha']:g} (3 against 3 can give no p below 0.1)")
+    if res["scaling"]:
+        out += ["", paint("Scaling shape (each side over its own one-worker time)", "bold")]
+        for g in res["scaling"]:
+            style = {"same scaling": ("dim",), "scales worse": ("red",), "scales better": ("green",)}.get(g["verdict"],
+                                                                                                        ("yellow",))
+            out.append(paint(f"  {g['verdict']:<13} {shape_title(g)}: {shape_points(g)}", *style))
+    for side_name, key in (("BASE", "only_base"), ("NEW", "only_new")):
+        if res[key]:
+            out += ["", paint(f"Only in {side_name}: {len(res[key])} record(s)", "bold")]
+            out += ["  " + x for x in res[key + "_series"]]
+    gone = [r["label"] for r in res["records"] if r["kind"] == "not-measured"]
+    if gone:
+        out += ["", paint(f"Measured on neither side (unavailable in both): {len(gone)}", "bold")]
+        out += ["  " + x for x in gone]
+    return "\n".join(out) + "\n"
+
+
+def shape_title(g: dict) -> str:
+    return (f"{g['study']} {g['kernel']} {g['line']} {g['scaling']} {fmt_size(g['size'])}"
+            f"{' per worker' if g['scaling'] == 'weak' else ''} {g['precision']}")
+
+
+def shape_points(g: dict) -> str:
+    """"eff at 2 threads 0.49 -> 0.42 (BASE 1-2, NEW 1-16 threads)": the widest compared point and the
+    one that differs most."""
+    def one(p):
+        at = p["base_workers"] if p["base_workers"] == p["new_workers"] else f"{p['base_workers']}/{p['new_workers']}"
+        return f"efficiency at {at} {g['axis']} {p['base_efficiency']:.2f} -> {p['new_efficiency']:.2f}"
+    pts = g["points"]
+    text = one(pts[-1])
+    worst = max(pts, key=lambda p: abs(math.log(p["efficiency_ratio"])))
+    if worst is not pts[-1]:
+        text += f", most apart at {one(worst).split(' at ', 1)[1]}"
+    text += (f" (BASE 1-{max(x['workers'] for x in g['base'])}, NEW 1-{max(x['workers'] for x in g['new'])} {g['axis']}"
+             + ("" if g["common"] else "; no common width above 1: each side's widest") + ")")
+    return text + (" [too few repetitions to tell]" if g["verdict"] == "undecided" else "")
+
+
+# ---------------------------------------------------------------- HTML
+STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;font-size:12px}"
+         "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}td.l,th.l{text-align:left}"
+         ".slower{color:#b00;font-weight:bold}.faster{color:#070;font-weight:bold}.same{color:#666}"
+         ".failed{background:#fdd;color:#900}.warn{color:#a60}img{max-width:100%}"
+         ".tiles{display:flex;gap:12px;margin:8px 0 12px 0}.tile{border:1px solid #ccc;border-radius:6px;padding:6px 14px;"
+         "min-width:110px;text-align:center}.tile b{display:block;font-size:28px}.tile.slower b{color:#b00}"
+         ".tile.faster b{color:#070}.runs td{text-align:left}.small{font-size:12px;color:#555}td.rec{white-space:nowrap}")
+COLOURS = {"slower": "#c62828", "faster": "#2e7d32", "same": "#9e9e9e"}
+
+
+def _pct_text(x: float) -> str:
+    return f"{(x - 1) * 100:+.1f}%" if 0.5 <= x <= 2 else f"x{x:.3g}"
+
+
+def log_ticks(left: float, right: float) -> list:
+    """Round ratios between left and right for a log axis, 1 always, none closer than a tenth of the span."""
+    span = right / left
+    mantissas = (1, 2, 5) if span > 20 else (1, 1.25, 1.5, 2, 3, 5, 8) if span > 3 else (1, 1.05, 1.1, 1.25, 1.5, 2,
+                                                                                              3, 5, 8, 9, 9.5)
+    cands = sorted({round(v * 10 ** k, 12) for k in range(-6, 7) for v in mantissas if left <= v * 10 ** k <= right})
+    gap = (math.log(right) - math.log(left)) / 10
+    up, down = [1.0], [1.0]
+    for v in cands:
+        if v > 1 and math.log(v) - math.log(up[-1]) >= gap:
+            up.append(v)
+    for v in reversed(cands):
+        if v < 1 and math.log(down[-1]) - math.log(v) >= gap:
+            down.append(v)
+    return sorted(set(up) | set(down))
+
+
+def change_figure(p: Plotter, res: dict, limit: int = 60):
+    """Horizontal bars: NEW/BASE median time per compared record, the largest changes on top."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    rows = [r for r in res["records"] if r["kind"] == "compared"][:limit]
+    if not rows:
+        return None
+    rows = rows[::-1]
+    thr = res["settings"]["threshold_pct"] / 100
+    fig, ax = p.plt.subplots(figsize=(10, 1.4 + 0.24 * len(rows)))
+    ys = range(len(rows))
+    for y, r in zip(ys, rows):
+        x = r["time_ratio"]
+        few = r["too_few_reps"]
+        ax.barh(y, x - 1, left=1, height=0.7, color=COLOURS[r["verdict"]], alpha=0.45 if few else 0.9,
+                hatch="///" if few else None, edgecolor="white" if not few else COLOURS[r["verdict"]], linewidth=0.5)
+        if r["ci"]:
+            lo, hi = r["ci"]
+            ax.errorbar(x, y, xerr=[[max(x - lo, 0)], [max(hi - x, 0)]], fmt="none", ecolor="black", elinewidth=1, capsize=2)
+        ax.text(max(x, r["ci"][1] if r["ci"] else x) * 1.02, y, " " + _pct_text(x) + ("*" if few else ""),
+                va="center", fontsize=7)
+    xs = [v for r in rows for v in [r["time_ratio"]] + (r["ci"] or [])] + [1 - thr, 1 + thr]
+    lo, hi = min(xs), max(xs)
+    ax.set_xscale("log")
+    ax.set_xlim(lo / 1.15, hi * (1.35 if hi / lo < 4 else 1.8))
+    ax.set_xticks(log_ticks(*ax.get_xlim()))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.axvspan(1 - thr, 1 + thr, color="#bbb", alpha=0.3, linewidth=0)
+    ax.axvline(1, color="black", linewidth=0.8)
+    ax.set_yticks(list(ys))
+    ax.set_yticklabels([r["label"] for r in rows], fontsize=7)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlabel("NEW / BASE median time (log scale): right of 1 NEW is slower, left faster")
+    n = sum(1 for r in res["records"] if r["kind"] == "compared")
+    shown = f"the {len(rows)} largest changes of {n}" if n > len(rows) else f"all {n} compared records"
+    ax.set_title(f"Change per record, {shown}\nwhiskers: {res['settings']['interval']}; grey band: the "
+                 f"±{thr * 100:g}% threshold; hatched*: too few repetitions to tell", fontsize=8)
+    ax.grid(True, axis="x", which="both", alpha=0.3)
+    caption = (f"Change per record ({shown}): red slower, green faster, grey no difference beyond the noise. "
+               "Records without a whisker have too few repetitions for any interval.")
+    return p.save(fig, "change", caption), caption
+
+
+def scaling_figures(p: Plotter, res: dict) -> list:
+    """One figure per (study, scaling, kernel, size, precision, axis): every shape-compared line of
+    both runs, speedup and efficiency over each side's own one-worker time."""
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
+
+    groups = defaultdict(list)
+    for g in res["scaling"]:
+        groups[(g["study"], g["scaling"], g["kernel"], g["size"], g["precision"], g["axis"])].append(g)
+    out = []
+    for n, ((study, scaling, kernel, size, precision, axis), lines) in enumerate(sorted(groups.items(), key=str)):
+        fig, (ax1, ax2) = p.plt.subplots(1, 2, figsize=(11, 4.2))
+        cmap = p.plt.get_cmap("tab10")
+        top = 1
+        for i, g in enumerate(lines):
+            c = cmap(i % 10)
+            for which, style, face in (("base", "--", "white"), ("new", "-", c)):
+                pts = g[which]
+                xs = [p["workers"] for p in pts]
+                top = max(top, max(xs))
+                kw = dict(color=c, linestyle=style, marker="o", markersize=4, markerfacecolor=face, linewidth=1.3)
+                ax1.plot(xs, [p["speedup"] for p in pts], label=f"{g['line']}" if which == "new" else None, **kw)
+                ax2.plot(xs, [p["efficiency"] for p in pts], **kw)
+        ideal = list(range(1, top + 1))
+        ax1.plot(ideal, ideal, "k:", linewidth=1, label="ideal")
+        ax2.axhline(1.0, color="k", linestyle=":", linewidth=1)
+        for ax in (ax1, ax2):
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_xlabel(axis)
+            ax.grid(True, alpha=0.3)
+        ax1.set_ylabel("speedup over own 1-worker time" + (" (scaled, weak)" if scaling == "weak" else ""))
+        ax2.set_ylabel("parallel efficiency")
+        ax2.set_ylim(0, max(1.2, max(p["efficiency"] for g in lines for w in ("base", "new") for p in g[w]) * 1.05))
+        handles, labels = ax1.get_legend_handles_labels()
+        handles += [Line2D([], [], color="grey", linestyle="--", marker="o", markerfacecolor="white"),
+                    Line2D([], [], color="grey", linestyle="-", marker="o")]
+        labels += ["BASE (dashed, open)", "NEW (solid)"]
+        ax1.legend(handles, labels, fontsize=7)
+        title = (f"{kernel} {scaling} scaling, N={fmt_size(size)}{' per worker' if scaling == 'weak' else ''} "
+                 f"{precision} ({study})")
+        fig.suptitle(title, fontsize=10)
+        caption = title + ": " + "; ".join(f"{g['line']}: {g['verdict']}" for g in lines)
+        out.append((p.save(fig, f"scaling_{n:02d}", caption), caption))
+    return out
+
+
+KEY_CONTEXT = ("cpu.model", "cpu.physical_cores", "cpu.logical_cpus", "cpu.smt", "gpu", "build.build_type",
+               "build.compiler", "python", "build.git_commit")
+
+
+def first_screen(res: dict) -> str:
+    e = html.escape
+    s = res["summary"]
+    tiles = [("slower", s["slower"], "slower"), ("faster", s["faster"], "faster"),
+             ("same", s["same"], "no difference beyond the noise"
+              + (f" ({s['too_few_reps']} with too few repetitions to tell)" if s["too_few_reps"] else "")),
+             ("", s["failed"], "failed, not compared"),
+             ("", s["only_base"] + s["only_new"], f"unmatched ({s['only_base']} only in BASE, {s['only_new']} only in NEW)")]
+    parts = ["<h2 id='summary'>What changed</h2><div class='tiles'>"]
+    parts += [f"<div class='tile {cls}'><b>{n}</b>{e(text)}</div>" for cls, n, text in tiles]
+    parts.append("</div>")
+    notes = []
+    if s["too_few_reps"]:
+        notes.append(f"{s['too_few_reps']} of the {s['compared']} compared records had too few repetitions to tell "
+                     f"(the U test needs {reps_needed(res['settings']['alpha'])} per side to reach "
+                     f"p &lt; {res['settings']['alpha']:g}).")
+    if s["one_side_unavailable"] or s["not_measured"]:
+        notes.append(f"{s['one_side_unavailable']} unavailable on one side, {s['not_measured']} measured on neither.")
+    for what, key in (("Largest slowdown", "largest_slowdown"), ("Largest speedup", "largest_speedup")):
+        x = s[key]
+        if x:
+            notes.append(f"{what}: <b>{e(x['label'])}</b>, time x{fmt_ratio(x['time_ratio'])} ({x['change_pct']:+.1f}%, "
+                         f"{e(verdict_words(x))}).")
+    g = res["gate"]
+    if g:
+        verdict = (f"<span class='slower'>FAIL</span>: {len(g['records'])} record(s) significantly slower by more than "
+                   f"{g['fail_if_slower_pct']:g}%" if g["failed"] else
+                   f"<span class='faster'>pass</span>: none significantly slower by more than {g['fail_if_slower_pct']:g}%")
+        notes.append(f"Gate --fail-if-slower: {verdict}.")
+    shapes = defaultdict(int)
+    for sh in res["scaling"]:
+        shapes[sh["verdict"]] += 1
+    if shares_line(res):
+        notes.append(e(shares_line(res)) + ".")
+    if shapes:
+        notes.append("Scaling shapes: " + ", ".join(f"{n} {v}" for v, n in sorted(shapes.items())) + ".")
+    parts.append("<p>" + "<br>".join(notes) + "</p>")
+    keyed = {d["key"]: d for d in res["context_differences"]}
+    machine = [keyed[k] for k in KEY_CONTEXT if k in keyed]
+    if machine:
+        parts.append("<table class='runs'><tr><th class='l'>differs</th><th class='l'>BASE</th><th class='l'>NEW</th></tr>")
+        parts += [f"<tr><th class='l'>{e(d['key'])}</th><td>{e(_show(d['base']))}</td><td>{e(_show(d['new']))}</td></tr>"
+                  for d in machine]
+        parts.append("</table>")
+    else:
+        parts.append("<p>Same CPU, core count, GPU, build type, compiler and interpreter.</p>")
+    return "".join(parts)
+
+
+def records_table(res: dict) -> str:
+    e = html.escape
+    alpha = res["settings"]["alpha"]
+    shares = any(share_pair(r) for r in res["records"] if r["kind"] == "compared")
+    parts = ["<table><tr><th class='l'>verdict</th><th class='l'>record</th><th>BASE median (s)</th><th>NEW median (s)</th>"
+             f"<th>NEW/BASE time</th><th>{100 - alpha * 100:g}% interval</th><th>p</th><th>reps</th><th>rate ratio</th>"
+             + ("<th class='l'>share of roof BASE &rarr; NEW</th>" if shares else "") + "<th class='l'>note</th></tr>"]
+    for r in res["records"]:
+        if r["kind"] == "compared":
+            ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])} – {fmt_ratio(r['ci'][1])}"
+            note = "too few repetitions to tell" if r["too_few_reps"] else ""
+            if r.get("gate"):
+                note = "trips --fail-if-slower" + (f"; {note}" if note else "")
+            parts.append(f"<tr><td class='l {r['verdict']}'>{r['verdict']}</td><td class='l rec'>{e(r['label'])}</td>"
+                         f"<td>{r['base']['median_s']:.4g}</td><td>{r['new']['median_s']:.4g}</td>"
+                         f"<td>{fmt_ratio(r['time_ratio'])}</td><td>{ci}</td><td>{r['p_value']:.2g}</td>"
+                         f"<td>{r['base']['reps']}/{r['new']['reps']}</td><td>{fmt_ratio(r['rate_ratio'])}</td>"
+                         + (f"<td class='l'>{e(share_pair(r))}</td>" if shares else "")
+                         + f"<td class='l warn'>{e(note)}</td></tr>")
+        else:
+            cls = " class='failed'" if r["kind"] == "failed" else ""
+            detail = "; ".join(f"{w.upper()} {r[w]['status']}: {r[w].get('detail', '')}" for w in ("base", "new")
+                               if r[w]["status"] != "ok")
+            what = {"failed": "failed", "one-side-unavailable": "n/a", "not-measured": "not measured"}[r["kind"]]
+            parts.append(f"<tr{cls}><td class='l'>{what}</td><td class='l rec'>{e(r['label'])}</td><td>{e(r['base']['status'])}</td>"
+                         f"<td>{e(r['new']['status'])}</td><td colspan='{6 if shares else 5}'>not compared</td>"
+                         f"<td class='l'>{e(detail)}</td></tr>")
+    parts.append("</table>")
+    return "".join(parts)
+
+
+def write(res: dict, out_dir: str) -> str:
+    """DIR/report.html (self-contained), DIR/plots/*.png and DIR/compare.json; returns the report's path."""
+    p = Plotter(os.path.join(out_dir, "plots"), svg=False, grid=False)
+    e = html.escape
+    b, n = res["base"], res["new"]
+    parts = [page_head("parlab compare", STYLE), "<h1>parlab compare</h1><table class='runs'>"]
+    for name, run in (("BASE", b), ("NEW", n)):
+        parts.append(f"<tr><th class='l'>{name}</th><td>{e(run['path'])}</td><td>suite {e(str(run['suite']))}</td>"
+                     f"<td>{e(str(run['started_utc']))}</td><td>commit {e(str(run['git_commit']))}</td></tr>")
+    st = res["settings"]
+    parts.append(f"</table><p class='small'>Verdict: two-sided Mann-Whitney U p &lt; {st['alpha']:g} on the repetition "
+                 f"times and a change of the median time beyond {st['threshold_pct']:g}%; intervals: {e(st['interval'])}. "
+                 f"Scaling shapes: efficiency over each side's own one-worker time, within "
+                 f"{st['shape_threshold_pct']:g}% or the noise = same scaling.</p>")
+    parts.append(first_screen(res))
+    change = change_figure(p, res)
+    if change:
+        parts.append("<h2>Change per record</h2>" + figure_html(*change))
+    if res["scaling"]:
+        parts.append("<h2>Scaling shape</h2><table><tr><th class='l'>verdict</th><th class='l'>series</th>"
+                     "<th class='l'>efficiency</th></tr>")
+        for g in res["scaling"]:
+            cls = {"scales worse": "slower", "scales better": "faster", "same scaling": "same"}.get(g["verdict"], "warn")
+            parts.append(f"<tr><td class='l {cls}'>{e(g['verdict'])}</td><td class='l'>{e(shape_title(g))}</td>"
+                         f"<td class='l'>{e(shape_points(g))}</td></tr>")
+        parts.append("</table>")
+        parts += [figure_html(path, caption) for path, caption in scaling_figures(p, res)]
+    parts.append("<h2>Records</h2>" + records_table(res))
+    for name, key in (("BASE", "only_base"), ("NEW", "only_new")):
+        if res[key]:
+            parts.append(f"<h2>Only in {name}: {len(res[key])} record(s)</h2><ul>"
+                         + "".join(f"<li>{e(x)}</li>" for x in res[key + "_series"]) + "</ul>")
+    parts.append("<h2>Context differences</h2>")
+    if res["context_differences"]:
+        parts.append("<table><tr><th class='l'>key</th><th class='l'>BASE</th><th class='l'>NEW</th></tr>")
+        parts += [f"<tr><th class='l'>{e(d['key'])}</th><td class='l'>{e(_show(d['base']))}</td>"
+                  f"<td class='l'>{e(_show(d['new']))}</td></tr>" for d in res["context_differences"]]
+        parts.append("</table>")
+    else:
+        parts.append("<p>None.</p>")
+    if res["notes"]:
+        parts.append("<ul>" + "".join(f"<li class='warn'>{e(x)}</li>" for x in res["notes"]) + "</ul>")
+    parts.append("</body></html>\n")
+    with open(os.path.join(out_dir, "compare.json"), "w", encoding="utf-8") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+    return write_page(os.path.join(out_dir, "report.html"), "".join(parts))

@@ -1,0 +1,147 @@
+"""Statistics for experiments/analysis/compare.py, without SciPy: the two-sided Mann-Whitney U test of two
+sets of repetition times, the Moses confidence interval of their ratio, and a pair's verdict.
+
+U counts the pairs (BASE_i, NEW_j) with NEW_j > BASE_i (ties count half). The exact null
+distribution (no ties, n*m <= EXACT_MAX) is the coefficient list of the Gaussian binomial
+[n+m choose n]_q; otherwise the normal approximation with tie and continuity correction. Both
+give the p-values scipy.stats.mannwhitneyu gives (tests/python/test_compare.py checks).
+The (1 - alpha) interval of NEW/BASE inverts the same test on log times: with k the largest
+integer such that P(U <= k - 1) < alpha/2, it runs from the k-th smallest to the k-th largest of
+the n*m pairwise ratios NEW_j / BASE_i (None when k = 0: too few repetitions for any interval).
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+EXACT_MAX = 2500  # n*m up to which the exact U distribution is used
+
+
+@lru_cache(maxsize=None)
+def u_counts(n: int, m: int) -> tuple:
+    """How many of the C(n+m, n) orderings of two samples give U = 0..n*m (no ties): the
+    coefficients of the Gaussian binomial [n+m choose n]_q = prod_i (1 - q^(m+i)) / (1 - q^i)."""
+    top = n * m
+    c = [1] + [0] * top
+    for i in range(1, n + 1):
+        for k in range(top, m + i - 1, -1):
+            c[k] -= c[k - m - i]
+        for k in range(i, top + 1):
+            c[k] += c[k - i]
+    return tuple(c)
+
+
+def _u_cdf(n: int, m: int, u: float) -> float:
+    """P(U <= u) under the null hypothesis, exact."""
+    c = u_counts(n, m)
+    k = math.floor(u)
+    return 0.0 if k < 0 else sum(c[:k + 1]) / sum(c)
+
+
+def _ranks(values: list) -> tuple[list, list]:
+    """Average ranks (1-based) of values, and the sizes of the groups of ties."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks, ties, i = [0.0] * len(values), [], 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        if j > i:
+            ties.append(j - i + 1)
+        i = j + 1
+    return ranks, ties
+
+
+def mann_whitney(base: list, new: list) -> dict:
+    """Two-sided Mann-Whitney U test. u counts the pairs where NEW > BASE (ties count half):
+    above n*m/2 NEW tends to be larger (slower, for times)."""
+    n, m = len(base), len(new)
+    ranks, ties = _ranks(list(base) + list(new))
+    u = sum(ranks[n:]) - m * (m + 1) / 2
+    mu = n * m / 2
+    if not ties and n * m <= EXACT_MAX:
+        p = min(1.0, 2 * min(_u_cdf(n, m, u), 1 - _u_cdf(n, m, u - 1)))
+        return {"u": u, "p": p, "method": "exact"}
+    big_n = n + m
+    var = n * m / 12 * ((big_n + 1) - sum(t ** 3 - t for t in ties) / (big_n * (big_n - 1)))
+    if var <= 0:
+        return {"u": u, "p": 1.0, "method": "normal"}
+    z = max(0.0, abs(u - mu) - 0.5) / math.sqrt(var)
+    return {"u": u, "p": min(1.0, math.erfc(z / math.sqrt(2))), "method": "normal"}
+
+
+def min_p(n: int, m: int) -> float:
+    """The smallest two-sided p the U test can give for n and m repetitions."""
+    return min(1.0, 2 / math.comb(n + m, n))
+
+
+def reps_needed(alpha: float) -> int:
+    """Repetitions per side from which the U test can reach p < alpha."""
+    k = 1
+    while min_p(k, k) >= alpha:
+        k += 1
+    return k
+
+
+def _norm_quantile(q: float) -> float:
+    lo, hi = -40.0, 40.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if 0.5 * math.erfc(-mid / math.sqrt(2)) < q:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def ratio_interval(base: list, new: list, alpha: float):
+    """(lo, hi) of the (1 - alpha) Moses confidence interval of NEW/BASE (a shift of log times),
+    or None where the repetitions are too few for any finite interval."""
+    n, m = len(base), len(new)
+    top = n * m
+    if top == 0:
+        return None
+    if top <= EXACT_MAX:
+        c = u_counts(n, m)
+        total, cum, k = sum(c), 0, 0
+        while k < top and (cum + c[k]) / total < alpha / 2:  # P(U <= k) < alpha/2, so k + 1 is allowed
+            cum += c[k]
+            k += 1
+    else:
+        k = math.floor(top / 2 - _norm_quantile(1 - alpha / 2) * math.sqrt(top * (n + m + 1) / 12))
+    if k < 1:
+        return None
+    d = sorted(math.log(b) - math.log(a) for a in base for b in new)
+    return math.exp(d[k - 1]), math.exp(d[top - k])
+
+
+def median(xs: list) -> float:
+    s = sorted(xs)
+    h = len(s) // 2
+    return s[h] if len(s) % 2 else (s[h - 1] + s[h]) / 2
+
+
+def compare_samples(base: list, new: list, alpha: float, threshold: float) -> dict:
+    """Every figure of one matched pair of repetition-time samples, and the verdict."""
+    ratio = median(new) / median(base)
+    test = mann_whitney(base, new)
+    ci = ratio_interval(base, new, alpha)
+    smallest = min_p(len(base), len(new))
+    significant = test["p"] < alpha
+    direction = (test["u"] > len(base) * len(new) / 2) - (test["u"] < len(base) * len(new) / 2)
+    verdict = "same"
+    if significant and direction > 0 and ratio > 1 + threshold:
+        verdict = "slower"
+    elif significant and direction < 0 and ratio < 1 - threshold:
+        verdict = "faster"
+    out = {"time_ratio": ratio, "change_pct": (ratio - 1) * 100, "ci": list(ci) if ci else None,
+           "p_value": test["p"], "test": test["method"], "u": test["u"], "significant": significant,
+           "direction": direction, "min_p": smallest, "too_few_reps": smallest >= alpha, "verdict": verdict}
+    if out["too_few_reps"]:
+        out["warning"] = (f"too few repetitions to tell: {len(base)} against {len(new)}, the smallest p the U test "
+                          f"can give is {smallest:.2g}, not below alpha {alpha:g}; {reps_needed(alpha)} per side needed")
+    return out
+
+

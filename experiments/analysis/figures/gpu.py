@@ -1,0 +1,90 @@
+"""The GPU studies (gpu_transfers, gpu_logging) and all GPUs against one (multi_gpu)."""
+from __future__ import annotations
+
+from .labels import fmt_size
+from .load import family_of, kernel_order, ok_records
+from ..writer import Plotter
+
+
+def gpu_study_figures(p: Plotter, doc: dict) -> None:
+    """The GPU studies: transfer bandwidth vs size (pageable vs pinned, many small copies vs
+    one large), and the logging study's time split into kernel and transfer time."""
+    recs = [r for r in doc["records"] if r["status"] == "ok" and family_of(r) == "study"]
+    transfers = [r for r in recs if r["kernel"].startswith("transfer_") and "bytes_per_s" in r.get("rate", {})]
+    if transfers:
+        fig, ax = p.plt.subplots(figsize=(8, 4.5))
+        for kernel in sorted({r["kernel"] for r in transfers}, key=kernel_order):
+            rs = sorted((r for r in transfers if r["kernel"] == kernel), key=lambda r: r["size"])
+            if rs:
+                ax.plot([r["size"] for r in rs], [r["rate"]["bytes_per_s"] / 1e9 for r in rs], marker="o",
+                        label=kernel.replace("transfer_", ""))
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("bytes per transfer study point")
+        ax.set_ylabel("host<->device bandwidth (GB/s)")
+        ax.set_title("Transfers: pageable vs pinned; many small copies vs one large")
+        ax.legend(fontsize=7)
+        p.save(fig, "gpu_transfers", "Host-device transfer bandwidth vs size (time from CUDA events, transfers only)")
+    logging = [r for r in recs if r["kernel"].startswith("logging_")]
+    if logging:
+        logging.sort(key=lambda r: r["kernel"])
+        fig, ax = p.plt.subplots(figsize=(6, 4))
+        names = [r["kernel"].replace("logging_", "") for r in logging]
+        kern = [r.get("kernel_s") or 0.0 for r in logging]
+        xfer = [r.get("transfer_s") or 0.0 for r in logging]
+        ax.bar(names, kern, label="kernel time", color="tab:blue")
+        ax.bar(names, xfer, bottom=kern, label="transfer time", color="tab:orange")
+        ax.set_ylabel("seconds per run (median)")
+        ax.set_title(f"Logging {logging[0]['size']} steps: read back every step vs once")
+        ax.legend(fontsize=7)
+        p.save(fig, "gpu_logging", "Logging study: kernel and transfer time, norm read back every step vs kept on the device")
+
+
+MULTI_GPU = {"cuda-multi": "all GPUs at once", "cuda-multi-seq": "one GPU after another"}
+
+
+def multi_gpu_series(doc: dict) -> list[dict]:
+    """All GPUs against one (tested on its own): for every (kernel, precision, size) measured on
+    one GPU (`cuda`) and split over every GPU (`cuda-multi`, `cuda-multi-seq`), the speedup over
+    one GPU and the GPU count the record's metrics name."""
+    recs = [r for r in ok_records(doc) if r["backend"] in ("cuda", *MULTI_GPU)]
+    one = {(r["kernel"], r.get("precision", ""), r["size"]): r for r in recs if r["backend"] == "cuda"}
+    rows = []
+    for r in sorted(recs, key=lambda r: (r["kernel"], r.get("precision", ""), r["size"], r["backend"])):
+        ref = one.get((r["kernel"], r.get("precision", ""), r["size"]))
+        if r["backend"] == "cuda" or ref is None:
+            continue
+        rows.append({"kernel": r["kernel"], "precision": r.get("precision", ""), "size": r["size"],
+                     "backend": r["backend"], "devices": int(r.get("metrics", {}).get("devices", 0)),
+                     "speedup": ref["time_s"]["median"] / r["time_s"]["median"]})
+    return rows
+
+
+def multi_gpu_figures(p: Plotter, doc: dict) -> None:
+    rows = multi_gpu_series(doc)
+    if not rows:
+        return
+    keys = sorted({(r["kernel"], r["precision"], r["size"]) for r in rows})
+    fig, ax = p.plt.subplots(figsize=(max(6, 1.6 * len(keys)), 4.6))
+    width = 0.38
+    for k, (backend, label) in enumerate(MULTI_GPU.items()):
+        xs, ys = [], []
+        for i, key in enumerate(keys):
+            hit = [r for r in rows if (r["kernel"], r["precision"], r["size"]) == key and r["backend"] == backend]
+            if hit:
+                xs.append(i + (k - 0.5) * width)
+                ys.append(hit[0]["speedup"])
+        bars = ax.bar(xs, ys, width, label=f"{backend} ({label})")
+        for b, y in zip(bars, ys):
+            ax.text(b.get_x() + b.get_width() / 2, y, f"{y:.2f}x", ha="center", va="bottom", fontsize=7)
+    devices = max(r["devices"] for r in rows)
+    if devices > 0:
+        ax.axhline(devices, color="k", linestyle="--", linewidth=1, label=f"ideal ({devices} GPUs)")
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels([f"{kern} {fmt_size(n)}" + (f"\n{prec}" if kern != "pi" else "") for kern, prec, n in keys])
+    ax.set_ylabel("speedup over one GPU (median times)")
+    ax.set_ylim(0, max(devices, max(r["speedup"] for r in rows)) * 1.15)
+    ax.set_title(f"All {devices} GPUs against one: concurrent vs one after another")
+    # Below the axes: inside, it covered the tallest bars' labels.
+    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3)
+    p.save(fig, "multi_gpu", "Multi-GPU: speedup over one GPU of the same kernel split over every GPU, launched "
+                             "concurrently or one GPU after another")

@@ -1,0 +1,220 @@
+"""Loading a run: results.json checked against what the figures need, the kernel sets that
+route records to their figures, and the record helpers every figure shares."""
+from __future__ import annotations
+
+import json
+import os
+
+SCHEMA = "parlab-results/1"
+# A record's family routes it to its figures (figure modules never list kernel names). Records
+# since the catalogue became the one kernel list carry `family` (the catalogue's, core/kernel_catalogue.cpp, or the wing's
+# for its own studies); committed records from before do not, and for them only this table gives
+# the family they would carry. It is the catalogue's kernels in its order, then the wings' own
+# (embed/race_workloads.cpp, gpu/register.hpp); tests/python/test_kernel_families.py checks it
+# against `parlab list`. A new kernel needs no entry here: its records carry their family.
+LEGACY_FAMILIES = {
+    "pi": "pi",
+    "copy": "stream", "mul": "stream", "add": "stream", "triad": "stream", "dot": "stream", "nstream": "stream",
+    "plus_one": "seed", "add2d": "seed", "matmul": "seed",
+    "count_racy": "race", "count_atomic": "race", "count_local": "race", "rng_shared": "race", "rng_counter": "race",
+    "sum_order": "race", "sum_canonical": "race",
+    "overhead_empty": "overhead", "overhead_for": "overhead", "overhead_reduce": "overhead",
+    "mpi_barrier": "comm", "mpi_allreduce": "comm", "mpi_bcast": "comm",
+    "py_count_racy": "race", "py_count_racy_call": "race", "py_count_locked": "race", "py_numpy_add_racy": "race",
+    "transfer_pageable": "study", "transfer_pinned": "study", "transfer_many_small": "study",
+    "transfer_one_large": "study", "logging_every_step": "study", "logging_on_device": "study",
+}
+# The lab (race lab and overhead probes) gets figures of its own, never speed figures.
+LAB_FAMILIES = ("race", "overhead")
+
+
+def family_of(r: dict) -> str:
+    """The record's kernel family: its `family`, or for a record from before records carried one,
+    the family its kernel had then."""
+    return r.get("family") or LEGACY_FAMILIES.get(r["kernel"], "")
+
+
+def kernel_order(kernel: str):
+    """A sort key putting kernels in the catalogue's display order (unknown ones last, by name)."""
+    order = list(LEGACY_FAMILIES)
+    return (order.index(kernel), "") if kernel in order else (len(order), kernel)
+
+
+def _kernels_of(family: str) -> tuple:
+    return tuple(k for k, f in LEGACY_FAMILIES.items() if f == family)
+
+
+# The kernel sets by family, for callers of the single-file plot.py (figures use family_of).
+RACE_KERNELS = _kernels_of("race")
+OVERHEAD_KERNELS = _kernels_of("overhead")
+LAB_KERNELS = RACE_KERNELS + OVERHEAD_KERNELS
+STUDY_KERNELS = _kernels_of("study")
+TRANSFER_KERNELS = tuple(k for k in STUDY_KERNELS if k.startswith("transfer_"))
+LOGGING_KERNELS = tuple(k for k in STUDY_KERNELS if k.startswith("logging_"))
+MPI_PROBE_KERNELS = _kernels_of("comm")
+
+
+class InputError(Exception):
+    """A results file that is missing or malformed."""
+
+
+def load_run(run_dir: str) -> dict:
+    path = os.path.join(run_dir, "results.json") if os.path.isdir(run_dir) else run_dir
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file (expected a parlab run directory)") from None
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}: not valid JSON: {e}") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{path}: expected a JSON object")
+    if doc.get("schema") != SCHEMA:
+        raise InputError(f"{path}: schema is {doc.get('schema')!r}, expected {SCHEMA!r}")
+    for key in ("context", "records", "status"):
+        if key not in doc:
+            raise InputError(f"{path}: missing key {key!r}")
+    if not isinstance(doc["records"], list):
+        raise InputError(f"{path}: 'records' must be a list")
+    for i, r in enumerate(doc["records"]):
+        for key in ("kernel", "backend", "threads", "size", "status"):
+            if key not in r:
+                raise InputError(f"{path}: record {i} lacks {key!r}")
+        if r["status"] == "ok":
+            t = r.get("time_s", {})
+            if not isinstance(t.get("median"), (int, float)) or t["median"] <= 0:
+                raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}) has no positive median time")
+    doc["_path"] = path
+    doc["records"] = pool_rounds(doc["records"])
+    return doc
+
+
+# A measurement's fields as the plan gives them (experiments/suite.cpp, to_json of a
+# MeasurementSpec) but its round: what the records of one measurement in a run made in rounds
+# have in common.
+SPEC_FIELDS = ("study", "scaling", "kernel", "backend", "threads", "size", "size_y", "precision", "seed", "reps",
+               "warmup", "min_rep_seconds", "device", "interpreter", "python_gil", "ranks")
+
+
+def _aggregates(v: list) -> dict:
+    """The runner's time_s of repetitions v (experiments/runner.cpp, aggregates)."""
+    v = sorted(v)
+    n = len(v)
+    median = v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+    mean = sum(v) / n
+    stddev = (sum((x - mean) ** 2 for x in v) / (n - 1)) ** 0.5 if n > 1 else 0.0
+    return {"median": median, "mean": mean, "stddev": stddev, "min": v[0], "max": v[-1]}
+
+
+def pool_rounds(records: list) -> list:
+    """One record per measurement of a run made in rounds (records with `round`): the rounds'
+    repetitions pooled (reps_s in round order, time_s and rate recomputed as the runner computes
+    them), `rounds` the count and `round_records` the rounds' own records (metrics, kernel and
+    transfer times are the first round's; per round they are there). A round that did not pass
+    makes the measurement that round's record: a failure stays a failure. Records without
+    `round` pass through unchanged, in order."""
+    groups, out = {}, []
+    for r in records:
+        if r.get("round") is None:
+            out.append(r)
+            continue
+        key = tuple((f, json.dumps(r.get(f), sort_keys=True)) for f in SPEC_FIELDS)
+        if key not in groups:
+            groups[key] = []
+            out.append(groups[key])  # the measurement's place: its first round's
+        groups[key].append(r)
+    return [_pooled(x) if isinstance(x, list) else x for x in out]
+
+
+def _pooled(rounds: list) -> dict:
+    rounds = sorted(rounds, key=lambda r: r["round"])
+    bad = [r for r in rounds if r["status"] != "ok" or not (r.get("validation") or {}).get("pass", True)]
+    first = dict(bad[0] if bad else rounds[0])
+    first.pop("round", None)
+    first["rounds"], first["round_records"] = len(rounds), rounds
+    if bad:
+        return first
+    reps = [x for r in rounds for x in r["reps_s"]]
+    first["reps_s"], first["time_s"] = reps, _aggregates(reps)
+    first["inner"] = max(r.get("inner", 1) for r in rounds)
+    work, median = first.get("work", {}), first["time_s"]["median"]
+    first["rate"] = {f"{k}_per_s": work[k] / median for k in ("samples", "bytes", "flops") if work.get(k)}
+    return first
+
+
+def rate_of(r: dict):
+    """The headline rate of a record and its unit."""
+    rate = r.get("rate", {})
+    if "samples_per_s" in rate:
+        return rate["samples_per_s"], "samples/s"
+    if "flops_per_s" in rate and arithmetic_intensity(r) >= 1:  # compute-bound (a matrix product)
+        return rate["flops_per_s"], "flop/s"
+    if "bytes_per_s" in rate:
+        return rate["bytes_per_s"], "B/s"
+    return None, ""
+
+
+def element_bytes(r: dict) -> int:
+    return {"double": 8, "float": 4, "int32": 4}.get(r.get("precision"), 8)
+
+
+# Arrays a workload allocated, in words per element, for records from before records carried
+# work.footprint_bytes (the catalogue's host words): plus_one two, the STREAM set three.
+LEGACY_HOST_WORDS = {"plus_one": 2}
+
+
+def footprint_bytes(r: dict) -> float:
+    """Bytes of every array the record's workload allocated (work.footprint_bytes), or for an
+    older record, its arrays as the catalogue had them then."""
+    if "footprint_bytes" in r.get("work", {}):
+        return r["work"]["footprint_bytes"]
+    return r["size"] * element_bytes(r) * LEGACY_HOST_WORDS.get(r["kernel"], 3)
+
+
+def fastest_bytes_per_s(r: dict):
+    """Bytes/s of the record's fastest iteration: a peer's own figure (metrics.peer_bytes_per_s,
+    BabelStream's fastest of its iterations; of pooled rounds, the fastest round's), else work
+    over the fastest repetition where each repetition was one iteration (inner 1: the run set no
+    minimum repetition time); None without bytes, or where a repetition's time was a mean over
+    several iterations (as a likwid-bench record's always is: metrics.peer_mean_bytes_per_s)."""
+    if r.get("round_records"):  # pooled rounds: the fastest of them
+        each = [fastest_bytes_per_s(x) for x in r["round_records"]]
+        return max(each) if all(each) else None
+    own = (r.get("metrics") or {}).get("peer_bytes_per_s")
+    if own:
+        return own
+    if "peer_mean_bytes_per_s" in (r.get("metrics") or {}):
+        return None  # a peer that reports only means (likwid-bench): each repetition is a mean of many
+    moved, fastest = r.get("work", {}).get("bytes"), r.get("time_s", {}).get("min")
+    return moved / fastest if moved and fastest and r.get("inner", 1) == 1 else None
+
+
+def arithmetic_intensity(r: dict) -> float:
+    """Flops per byte moved (work.flops / work.bytes); 0 without bytes."""
+    work = r.get("work", {})
+    return work.get("flops", 0) / work["bytes"] if work.get("bytes") else 0.0
+
+
+def ok_records(doc: dict, lab: bool = False):
+    """Valid records of the canonical kernels (lab=False) or of the lab (lab=True)."""
+    return [r for r in doc["records"] if r["status"] == "ok" and (family_of(r) in LAB_FAMILIES) == lab]
+
+
+# ---------------------------------------------------------------- MPI: ranks x threads
+# A record measured by an MPI job carries `ranks` (with `ranks_per_node` and `hosts`); a record
+# of one process has none. Everything groups by those fields and by `threads` (per rank), never
+# by backend names, which are labels for people (docs/records.md, "Dimensions that compose").
+def ranks_of(r: dict):
+    """The MPI job size of a record, None for one process."""
+    n = r.get("ranks")
+    return int(n) if isinstance(n, (int, float)) and n >= 1 else None
+
+
+def workers(r: dict) -> int:
+    """Threads the record ran on in all: ranks x threads for an MPI job, threads otherwise."""
+    return (ranks_of(r) or 1) * int(r["threads"])
+
+
+def per_op_us(r: dict) -> float:
+    """Microseconds per operation of a probe or an overhead construct: size counts the calls."""
+    return r["time_s"]["median"] / max(r["size"], 1) * 1e6

@@ -1,0 +1,182 @@
+"""MPI: speedup over ranks (mpi_speedup_...) and the OSU-style latency probes vs ranks
+(mpi_latency); mpi_figures draws these and the mixed-mode bars."""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .labels import fmt_size, hosts_note
+from .load import family_of, ok_records, per_op_us, ranks_of
+from .mixed_mode import mixed_mode_figures
+from ..writer import Plotter
+
+
+# The probes as axes and the summary name them.
+MPI_PROBE_NAMES = {"mpi_barrier": "barrier", "mpi_allreduce": "8-byte allreduce", "mpi_bcast": "8-byte broadcast"}
+
+
+def mpi_scaling_series(doc: dict) -> dict:
+    """Speedup over ranks, as data (tested on its own).
+
+    Returns {(study, scaling, kernel, base_size, precision, threads_per_rank): {label: [point]}},
+    one entry per group with at least two rank counts; a point is a dict of ranks, cores (ranks x
+    threads per rank), speedup, efficiency and vs_single. Strong scaling: speedup = the same
+    backend's median time at 1 rank / its median time at R ranks, efficiency = speedup / R.
+    Without a 1-rank record the reference is the fastest single-process CPU record of the group at
+    threads_per_rank threads, and the label says so. Weak scaling (the size grows with ranks x
+    threads; base_size is the share of one thread): scaled speedup = T_ref x R / T(R),
+    efficiency = T_ref / T(R). vs_single = the fastest single-process CPU time at the same total
+    core count (same study, kernel, base size and precision) / the MPI time: above 1 the ranks
+    win; None where no process was measured at that many threads.
+    """
+    mpi = defaultdict(list)
+    single = defaultdict(list)
+    for r in ok_records(doc):
+        if r.get("scaling") not in ("strong", "weak"):
+            continue
+        rk = ranks_of(r)
+        per = r["threads"] * (rk or 1) if r["scaling"] == "weak" else 1
+        key = (r.get("study", ""), r["scaling"], r["kernel"], r["size"] // per, r.get("precision", ""))
+        if rk is not None:
+            mpi[key + (r["threads"],)].append(r)
+        elif r.get("kind", "cpu") == "cpu":
+            single[key].append(r)
+    out = {}
+    for key, recs in sorted(mpi.items()):
+        if len({ranks_of(r) for r in recs}) < 2:
+            continue
+        scaling, t = key[1], key[5]
+        best_single = {}
+        for r in single.get(key[:5], []):
+            if r["threads"] not in best_single or r["time_s"]["median"] < best_single[r["threads"]]["time_s"]["median"]:
+                best_single[r["threads"]] = r
+        by_backend = defaultdict(dict)
+        for r in recs:
+            # One point per rank count: a repeated measurement keeps the faster median.
+            old = by_backend[r["backend"]].get(ranks_of(r))
+            if old is None or r["time_s"]["median"] < old["time_s"]["median"]:
+                by_backend[r["backend"]][ranks_of(r)] = r
+        series = {}
+        for backend, at in sorted(by_backend.items()):
+            if len(at) < 2:
+                continue
+            if 1 in at:
+                ref, label = at[1], backend
+            elif t in best_single:
+                ref = best_single[t]
+                label = f"{backend} (vs best single process: {ref['backend']} t={t})"
+            else:
+                continue
+            t_ref = ref["time_s"]["median"]
+            pts = []
+            for rk in sorted(at):
+                tm = at[rk]["time_s"]["median"]
+                speed = t_ref / tm * (rk if scaling == "weak" else 1)
+                single_rec = best_single.get(rk * t)
+                pts.append({"ranks": rk, "cores": rk * t, "speedup": speed, "efficiency": speed / rk,
+                            "vs_single": single_rec["time_s"]["median"] / tm if single_rec else None,
+                            "single_backend": single_rec["backend"] if single_rec else None})
+            series[label + hosts_note(at.values())] = pts
+        if series:
+            out[key] = series
+    return out
+
+
+def mpi_scaling_figures(p: Plotter, doc: dict) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    for (study, scaling, kernel, base, precision, t), series in mpi_scaling_series(doc).items():
+        vs = any(pt["vs_single"] is not None for pts in series.values() for pt in pts)
+        fig, axes = p.plt.subplots(1, 3 if vs else 2, figsize=(14 if vs else 10, 4.2), sharex=True)
+        ax1, ax2 = axes[0], axes[1]
+        rmax = max(pt["ranks"] for pts in series.values() for pt in pts)
+        for label, pts in series.items():
+            xs = [pt["ranks"] for pt in pts]
+            ax1.plot(xs, [pt["speedup"] for pt in pts], marker="o", label=label)
+            ax2.plot(xs, [pt["efficiency"] for pt in pts], marker="o", label=label)
+            if vs:
+                got = [pt for pt in pts if pt["vs_single"] is not None]
+                axes[2].plot([pt["ranks"] for pt in got], [pt["vs_single"] for pt in got], marker="o", label=label)
+        ideal = list(range(1, rmax + 1))
+        ax1.plot(ideal, ideal, "k--", linewidth=1, label="ideal")
+        ax2.axhline(1.0, color="k", linestyle="--", linewidth=1, label="ideal")
+        ax2.set_ylim(0, max(1.2, max(pt["efficiency"] for pts in series.values() for pt in pts) * 1.1))
+        per = f" x {t} threads each" if t > 1 else " (1 thread each)"
+        for ax in axes:
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_xlabel(f"MPI ranks{per}")
+        ax1.set_ylabel("speedup over 1 rank" if scaling == "strong" else "scaled speedup over 1 rank (weak)")
+        ax2.set_ylabel("parallel efficiency (speedup / ranks)" if scaling == "strong" else
+                       "weak efficiency: time at 1 rank / time at R ranks")
+        if vs:
+            ax3 = axes[2]
+            ax3.axhline(1.0, color="k", linestyle="--", linewidth=1)
+            ax3.set_ylabel("time of the fastest single process on as many\nthreads as ranks x threads / MPI time")
+            ax3.set_ylim(0, max(1.2, max(pt["vs_single"] or 0 for pts in series.values() for pt in pts) * 1.1))
+            ax3.set_title("above 1: the ranks beat one process's threads", fontsize=8)
+        ax1.legend(fontsize=7)
+        size = f"N={fmt_size(base)} per thread" if scaling == "weak" else f"N={fmt_size(base)}"
+        title = f"{kernel} {scaling} scaling over MPI ranks, {size} {precision}, {t} thread{'s' if t > 1 else ''} per rank"
+        fig.suptitle(title, fontsize=10)
+        name = f"mpi_speedup_{study}_{scaling}_{kernel}_{fmt_size(base)}_{precision}_t{t}".replace("^", "p")
+        p.save(fig, name, title + ("; right: the fastest single process at the same core count / MPI time" if vs else ""))
+
+
+def mpi_latency_series(doc: dict) -> dict:
+    """Latency of the OSU-style probes over ranks, as data (tested on its own).
+
+    Returns {"probes": {label: [(ranks, us per call)]}, "reduce": {label: [(x, us per
+    reduction)]}}. probes: one line per (kernel, backend, threads per rank) of the MPI records
+    of mpi_barrier, mpi_allreduce and mpi_bcast; at a rank count measured at several sizes, the
+    most calls. reduce: the EPCC reduction (overhead_reduce) for comparison, where the run has
+    it: one process's reduction over x threads, and the MPI reduction over x ranks of one thread
+    each (raw time per reduction, no reference subtracted).
+    """
+    probes, reduce = defaultdict(dict), defaultdict(dict)
+
+    def keep(line: dict, x: int, r: dict) -> None:
+        if x not in line or r["size"] > line[x]["size"]:
+            line[x] = r
+
+    for r in ok_records(doc, lab=True) + ok_records(doc):
+        rk = ranks_of(r)
+        if family_of(r) == "comm" and rk is not None:
+            per = f", t={r['threads']}" if r["threads"] > 1 else ""
+            name = f"{MPI_PROBE_NAMES.get(r['kernel'], r['kernel'])} ({r['backend']}{per})"
+            keep(probes[name], rk, r)
+        elif r["kernel"] == "overhead_reduce" and rk is None:
+            keep(reduce[f"{r['backend']} reduction over threads (1 process)"], r["threads"], r)
+        elif r["kernel"] == "overhead_reduce" and r["threads"] == 1:
+            keep(reduce[f"{r['backend']} reduction over ranks (1 thread each)"], rk, r)
+    return {"probes": {k: [(x, per_op_us(v[x])) for x in sorted(v)] for k, v in sorted(probes.items())},
+            "reduce": {k: [(x, per_op_us(v[x])) for x in sorted(v)] for k, v in sorted(reduce.items()) if probes}}
+
+
+def mpi_latency_figures(p: Plotter, doc: dict) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    s = mpi_latency_series(doc)
+    if not s["probes"]:
+        return
+    fig, ax = p.plt.subplots(figsize=(9, 5))
+    for label, pts in s["probes"].items():
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=label)
+    for label, pts in s["reduce"].items():
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", linestyle="--", linewidth=1, label=label)
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("MPI ranks (dashed: threads, for one process's reduction)" if s["reduce"] else "MPI ranks")
+    ax.set_ylabel("time per operation (µs, median; log scale)")
+    title = "What distribution costs: MPI latency vs ranks" + (
+        ", beside the EPCC reduction overhead" if s["reduce"] else "")
+    ax.set_title(title)
+    ax.legend(fontsize=7)
+    p.save(fig, "mpi_latency", "OSU-style probes (barrier, 8-byte allreduce, 8-byte broadcast): µs per call vs ranks"
+           + ("; dashed: the EPCC reduction (overhead_reduce) in one process over threads and over MPI ranks, "
+              "raw µs per reduction" if s["reduce"] else ""))
+
+
+def mpi_figures(p: Plotter, doc: dict) -> None:
+    """Every MPI figure: speedup over ranks, latency vs ranks, the mixed-mode bars."""
+    mpi_scaling_figures(p, doc)
+    mpi_latency_figures(p, doc)
+    mixed_mode_figures(p, doc)

@@ -1,0 +1,256 @@
+"""The run against its machine's limits: each record's share of its roof (context.ceilings, the
+record's `limit`), and the roofline figures roofline_cpu and roofline_gpu.
+
+`parlab run` measures the machine's roofs (context.ceilings: roofs by name, each with value,
+unit, method measured or theoretical, threads and device) and gives every valid record a `limit`:
+the roof that binds its kernel, the rate it attained in that roof's unit and the fraction
+attained / roof, or {"roof": null, "reason": "no roof: ..."}. Which roof binds a kernel is decided
+there, by one function; here it is only read. Runs from before ceilings carry neither: every
+function below then gives None or nothing, and no roofline is drawn.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .labels import fmt_rate
+from .load import family_of, ok_records, ranks_of
+from ..writer import Plotter
+
+# Roof units as the figures and captions write them.
+UNIT_LABELS = {"bytes/s": "B/s", "flops/s": "flop/s", "muls/s": "mul/s", "bytes": "B", "count": "", "hz": "Hz"}
+BANDWIDTH_UNIT = "bytes/s"
+COMPUTE_UNITS = ("flops/s", "muls/s")
+
+
+def ceilings_of(doc: dict) -> dict:
+    """The run's measured roofs, {name: roof}; {} for a run without context.ceilings."""
+    c = doc.get("context", {}).get("ceilings")
+    return dict(c.get("roofs") or {}) if isinstance(c, dict) else {}
+
+
+def roof_share(r: dict):
+    """A record's share of its roof, {roof, value, unit, attained, fraction}, or None where the
+    record has no limit (an older run) or its limit names no roof."""
+    lim = r.get("limit")
+    if not isinstance(lim, dict) or not lim.get("roof") or not isinstance(lim.get("fraction"), (int, float)):
+        return None
+    return lim
+
+
+def share_text(r: dict) -> str:
+    """"0.82 of cpu_bw_triad_all" for a record with a roof, its limit's reason ("no roof: ...")
+    for one whose kernel has none, "" for a record without a limit (a run from before ceilings):
+    the one wording of a record's share of its roof (the report's first screen and `parlab
+    compare` both use it)."""
+    s = roof_share(r)
+    if s:
+        return f"{s['fraction']:.2f} of {s['roof']}"
+    lim = r.get("limit")
+    return str(lim.get("reason") or "no roof") if isinstance(lim, dict) and not lim.get("roof") else ""
+
+
+def roof_text(roof: dict) -> str:
+    """"20.1 GB/s (measured, 2 threads)": a roof's value, how it was had, and on how many CPU
+    threads (the figures' labels and `parlab compare`'s context both)."""
+    unit = UNIT_LABELS.get(roof.get("unit"), roof.get("unit", ""))
+    threads = roof.get("threads")
+    where = f", {threads} thread{'s' if threads != 1 else ''}" if isinstance(threads, int) and roof.get(
+        "device", "cpu") == "cpu" else ""
+    value = roof.get("value")
+    shown = fmt_rate(value, unit) if isinstance(value, (int, float)) else str(value)
+    return f"{shown} ({roof.get('method', '?')}{where})"
+
+
+def roof_label(name: str, roof: dict) -> str:
+    """"cpu_bw_triad_all 20.1 GB/s (measured, 2 threads)": a roof's line label."""
+    return f"{name} {roof_text(roof)}"
+
+
+def device_of(r: dict, roofs: dict) -> str:
+    """"gpu" or "cpu": the device of the record's roof where it has one (a peer's record is on
+    whichever device its binary ran), else the record's kind."""
+    s = roof_share(r)
+    if s and s["roof"] in roofs:
+        return "gpu" if str(roofs[s["roof"]].get("device", "cpu")).startswith("gpu") else "cpu"
+    return "gpu" if r.get("kind") == "gpu" else "cpu"
+
+
+def roofline_points(doc: dict) -> dict:
+    """What the roofline figures plot, as data (tested on its own).
+
+    {device: [point]}, one point per (kernel, precision, backend) of the records with a roof: at
+    the largest size that kernel was measured at (smaller sizes may fit a cache, whose bandwidth
+    no DRAM roof bounds), its fastest thread count (the highest attained rate). A point is
+    {kernel, precision, backend, threads, size, roof, unit, attained, value, fraction,
+    intensity (flops per byte, None without both), flops_per_s (None without flops)}.
+    MPI jobs are left out: the roofs are one machine's, a job may span several."""
+    roofs = ceilings_of(doc)
+    if not roofs:
+        return {}
+    groups = defaultdict(list)
+    for r in ok_records(doc):
+        if roof_share(r) is None or ranks_of(r) is not None or family_of(r) == "study":
+            continue
+        groups[(r["kernel"], str(r.get("precision", "")))].append(r)
+    out = defaultdict(list)
+    for (kernel, precision), recs in sorted(groups.items()):
+        size = max(r["size"] for r in recs)
+        best = {}
+        for r in recs:
+            if r["size"] != size:
+                continue
+            if r["backend"] not in best or roof_share(r)["attained"] > roof_share(best[r["backend"]])["attained"]:
+                best[r["backend"]] = r
+        for backend, r in sorted(best.items()):
+            s = roof_share(r)
+            work = r.get("work", {})
+            flops, moved = work.get("flops") or 0, work.get("bytes") or 0
+            out[device_of(r, roofs)].append({
+                "kernel": kernel, "precision": precision, "backend": backend, "threads": r["threads"],
+                "size": size, "roof": s["roof"], "unit": s.get("unit", ""), "attained": s["attained"],
+                "value": s["value"], "fraction": s["fraction"],
+                "intensity": flops / moved if flops and moved else None,
+                "flops_per_s": r.get("rate", {}).get("flops_per_s") if flops else None})
+    return dict(out)
+
+
+def _draw_roofs(ax, roofs: dict, xlim: tuple) -> None:
+    """Bandwidth roofs as slanted lines (rate = bandwidth x intensity), flop roofs as flat lines,
+    each labelled; a slanted line stops where it meets the highest flop roof, which bounds it
+    there, and a flat one starts where it meets the highest bandwidth roof."""
+    bw = sorted(((n, r) for n, r in roofs.items() if r.get("unit") == BANDWIDTH_UNIT), key=lambda x: (-x[1]["value"], x[0]))
+    fl = sorted(((n, r) for n, r in roofs.items() if r.get("unit") == "flops/s"), key=lambda x: (-x[1]["value"], x[0]))
+    top_flops = fl[0][1]["value"] if fl else None
+    top_bw = bw[0][1]["value"] if bw else None
+    lo, hi = xlim
+    for i, (name, r) in enumerate(bw):
+        right = min(hi, top_flops / r["value"]) if top_flops else hi
+        style = "-" if r.get("method") == "measured" else "--"
+        ax.plot([lo, right], [r["value"] * lo, r["value"] * right], style, color=f"C{i % 10}", linewidth=1.2,
+                alpha=0.8, label=roof_label(name, r))
+    for j, (name, r) in enumerate(fl):
+        left = max(lo, r["value"] / top_bw) if top_bw else lo
+        style = "-" if r.get("method") == "measured" else "--"
+        ax.plot([left, hi], [r["value"], r["value"]], style, color="k", linewidth=1.6 - 0.3 * min(j, 3),
+                alpha=0.9 - 0.15 * min(j, 3), label=roof_label(name, r))
+
+
+def roofline_figures(p: Plotter, doc: dict) -> None:
+    """roofline_cpu and roofline_gpu, where the run has ceilings and records with a roof.
+
+    Left panel: attained flop/s against arithmetic intensity (flops per byte of the work model),
+    log-log, with the device's bandwidth and flop roofs. A kernel without flops (copy) or without
+    bytes (pi, bound by integer multiplies) has no place on it; the right panel therefore gives
+    every point as its share of its own roof, whatever the roof's unit (pi against the
+    integer-multiply roof), so every (kernel, backend) is shown once against its limit."""
+    roofs = ceilings_of(doc)
+    points = roofline_points(doc)
+    for device in ("cpu", "gpu"):
+        pts = points.get(device, [])
+        dev_roofs = {n: r for n, r in roofs.items() if isinstance(r.get("value"), (int, float)) and r["value"] > 0
+                     and str(r.get("device", "cpu")).startswith(device) and r.get("unit") in (BANDWIDTH_UNIT, "flops/s")}
+        if not pts:
+            continue
+        fig, (ax1, ax2) = p.plt.subplots(1, 2, figsize=(13, 0.8 + max(4.5, 0.32 * len(pts))),
+                                         gridspec_kw={"width_ratios": [1.3, 1]})
+        placed = [q for q in pts if q["intensity"] and q["flops_per_s"]]
+        xs = [q["intensity"] for q in placed]
+        lo = min(xs + [1 / 64]) / 2
+        hi = max(xs + [16.0]) * 2
+        # The highest bandwidth and flop roofs cross at the ridge; keep it on the axis.
+        bws = [r["value"] for r in dev_roofs.values() if r["unit"] == BANDWIDTH_UNIT]
+        fls = [r["value"] for r in dev_roofs.values() if r["unit"] == "flops/s"]
+        if bws and fls:
+            hi = max(hi, 4 * max(fls) / max(bws))
+        _draw_roofs(ax1, dev_roofs, (lo, hi))
+        # One marker and colour per backend (a legend of its own), one label per kernel, at its
+        # fastest point: every point's number is on the right, so the left stays legible however
+        # many backends a run has.
+        markers = "osD^v<>ph*P"
+        backends = sorted({q["backend"] for q in placed})
+        style = {b: (markers[i % len(markers)], f"C{i % 10}") for i, b in enumerate(backends)}
+        handles = {}
+        for q in placed:
+            m, c = style[q["backend"]]
+            handles[q["backend"]], = ax1.plot([q["intensity"]], [q["flops_per_s"]], m, color=c, markersize=6,
+                                               markeredgecolor="k", markeredgewidth=0.5, linestyle="none")
+        for kernel in sorted({(q["kernel"], q["precision"]) for q in placed}):
+            top = max((q for q in placed if (q["kernel"], q["precision"]) == kernel), key=lambda q: q["flops_per_s"])
+            ax1.annotate(f"{kernel[0]}", (top["intensity"], top["flops_per_s"]), textcoords="offset points",
+                         xytext=(0, 7), ha="center", fontsize=7, fontweight="bold")
+        ax1.set_xscale("log", base=2)
+        ax1.set_yscale("log")
+        ax1.set_xlim(lo, hi)
+        ax1.set_xlabel("arithmetic intensity (flops per byte of the work model)")
+        ax1.set_ylabel("attained flop/s")
+        ax1.set_title(f"{device.upper()} roofline: solid roofs measured, dashed theoretical")
+        if ax1.get_legend_handles_labels()[0]:
+            # Roofs bottom right; backends top left (the roofs' legend is drawn from the labelled
+            # lines, the backends' from one marker each).
+            roofs_legend = ax1.legend(fontsize=6.5, loc="lower right")
+            if handles:
+                ax1.add_artist(roofs_legend)
+                ax1.legend([handles[b] for b in backends], backends, fontsize=6.5, loc="upper left", title="backend",
+                           title_fontsize=7)
+        # Right: every point's share of its own roof.
+        order = sorted(pts, key=lambda q: (q["kernel"], q["precision"], -q["fraction"]))
+        ys = range(len(order))
+        units = sorted({q["unit"] for q in order})
+        colors = {u: f"C{i}" for i, u in enumerate(units)}
+        ax2.barh(ys, [q["fraction"] for q in order], color=[colors[q["unit"]] for q in order])
+        ax2.set_yticks(list(ys), [f"{q['kernel']} {q['backend']} t={q['threads']}" for q in order], fontsize=7)
+        ax2.invert_yaxis()
+        for y, q in zip(ys, order):
+            unit = UNIT_LABELS.get(q["unit"], q["unit"])
+            ax2.text(q["fraction"], y, f" {q['fraction']:.2f} of {q['roof']} ({fmt_rate(q['attained'], unit)})",
+                     va="center", fontsize=6.5)
+        ax2.axvline(1.0, color="k", linestyle="--", linewidth=1)
+        ax2.set_xlim(0, max(1.6, max(q["fraction"] for q in order) * 1.6))
+        ax2.set_xlabel("attained / roof (1: at the roof)")
+        ax2.set_title("share of the roof that binds each kernel (colour: roof unit)")
+        ax2.grid(axis="y", visible=False)
+        for u in units:
+            ax2.barh([0], [0], color=colors[u], label=UNIT_LABELS.get(u, u) + " roof")
+        ax2.legend(fontsize=7, loc="lower right")
+        left_out = [q for q in pts if q not in placed]
+        caption = (f"{device.upper()} roofline: each (kernel, backend) at its largest size and its fastest thread "
+                   f"count; roofs from context.ceilings" +
+                   (f"; not on the left (no flops, or no bytes): {', '.join(sorted({q['kernel'] for q in left_out}))}, "
+                    "shown on the right against their own roofs" if left_out else ""))
+        p.save(fig, f"roofline_{device}", caption)
+
+
+def bandwidth_bound(recs: list, roofs: dict, ref_bytes_per_s: float):
+    """The speedup a memory-bound series cannot pass: the all-cores bandwidth roof over the
+    reference's (one thread's) bytes/s. recs: the series' records. Returns (bound, roof name,
+    roof) or None where the kernel is not memory-bound or the run has no such roof.
+
+    The roof is the one the records' limit names (the all-cores one where they name the one-core
+    roof: the ceiling of a thread sweep is where all threads are); records without a limit, of a
+    STREAM-like family with bytes to move, meet the triad roof, whose mix of reads and a write is
+    the STREAM set's."""
+    if not roofs or not ref_bytes_per_s:
+        return None
+    name = None
+    for r in sorted(recs, key=lambda r: -r["threads"]):
+        s = roof_share(r)
+        if s and s.get("unit") == BANDWIDTH_UNIT:
+            name = s["roof"]
+            break
+    if name is None and any(family_of(r) in ("stream", "basic") and (r.get("work") or {}).get("bytes") for r in recs):
+        name = "cpu_bw_triad_all"
+    if name is None:
+        return None
+    if name.endswith("_1") and name[:-2] + "_all" in roofs:
+        name = name[:-2] + "_all"
+    roof = roofs.get(name)
+    if not roof or roof.get("unit") != BANDWIDTH_UNIT or not roof.get("value"):
+        return None
+    return roof["value"] / ref_bytes_per_s, name, roof
+
+
+def fastest_share_text(r: dict) -> str:
+    """", 0.82 of cpu_bw_triad_all" to append after a fastest backend's rate, or ""."""
+    t = share_text(r)
+    return f", {t}" if t else ""
+

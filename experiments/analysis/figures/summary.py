@@ -1,0 +1,191 @@
+"""The run summary, the report's first screen: what the run found and what went wrong."""
+from __future__ import annotations
+
+import html
+from collections import defaultdict
+
+from .gil import gil_series
+from .labels import fmt_rate, fmt_size, fmt_time, interpreter_suffix
+from .load import family_of, kernel_order, ok_records, rate_of, ranks_of
+from .mixed_mode import mixed_mode_series
+from .mpi import MPI_PROBE_NAMES, mpi_latency_series, mpi_scaling_series
+from .roofline import ceilings_of, roof_share, share_text
+from .scaling import scaling_bounds, scaling_series
+
+
+def run_summary(doc: dict, libraries: list | None = None) -> dict:
+    """What the run found, as data for the report's first screen (tested on its own).
+
+    findings: one row per (study, kernel, precision, size): the fastest backend and its rate
+    (with its share of its roof, "0.82 of cpu_bw_triad_all", where the record has a limit), the
+    best CPU speedup (and for a memory-bound kernel the bound its bandwidth roof puts on it) at the largest thread count, and for pi from Python every variant's
+    speedup at its largest thread count with GIL-released against GIL-held; then one row per
+    Python library comparison (libraries_table's rows). problems: every failed record, then every unavailable backend with its
+    reason (one row per backend and reason)."""
+    findings = []
+    ok = ok_records(doc)
+    speedups = scaling_series(doc)
+    bounds = scaling_bounds(doc)
+    gil = gil_series(doc)
+    groups = defaultdict(list)
+    for r in ok:
+        # The latency probes have no "fastest": one rank is trivially quickest; mpi_summary says
+        # what they measured (latency per rank count).
+        if family_of(r) not in ("study", "comm") and rate_of(r)[0] is not None:
+            groups[(r.get("study", ""), r["kernel"], r.get("precision", ""))].append(r)
+    for (study, kernel, precision), recs in sorted(groups.items()):
+        size = max(r["size"] for r in recs if r.get("scaling") != "weak") if any(
+            r.get("scaling") != "weak" for r in recs) else max(r["size"] for r in recs)
+        at = [r for r in recs if r["size"] == size]
+        best = max(at, key=lambda r: rate_of(r)[0])
+        v, unit = rate_of(best)
+        job = "" if ranks_of(best) is None else f", {ranks_of(best)} rank{'s' if ranks_of(best) != 1 else ''}"
+        share = share_text(best)
+        parts = [f"fastest: {best['backend']}{interpreter_suffix(best)} (t={best['threads']}{job}) {fmt_rate(v, unit)}"
+                 + (f", {share}" if roof_share(best) else f" ({share})" if share else "")]
+        for (s_study, scaling, s_kernel, base, s_prec), series in speedups.items():
+            if (s_study, scaling, s_kernel, base, s_prec) == (study, "strong", kernel, size, precision):
+                tmax = max(t for pts in series.values() for t, _, _ in pts)
+                top = max(((label, sp) for label, pts in series.items() for t, sp, _ in pts if t == tmax),
+                          key=lambda x: x[1], default=None)
+                if top:
+                    # For a memory-bound kernel the bandwidth roof, not the thread count, is the bound.
+                    b = bounds.get((s_study, scaling, s_kernel, base, s_prec), {}).get(top[0])
+                    bound = f", bandwidth roof {b[0]:.2f}x ({b[1]})" if b else ""
+                    parts.append(f"best CPU speedup at {tmax} threads: {top[0]} {top[1]:.2f}x (ideal {tmax}x{bound})")
+        # Every Python variant of the study, whatever its size (pure Python runs smaller).
+        py = [r for r in recs if r.get("kind") == "python" and kernel == "pi"]
+        if py:
+            variants = []
+            # gil_series keys carry the interpreter and GIL state of records from other interpreters.
+            for backend in sorted({r["backend"] + interpreter_suffix(r) for r in py}):
+                pts = gil.get(backend)
+                if pts and len(pts) > 1:
+                    t, sp = pts[-1]
+                    variants.append((backend, t, sp))
+            if variants:
+                parts.append("Python threads: " + ", ".join(f"{b} {sp:.2f}x at {t}" for b, t, sp in variants))
+            rel = {b: dict(gil[b]) for b in ("py-parlab-gil-released", "py-parlab-gil-held") if b in gil}
+            if len(rel) == 2:
+                tmax = max(set(rel["py-parlab-gil-released"]) & set(rel["py-parlab-gil-held"]), default=None)
+                # The run's own interpreter (no suffix): released vs held is a property of one GIL.
+                times = {r["backend"]: r["time_s"]["median"] for r in py
+                         if r["threads"] == tmax and not interpreter_suffix(r)}
+                if tmax and len(times) >= 2 and "py-parlab-gil-released" in times and "py-parlab-gil-held" in times:
+                    parts.append(f"GIL released vs held at {tmax} threads: "
+                                 f"{times['py-parlab-gil-held'] / times['py-parlab-gil-released']:.2f}x faster")
+        findings.append({"study": study, "kernel": kernel, "precision": precision, "size": size, "finding": parts})
+    for row in mpi_summary(doc):
+        same = next((f for f in findings if (f["study"], f["kernel"], f["precision"]) ==
+                     (row["study"], row["kernel"], row["precision"])), None)
+        if same is None:
+            findings.append(row)
+        else:
+            same["finding"].extend(row["finding"])
+    for r in libraries or []:
+        findings.append({"study": "libraries", "kernel": r["kernel"], "precision": r["precision"], "size": r["size"],
+                         "finding": [f"parlab {r['parlab']} (t={r['parlab_threads']}) / {r['library']} "
+                                     f"(t={r['threads']}): {r['ratio']:.2f}x"]})
+    problems = []
+    for r in doc["records"]:
+        if r["status"] not in ("ok", "unavailable"):
+            detail = r.get("validation", {}).get("detail") or r.get("reason", "")
+            problems.append({"what": f"{r['backend']} {r['kernel']} t={r['threads']} N={fmt_size(r['size'])}",
+                             "status": r["status"], "reason": str(detail)})
+    seen = set()
+    for r in doc["records"]:
+        if r["status"] == "unavailable" and (r["backend"], r.get("reason", "")) not in seen:
+            seen.add((r["backend"], r.get("reason", "")))
+            problems.append({"what": r["backend"], "status": "unavailable", "reason": r.get("reason", "")})
+    return {"findings": findings, "problems": problems, "ceilings": ceilings_note(doc)}
+
+
+def ceilings_note(doc: dict) -> str:
+    """One line on the roofs the shares are of: when they were measured and how many, or that
+    the run has none (a run from before ceilings, or one whose measurement gave none)."""
+    c = doc["context"].get("ceilings")
+    roofs = ceilings_of(doc)
+    if not roofs:
+        why = "; ".join(f"{k}: {v}" for k, v in sorted(((c or {}).get("unavailable") or {}).items())[:3])
+        return "No ceilings measured in this run: no record's share of its roof." + (f" ({why})" if why else "")
+    measured = sum(1 for r in roofs.values() if r.get("method") == "measured")
+    return (f"Shares of roofs are of this machine's ceilings, measured {c.get('measured_utc', '?')}: "
+            f"{measured} measured, {len(roofs) - measured} theoretical"
+            + (f", {len(c.get('unavailable') or {})} unavailable" if c.get("unavailable") else "")
+            + " (context.ceilings; the roofline figures draw them).")
+
+
+def mpi_summary(doc: dict) -> list[dict]:
+    """Lines for the report's summary, one per MPI figure (tested on its own): rows like
+    run_summary's findings, {study, kernel, precision, size, finding: [text]}."""
+    rows = []
+    for (study, scaling, kernel, base, precision, t), series in mpi_scaling_series(doc).items():
+        rmax = max(pt["ranks"] for pts in series.values() for pt in pts)
+        top = max(((label, pt) for label, pts in series.items() for pt in pts if pt["ranks"] == rmax),
+                  key=lambda x: x[1]["speedup"])
+        label, pt = top
+        what = "over 1 rank" if scaling == "strong" else "scaled (weak) over 1 rank"
+        text = (f"{label} at {rmax} ranks x {t} thread{'s' if t > 1 else ''}: {pt['speedup']:.2f}x {what} "
+                f"(ideal {rmax}x)")
+        if pt["vs_single"] is not None:
+            text += f"; {pt['vs_single']:.2f}x the best single process at {pt['cores']} threads ({pt['single_backend']})"
+        rows.append({"study": study, "kernel": kernel, "precision": precision, "size": base, "finding": [text]})
+    lat = mpi_latency_series(doc)
+    probes = [r for r in ok_records(doc) if family_of(r) == "comm" and ranks_of(r) is not None]
+    for kernel in sorted({r["kernel"] for r in probes}, key=kernel_order):
+        recs = [r for r in probes if r["kernel"] == kernel]
+        lines = [(label, pts) for label, pts in lat["probes"].items() if label.startswith(MPI_PROBE_NAMES[kernel] + " (")]
+        if not recs or not lines:
+            continue
+        parts = []
+        for label, pts in lines:
+            x, us = pts[-1]
+            parts.append(f"{label}: {us:.3g} µs per call at {x} ranks" + (f" ({pts[0][1]:.3g} µs at {pts[0][0]})"
+                                                                            if len(pts) > 1 else ""))
+        if kernel == "mpi_allreduce":
+            for label, pts in lat["reduce"].items():
+                x, us = pts[-1]
+                parts.append(f"beside it, {label}: {us:.3g} µs at {x}")
+        first = recs[0]
+        rows.append({"study": first.get("study", ""), "kernel": kernel, "precision": first.get("precision", ""),
+                     "size": max(r["size"] for r in recs), "finding": parts})
+    for (study, kernel, size, precision), table in mixed_mode_series(doc).items():
+        cores = max(table)
+        rows_at = table[cores]
+        fast, slow = rows_at[0], rows_at[-1]
+        rows.append({"study": study, "kernel": kernel, "precision": precision, "size": size,
+                     "finding": [f"mixed mode at {cores} cores: fastest {fast['label']} "
+                                 f"{fmt_time(fast['value'], fast['unit'])}, slowest {slow['label']} "
+                                 f"{fmt_time(slow['value'], slow['unit'])}"]})
+    return rows
+
+
+def summary_html(summary: dict) -> str:
+    e = html.escape
+    parts = ["<h2 id='summary'>What this run found</h2>"]
+    if summary["findings"]:
+        parts.append("<table class='summary'><tr><th class='l'>study</th><th class='l'>kernel</th><th>size</th>"
+                     "<th class='l'>finding</th></tr>")
+        for f in summary["findings"]:
+            what = "<br>".join(e(x) for x in f["finding"])
+            kernel = f["kernel"] + (f" ({f['precision']})" if f["precision"] and f["kernel"] != "pi" else "")
+            parts.append(f"<tr><td class='l'>{e(f['study'])}</td><td class='l'>{e(kernel)}</td>"
+                         f"<td>{e(fmt_size(f['size']))}</td><td class='l'>{what}</td></tr>")
+        parts.append("</table>")
+    else:
+        parts.append("<p>No valid measurement.</p>")
+    if summary.get("ceilings"):
+        parts.append(f"<p class='ceilings'>{e(summary['ceilings'])}</p>")
+    failed = [p for p in summary["problems"] if p["status"] != "unavailable"]
+    unavailable = [p for p in summary["problems"] if p["status"] == "unavailable"]
+    if failed:
+        parts.append(f"<h3 class='fail'>{len(failed)} measurement(s) failed</h3><table>"
+                     + "".join(f"<tr class='fail'><td class='l'>{e(p['what'])}</td><td class='l'>{e(p['status'])}</td>"
+                               f"<td class='l'>{e(p['reason'])}</td></tr>" for p in failed) + "</table>")
+    else:
+        parts.append("<p>Every measured result passed its validation.</p>")
+    if unavailable:
+        parts.append(f"<details><summary>{len(unavailable)} backend(s) unavailable here, with the reason</summary><table>"
+                     + "".join(f"<tr><td class='l'>{e(p['what'])}</td><td class='l'>{e(p['reason'])}</td></tr>"
+                               for p in unavailable) + "</table></details>")
+    return "".join(parts)

@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Plots and a self-contained report.html from parlab result files.
+
+Reads RUN_DIR/results.json only (never console text) and writes RUN_DIR/plots/*.png and *.svg
+and RUN_DIR/report.html. Output is deterministic: the same results.json gives byte-identical
+files (fixed SVG hash salt, no dates in metadata, sorted groups).
+
+    python3 experiments/analysis/plot.py results/<host>/<run> [--out DIR] [--quiet]   # or: parlab report <run>
+
+This script is the command line; the work is done by the package it belongs to,
+experiments/analysis/ (figures/'s docstring says which module draws what): figures.load
+(results.json, InputError, record helpers), figures.labels (formatting), writer (the figure and
+HTML writer), one module per figure family, figures.summary (the report's first screen) and
+figures.report (report.html). Callers import from those modules; this script exports main only.
+
+Figures (plots/<name>.png and .svg; a family draws nothing where the run has no data for it):
+  speedup_<study>_<scaling>_<kernel>...   speedup = median serial time / median time, and parallel
+                                efficiency, vs threads per backend, with the ideal line
+                                (strong scaling); weak-scaling efficiency T(1)/T(n)
+  bandwidth_<kernel>...         bytes/s vs array footprint per backend, cache sizes marked
+  throughput_<study>_<kernel>...  rate of each backend at its most workers (threads, or ranks x threads)
+  gil, gil_shared_private       Python variants' speedup over their own 1 thread, per interpreter
+                                and GIL state; pure-Python pi with shared vs private state
+  gpu_transfers, gpu_logging    host-device transfer bandwidth vs size; the logging study's split
+  multi_gpu                     all GPUs against one, concurrent and one after another
+  races                         the race lab: share of differing trials and largest deviation
+  overhead                      EPCC-style scheduling overhead per construct vs threads
+  crossover_<kernel>            serial time / backend time vs size: where parallel starts to pay
+  python_models[_nogil]         Python task models vs one thread, and per-task overhead, vs size
+  convergence                   pi's relative error vs N with the binomial 1 and 3 sigma bounds
+  mpi_speedup_..., mpi_latency  speedup over MPI ranks; OSU-style probe latency vs ranks
+  mixed_mode_<study>_<kernel>...  EPCC mixed mode: the same cores as ranks x threads and hybrids
+  libraries_<kernel>            parlab's rate over each Python library backend's, same run
+Exit codes: 0 done, 2 the input is missing or malformed (the message says what and where).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+if __package__ in (None, ""):  # run as a script (parlab report): the package is in the folder above
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from analysis.figures import draw_figures  # noqa: E402
+from analysis.figures.load import InputError, load_run  # noqa: E402
+from analysis.figures.report import report_html  # noqa: E402
+from analysis.writer import Plotter, write_page  # noqa: E402
+
+__all__ = ["main"]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Plots and report.html from a parlab run directory")
+    ap.add_argument("run_dir", help="a directory holding results.json (or the file itself)")
+    ap.add_argument("--out", help="where to write plots/ and report.html (default: the run directory)")
+    ap.add_argument("--quiet", action="store_true")
+    args = ap.parse_args(argv)
+    try:
+        doc = load_run(args.run_dir)
+    except InputError as e:
+        print(f"plot.py: {e}", file=sys.stderr)
+        return 2
+    out = args.out or os.path.dirname(doc["_path"]) or "."
+    plot_dir = os.path.join(out, "plots")
+    p = Plotter(plot_dir)
+    libraries = draw_figures(p, doc)
+    report = write_page(os.path.join(out, "report.html"), report_html(doc, plot_dir, p.figures, libraries))
+    if not args.quiet:
+        print(f"plot.py: {len(p.figures)} figures in {plot_dir}, report {report}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,245 @@
+"""The docs cannot drift: every file path, code name and constant that README.md,
+CONTRIBUTING.md and docs/*.md quote is checked against the tree.
+
+The marking form (CONTRIBUTING.md, "Docs"): what a doc quotes from the tree goes in backticks.
+  - A path: a span with a `/` whose first part is a top-level entry of the repository
+    (`experiments/analysis/plot.py`, `tools/node/`), or a bare file name with a known source
+    extension (`plot.py`). It must exist (or be a built program, or a file a run writes, listed
+    in OUTPUTS); `*` is a glob, and a span with a placeholder (`<name>`, `X`, `...`) is a
+    pattern, not a path, and is skipped.
+  - A code name: a span that reads as an identifier, with an underscore, a `::`, a call's
+    `()` or an inner capital (`pi_hit`, `Executor::run`, `draw_figures()`, `PyBackendSpec`,
+    `PARLAB_DATA_DIR`). It must occur, as a whole word, in a tracked source file; written as
+    "`some/file.py`'s `name`" it must occur in that file.
+  - A constant: "`kName` = VALUE" (or "`kName = VALUE`"; kName, Type::kName or ALL_CAPS):
+    the code's definition (`kName = ...` or `kName{...}`) must give the same number; VALUE
+    may be written 8192, 8,192, 2^13 or 1 << 13.
+docs/history.md tells the past, with names and paths that no longer exist: it is not checked.
+"""
+import os
+import re
+import subprocess
+
+import pytest
+
+from conftest import ROOT
+
+DOCS = ["README.md", "CONTRIBUTING.md"] + sorted("docs/" + f for f in os.listdir(os.path.join(ROOT, "docs"))
+                              if f.endswith(".md") and f != "history.md")
+SOURCE_EXT = (".py", ".sh", ".cpp", ".hpp", ".cu", ".cuh", ".h", ".cmake", ".json", ".txt", ".in", ".supp")
+CODE_EXT = (".py", ".sh", ".cpp", ".hpp", ".cu", ".cuh", ".h", ".cmake", ".in", ".json", ".supp", ".txt")
+
+# Spans that look like code names but name something outside the tree, each with its reason.
+NOT_OURS = {
+    "std::thread": "the C++ standard library",
+    "std::jthread": "the C++ standard library",
+    "std::async": "the C++ standard library",
+    "std::execution::par": "the C++ standard library",
+    "sys._is_gil_enabled()": "CPython's sys module",
+    "schedule(dynamic)": "an OpenMP clause",
+    "schedule(static)": "an OpenMP clause",
+    "parallel_for": "oneTBB's API",
+    "parallel_reduce": "oneTBB's API",
+    "task_arena": "oneTBB's API",
+    "ThreadPoolExecutor": "Python's concurrent.futures",
+    "MPI_Init_thread": "MPI's C API",
+    "MPI_THREAD_FUNNELED": "MPI's C API",
+    "MPI_Allreduce": "MPI's C API",
+}
+
+
+def tracked():
+    out = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return [p for p in out.splitlines() if not p.startswith("results/")]
+
+
+FILES = tracked()
+TOP = {p.split("/")[0] for p in FILES}
+BASENAMES = {os.path.basename(p) for p in FILES}
+DIRS = {"/".join(p.split("/")[:i]) for p in FILES for i in range(1, p.count("/") + 1)}
+
+
+def corpus():
+    texts = {}
+    for p in FILES:
+        if p.endswith(CODE_EXT) or "/" not in p and p in ("CMakeLists.txt", "CMakePresets.json"):
+            try:
+                with open(os.path.join(ROOT, p), encoding="utf-8") as f:
+                    texts[p] = f.read()
+            except (UnicodeDecodeError, FileNotFoundError):
+                pass
+    return texts
+
+
+CODE = corpus()
+ALL_CODE = "\n".join(CODE.values())
+
+
+def spans(doc):
+    """(line number, span, the text just before it, the text just after it) of every inline code
+    span, outside fenced blocks."""
+    with open(os.path.join(ROOT, doc), encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    fenced = False
+    for n, line in enumerate(lines, 1):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        for m in re.finditer(r"`([^`\n]+)`", line):
+            yield n, m.group(1), line[:m.start()], line[m.end():]
+
+
+PLACEHOLDER = re.compile(r"<|>|\.\.\.|…|\{|\}|\bX\b|\bN\b|\$")
+
+
+def is_path(s):
+    if " " in s or PLACEHOLDER.search(s) or s.startswith("."):
+        return False
+    if "/" in s:
+        return s.split("/")[0] in TOP and not s.startswith(("http", "//"))
+    return s.endswith(SOURCE_EXT) and re.fullmatch(r"[\w.+-]+", s) is not None
+
+
+# Files a run or a build writes, quoted by name: not in the tree, each with where it comes from.
+OUTPUTS = {"results.json": "a run's record file", "results.csv": "a run's table", "report.html": "plot.py's report",
+           "summary.txt": "a node part's summary", "compare.json": "compare --html's data",
+           "build_info.hpp": "generated from experiments/build_info.hpp.in"}
+
+
+def path_exists(s):
+    s = s.rstrip("/")
+    if s in OUTPUTS or s in DIRS:
+        return True
+    if re.search(rf"add_executable\(\s*{re.escape(os.path.basename(s))}\b", ALL_CODE):
+        return True  # a built program, named by the folder of its CMakeLists.txt
+    if "*" in s:
+        rx = re.compile("^" + re.escape(s).replace(r"\*", "[^/]*") + "($|/)")
+        return any(rx.match(p) for p in FILES)
+    if "/" not in s:
+        return s in BASENAMES
+    return s in FILES or s in DIRS
+
+
+IDENT = re.compile(r"(?:[A-Za-z_]\w*::)*[A-Za-z_]\w*(?:\(\))?")
+
+
+def is_name(s):
+    if not IDENT.fullmatch(s):
+        return False
+    bare = s.removesuffix("()")
+    return "_" in bare.strip("_") or "::" in bare or s.endswith("()") or re.search(r"[a-z][A-Z]", bare) is not None
+
+
+def name_found(s, where=None):
+    bare = s.removesuffix("()").split("::")[-1]
+    text = CODE.get(where, "") if where else ALL_CODE
+    return re.search(rf"(?<![\w]){re.escape(bare)}(?![\w])", text) is not None
+
+
+# A constant's name: kCamel (C++) or ALL_CAPS (Python, macros), possibly qualified (Type::kName).
+CONSTANT = r"(?:[A-Za-z_]\w*::)*(?:k[A-Z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]+)"
+NUMBER = r"(?:\d[\d,']*|\d+\s*<<\s*\d+|2\^\d+)"
+
+
+def number(text):
+    text = text.strip().rstrip("uUlLzZ").replace("'", "").replace(",", "")
+    if "<<" in text:
+        a, b = text.split("<<")
+        return int(a.strip().rstrip("uUlL")) << int(b.strip().rstrip("uUlL"))
+    if text.startswith("2^"):
+        return 1 << int(text[2:])
+    return int(text)
+
+
+def defined_value(name):
+    """The number the code defines name as, or None when no definition is found or it is not a
+    plain number."""
+    m = re.search(rf"\b{re.escape(name)}\s*(?:=\s*|\{{\s*)([^;{{}}\n#]+?)\s*(?:[;}}#]|//|$)", ALL_CODE, re.M)
+    if not m:
+        return None
+    try:
+        return number(m.group(1).replace("std::size_t", "").replace("(", "").replace(")", "")
+                      .replace("size_t", "").replace("int64_t", "").replace("uint64_t", "").strip())
+    except ValueError:
+        return None
+
+
+def quoted():
+    for doc in DOCS:
+        for n, s, before, after in spans(doc):
+            yield doc, n, s, before, after
+
+
+def test_every_quoted_path_exists():
+    missing = [f"{doc}:{n}: `{s}`" for doc, n, s, _, _ in quoted() if is_path(s) and not path_exists(s)]
+    assert not missing, "paths quoted in the docs that the tree lacks:\n" + "\n".join(missing)
+
+
+def test_every_quoted_code_name_is_in_the_code():
+    missing = []
+    for doc, n, s, before, _ in quoted():
+        if not is_name(s) or s in NOT_OURS:
+            continue
+        scope = re.search(r"`([^`]+)`'s\s*$", before)
+        where = scope.group(1) if scope and scope.group(1) in CODE else None
+        if not name_found(s, where):
+            missing.append(f"{doc}:{n}: `{s}`" + (f" (in {where})" if where else ""))
+    assert not missing, "code names quoted in the docs that the code lacks:\n" + "\n".join(missing)
+
+
+def test_every_quoted_constant_matches_its_definition():
+    wrong, checked = [], 0
+    for doc, n, s, _, after in quoted():
+        # Spaces around "=": NAME=VALUE without them is a shell assignment (PYTHON_GIL=1), not a quote.
+        inline = re.fullmatch(rf"({CONSTANT})\s+=\s+({NUMBER})", s)
+        beside = re.match(rf" = ({NUMBER})", after) if re.fullmatch(CONSTANT, s) else None
+        if not (inline or beside):
+            continue
+        name, text = (inline.group(1), inline.group(2)) if inline else (s, beside.group(1))
+        code = defined_value(name.split("::")[-1])
+        checked += 1
+        if code is None:
+            wrong.append(f"{doc}:{n}: `{name}` = {text}, but the code has no numeric definition of {name}")
+        elif code != number(text):
+            wrong.append(f"{doc}:{n}: `{name}` = {text}, but the code defines {name} as {code}")
+    assert not wrong, "constants quoted in the docs that disagree with the code:\n" + "\n".join(wrong)
+    assert checked > 0, "no quoted constant found: the docs quote at least one (`kName` = VALUE)"
+
+
+@pytest.mark.parametrize("s,path", [("experiments/analysis/plot.py", True), ("tools/node/", True),
+                                    ("plot.py", True), ("results/<host>/<run>", False), ("gil", False)])
+def test_the_marking_form_reads_paths(s, path):
+    assert is_path(s) == path
+
+
+def test_the_marking_form_reads_names_and_numbers():
+    assert is_name("pi_hit") and is_name("draw_figures()") and is_name("Executor::run") and is_name("PyBackendSpec")
+    assert not is_name("gil") and not is_name("openmp-static") and not is_name("2^25")
+    assert number("8,192") == number("2^13") == number("1 << 13") == number("8192") == 8192
+
+
+def test_every_cited_section_exists():
+    # Code and docs cite a section as docs/<page>.md, "Heading" (design.md's rule: rename a
+    # heading only together with its citations); the heading must be on that page. A citation
+    # that a line break cuts is checked up to the break.
+    cite = re.compile(r'(?<![\w/])((?:docs/[\w-]+|(?:results/)?README)\.md)[`]?,\s+"([^"\n]+)')
+    wrong = []
+    for p in FILES:
+        if not p.endswith(CODE_EXT + (".md",)) or p.startswith("docs/history"):
+            continue
+        try:
+            text = open(os.path.join(ROOT, p), encoding="utf-8").read()
+        except (UnicodeDecodeError, FileNotFoundError):
+            continue
+        for m in cite.finditer(text):
+            page, heading = m.group(1), m.group(2).strip()
+            if not os.path.exists(os.path.join(ROOT, page)):
+                wrong.append(f"{p}: {page} does not exist")
+                continue
+            heads = [h.lstrip("#").strip() for h in open(os.path.join(ROOT, page), encoding="utf-8")
+                     if h.startswith("#")]
+            if not any(h == heading or h.startswith(heading.rstrip(" (")) for h in heads):
+                wrong.append(f'{p}: {page}, "{heading}"')
+    assert not wrong, "citations of sections that do not exist:\n" + "\n".join(wrong)
