@@ -3,6 +3,7 @@ route records to their figures, and the record helpers every figure shares."""
 from __future__ import annotations
 
 import json
+import math
 import os
 
 SCHEMA = "parlab-results/1"
@@ -76,14 +77,22 @@ def load_run(run_dir: str) -> dict:
             raise InputError(f"{path}: missing key {key!r}")
     if not isinstance(doc["records"], list):
         raise InputError(f"{path}: 'records' must be a list")
+    if not isinstance(doc["context"], dict):
+        raise InputError(f"{path}: 'context' must be an object, not {type(doc['context']).__name__}")
     for i, r in enumerate(doc["records"]):
+        if not isinstance(r, dict):
+            raise InputError(f"{path}: record {i} must be an object, not {type(r).__name__}")
         for key in ("kernel", "backend", "threads", "size", "status"):
             if key not in r:
                 raise InputError(f"{path}: record {i} lacks {key!r}")
         if r["status"] == "ok":
-            t = r.get("time_s", {})
-            if not isinstance(t.get("median"), (int, float)) or t["median"] <= 0:
-                raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}) has no positive median time")
+            t = r.get("time_s")
+            # NaN compares false with everything, so "<= 0" alone lets it through.
+            if not (isinstance(t, dict) and isinstance(t.get("median"), (int, float))
+                    and math.isfinite(t["median"]) and t["median"] > 0):
+                raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}) has no finite positive median time")
+            if "reps_s" in r and not isinstance(r["reps_s"], list):
+                raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}): reps_s must be a list")
     doc["_path"] = path
     doc["records"] = pool_rounds(doc["records"])
     return doc

@@ -1,0 +1,220 @@
+"""The exit-code contract, command by command (README, "Exit codes"): 0 done; 1 a measurement or
+validation failed (compare: slower beyond the gate), and nothing else; 2 bad input or environment,
+naming the argument, key or path; 130 interrupted; 3 an internal error of a Python helper, one line
+and no traceback. A CI gate and `git bisect run` read exit 1 as "slower", so every refusal here
+must be 2, with a message, and leave no file behind."""
+import json
+import math
+import os
+import stat
+import subprocess
+import sys
+import time
+
+import pytest
+
+import compare_stats
+from conftest import BASE_DOC, ROOT, write_doc
+from test_compare import make_run, rec, run_compare
+
+RATIOS = os.path.join(ROOT, "scripts", "stream-peers-ratios.py")
+
+
+def no_traceback(res):
+    assert "Traceback" not in res.stderr, res.stderr
+    return res
+
+
+# ---------------------------------------------------------------- compare --html: all or nothing
+def _pair(tmp_path):
+    return write_doc(tmp_path, make_run(1), "base"), write_doc(tmp_path, make_run(2, factor=1.2), "new")
+
+
+def test_html_onto_an_existing_file_exits_2(tmp_path):
+    base, new = _pair(tmp_path)
+    target = tmp_path / "file.html"
+    target.write_text("keep me")
+    res = no_traceback(run_compare(base, new, "--html", target))
+    assert res.returncode == 2 and str(target) in res.stderr and "not a directory" in res.stderr
+    assert target.read_text() == "keep me"
+
+
+def test_html_into_an_unwritable_path_exits_2(tmp_path):
+    """/proc refuses a new directory even to root; under a regular file there is no directory."""
+    base, new = _pair(tmp_path)
+    (tmp_path / "plain").write_text("")
+    for where in ("/proc/parlab-compare-out", tmp_path / "plain" / "cmp"):
+        res = no_traceback(run_compare(base, new, "--html", where))
+        assert res.returncode == 2 and "cannot write" in res.stderr and str(where) in res.stderr, res.stderr
+    assert (tmp_path / "plain").read_text() == ""
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_html_into_an_unwritable_directory_exits_2(tmp_path):
+    base, new = _pair(tmp_path)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    try:
+        res = no_traceback(run_compare(base, new, "--html", locked / "cmp"))
+        assert res.returncode == 2 and "cannot write" in res.stderr and str(locked / "cmp") in res.stderr
+        res = no_traceback(run_compare(base, new, "--html", locked))
+        assert res.returncode == 2 and "cannot write" in res.stderr
+        assert os.listdir(locked) == []
+    finally:
+        locked.chmod(stat.S_IRWXU)
+
+
+def test_html_where_report_html_is_a_directory_leaves_nothing(tmp_path):
+    base, new = _pair(tmp_path)
+    out = tmp_path / "cmp"
+    (out / "report.html").mkdir(parents=True)
+    res = no_traceback(run_compare(base, new, "--html", out))
+    assert res.returncode == 2 and "report.html" in res.stderr
+    assert sorted(os.listdir(out)) == ["report.html"]  # no plots/, compare.json or report.html.tmp
+    assert os.listdir(out / "report.html") == []
+
+
+def test_html_failure_while_drawing_leaves_nothing(tmp_path):
+    """A failure after some figures were drawn (here: the report cannot be rendered) leaves the
+    directory as it was, and it is exit 3, not exit 1."""
+    base, new = _pair(tmp_path)
+    out = tmp_path / "cmp"
+    code = ("import sys, compare, compare_report\n"
+            "orig = compare_report.records_table\n"
+            "def boom(res): raise RuntimeError('planted')\n"
+            "compare_report.records_table = boom\n"
+            f"sys.exit(compare.main([{str(base)!r}, {str(new)!r}, '--html', {str(out)!r}]))\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "experiments")})
+    assert res.returncode == 3, res.stderr
+    assert "internal error, please report" in res.stderr and "planted" in res.stderr
+    assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
+    assert not out.exists()  # created by the command, removed again with everything in it
+
+
+def test_html_success_replaces_an_earlier_report(tmp_path):
+    base, new = _pair(tmp_path)
+    out = tmp_path / "cmp"
+    out.mkdir()
+    (out / "report.html").write_text("old")
+    (out / "notes.txt").write_text("mine")
+    res = run_compare(base, new, "--html", out)
+    assert res.returncode == 0, res.stderr
+    assert "parlab compare" in (out / "report.html").read_text()
+    assert sorted(os.listdir(out)) == ["compare.json", "notes.txt", "plots", "report.html"]
+
+
+# ---------------------------------------------------------------- compare refuses what it cannot compare
+def _edit(tmp_path, edit, name="bad"):
+    doc = make_run(3)
+    edit(doc)
+    return write_doc(tmp_path, doc, name)
+
+
+def _set_median(value):
+    def edit(doc):
+        doc["records"][0]["time_s"]["median"] = value
+    return edit
+
+
+def _set_rep(value):
+    def edit(doc):
+        doc["records"][0]["reps_s"][0] = value
+    return edit
+
+
+def _context(value):
+    def edit(doc):
+        doc["context"] = value
+    return edit
+
+
+@pytest.mark.parametrize("case,edit,needle", [
+    ("nan-median", _set_median(float("nan")), "median"),
+    ("inf-median", _set_median(float("inf")), "median"),
+    ("inf-rep", _set_rep(float("inf")), "reps_s"),
+    ("nan-rep", _set_rep(float("nan")), "reps_s"),
+    ("zero-rep", _set_rep(0.0), "reps_s"),
+    ("negative-rep", _set_rep(-1.0), "reps_s"),
+    ("bool-rep", _set_rep(True), "reps_s"),
+    ("median-not-of-reps", _set_median(1.0), "not the median of its reps_s"),
+    ("context-list", _context([1, 2]), "'context' must be an object"),
+    ("context-string", _context("x"), "'context' must be an object"),
+    ("context-null", _context(None), "'context' must be an object"),
+    ("record-not-object", lambda d: d["records"].append(5), "must be an object"),
+    ("time_s-not-object", lambda d: d["records"][0].update(time_s=[1]), "median"),
+])
+def test_uncomparable_records_exit_2_naming_the_record(tmp_path, case, edit, needle):
+    good = write_doc(tmp_path, make_run(1), "good")
+    bad = _edit(tmp_path, edit)
+    for args in ((good, bad), (bad, good)):
+        res = no_traceback(run_compare(*args))
+        assert res.returncode == 2, (case, res.stdout, res.stderr)
+        assert needle in res.stderr and str(bad) in res.stderr and not res.stdout
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    good = write_doc(tmp_path, make_run(1), "good")
+    fifo = tmp_path / "results.json"
+    os.mkfifo(fifo)
+    start = time.monotonic()
+    res = no_traceback(subprocess.run([sys.executable, os.path.join(ROOT, "experiments", "compare.py"), str(good),
+                                       str(fifo)], capture_output=True, text=True, timeout=30))
+    assert time.monotonic() - start < 20
+    assert res.returncode == 2 and "not a regular file" in res.stderr and str(fifo) in res.stderr
+    # A run directory whose results.json is a FIFO, likewise.
+    res = no_traceback(run_compare(good, tmp_path))
+    assert res.returncode == 2 and "not a regular file" in res.stderr
+
+
+def test_identical_repetitions_are_ties_not_evidence():
+    """A million identical BASE repetitions against five spread NEW ones: p is 0 by the normal
+    approximation, but the 99% interval spans 1 and BASE has one distinct value, so no verdict."""
+    base, new = [1.0] * 1_000_000, [0.99, 1.0, 1.01, 0.98, 0.97]
+    out = compare_stats.compare_samples(base, new, 0.01, 0.0)
+    assert out["ci"][0] < 1 < out["ci"][1]
+    assert out["verdict"] == "same" and not out["significant"] and out["too_few_reps"]
+    # Both sides constant and apart: still one distinct value a side, so no verdict either.
+    out = compare_stats.compare_samples([1.0] * 1000, [0.9] * 5, 0.01, 0.05)
+    assert out["verdict"] == "same" and "distinct" in out["warning"]
+    # Five distinct values a side beyond each other: the verdict stands.
+    out = compare_stats.compare_samples([1.0, 1.01, 1.02, 1.03, 1.04], [0.90, 0.91, 0.92, 0.93, 0.94], 0.01, 0.05)
+    assert out["verdict"] == "faster" and out["ci"][1] < 1
+
+
+def test_a_verdict_needs_the_interval_to_exclude_one():
+    """Over samples with many ties (a coarse timer), every verdict has an interval without 1, and
+    a rejection whose interval spans 1 stays "same"."""
+    import random
+    rng = random.Random(7)
+    spanned = 0
+    for _ in range(300):
+        n, m = rng.randint(5, 60), rng.randint(5, 60)
+        base = [round(rng.gauss(1.0, 0.02), 2) for _ in range(n)]
+        new = [round(rng.gauss(rng.choice((0.98, 1.0, 1.02)), 0.02), 2) for _ in range(m)]
+        out = compare_stats.compare_samples(base, new, 0.01, 0.0)
+        if out["verdict"] != "same":
+            assert out["ci"] and (out["ci"][1] < 1 or out["ci"][0] > 1), out
+        if out["p_value"] < 0.01 and out["ci"] and out["ci"][0] <= 1 <= out["ci"][1]:
+            spanned += 1
+            assert out["verdict"] == "same" and not out["significant"]
+    assert spanned  # the case the rule is for occurs in this sample
+
+
+def test_gate_does_not_trip_on_identical_repetitions(tmp_path):
+    doc_a, doc_b = make_run(1), make_run(1)
+    doc_a["records"] = [rec(0, "pool", 1, [1.0] * 50)]
+    doc_b["records"] = [rec(0, "pool", 1, [2.0] * 50)]
+    res = run_compare(write_doc(tmp_path, doc_a, "a"), write_doc(tmp_path, doc_b, "b"), "--fail-if-slower", "5")
+    assert res.returncode == 0, res.stdout
+
+
+# ---------------------------------------------------------------- plot.py
+def test_plot_refuses_a_bad_context_and_a_nan_median(tmp_path):
+    for name, edit in (("ctx", _context(3)), ("nan", _set_median(float("nan")))):
+        bad = _edit(tmp_path, edit, name)
+        res = no_traceback(subprocess.run([sys.executable, os.path.join(ROOT, "experiments", "plot.py"), str(bad)],
+                                          capture_output=True, text=True))
+        assert res.returncode == 2 and str(bad) in res.stderr, res.stderr
+        assert not (bad / "report.html").exists() and not (bad / "plots").exists()
