@@ -177,7 +177,7 @@ double parse_timeout(const std::string& value) {
     used = 0;
   }
   if (used != value.size() || !(t >= 0) || t > 1e7) {
-    throw UsageError("invalid value '" + value + "' for --timeout: expected seconds >= 0 (0: no limit)");
+    throw UsageError("invalid value '" + value + "' for --timeout: expected seconds from 0 to 1e7 (0: no limit)");
   }
   return t;
 }
@@ -235,7 +235,7 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   if (!a.threads.empty()) o.threads = parse_thread_list(a.threads, "--threads", max_threads);
   if (!a.ranks.empty()) {
     // Rank counts: the thread-list syntax ("max" is the hardware threads); every R >= 1.
-    o.ranks = parse_thread_list(a.ranks, "--ranks", max_threads);
+    o.ranks = parse_thread_list(a.ranks, "--ranks", max_threads, "rank count");
     if (MpiJobScope::in_job()) throw UsageError("--ranks launches its own MPI jobs: run parlab outside mpirun");
     std::vector<std::string> mpi_backends;
     for (const auto& e : registry.entries()) {
@@ -282,7 +282,15 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   if (suite_name.empty() && o.kernels.empty()) suite_name = "quick";  // the default suite
   nlohmann::json suite;
   if (!suite_name.empty()) suite = load_suite(suite_name);
-  Plan plan = make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
+  Plan plan;
+  try {
+    plan = make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
+  } catch (const UsageError& e) {
+    // A suite given by path: its errors name the file too (a suite's "name" need not say which).
+    const std::filesystem::path given = suite_name;
+    if (suite_name.find('/') == std::string::npos && given.extension() != ".json") throw;
+    throw UsageError("suite file '" + suite_name + "': " + e.what());
+  }
   // Entries measured by MPI jobs the runner launches (--ranks, a suite's "ranks"): the launcher
   // must exist before anything starts, and ranks x threads beyond the cores is said up front.
   int most_ranks = 0, most_threads = 1;

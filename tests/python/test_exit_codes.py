@@ -218,3 +218,60 @@ def test_plot_refuses_a_bad_context_and_a_nan_median(tmp_path):
                                           capture_output=True, text=True))
         assert res.returncode == 2 and str(bad) in res.stderr, res.stderr
         assert not (bad / "report.html").exists() and not (bad / "plots").exists()
+
+
+# ---------------------------------------------------------------- parlab run: suites given by path, messages
+def parlab(parlab_bin, *args, timeout=120):
+    return subprocess.run([parlab_bin, *map(str, args)], capture_output=True, text=True, timeout=timeout)
+
+
+GOOD_EXPERIMENT = {"kernel": "pi", "backends": ["serial"], "sizes": [1024]}
+
+
+@pytest.mark.parametrize("suite,needle", [
+    ({"name": 5, "experiments": [GOOD_EXPERIMENT]}, "name: expected a string, got 5"),
+    ({"name": "t", "description": [1], "experiments": [GOOD_EXPERIMENT]}, "description: expected a string"),
+    ({"name": "t", "experiments": [{**GOOD_EXPERIMENT, "study": 5}]}, "experiment 1 study: expected a string, got 5"),
+    ({"name": "t", "experiments": [{**GOOD_EXPERIMENT, "scaling": 7}]}, "experiment 1 scaling: expected a string"),
+    ({"name": "t", "experiments": [{**GOOD_EXPERIMENT, "device": "x"}]}, "experiment 1 device: expected a GPU index"),
+    ({"name": "t", "experiments": [{**GOOD_EXPERIMENT, "device": -1}]}, "experiment 1 device: expected a GPU index"),
+    ({"name": "t", "experiments": [{**GOOD_EXPERIMENT, "backends": []}]}, "experiment 1 backends: the list is empty"),
+    ({"name": "t", "experiments": [{**GOOD_EXPERIMENT, "kernel": []}]}, "experiment 1 kernel: the list is empty"),
+    ({"name": "t", "experiments": [{**GOOD_EXPERIMENT, "ranks": "0"}]}, "rank count"),
+])
+def test_suite_type_errors_exit_2_naming_key_and_file(tmp_path, parlab_bin, suite, needle):
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps(suite))
+    res = parlab(parlab_bin, "run", "--suite", path, "--dry-run", "--out", tmp_path / "out")
+    assert res.returncode == 2, (res.stdout, res.stderr)
+    assert needle in res.stderr and str(path) in res.stderr, res.stderr
+    assert "json.exception" not in res.stderr and "select no measurement" not in res.stderr
+
+
+def test_duplicate_experiments_are_measured_once_with_one_warning(tmp_path, parlab_bin):
+    path = tmp_path / "suite.json"
+    path.write_text(json.dumps({"name": "t", "reps": 3, "experiments": [GOOD_EXPERIMENT, GOOD_EXPERIMENT,
+                                                                        GOOD_EXPERIMENT]}))
+    res = parlab(parlab_bin, "run", "--suite", path, "--out", tmp_path / "out")
+    assert res.returncode == 0, res.stderr
+    said = res.stdout + res.stderr
+    assert said.count("asked for more than once") == 1 and "experiments 1 and 2" in said, said
+    [results] = (tmp_path / "out").glob("*/*/results.json")
+    doc = json.loads(results.read_text())
+    assert len(doc["records"]) == 1
+    assert any("more than once" in w for w in doc["context"]["warnings"])
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--timeout", "1e12"], "from 0 to 1e7"),
+    (["--timeout", "-1"], "from 0 to 1e7"),
+    (["--rounds", "-1"], "expected an integer >= 1"),
+    (["--rounds", "0"], "expected an integer >= 1"),
+    (["--reps", "-2"], "expected an integer >= 1"),
+    (["--ranks", "0"], "rank count"),
+    (["--ranks", "1..x"], "rank count"),
+])
+def test_run_messages_say_the_real_limit(tmp_path, parlab_bin, args, needle):
+    res = parlab(parlab_bin, "run", "--kernel", "pi", "--dry-run", "--out", tmp_path / "out", *args)
+    assert res.returncode == 2 and needle in res.stderr, res.stderr
+    assert "non-negative" not in res.stderr and "thread count" not in res.stderr
