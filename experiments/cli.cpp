@@ -217,6 +217,7 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   }
 
   options.child_timeout_s = parse_timeout(a.timeout);
+  set_peer_timeout(options.child_timeout_s);  // the external peers are measured in another process too
 
   if (!a.resume.empty()) {
     refuse_filters_with_resume(a);
@@ -433,6 +434,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                "parlab"};
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
+  // The contract every command keeps (README, "Exit codes"); a CI gate relies on 1 meaning only
+  // "a measurement or validation failed" (compare: "slower beyond the gate").
+  const std::string exit_codes =
+      "Exit codes (every command): 0 done, nothing failed; 1 a measurement or validation failed (compare: "
+      "slower beyond --fail-if-slower); 2 bad input or environment (a path, a file, a type, a permission), "
+      "naming the argument or key; 130 interrupted; 3 an internal error of the Python helpers (report, "
+      "compare; please report it).";
+  app.footer(exit_codes);
   std::string python_home;
   app.add_option("--python-home", python_home,
                  "Python backends: the CPython prefix to embed (overrides PYTHONHOME and VIRTUAL_ENV)");
@@ -474,12 +483,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   run->add_option("--resume", run_args.resume,
                   "Complete the interrupted run in this directory (its own plan: no suite or filters)");
   run->add_option("--timeout", run_args.timeout,
-                  "Seconds one measurement in another process (another interpreter's parlab, an MPI job) may "
-                  "take before it is stopped and its record fails (default " +
-                      std::to_string(static_cast<int>(RunOptions::kDefaultChildTimeoutSeconds)) + "; 0: no limit)");
+                  "Seconds one measurement in another process (another interpreter's parlab, an MPI job, an "
+                  "external peer's binary with everything it started) may take before it is stopped and its "
+                  "record fails (default " +
+                      std::to_string(static_cast<int>(RunOptions::kDefaultChildTimeoutSeconds)) +
+                      "; 0: no limit; at most 1e7)");
   run->add_option("--peer-dir", run_args.peer_dir,
                   "Directory of BabelStream's omp-stream and cuda-stream for the babelstream-* peers (overrides "
-                  "PARLAB_BABELSTREAM_DIR; scripts/build-babelstream.sh builds them)");
+                  "PARLAB_BABELSTREAM_DIR; scripts/build-babelstream.sh builds them); must be an existing directory");
   run->add_flag("--quick", run_args.quick, "At most 3 repetitions, no minimum repetition time");
   run->add_flag("--quiet,-q", run_args.quiet, "No progress output");
   run->add_flag("--no-report", run_args.no_report, "Do not make plots and report.html after the run");
@@ -519,6 +530,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     err << "parlab: unknown command '" << argv[1] << "' (accepted: " << accepted << ")\n";
     return kExitUsage;
   }
+  for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) sub->footer(exit_codes);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version
@@ -544,7 +556,19 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
   }
   try {
-    if (*run && !run_args.peer_dir.empty()) set_peer_dir(run_args.peer_dir);  // before the registry is made
+    if (*run && !run_args.peer_dir.empty()) {  // before the registry is made
+      // Bad input, said up front: a missing directory would otherwise only make every peer
+      // "unavailable", a reason found in results.json, with exit 0.
+      std::error_code ec;
+      const auto st = std::filesystem::status(run_args.peer_dir, ec);
+      if (!std::filesystem::exists(st)) {
+        throw UsageError("--peer-dir '" + run_args.peer_dir + "': no such directory");
+      }
+      if (!std::filesystem::is_directory(st)) {
+        throw UsageError("--peer-dir '" + run_args.peer_dir + "': not a directory");
+      }
+      set_peer_dir(run_args.peer_dir);
+    }
     const Registry registry = make_registry();
     if (!python_home.empty()) configure_python(python_home);
     if (*list) return cmd_list(registry, out);

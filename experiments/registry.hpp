@@ -16,4 +16,9 @@ Registry make_registry();
 // after it. Empty: the environment's.
 void set_peer_dir(const std::string& dir);
 
+// The time limit of one external peer invocation, in seconds (0: none): `parlab run --timeout`,
+// which bounds every measurement made in another process. Read at each launch, so it may be set
+// after the registry is made.
+void set_peer_timeout(double seconds);
+
 }  // namespace parlab

@@ -275,3 +275,76 @@ def test_run_messages_say_the_real_limit(tmp_path, parlab_bin, args, needle):
     res = parlab(parlab_bin, "run", "--kernel", "pi", "--dry-run", "--out", tmp_path / "out", *args)
     assert res.returncode == 2 and needle in res.stderr, res.stderr
     assert "non-negative" not in res.stderr and "thread count" not in res.stderr
+
+
+# ---------------------------------------------------------------- peers: --timeout, process group, --peer-dir
+def _peer_wrapper(tmp_path, body):
+    """A BabelStream directory whose omp-stream is a shell script: `body`, then the fake."""
+    from test_babelstream_peer import FAKE
+    d = tmp_path / "babelstream"
+    d.mkdir()
+    exe = d / "omp-stream"
+    exe.write_text(f'#!/bin/sh\necho $$ >> "{tmp_path}/pids"\n{body}\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    exe.chmod(0o755)
+    return d
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+def _peer_run(parlab_bin, tmp_path, d, fault, *extra):
+    from test_babelstream_peer import run as peer_run
+    start = time.monotonic()
+    r, doc = peer_run(parlab_bin, tmp_path, ["-k", "triad", "-b", "babelstream-omp", "-t", "1", "-n", "4096",
+                                             "--reps", "1", *extra], env={"PARLAB_BABELSTREAM_DIR": str(d)},
+                      fault=fault)
+    return r, doc, time.monotonic() - start
+
+
+def test_timeout_reaches_a_hung_peer_and_its_process_group(parlab_bin, tmp_path):
+    """A peer that ignores SIGTERM and hangs, with a background child holding its stdout: with
+    --timeout 3 the run ends within the timeout, the 5 s grace before SIGKILL and a few seconds
+    (it was still running at 60 s when the peer's limit was a fixed 1800 s), with an error record
+    and no process left."""
+    d = _peer_wrapper(tmp_path, f'trap "" TERM\nsleep 600 &\necho $! >> "{tmp_path}/pids"')
+    r, doc, took = _peer_run(parlab_bin, tmp_path, d, "hang", "--timeout", "3")
+    assert took < 3 + 5 + 10, took
+    assert r.returncode == 1, r.stderr
+    (peer,) = doc["records"]
+    assert peer["status"] == "error" and "--timeout 3 s" in peer["reason"], peer["reason"]
+    pids = [int(x) for x in (tmp_path / "pids").read_text().split()]
+    assert len(pids) >= 2
+    deadline = time.monotonic() + 5
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not [p for p in pids if _alive(p)]
+
+
+def test_a_background_child_holding_stdout_does_not_block_the_run(parlab_bin, tmp_path):
+    """The peer exits at once but leaves a child that holds its stdout for 10 minutes: the run
+    does not wait for it (no --timeout needed), measures, and leaves no process."""
+    d = _peer_wrapper(tmp_path, f'sleep 600 &\necho $! >> "{tmp_path}/pids"')
+    r, doc, took = _peer_run(parlab_bin, tmp_path, d, "ok")
+    assert took < 30, took
+    assert r.returncode == 0, r.stderr
+    assert [x["status"] for x in doc["records"]] == ["ok"]
+    pids = [int(x) for x in (tmp_path / "pids").read_text().split()]
+    assert not [p for p in pids if _alive(p)]
+
+
+@pytest.mark.parametrize("what", ["missing", "file"])
+def test_peer_dir_that_is_not_a_directory_exits_2(parlab_bin, tmp_path, what):
+    target = tmp_path / "nope"
+    if what == "file":
+        target.write_text("")
+    out = tmp_path / "out"
+    res = parlab(parlab_bin, "run", "-k", "triad", "-b", "babelstream-omp", "-n", "4096", "--peer-dir", target,
+                 "--out", out)
+    assert res.returncode == 2 and "--peer-dir" in res.stderr and str(target) in res.stderr, res.stderr
+    assert ("no such directory" if what == "missing" else "not a directory") in res.stderr
+    assert not out.exists()
