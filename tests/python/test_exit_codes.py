@@ -348,3 +348,57 @@ def test_peer_dir_that_is_not_a_directory_exits_2(parlab_bin, tmp_path, what):
     assert res.returncode == 2 and "--peer-dir" in res.stderr and str(target) in res.stderr, res.stderr
     assert ("no such directory" if what == "missing" else "not a directory") in res.stderr
     assert not out.exists()
+
+
+# ---------------------------------------------------------------- scripts/stream-peers-ratios.py
+def _peers_doc():
+    from conftest import record
+    doc = json.loads(json.dumps(BASE_DOC))
+    recs = []
+    for i, (backend, kind) in enumerate((("babelstream-omp", "peer"), ("pool", "cpu"))):
+        r = record(i, backend, 2, 0.001 * (i + 1), kernel="triad", study="stream-peers-cpu", kind=kind,
+                   precision="double")
+        r["work"]["bytes"] = 24 * r["size"]
+        recs.append(r)
+    doc["records"] = recs
+    return doc
+
+
+def _ratios(tmp_path, doc, name="run"):
+    d = write_doc(tmp_path, doc, name)
+    return no_traceback(subprocess.run([sys.executable, RATIOS, str(d)], capture_output=True, text=True, timeout=60)), d
+
+
+def test_ratios_ok_and_failed(tmp_path):
+    res, _ = _ratios(tmp_path, _peers_doc())
+    assert res.returncode == 0 and "cpu triad BabelStream fastest" in res.stdout, res.stderr
+    doc = _peers_doc()
+    doc["records"][1]["validation"]["pass"] = False
+    res, _ = _ratios(tmp_path, doc, "failed")
+    assert res.returncode == 1 and "FAILED stream-peers-cpu triad pool" in res.stderr
+
+
+@pytest.mark.parametrize("case,edit,needle", [
+    ("no-work", lambda r: r.pop("work"), "work.bytes"),
+    ("bytes-string", lambda r: r["work"].update(bytes="x"), "work.bytes"),
+    ("no-validation", lambda r: r.pop("validation"), "validation.pass"),
+    ("mean-null", lambda r: r["time_s"].update(mean=None), "time_s.mean"),
+    ("threads-string", lambda r: r.update(threads="2"), "threads"),
+    ("metrics-list", lambda r: r.update(metrics=[1]), "metrics"),
+    ("study-number", lambda r: r.update(study=5), None),  # then not a stream-peers record at all
+])
+def test_ratios_malformed_records_exit_2_naming_the_record(tmp_path, case, edit, needle):
+    doc = _peers_doc()
+    for r in doc["records"]:
+        edit(r)
+    res, d = _ratios(tmp_path, doc)
+    assert res.returncode == 2, (case, res.stdout, res.stderr)
+    assert str(d) in res.stderr and (needle is None or needle in res.stderr), res.stderr
+
+
+def test_ratios_without_stream_peers_records_exit_2(tmp_path):
+    doc = _peers_doc()
+    for r in doc["records"]:
+        r["study"] = "other"
+    res, d = _ratios(tmp_path, doc)
+    assert res.returncode == 2 and "no stream-peers record" in res.stderr and not res.stdout
