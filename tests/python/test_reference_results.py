@@ -1344,7 +1344,7 @@ FIGURES = [
            Text(NODE_SEC, "per thread pool {:.1f} µs, tbb {:.1f} µs, openmp {:.1f} µs;")),
     Figure("overhead: reduction at 16 threads", epcc_reduction_16,
            Text(NODE_SEC, "reduction pool {0:.1f} µs, tbb {1:.1f} µs, openmp {2:.1f} µs. Google"),
-           Text(NODE_SEC, "where TBB is {3:.1f} µs ahead")),
+           Text(NODE_SEC, "where tbb's median is {3:.1f} µs below the pool's")),
     Figure("Google Benchmark: empty region", lambda: google_bench("empty_region"),
            Text(NODE_SEC, "empty region pool {:.2f} µs, tbb {:.2f}, openmp {:.2f};")),
     Figure("Google Benchmark: reduction", lambda: google_bench("reduction"),
@@ -1433,7 +1433,7 @@ FIGURES = [
     Figure("free-threaded: shared state from 4 threads", lambda: low_high(ft_speedup("py-pure-threads", NO_GIL, t) for t in (4, 8, 16)),
            Text(FT_SEC, "Shared state stops at {:.2f}–{:.2f}× from 4 threads")),
     Figure("free-threaded: parlab.pi without a GIL", ft_parlab_without_gil,
-           Text(FT_SEC, "took {0:.4f} s against {1:.4f} s for GIL-released calls on 3.12 in the same run: {2:.2f}×;"),
+           Text(FT_SEC, "took {0:.4f} s against {1:.4f} s for GIL-released calls on 3.12 in the same run, no"),
            Text(FT_SEC, "GIL-released calls on 3.13t without a GIL took {3:.4f} s ({4:.2f}× by the same measure)")),
     Figure("free-threaded: one parlab.pi call", ft_call_overhead_us,
            Text(FT_SEC, "took {:.2f} µs on 3.12, {:.2f} µs on 3.13t with `PYTHON_GIL=1` and {:.2f} µs without a GIL")),
@@ -1644,6 +1644,121 @@ FIGURES = [
 
 
 # =============================================================================================
+# Orderings within the noise. An ordering the README states ("ahead", "faster", "goal met", a
+# ratio read as one side beating the other) must be decided by the statistic `parlab compare`
+# uses: the two-sided Mann-Whitney U test at compare's default alpha and the (1 - alpha) Moses
+# interval of the time ratio over the pooled repetitions (experiments/compare_stats.py,
+# imported, not re-implemented here). A comparison the data cannot decide is written "no
+# difference beyond the noise" with its interval, and NOISE_CLAIMS holds it as "same": the
+# test then fails if the data did decide after all, and an entry claiming an order ("faster",
+# "slower") fails when the statistic says "same", which is how a new ordering claim within the
+# noise is refused.
+from compare import DEFAULTS as COMPARE_DEFAULTS  # noqa: E402
+from compare_stats import compare_samples, ratio_interval  # noqa: E402
+
+ALPHA = COMPARE_DEFAULTS["alpha"]
+
+
+@dataclass(frozen=True)
+class Noise:
+    """`a` against `b` (functions returning a record each): "faster" (a's times are lower beyond
+    the noise), "slower", or "same" (no difference beyond the noise). `why` says where the
+    README states it."""
+    name: str
+    a: Callable[[], dict]
+    b: Callable[[], dict]
+    claim: str
+    why: str
+
+
+def noise_verdict(a: dict, b: dict) -> dict:
+    """compare's verdict of a's repetition times against b's (ratio a / b), with no threshold:
+    whether the data order the two at all."""
+    return compare_samples(b["reps_s"], a["reps_s"], ALPHA, 0.0)
+
+
+def noise_interval(a: dict, b: dict) -> tuple:
+    """(ratio a / b of the medians, interval low, high, repetitions of a, of b, the interval's
+    confidence in %): the (1 - ALPHA) interval where the repetitions allow one, else the widest
+    the U distribution gives (k = 1: from the smallest to the largest pairwise ratio), with its
+    own confidence."""
+    out = noise_verdict(a, b)
+    ci, conf = out["ci"], (1 - ALPHA) * 100
+    if ci is None:
+        # Just above the smallest p the test can give: k = 1, the widest interval there is.
+        ci = ratio_interval(b["reps_s"], a["reps_s"], out["min_p"] * 1.000001)
+        conf = (1 - out["min_p"]) * 100
+    return out["time_ratio"], ci[0], ci[1], len(a["reps_s"]), len(b["reps_s"]), conf
+
+
+def reduction_16(backend):
+    return one(doc(NODE, OVERHEAD), kernel="overhead_reduce", backend=backend, threads=16)
+
+
+def call_record(mode):
+    return ft_record("py-parlab-call-overhead", mode, 1)
+
+
+def call_rounds_spread():
+    """The largest ratio between the two rounds' medians of one mode's parlab.pi call."""
+    return max(max(median(x) for x in call_record(m)["round_records"]) /
+               min(median(x) for x in call_record(m)["round_records"]) for m in FT_MODES)
+
+
+def gpu_dot(run):
+    own, peer = same_peer("dot", "gpu", run)
+    return own["cuda"], peer
+
+
+NOISE_CLAIMS = [
+    Noise("EPCC reduction at 16 threads: tbb against the pool", lambda: reduction_16("tbb"),
+          lambda: reduction_16("pool"), "same", "h200-node-16core, Overheads"),
+    Noise("parlab.pi at 16 threads: 3.13t's plain calls against 3.12's GIL-released",
+          lambda: ft_record("py-parlab-gil-held", NO_GIL, 16), lambda: ft_record("py-parlab-gil-released", ON_312, 16),
+          "same", "Free-threaded CPython on the node"),
+    *[Noise(f"one parlab.pi call: {a} against {b}", lambda a=a: call_record(a), lambda b=b: call_record(b), "same",
+            "Free-threaded CPython on the node") for a, b in (("3.13t, `PYTHON_GIL=1`", ON_312), (NO_GIL, ON_312),
+                                                             (NO_GIL, "3.13t, `PYTHON_GIL=1`"))],
+    Noise("GPU dot, the dot's result on the host: parlab cuda against cuda-stream", lambda: gpu_dot(STREAM_HOST)[0],
+          lambda: gpu_dot(STREAM_HOST)[1], "same", "The dot's result stored on the host"),
+    Noise("GPU dot at 8cdb0d0: parlab cuda against cuda-stream", lambda: gpu_dot(STREAM_FINAL)[0],
+          lambda: gpu_dot(STREAM_FINAL)[1], "same", "stream-peers at 8cdb0d0, every goal"),
+]
+
+FIGURES += [
+    Figure("noise: EPCC reduction, tbb against the pool", lambda: noise_interval(reduction_16("tbb"), reduction_16("pool")),
+           Text(NODE_SEC, "no difference beyond the noise (tbb / pool time {0:.2f}×, {5:.0f}% interval {1:.2f}–{2:.2f}×, "
+                          "{3} repetitions each;")),
+    Figure("noise: 3.13t plain calls against 3.12 GIL-released",
+           lambda: noise_interval(ft_record("py-parlab-gil-held", NO_GIL, 16),
+                                  ft_record("py-parlab-gil-released", ON_312, 16)),
+           Text(FT_SEC, "no difference beyond the noise: {3} repetitions each are too few for a 99% interval, and the "
+                        "widest the U test gives, {5:.0f}%, is {1:.2f}–{2:.2f}×")),
+    Figure("noise: one parlab.pi call across interpreters", call_rounds_spread,
+           Text(FT_SEC, "the two rounds of one mode differ up to {:.1f}×")),
+    Figure("noise: the GPU dot, the dot's result on the host",
+           lambda: noise_interval(*gpu_dot(STREAM_HOST))[1:3],
+           Text("The dot's result stored on the host", "cuda / cuda-stream time over the pooled repetitions, 99% "
+                                                       "interval {:.3f}–{:.3f}×")),
+    Figure("noise: the GPU dot at 8cdb0d0", lambda: noise_interval(*gpu_dot(STREAM_FINAL))[1:3],
+           Text(FINAL_SEC, "99% interval of cuda / cuda-stream time {:.3f}–{:.3f}×")),
+]
+
+
+@pytest.mark.parametrize("claim", NOISE_CLAIMS, ids=[c.name for c in NOISE_CLAIMS])
+def test_orderings_respect_the_noise(claim):
+    a, b = claim.a(), claim.b()
+    out = noise_verdict(a, b)
+    said = {"faster": "lower", "slower": "higher", "same": "no different"}[claim.claim]
+    assert out["verdict"] == claim.claim, (
+        f"{claim.why}: results/README.md says {claim.name} is {said} in time, but compare's statistic says "
+        f"{out['verdict']!r}: ratio {out['time_ratio']:.4f}, p = {out['p_value']:.3g}, {(1 - ALPHA) * 100:g}% interval "
+        f"{out['ci']}, {len(a['reps_s'])} against {len(b['reps_s'])} repetitions"
+        + (f" ({out['warning']})" if out.get("warning") else "")
+        + ("; write it as 'no difference beyond the noise' with its interval" if out["verdict"] == "same" else ""))
+
+
+# =============================================================================================
 # Numbers of the checked forms results/README.md may quote without a Figure: goals the issues
 # set (thresholds, not measurements) and a figure quoted from another document. Each entry names
 # the words around the number, why it is not derived, and the claim the sentence makes about it
@@ -1682,8 +1797,10 @@ GOALS_AND_QUOTES = [
            lambda goal: same_ratios("dot", fastest, "gpu")[0] < goal),
     Quoted("1.0×", "short of the 1.0× goal", "the same goal, in the run in rounds",
            lambda goal: same_ratios("dot", fastest, "gpu", STREAM_ROUNDS)[0] < goal),
-    Quoted("1.0×", "meets the 1.0× goal in this run", "the same goal, with the dot's result stored on the host",
-           lambda goal: same_ratios("dot", fastest, "gpu", STREAM_HOST)[0] >= goal),
+    Quoted("1.0×", "so the 1.0× goal is not shown", "the same goal, with the dot's result stored on the host: "
+           "at or above it by the fastest iteration, but not beyond the noise (NOISE_CLAIMS)",
+           lambda goal: same_ratios("dot", fastest, "gpu", STREAM_HOST)[0] >= goal
+           and noise_verdict(*gpu_dot(STREAM_HOST))["verdict"] == "same"),
     Quoted("0.97×", "openmp below 0.97× on all five", "issue 23's goal for openmp against omp-stream, the run in rounds",
            lambda goal: all(same_ratios(k, fastest, run=STREAM_ROUNDS)[0] < goal for k in STREAM_KERNELS)),
     Quoted("0.97×", "(the goal: 0.97× on each kernel)", "issue 23's goal for openmp against omp-stream, met at 8cdb0d0",
