@@ -145,7 +145,9 @@ int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet);
 int with_report(int run_code, const std::string& run_dir, const RunArgs& a, std::ostream& err) {
   if ((run_code != 0 && run_code != 1) || a.no_report) return run_code;
   const int report_code = cmd_report(run_dir, err, a.quiet);
-  return run_code != 0 ? run_code : report_code;
+  if (report_code == 130) return 130;
+  // After a run the input is the run's own results.json: a report that fails is a failed step.
+  return run_code != 0 ? run_code : (report_code == 0 ? 0 : kExitFailure);
 }
 
 // --resume continues a run's own plan; every option that would change the plan is refused by
@@ -370,7 +372,9 @@ int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet) {
   if (quiet) args.push_back("--quiet");
   const ChildOutput c = run_script(args, err);
   if (c.exit_code == 0) return kExitOk;
-  if (c.interrupted) return 130;
+  if (c.interrupted || c.exit_code == 130) return 130;
+  // plot.py's own codes keep their meaning: 2 bad input (a missing or malformed run), 3 its bug.
+  if (c.exit_code == kExitUsage || c.exit_code == 3) return c.exit_code;
   const std::string last = last_line(c.err_tail);  // the script's own last word, under the verdict
   err << "parlab: the plots and report of " << run_dir << " failed: " << args[0] << " " << args[1] << " "
       << c.describe_end() << (c.exit_code == -1 ? " (set PARLAB_PYTHON)" : "") << (last.empty() ? "" : ": " + last)
@@ -379,16 +383,18 @@ int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet) {
 }
 
 // `parlab compare BASE NEW [options]`: experiments/compare.py, whose exit code is the command's
-// (0 compared, 1 --fail-if-slower tripped, 2 bad arguments).
+// (0 compared, 1 --fail-if-slower tripped, 2 bad input, 3 internal error, 130 interrupted).
+// Exit 1 means "slower" to a CI gate or `git bisect run`, so nothing else may turn into 1: a
+// script that cannot start is an environment error (2), one that dies otherwise a bug (3).
 int cmd_compare(const std::vector<std::string>& passed, std::ostream& err) {
   std::vector<std::string> args = script_command("compare.py", "PARLAB_COMPARE_SCRIPT");
   args.insert(args.end(), passed.begin(), passed.end());
   const ChildOutput c = run_script(args, err);
-  if (c.exit_code >= 0 && c.exit_code <= 2) return c.exit_code;
-  if (c.interrupted) return 130;
+  if (c.interrupted || c.exit_code == 130) return 130;
+  if (c.exit_code >= 0 && c.exit_code <= 3) return c.exit_code;
   err << "parlab: compare: " << args[0] << " " << args[1] << " " << c.describe_end()
       << (c.exit_code == -1 ? " (set PARLAB_PYTHON)" : "") << "\n";
-  return kExitFailure;
+  return c.exit_code == -1 ? kExitUsage : 3;
 }
 
 // `parlab --version`: the version, the commit it was built from and what was built.

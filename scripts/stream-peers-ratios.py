@@ -91,6 +91,9 @@ def table(path: str) -> int:
 
 
 def main(argv: list) -> int:
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2

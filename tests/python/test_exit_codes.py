@@ -402,3 +402,34 @@ def test_ratios_without_stream_peers_records_exit_2(tmp_path):
         r["study"] = "other"
     res, d = _ratios(tmp_path, doc)
     assert res.returncode == 2 and "no stream-peers record" in res.stderr and not res.stdout
+
+
+# ---------------------------------------------------------------- parlab report / parlab compare pass the codes on
+def test_parlab_report_of_a_missing_run_exits_2(tmp_path, parlab_bin):
+    res = parlab(parlab_bin, "report", tmp_path / "nope")
+    assert res.returncode == 2 and str(tmp_path / "nope") in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("script,code", [
+    ("import sys; sys.exit(3)", 3),                      # compare's internal error stays 3
+    ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", 3),  # a crash is a bug, never 1
+    ("import sys; sys.exit(130)", 130),
+])
+def test_parlab_compare_never_turns_a_fault_into_exit_1(tmp_path, parlab_bin, script, code):
+    fake = tmp_path / "compare.py"
+    fake.write_text(script + "\n")
+    res = subprocess.run([parlab_bin, "compare", "a", "b"], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PARLAB_COMPARE_SCRIPT": str(fake), "PARLAB_PYTHON": sys.executable})
+    assert res.returncode == code, res.stderr
+
+
+def test_parlab_help_states_the_contract(parlab_bin):
+    for args in ((), ("run",), ("report",), ("pi",), ("list",)):
+        out = parlab(parlab_bin, *args, "--help").stdout
+        assert "Exit codes" in out and "130 interrupted" in out, args
+
+
+def test_python_helpers_state_the_contract_in_help():
+    for script in (os.path.join(ROOT, "experiments", "compare.py"), os.path.join(ROOT, "experiments", "plot.py"), RATIOS):
+        res = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True, timeout=60)
+        assert res.returncode == 0 and "Exit codes" in res.stdout and "130 interrupted" in " ".join(res.stdout.split()), script
