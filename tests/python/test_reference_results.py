@@ -1745,6 +1745,20 @@ FIGURES += [
 ]
 
 
+def test_every_quoted_run_names_its_command():
+    """Every run results/README.md quotes by its timestamp is a committed run whose results.json
+    records the command that made it (`invocation`), so the README's figures can be remade."""
+    runs = {os.path.basename(r): r for r in RUNS}
+    quoted = sorted(set(re.findall(r"\b\d{8}T\d{6}Z\b", README)))
+    assert quoted
+    missing = [q for q in quoted if q not in runs]
+    assert not missing, f"results/README.md quotes runs that are not committed: {missing}"
+    for q in quoted:
+        with open(os.path.join(runs[q], "results.json"), encoding="utf-8") as f:
+            invocation = json.load(f).get("invocation")
+        assert isinstance(invocation, list) and len(invocation) >= 2 and "parlab" in invocation[0], (q, invocation)
+
+
 @pytest.mark.parametrize("claim", NOISE_CLAIMS, ids=[c.name for c in NOISE_CLAIMS])
 def test_orderings_respect_the_noise(claim):
     a, b = claim.a(), claim.b()
