@@ -61,6 +61,10 @@ class InputError(Exception):
 
 def load_run(run_dir: str) -> dict:
     path = os.path.join(run_dir, "results.json") if os.path.isdir(run_dir) else run_dir
+    # A FIFO or a device would block the read or never end: refuse what is not a regular file
+    # before opening it.
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise InputError(f"{path}: not a regular file (expected a parlab run directory or its results.json)")
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)

@@ -211,6 +211,13 @@ def test_gate_does_not_trip_on_identical_repetitions(tmp_path):
 
 
 # ---------------------------------------------------------------- plot.py
+def test_plot_refuses_a_fifo_without_blocking(tmp_path):
+    os.mkfifo(tmp_path / "results.json")
+    res = no_traceback(subprocess.run([sys.executable, os.path.join(ROOT, "experiments", "plot.py"), str(tmp_path)],
+                                      capture_output=True, text=True, timeout=30))
+    assert res.returncode == 2 and "not a regular file" in res.stderr
+
+
 def test_plot_refuses_a_bad_context_and_a_nan_median(tmp_path):
     for name, edit in (("ctx", _context(3)), ("nan", _set_median(float("nan")))):
         bad = _edit(tmp_path, edit, name)
