@@ -1725,7 +1725,30 @@ NOISE_CLAIMS = [
           lambda: gpu_dot(STREAM_FINAL)[1], "same", "stream-peers at 8cdb0d0, every goal"),
 ]
 
+def best_cpu(kernel, run):
+    """(parlab's best CPU backend on a kernel by the fastest iteration, BabelStream's record)."""
+    own, peer = same_peer(kernel, "cpu", run)
+    return own[max(own, key=lambda b: fastest(own[b]))], peer
+
+
+# The stream-peers CPU claims: in rounds, tbb ahead beyond the noise on four kernels, not on
+# add, openmp on none; with the dot's result on the host, the best backend ahead on triad only.
+ROUNDS_AHEAD = {"copy": "faster", "mul": "faster", "add": "same", "triad": "faster", "dot": "faster"}
+HOST_AHEAD = {"copy": "same", "mul": "same", "add": "same", "triad": "faster", "dot": "same"}
+NOISE_CLAIMS += [
+    *[Noise(f"in rounds, {k}: tbb against omp-stream", lambda k=k: same_peer(k, "cpu", STREAM_ROUNDS)[0]["tbb"],
+            lambda k=k: same_peer(k, "cpu", STREAM_ROUNDS)[1], ROUNDS_AHEAD[k], ROUNDS_SEC) for k in STREAM_KERNELS],
+    *[Noise(f"in rounds, {k}: openmp against omp-stream", lambda k=k: same_peer(k, "cpu", STREAM_ROUNDS)[0]["openmp"],
+            lambda k=k: same_peer(k, "cpu", STREAM_ROUNDS)[1], "same", ROUNDS_SEC) for k in STREAM_KERNELS],
+    *[Noise(f"result on the host, {k}: the best CPU backend against omp-stream", lambda k=k: best_cpu(k, STREAM_HOST)[0],
+            lambda k=k: best_cpu(k, STREAM_HOST)[1], HOST_AHEAD[k], HOST_SEC) for k in STREAM_KERNELS],
+]
+
 FIGURES += [
+    Figure("noise: in rounds, tbb against omp-stream on add",
+           lambda: noise_interval(same_peer("add", "cpu", STREAM_ROUNDS)[0]["tbb"],
+                                  same_peer("add", "cpu", STREAM_ROUNDS)[1])[1:3],
+           Text(ROUNDS_SEC, "not on add (99% interval of tbb / omp-stream time {:.2f}–{:.2f}×)")),
     Figure("noise: EPCC reduction, tbb against the pool", lambda: noise_interval(reduction_16("tbb"), reduction_16("pool")),
            Text(NODE_SEC, "no difference beyond the noise (tbb / pool time {0:.2f}×, {5:.0f}% interval {1:.2f}–{2:.2f}×, "
                           "{3} repetitions each;")),
