@@ -1744,6 +1744,16 @@ NOISE_CLAIMS += [
             lambda k=k: best_cpu(k, STREAM_HOST)[1], HOST_AHEAD[k], HOST_SEC) for k in STREAM_KERNELS],
 ]
 
+# "The backends that hand out work dynamically (pool, tbb) beat the static splits (openmp
+# schedule(static), threads)": at 16 threads in the scaling run, π and triad.
+def strong_16(kernel, backend):
+    return one(doc(NODE, SCALING), study="strong", kernel=kernel, backend=backend, threads=16)
+
+
+NOISE_CLAIMS += [Noise(f"scaling at 16 threads, {k}: {dyn} against {st}", lambda k=k, dyn=dyn: strong_16(k, dyn),
+                       lambda k=k, st=st: strong_16(k, st), "faster", NODE_SEC)
+                 for k in ("pi", "triad") for dyn in ("pool", "tbb") for st in ("openmp", "threads")]
+
 FIGURES += [
     Figure("noise: in rounds, tbb against omp-stream on add",
            lambda: noise_interval(same_peer("add", "cpu", STREAM_ROUNDS)[0]["tbb"],
