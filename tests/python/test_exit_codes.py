@@ -417,6 +417,67 @@ def test_parlab_report_of_a_missing_run_exits_2(tmp_path, parlab_bin):
     assert res.returncode == 2 and str(tmp_path / "nope") in res.stderr, res.stderr
 
 
+def test_parlab_report_of_malformed_json_exits_2_naming_the_file(tmp_path, parlab_bin):
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "results.json").write_text('{"schema": ')
+    res = no_traceback(parlab(parlab_bin, "report", d))
+    assert res.returncode == 2 and str(d / "results.json") in res.stderr and "not valid JSON" in res.stderr, res.stderr
+
+
+# ---------------------------------------------------------------- parlab run --resume: a malformed results.json
+# An incomplete run of one measurement that resumes cleanly as it is; each case below breaks one
+# key. The JSON library's own type_error names neither key nor file and ended as exit 1, the code
+# for a failed measurement; the contract is exit 2 naming both.
+RESUMABLE = {"schema": "parlab-results/1", "status": "incomplete", "invocation": ["parlab", "run"],
+             "context": {"host": "h", "build": {"git_commit": "x"}, "warnings": []},
+             "plan": [{"study": "s", "scaling": "none", "kernel": "pi", "backend": "serial", "threads": 1,
+                       "size": 1024, "size_y": 0, "precision": "int32", "seed": 1, "reps": 1, "warmup": 0,
+                       "min_rep_seconds": 0.0, "device": 0}],
+             "records": []}
+FAILED_RECORD = {"id": 0, "kernel": "pi", "backend": "serial", "threads": 1, "size": 1024, "status": "failed"}
+
+
+def _resume_doc(edit):
+    doc = json.loads(json.dumps(RESUMABLE))
+    edit(doc)
+    return doc
+
+
+@pytest.mark.parametrize("case,edit,needle", [
+    ("schema-number", lambda d: d.update(schema=5), "does not hold a parlab run"),
+    ("status-number", lambda d: d.update(status=1), "key 'status' must be a string"),
+    ("plan-object", lambda d: d.update(plan={}), "key 'plan' must be an array"),
+    ("plan-threads", lambda d: d["plan"][0].update(threads="x"), "key 'plan[0].threads' must be integer"),
+    ("plan-size-missing", lambda d: d["plan"][0].pop("size"), "key 'plan[0].size' is missing"),
+    ("plan-precision", lambda d: d["plan"][0].update(precision="quad"), "key 'plan[0]' is malformed"),
+    ("records-string", lambda d: d.update(records="x"), "key 'records' must be an array"),
+    ("record-id", lambda d: d.update(records=[{**FAILED_RECORD, "id": "0"}]), "key 'records[0].id'"),
+    ("record-kernel", lambda d: d.update(records=[{**FAILED_RECORD, "kernel": 5}]), "key 'records[0].kernel'"),
+    ("record-validation", lambda d: d.update(records=[FAILED_RECORD]), "key 'records[0].validation'"),
+    ("context-number", lambda d: d.update(context=3), "key 'context' must be an object"),
+    ("context-build", lambda d: d["context"].update(build="x"), "key 'context.build' must be an object"),
+    ("warnings-string", lambda d: d["context"].update(warnings="x"), "key 'context.warnings' must be an array"),
+    ("resumed-string", lambda d: d.update(resumed_utc="x"), "key 'resumed_utc' must be an array"),
+])
+def test_resume_of_a_malformed_run_exits_2_naming_file_and_key(tmp_path, parlab_bin, case, edit, needle):
+    d = write_doc(tmp_path, _resume_doc(edit))
+    before = (d / "results.json").read_text()
+    res = no_traceback(parlab(parlab_bin, "run", "--resume", d, "--no-report", "--quiet"))
+    assert res.returncode == 2, (case, res.stderr)
+    assert needle in res.stderr and str(d) in res.stderr, res.stderr
+    assert "type_error" not in res.stderr and "json.exception" not in res.stderr, res.stderr
+    assert (d / "results.json").read_text() == before  # refused before anything was written
+
+
+def test_resume_of_a_well_formed_run_completes(tmp_path, parlab_bin):
+    """The cases above are refused for their one broken key, not for the fixture."""
+    d = write_doc(tmp_path, _resume_doc(lambda d: None))
+    res = parlab(parlab_bin, "run", "--resume", d, "--no-report", "--quiet")
+    assert res.returncode == 0, res.stderr
+    assert json.loads((d / "results.json").read_text())["status"] == "complete"
+
+
 @pytest.mark.parametrize("script,code", [
     ("import sys; sys.exit(3)", 3),                      # compare's internal error stays 3
     ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", 3),  # a crash is a bug, never 1
