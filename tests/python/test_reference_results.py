@@ -2226,6 +2226,31 @@ NOISE_CLAIMS += [
 ]
 
 
+# The python-models table (3 repetitions a side): each cell a speedup over pure-Python π on one
+# thread at 2^20, so each model's repetitions against that reference's.
+MODELS_SAME = [("py-thread-pool", 1), ("py-thread-pool", 2), ("py-thread-pool", 16), ("py-dask-delayed", 1)]
+MODELS_SLOWER = [("py-dask-distributed", 1), ("py-dask-delayed", 2), ("py-dask-delayed", 16)]  # the cells below 1.00×
+MODEL_LINES = {"py-processes": "| spawned processes (`ProcessPoolExecutor`) |", "py-dask-distributed": "| dask.distributed (a `LocalCluster`",
+               "py-thread-pool": "| `ThreadPoolExecutor` | 1.03×", "py-dask-delayed": "| dask.delayed (threaded scheduler) |"}
+
+
+def model_pair(backend, workers):
+    d = doc(NODE, PY_MODELS)
+    return (one(d, study="python-models", backend=backend, threads=workers, size=1 << 20),
+            one(d, study="python-models", backend="py-pure-threads", threads=1, size=1 << 20))
+
+
+NOISE_CLAIMS += [Noise(f"python-models: {b} on {t} workers over pure Python on one thread", lambda b=b, t=t: model_pair(b, t)[0],
+                       lambda b=b, t=t: model_pair(b, t)[1],
+                       "same" if (b, t) in MODELS_SAME else "slower*" if (b, t) in MODELS_SLOWER else "faster*", MODELS_SEC,
+                       (MODEL_LINES[b],) + (("and dask.delayed on 1 worker, which are no difference",) if (b, t) in MODELS_SAME else ()))
+                 for b in MODEL_ROWS.values() for t in MODEL_COLUMNS.values()]
+FIGURES.append(Figure("noise: python-models cells within the noise",
+                      lambda: tuple(x for b, t in MODELS_SAME for x in noise_interval(*model_pair(b, t))[1:3]),
+                      Text(MODELS_SEC, "the widest interval, 90%: {0:.2f}–{1:.2f}×, {2:.2f}–{3:.2f}× and {4:.2f}–{5:.2f}×; "
+                                       "{6:.2f}–{7:.2f}×)")))
+
+
 # ---------------------------------------------------------------------------------------------
 # The scanner: every README line that states an ordering (an ordering word, or a ratio written
 # "N.NN×" or "N.NNx") must be backed, so a new claim cannot be added without a NOISE_CLAIMS entry.
@@ -2315,12 +2340,8 @@ NOT_YET_BACKED = [
     ("operation) 10.37×, the π split over 16", "as above"),
     ("near 12×: the limit is the cores", "as above"),
     ("(private modules gave 9.83× in one run", "as above"),
-    ("| spawned processes (`ProcessPoolExecutor`) |", "the python-models table: entries over --reps 3"),
-    ("| dask.distributed (a `LocalCluster`", "as above"),
-    ("| `ThreadPoolExecutor` | 1.03×", "as above"),
-    ("| dask.delayed (threaded scheduler) |", "as above"),
-    ("Processes beat one thread from 2^10 points", "as above, at every size"),
-    ("makes 9.90× and dask.delayed 5.52×", "as above, the nogil tasks"),
+    ("Processes beat one thread from 2^10 points", "the python-models crossovers: entries at every size"),
+    ("makes 9.90× and dask.delayed 5.52×", "the python-models nogil tasks against parlab.pi on one thread"),
     ("had processes at 13.94×", "the earlier python-models run"),
     ("it trailed tbb in 15 of 15 (kernel, round) pairs", "openmp against tbb round by round: an entry per round"),
     ("(A/B in `logs/pi-study-ae86d0d.log`: 1.51×)", "the GPU π study's A/B and peers on h200-x2"),
