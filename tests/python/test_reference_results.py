@@ -2251,6 +2251,37 @@ FIGURES.append(Figure("noise: python-models cells within the noise",
                                        "{6:.2f}–{7:.2f}×)")))
 
 
+# The stream-cpu run at 8cdb0d0 (parlab's 300 single iterations against 3 invocations).
+def cpu_probe_pair(backend, kernel):
+    rs = ok(doc(NODE, STREAM_CPU_PROBE), kernel=kernel)
+    (peer,) = [r for r in rs if r["kind"] == "peer"]
+    return one(doc(NODE, STREAM_CPU_PROBE), kernel=kernel, backend=backend, threads=peer["threads"]), peer
+
+
+NOISE_CLAIMS += [
+    *[Noise(f"stream-cpu at 8cdb0d0, {k}: {b} against omp-stream", lambda b=b, k=k: cpu_probe_pair(b, k)[0],
+            lambda b=b, k=k: cpu_probe_pair(b, k)[1], "same" if k == "dot" else "faster", FINAL_SEC,
+            ("the node was slower and noisier", "and the dot was behind by the fastest iteration",
+             "(no difference beyond the noise: 99% intervals of their", "0.56–1.98×), while the four array"))
+      for b, ks in (("openmp", STREAM_KERNELS), ("tbb", ("dot",))) for k in ks],
+    # The earlier free-threaded runs (3 repetitions a side), and the sub-interpreters across runs.
+    *[Noise(f"free-threaded {run}: {b} at 16 threads over one, no GIL", lambda run=run, b=b: ft_record(b, NO_GIL, 16, run),
+            lambda run=run, b=b: ft_record(b, NO_GIL, 1, run), "faster*", FT_SEC, lines)
+      for run, b, lines in ((FT_1024, "py-pure-private", ("private state had made 10.98× there",)),
+                            (STATIC_SPLIT_FT, "py-pure-private", ("8.41× with one static range per thread",)),
+                            (FT_1024, "py-subinterp", ("10.50× to 15.48× between the two runs",)))],
+    Noise("sub-interpreters at 16 threads, no GIL: this run against the 1024-point one",
+          lambda: ft_record("py-subinterp", NO_GIL, 16), lambda: ft_record("py-subinterp", NO_GIL, 16, FT_1024), "faster*", FT_SEC,
+          ("10.50× to 15.48× between the two runs",)),
+    Noise("python-models without Dask: processes on 16 workers over pure Python on one thread",
+          lambda: rec(NODE, PY_MODELS_NO_DASK, backend="py-processes", threads=16, size=1 << 20),
+          lambda: rec(NODE, PY_MODELS_NO_DASK, backend="py-pure-threads", threads=1, size=1 << 20), "faster", MODELS_SEC,
+          ("had processes at 13.94×",)),
+]
+FIGURES.append(Figure("noise: the stream-cpu dot", lambda: tuple(x for b in ("openmp", "tbb") for x in noise_interval(*cpu_probe_pair(b, "dot"))[1:3]),
+                      Text(FINAL_SEC, "99% intervals of their / omp-stream time {:.2f}–{:.2f}× and {:.2f}–{:.2f}×)")))
+
+
 # ---------------------------------------------------------------------------------------------
 # The scanner: every README line that states an ordering (an ordering word, or a ratio written
 # "N.NN×" or "N.NNx") must be backed, so a new claim cannot be added without a NOISE_CLAIMS entry.
@@ -2329,12 +2360,6 @@ NOT_ORDERINGS = [
 NOT_YET_BACKED = [
     ("(36×); triad double 2^28", "GPU against CPU at different sizes: the test over repetitions per unit of work"),
     ("against 1.194e11 for tbb at 2^25 (37×)", "as above"),
-    ("the node was slower and noisier", "the stream-cpu run at 8cdb0d0: entries per kernel"),
-    ("and the dot was behind: openmp 0.889×", "as above"),
-    ("kernels led by 1.34–1.54× (openmp)", "as above"),
-    ("private state had made 10.98× there", "the earlier free-threaded runs' speedups"),
-    ("8.41× with one static range per thread", "as above"),
-    ("10.50× to 15.48× between the two runs", "sub-interpreters across two runs: two sets of repetitions per run"),
     ("private modules 13.59×, shared module 2.36×", "the probe's JSON: whether it keeps repetitions is not checked"),
     ("(no allocation, nothing shared) 10.47×", "as above"),
     ("operation) 10.37×, the π split over 16", "as above"),
@@ -2342,7 +2367,6 @@ NOT_YET_BACKED = [
     ("(private modules gave 9.83× in one run", "as above"),
     ("Processes beat one thread from 2^10 points", "the python-models crossovers: entries at every size"),
     ("makes 9.90× and dask.delayed 5.52×", "the python-models nogil tasks against parlab.pi on one thread"),
-    ("had processes at 13.94×", "the earlier python-models run"),
     ("it trailed tbb in 15 of 15 (kernel, round) pairs", "openmp against tbb round by round: an entry per round"),
     ("(A/B in `logs/pi-study-ae86d0d.log`: 1.51×)", "the GPU π study's A/B and peers on h200-x2"),
     ("206×), PyTorch 1.378e9 (521×)", "as above"),
