@@ -67,15 +67,18 @@ std::uint64_t parse_u64(std::string_view text, std::string_view what) {
 }
 
 std::uint64_t parse_count(std::string_view text, std::string_view what, std::uint64_t min) {
+  // A negative number is out of range, not malformed: say the minimum ("non-negative" would
+  // suggest 0 is accepted where the minimum is 1).
+  if (!text.empty() && text.front() == '-') bad(what, text, "expected an integer >= " + std::to_string(min));
   const std::uint64_t v = parse_u64(text, what);
   if (v < min) bad(what, text, "expected an integer >= " + std::to_string(min));
   return v;
 }
 
-int parse_threads(std::string_view text, std::string_view what) {
+int parse_threads(std::string_view text, std::string_view what, std::string_view unit) {
   std::uint64_t v = 0;
   if (!parse_plain(text, 10, v) || v < 1 || v > static_cast<std::uint64_t>(kMaxThreads)) {
-    bad(what, text, "expected a positive integer thread count <= " + std::to_string(kMaxThreads));
+    bad(what, text, "expected a positive integer " + std::string(unit) + " <= " + std::to_string(kMaxThreads));
   }
   return static_cast<int>(v);
 }
@@ -94,7 +97,8 @@ std::vector<std::string> split_list(std::string_view text, std::string_view what
   return items;
 }
 
-std::vector<int> parse_thread_list(std::string_view text, std::string_view what, int max_threads) {
+std::vector<int> parse_thread_list(std::string_view text, std::string_view what, int max_threads,
+                                   std::string_view unit) {
   std::set<int> out;
   for (const std::string& item : split_list(text, what)) {
     if (item == "max") {
@@ -104,12 +108,12 @@ std::vector<int> parse_thread_list(std::string_view text, std::string_view what,
       out.insert(max_threads);
     } else if (const auto dots = item.find(".."); dots != std::string::npos) {
       const std::string lo_text = item.substr(0, dots), hi_text = item.substr(dots + 2);
-      const int lo = parse_threads(lo_text, what);
-      const int hi = hi_text == "max" ? max_threads : parse_threads(hi_text, what);
+      const int lo = parse_threads(lo_text, what, unit);
+      const int hi = hi_text == "max" ? max_threads : parse_threads(hi_text, what, unit);
       if (lo > hi) bad(what, item, "a range LO..HI needs LO <= HI");
       for (int t = lo; t <= hi; ++t) out.insert(t);
     } else {
-      out.insert(parse_threads(item, what));
+      out.insert(parse_threads(item, what, unit));
     }
   }
   return {out.begin(), out.end()};

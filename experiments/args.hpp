@@ -17,13 +17,15 @@ std::uint64_t parse_u64(std::string_view text, std::string_view what);
 // As parse_u64, and at least `min`.
 std::uint64_t parse_count(std::string_view text, std::string_view what, std::uint64_t min = 1);
 
-// A thread count: a positive integer no larger than kMaxThreads.
-int parse_threads(std::string_view text, std::string_view what);
+// A thread count (or, as `unit` says, a rank count): a positive integer no larger than kMaxThreads.
+int parse_threads(std::string_view text, std::string_view what, std::string_view unit = "thread count");
 inline constexpr int kMaxThreads = 4096;
 
 // A thread list: "1,2,4", "1..16" (every count), "max" (the machine's hardware threads),
 // "pow2" (1, 2, 4, ... up to max, plus max), or a comma list mixing these. Sorted, unique.
-std::vector<int> parse_thread_list(std::string_view text, std::string_view what, int max_threads);
+// `unit` names the counts in messages: "thread count", or "rank count" for a list of MPI job sizes.
+std::vector<int> parse_thread_list(std::string_view text, std::string_view what, int max_threads,
+                                   std::string_view unit = "thread count");
 
 // Splits "a,b,c" into its non-empty items (an empty item is a usage error).
 std::vector<std::string> split_list(std::string_view text, std::string_view what);

@@ -55,6 +55,19 @@ class Pipe {
   int fds_[2] = {-1, -1};
 };
 
+// posix_spawn's attributes, destroyed on every path.
+class SpawnAttr {
+ public:
+  SpawnAttr() { posix_spawnattr_init(&a_); }
+  ~SpawnAttr() { posix_spawnattr_destroy(&a_); }
+  SpawnAttr(const SpawnAttr&) = delete;
+  SpawnAttr& operator=(const SpawnAttr&) = delete;
+  posix_spawnattr_t* get() { return &a_; }
+
+ private:
+  posix_spawnattr_t a_;
+};
+
 // posix_spawn's file actions, destroyed on every path.
 class FileActions {
  public:
@@ -155,8 +168,13 @@ ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& 
   FileActions actions;
   if (options.capture_stdout) posix_spawn_file_actions_adddup2(actions.get(), out_pipe.write_end(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(actions.get(), err_pipe.write_end(), STDERR_FILENO);
+  SpawnAttr attr;
+  if (options.own_process_group) {
+    posix_spawnattr_setflags(attr.get(), POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(attr.get(), 0);  // a new group whose id is the child's pid
+  }
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], actions.get(), nullptr, args.data(), envp.data());
+  const int rc = posix_spawnp(&pid, args[0], actions.get(), attr.get(), args.data(), envp.data());
   out_pipe.close_write();
   err_pipe.close_write();
   if (rc != 0) {
@@ -171,23 +189,36 @@ ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& 
   const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   double kill_at = -1;  // when a stopped child that has not ended gets SIGKILL
   bool sent_kill = false;
+  // The child alone, or its whole process group (own_process_group; the child leads it, and
+  // until it is reaped its pid cannot name another group).
+  const pid_t target = options.own_process_group ? -pid : pid;
+  bool group_ended = false;  // own_process_group: the rest of the group was killed after the child exited
+  const auto end_group_if_child_exited = [&] {
+    if (!options.own_process_group || group_ended) return;
+    siginfo_t info{};
+    // WNOWAIT: look without reaping, so the group id stays the child's until the waitpid below.
+    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
+      group_ended = true;
+      ::kill(-pid, SIGKILL);
+    }
+  };
   // The time limit and this process's interruption, checked while reading and while reaping (a
   // child that closed its pipes may still run).
   const auto watch = [&] {
     const double t = elapsed();
     if (!r.timed_out && !r.interrupted && options.timeout_s > 0 && t > options.timeout_s) {
       r.timed_out = true;
-      ::kill(pid, SIGTERM);
+      ::kill(target, SIGTERM);
       kill_at = t + kTermGraceSeconds;
     }
     if (!r.timed_out && !r.interrupted && options.interrupted != nullptr && options.interrupted->load()) {
       r.interrupted = true;
-      ::kill(pid, SIGINT);
+      ::kill(target, SIGINT);
       kill_at = t + kInterruptGraceSeconds;
     }
     if (kill_at >= 0 && t > kill_at && !sent_kill) {
       sent_kill = true;
-      ::kill(pid, SIGKILL);
+      ::kill(target, SIGKILL);
     }
   };
   std::string err_all;
@@ -223,10 +254,12 @@ ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& 
       }
     }
     watch();
+    end_group_if_child_exited();
     if (sent_kill && elapsed() > kill_at + 2.0) break;  // its pipes are held by something else: stop reading
   }
   int status = 0;
   for (;;) {
+    end_group_if_child_exited();  // before reaping: a background child that closed its pipes ends too
     const pid_t w = ::waitpid(pid, &status, WNOHANG);
     if (w == pid || (w < 0 && errno != EINTR)) break;
     watch();

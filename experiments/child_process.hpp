@@ -26,6 +26,12 @@ struct SpawnOptions {
   // When this becomes true (this process's SIGINT/SIGTERM handler sets it), the child is sent
   // SIGINT, and SIGKILL if it has not ended 10 s later. Null: not watched.
   const std::atomic<bool>* interrupted = nullptr;
+  // true: the child leads a process group of its own, every signal above goes to the whole group,
+  // and once the child has exited, what is left of its group is killed (SIGKILL). For programs
+  // parlab does not control (the external peers): a background child of theirs holding the
+  // stdout pipe would otherwise keep the run waiting for an end of file that never comes, and
+  // survive a timeout.
+  bool own_process_group = false;
 };
 
 struct ChildOutput {

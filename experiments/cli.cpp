@@ -147,7 +147,9 @@ int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet);
 int with_report(int run_code, const std::string& run_dir, const RunArgs& a, std::ostream& err) {
   if ((run_code != 0 && run_code != 1) || a.no_report) return run_code;
   const int report_code = cmd_report(run_dir, err, a.quiet);
-  return run_code != 0 ? run_code : report_code;
+  if (report_code == 130) return 130;
+  // After a run the input is the run's own results.json: a report that fails is a failed step.
+  return run_code != 0 ? run_code : (report_code == 0 ? 0 : kExitFailure);
 }
 
 // --resume continues a run's own plan; every option that would change the plan is refused by
@@ -179,7 +181,7 @@ double parse_timeout(const std::string& value) {
     used = 0;
   }
   if (used != value.size() || !(t >= 0) || t > 1e7) {
-    throw UsageError("invalid value '" + value + "' for --timeout: expected seconds >= 0 (0: no limit)");
+    throw UsageError("invalid value '" + value + "' for --timeout: expected seconds from 0 to 1e7 (0: no limit)");
   }
   return t;
 }
@@ -219,6 +221,7 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   }
 
   options.child_timeout_s = parse_timeout(a.timeout);
+  set_peer_timeout(options.child_timeout_s);  // the external peers are measured in another process too
 
   if (!a.resume.empty()) {
     refuse_filters_with_resume(a);
@@ -237,7 +240,7 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   if (!a.threads.empty()) o.threads = parse_thread_list(a.threads, "--threads", max_threads);
   if (!a.ranks.empty()) {
     // Rank counts: the thread-list syntax ("max" is the hardware threads); every R >= 1.
-    o.ranks = parse_thread_list(a.ranks, "--ranks", max_threads);
+    o.ranks = parse_thread_list(a.ranks, "--ranks", max_threads, "rank count");
     if (MpiJobScope::in_job()) throw UsageError("--ranks launches its own MPI jobs: run parlab outside mpirun");
     std::vector<std::string> mpi_backends;
     for (const auto& e : registry.entries()) {
@@ -284,7 +287,15 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   if (suite_name.empty() && o.kernels.empty()) suite_name = "quick";  // the default suite
   nlohmann::json suite;
   if (!suite_name.empty()) suite = load_suite(suite_name);
-  Plan plan = make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
+  Plan plan;
+  try {
+    plan = make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
+  } catch (const UsageError& e) {
+    // A suite given by path: its errors name the file too (a suite's "name" need not say which).
+    const std::filesystem::path given = suite_name;
+    if (suite_name.find('/') == std::string::npos && given.extension() != ".json") throw;
+    throw UsageError("suite file '" + suite_name + "': " + e.what());
+  }
   // Entries measured by MPI jobs the runner launches (--ranks, a suite's "ranks"): the launcher
   // must exist before anything starts, and ranks x threads beyond the cores is said up front.
   int most_ranks = 0, most_threads = 1;
@@ -365,7 +376,9 @@ int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet) {
   if (quiet) args.push_back("--quiet");
   const ChildOutput c = run_script(args, err);
   if (c.exit_code == 0) return kExitOk;
-  if (c.interrupted) return 130;
+  if (c.interrupted || c.exit_code == 130) return 130;
+  // plot.py's own codes keep their meaning: 2 bad input (a missing or malformed run), 3 its bug.
+  if (c.exit_code == kExitUsage || c.exit_code == 3) return c.exit_code;
   const std::string last = last_line(c.err_tail);  // the script's own last word, under the verdict
   err << "parlab: the plots and report of " << run_dir << " failed: " << args[0] << " " << args[1] << " "
       << c.describe_end() << (c.exit_code == -1 ? " (set PARLAB_PYTHON)" : "") << (last.empty() ? "" : ": " + last)
@@ -374,16 +387,18 @@ int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet) {
 }
 
 // `parlab compare BASE NEW [options]`: experiments/analysis/compare.py, whose exit code is the command's
-// (0 compared, 1 --fail-if-slower tripped, 2 bad arguments).
+// (0 compared, 1 --fail-if-slower tripped, 2 bad input, 3 internal error, 130 interrupted).
+// Exit 1 means "slower" to a CI gate or `git bisect run`, so nothing else may turn into 1: a
+// script that cannot start is an environment error (2), one that dies otherwise a bug (3).
 int cmd_compare(const std::vector<std::string>& passed, std::ostream& err) {
   std::vector<std::string> args = script_command("analysis/compare.py", "PARLAB_COMPARE_SCRIPT");
   args.insert(args.end(), passed.begin(), passed.end());
   const ChildOutput c = run_script(args, err);
-  if (c.exit_code >= 0 && c.exit_code <= 2) return c.exit_code;
-  if (c.interrupted) return 130;
+  if (c.interrupted || c.exit_code == 130) return 130;
+  if (c.exit_code >= 0 && c.exit_code <= 3) return c.exit_code;
   err << "parlab: compare: " << args[0] << " " << args[1] << " " << c.describe_end()
       << (c.exit_code == -1 ? " (set PARLAB_PYTHON)" : "") << "\n";
-  return kExitFailure;
+  return c.exit_code == -1 ? kExitUsage : 3;
 }
 
 // `parlab --version`: the version, the commit it was built from and what was built.
@@ -429,6 +444,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
                "parlab"};
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
+  // The contract every command keeps (README, "Exit codes"); a CI gate relies on 1 meaning only
+  // "a measurement or validation failed" (compare: "slower beyond the gate").
+  const std::string exit_codes =
+      "Exit codes (every command): 0 done, nothing failed; 1 a measurement or validation failed (compare: "
+      "slower beyond --fail-if-slower); 2 bad input or environment (a path, a file, a type, a permission), "
+      "naming the argument or key; 130 interrupted; 3 an internal error of the Python helpers (report, "
+      "compare; please report it).";
+  app.footer(exit_codes);
   std::string python_home;
   app.add_option("--python-home", python_home,
                  "Python backends: the CPython prefix to embed (overrides PYTHONHOME and VIRTUAL_ENV)");
@@ -470,12 +493,14 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   run->add_option("--resume", run_args.resume,
                   "Complete the interrupted run in this directory (its own plan: no suite or filters)");
   run->add_option("--timeout", run_args.timeout,
-                  "Seconds one measurement in another process (another interpreter's parlab, an MPI job) may "
-                  "take before it is stopped and its record fails (default " +
-                      std::to_string(static_cast<int>(RunOptions::kDefaultChildTimeoutSeconds)) + "; 0: no limit)");
+                  "Seconds one measurement in another process (another interpreter's parlab, an MPI job, an "
+                  "external peer's binary with everything it started) may take before it is stopped and its "
+                  "record fails (default " +
+                      std::to_string(static_cast<int>(RunOptions::kDefaultChildTimeoutSeconds)) +
+                      "; 0: no limit; at most 1e7)");
   run->add_option("--peer-dir", run_args.peer_dir,
                   "Directory of BabelStream's omp-stream and cuda-stream for the babelstream-* peers (overrides "
-                  "PARLAB_BABELSTREAM_DIR; scripts/build-babelstream.sh builds them)");
+                  "PARLAB_BABELSTREAM_DIR; scripts/build-babelstream.sh builds them); must be an existing directory");
   run->add_flag("--quick", run_args.quick, "At most 3 repetitions, no minimum repetition time");
   run->add_flag("--quiet,-q", run_args.quiet, "No progress output");
   run->add_flag("--no-report", run_args.no_report, "Do not make plots and report.html after the run");
@@ -523,6 +548,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     err << "parlab: unknown command '" << argv[1] << "' (accepted: " << accepted << ")\n";
     return kExitUsage;
   }
+  for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) sub->footer(exit_codes);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version
@@ -548,7 +574,19 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     }
   }
   try {
-    if (*run && !run_args.peer_dir.empty()) set_peer_dir(run_args.peer_dir);  // before the registry is made
+    if (*run && !run_args.peer_dir.empty()) {  // before the registry is made
+      // Bad input, said up front: a missing directory would otherwise only make every peer
+      // "unavailable", a reason found in results.json, with exit 0.
+      std::error_code ec;
+      const auto st = std::filesystem::status(run_args.peer_dir, ec);
+      if (!std::filesystem::exists(st)) {
+        throw UsageError("--peer-dir '" + run_args.peer_dir + "': no such directory");
+      }
+      if (!std::filesystem::is_directory(st)) {
+        throw UsageError("--peer-dir '" + run_args.peer_dir + "': not a directory");
+      }
+      set_peer_dir(run_args.peer_dir);
+    }
     const Registry registry = make_registry();
     if (!python_home.empty()) configure_python(python_home);
     if (*list) return cmd_list(registry, out);

@@ -1,6 +1,7 @@
 #include "registry.hpp"
 
 #include <cstdlib>
+#include <sstream>
 
 #include "child_process.hpp"
 #include "cpu/register.hpp"
@@ -28,9 +29,18 @@ std::string& peer_dir_override() {
   return dir;
 }
 
-// A peer invocation that runs longer than this is stopped and its record fails (the default of
-// `parlab run --timeout`, which bounds the other measurements made in another process).
-constexpr double kPeerTimeoutSeconds = 1800;
+// A peer invocation that runs longer than this is stopped and its record fails: `parlab run
+// --timeout` (set_peer_timeout), 1800 s (the option's default) where nothing set it.
+double& peer_timeout_s() {
+  static double seconds = 1800;
+  return seconds;
+}
+
+std::string format_seconds(double s) {
+  std::ostringstream o;
+  o << s;
+  return o.str();
+}
 
 // The external peers run their binaries through parlab's one spawn helper, watching this
 // process's interruption (a Ctrl-C stops the binary and leaves the measurement to --resume).
@@ -44,13 +54,14 @@ PeerProcess launch_peer(const std::vector<std::string>& argv, const PeerEnv& env
   SpawnOptions o;
   o.set_env = env;
   o.capture_stdout = true;
-  o.timeout_s = kPeerTimeoutSeconds;
+  o.timeout_s = peer_timeout_s();
+  o.own_process_group = true;  // a peer's background children end with it (SpawnOptions)
   o.interrupted = &g_interrupted;
   ChildOutput c = run_child(argv, o);
   p.started = c.exit_code != -1;
   p.interrupted = c.interrupted;
   p.exit_code = c.exit_code;
-  p.ended = c.describe_end() + (c.timed_out ? " (" + std::to_string(static_cast<int>(kPeerTimeoutSeconds)) + " s)" : "");
+  p.ended = c.describe_end() + (c.timed_out ? " (--timeout " + format_seconds(peer_timeout_s()) + " s)" : "");
   p.out = std::move(c.out);
   p.err_tail = std::move(c.err_tail);
   return p;
@@ -72,6 +83,8 @@ PeerOptions peer_options() {
 }  // namespace
 
 void set_peer_dir(const std::string& dir) { peer_dir_override() = dir; }
+
+void set_peer_timeout(double seconds) { peer_timeout_s() = seconds; }
 
 Registry make_registry() {
   Registry r;

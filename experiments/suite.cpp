@@ -45,6 +45,23 @@ int positive_int(const json& j, const std::string& where) {
   return static_cast<int>(j.get<long long>());
 }
 
+// A string-valued key, or `fallback` where it is absent. A value of another type is a UsageError
+// naming the key: nlohmann's own type_error names neither the key nor the suite, and escaped as
+// a failure (exit 1) instead of bad input (exit 2).
+std::string string_value(const json& obj, const char* key, const std::string& fallback, const std::string& where) {
+  if (!obj.contains(key)) return fallback;
+  if (!obj.at(key).is_string()) throw UsageError(where + " " + key + ": expected a string, got " + obj.at(key).dump());
+  return obj.at(key).get<std::string>();
+}
+
+// A GPU index (the "device" key): a non-negative integer.
+int device_value(const json& j, const std::string& where) {
+  if (!j.is_number_integer() || j.get<long long>() < 0 || j.get<long long>() > 1024) {
+    throw UsageError(where + ": expected a GPU index (an integer from 0 to 1024), got " + j.dump());
+  }
+  return static_cast<int>(j.get<long long>());
+}
+
 void check_keys(const json& obj, const std::set<std::string>& allowed, const std::string& where) {
   for (const auto& [key, value] : obj.items()) {
     if (!allowed.count(key)) {
@@ -226,10 +243,12 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
   std::string where = "ad-hoc run";
 
   if (suite != nullptr) {
-    where = "suite '" + suite->value("name", std::string("?")) + "'";
+    const std::string name = string_value(*suite, "name", "unnamed", "suite");
+    where = "suite '" + name + "'";
     check_keys(*suite, {"name", "description", "reps", "warmup", "seed", "min_rep_seconds", "rounds", "experiments"},
                where);
-    plan.suite = suite->value("name", std::string("unnamed"));
+    string_value(*suite, "description", "", where);
+    plan.suite = name;
     if (suite->contains("reps")) reps = positive_int(suite->at("reps"), where + " reps");
     if (suite->contains("warmup")) warmup = positive_int(suite->at("warmup"), where + " warmup");
     if (suite->contains("rounds")) rounds = positive_int(suite->at("rounds"), where + " rounds");
@@ -264,7 +283,9 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
   const auto warn_once = [&](const std::string& why) {
     if (std::find(plan.warnings.begin(), plan.warnings.end(), why) == plan.warnings.end()) plan.warnings.push_back(why);
   };
+  std::vector<std::size_t> origin;  // plan.specs[k] came from experiment origin[k]
   for (std::size_t i = 0; i < experiments.size(); ++i) {
+    origin.resize(plan.specs.size(), i - 1);
     const json& e = experiments[i];
     const std::string ew = where + " experiment " + std::to_string(i + 1);
     if (!e.is_object()) throw UsageError(ew + ": expected an object");
@@ -291,7 +312,11 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
     }
     if (!e.contains("kernel")) throw UsageError(ew + ": needs \"kernel\"");
     const std::vector<std::string> kernels = string_list(e.at("kernel"), ew + " kernel");
-    const std::string scaling = e.value("scaling", std::string("strong"));
+    if (kernels.empty()) throw UsageError(ew + " kernel: the list is empty (name at least one kernel)");
+    if (e.contains("backends") && e.at("backends").is_array() && e.at("backends").empty()) {
+      throw UsageError(ew + " backends: the list is empty (name at least one backend, or \"all\")");
+    }
+    const std::string scaling = string_value(e, "scaling", "strong", ew);
     if (scaling != "strong" && scaling != "weak" && scaling != "none") {
       throw UsageError(ew + ": scaling must be strong, weak or none, got '" + scaling + "'");
     }
@@ -304,13 +329,14 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
     std::vector<int> ranks;  // empty: the mpi backends run in this process's job
     if (e.contains("ranks")) {
       if (!e.at("ranks").is_string()) throw UsageError(ew + " ranks: expected a string such as \"1,2,4\"");
-      ranks = parse_thread_list(e.at("ranks").get<std::string>(), ew + " ranks", max_threads);
+      ranks = parse_thread_list(e.at("ranks").get<std::string>(), ew + " ranks", max_threads, "rank count");
     }
     if (o.ranks) ranks = *o.ranks;
     const int e_reps = e.contains("reps") && !o.reps && !o.quick ? positive_int(e.at("reps"), ew + " reps") : reps;
     const std::uint64_t size_y = e.contains("size_y") ? size_value(e.at("size_y"), ew + " size_y") : 0;
-    const std::string study = e.value("study", plan.suite);
-    const int device = o.device ? *o.device : (e.contains("device") ? e.at("device").get<int>() : 0);
+    const std::string study = string_value(e, "study", plan.suite, ew);
+    const int device = e.contains("device") ? device_value(e.at("device"), ew + " device") : 0;
+    const int e_device = o.device ? *o.device : device;
 
     for (const std::string& kernel : kernels) {
       if (!o.kernels.empty() && suite != nullptr &&
@@ -405,7 +431,7 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
             m.reps = e_reps;
             m.warmup = warmup;
             m.min_rep_seconds = min_rep;
-            m.device = device;
+            m.device = e_device;
             for (Precision p : precisions) {
               m.precision = p;
               if (be->kind == "cpu" && memory > 0 && host_bytes(m) > 0.8 * memory) {
@@ -449,6 +475,33 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
         }
       }
     }
+  }
+  origin.resize(plan.specs.size(), experiments.size() - 1);
+  // A measurement two experiments both ask for (a serial backend in two thread sweeps, a suite
+  // that lists an experiment twice) is measured once, with one warning: measuring it twice
+  // would give two records of one measurement, which compare and the figures cannot tell apart.
+  {
+    std::map<std::string, std::size_t> first;  // the measurement -> the experiment that asked first
+    std::vector<MeasurementSpec> kept;
+    std::size_t dropped = 0;
+    std::string example;
+    for (std::size_t k = 0; k < plan.specs.size(); ++k) {
+      const auto [it, fresh] = first.emplace(to_json(plan.specs[k]).dump(), origin[k]);
+      if (fresh) {
+        kept.push_back(std::move(plan.specs[k]));
+        continue;
+      }
+      if (dropped++ == 0) {
+        const MeasurementSpec& m = plan.specs[k];
+        example = m.kernel + " " + m.backend + " t=" + std::to_string(m.threads) + " size " + format_size(m.size) +
+                  " (experiments " + std::to_string(it->second + 1) + " and " + std::to_string(origin[k] + 1) + ")";
+      }
+    }
+    if (dropped > 0) {
+      warn_once(where + ": " + std::to_string(dropped) + " measurement(s) asked for more than once are measured once, " +
+                "e.g. " + example);
+    }
+    plan.specs = std::move(kept);
   }
   for (const auto& [backend, why] : short_points) warn_once(why);
   // No silent filter: every name given on the command line selects something.

@@ -34,8 +34,10 @@ Statistics (compare_stats.py, no SciPy). For a pair, the repetition times reps_s
     inverted from the same U distribution, on log times (the k-th smallest and largest of the
     n*m pairwise ratios NEW_j/BASE_i). It excludes 1 exactly when the test rejects (without
     ties), so the bars and the verdicts agree; it is deterministic (no bootstrap, no seed).
-Verdict: "slower" when p < alpha, the U statistic says NEW is slower, and ratio > 1 + threshold;
-"faster" likewise with ratio < 1 - threshold; else "same" (no difference beyond the noise).
+Verdict: "slower" when p < alpha, the interval lies above 1, the U statistic says NEW is slower,
+and ratio > 1 + threshold; "faster" likewise with the interval below 1 and ratio < 1 - threshold;
+else "same" (no difference beyond the noise). Repeated values are ties, not evidence: each side
+needs enough distinct repetition times for the test to reach alpha (compare_stats.compare_samples).
 Defaults: alpha = 0.01, threshold = 5%. alpha 0.01 because a comparison tests hundreds of
 records at once and a CI gate must not cry wolf: two samples of one distribution give a
 verdict in under 1% of comparisons (tested over 1000 trials). The 5% floor because repetitions
@@ -63,9 +65,13 @@ Output: a terminal table (colour on a TTY unless NO_COLOR or --color never; rows
 largest change, |log ratio|, failures first), or --json (every figure, on stdout), and --html DIR
 (report.html with figures, plus compare.json; compare_report.py draws both; DIR must not be a
 run directory, whose report.html is plot.py's).
-Exit codes: 0 done; 1 --fail-if-slower PCT and some matched record significantly slower
-(p < alpha, U says slower) by more than PCT, whatever --threshold; 2 bad arguments: a missing
-path, a file that is not a parlab result, two runs with no record in common.
+Exit codes: 0 done, nothing slower beyond the gate; 1 --fail-if-slower PCT and some matched
+record significantly slower (p < alpha, the interval above 1) by more than PCT, whatever
+--threshold, and nothing else; 2 bad input, naming the argument, path or record: a missing path,
+a path that is not a regular file, a file that is not a parlab result, a context that is not an
+object, a non-finite or non-positive time, time_s.median not the median of reps_s, two runs with
+no record in common, an --html DIR that cannot hold the report (nothing is left there then);
+130 interrupted; 3 internal error (a bug: one line, please report it).
 """
 from __future__ import annotations
 
@@ -74,7 +80,10 @@ import json
 import math
 import os
 import re
+import shutil
+import stat
 import sys
+import tempfile
 import textwrap
 from collections import defaultdict
 
@@ -82,7 +91,7 @@ if __package__ in (None, ""):  # run as a script (parlab compare): the package i
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from analysis import compare_report  # noqa: E402
-from analysis.compare_stats import compare_samples, ratio_interval, reps_needed  # noqa: E402
+from analysis.compare_stats import compare_samples, median, ratio_interval, reps_needed  # noqa: E402
 from analysis.figures.labels import fmt_size  # noqa: E402
 from analysis.figures.load import InputError, load_run, rate_of  # noqa: E402
 from analysis.figures.roofline import roof_share, roof_text, share_text  # noqa: E402
@@ -94,17 +103,54 @@ OWN = "(run's own)"
 DEFAULTS = {"alpha": 0.01, "threshold": 0.05, "shape_threshold": 0.10}
 
 # ---------------------------------------------------------------- loading and matching
+# time_s.median must be the median of reps_s to this relative tolerance: the runner computes one
+# from the other in double precision and writes both with 17 significant digits, and pooled
+# rounds are recomputed on loading, so any real disagreement is a record edited by hand or cut
+# short, whose two halves cannot both be compared.
+MEDIAN_RTOL = 1e-9
+
+
+def _positive_finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+
+
 def load(path: str) -> dict:
-    if not os.path.exists(path):
-        raise InputError(f"{path}: no such file or directory")
+    """A run, refused (InputError, exit 2) where it cannot be compared: a path that is not a
+    regular file (a FIFO or a device would block the read; checked with stat before opening), a
+    context that is not an object, an ok record whose repetition times are not all finite and
+    positive, or whose time_s.median is not the median of its reps_s (MEDIAN_RTOL)."""
     try:
-        doc = load_run(path)
+        st = os.stat(path)
+        file = path
+        if stat.S_ISDIR(st.st_mode):
+            file = os.path.join(path, "results.json")
+            st = os.stat(file)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file or directory") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError(f"{file}: not a regular file (a results.json or a run directory holding one)")
+    try:
+        doc = load_run(file)
     except (UnicodeDecodeError, OSError) as e:
-        raise InputError(f"{path}: not a parlab results.json ({e})") from None
+        raise InputError(f"{file}: not a parlab results.json ({e})") from None
+    if not isinstance(doc["context"], dict):
+        raise InputError(f"{doc['_path']}: 'context' must be an object, not {type(doc['context']).__name__}")
     for i, r in enumerate(doc["records"]):
-        if r["status"] == "ok" and not (isinstance(r.get("reps_s"), list) and r["reps_s"]
-                                        and all(isinstance(x, (int, float)) and x > 0 for x in r["reps_s"])):
-            raise InputError(f"{doc['_path']}: record {i} ({r['kernel']} {r['backend']}) has no positive reps_s")
+        if r["status"] != "ok":
+            continue
+        what = f"{doc['_path']}: record {i} ({r['kernel']} {r['backend']} t={r['threads']})"
+        reps = r.get("reps_s")
+        if not (isinstance(reps, list) and reps and all(_positive_finite(x) for x in reps)):
+            raise InputError(f"{what}: reps_s must be a non-empty list of finite positive times")
+        t = r.get("time_s")
+        if not (isinstance(t, dict) and _positive_finite(t.get("median"))):
+            raise InputError(f"{what}: time_s.median must be a finite positive time")
+        m = median(reps)
+        if abs(t["median"] - m) > MEDIAN_RTOL * m:
+            raise InputError(f"{what}: time_s.median {t['median']!r} is not the median of its reps_s ({m!r}, "
+                             f"relative tolerance {MEDIAN_RTOL:g})")
     return doc
 
 
@@ -470,14 +516,17 @@ def _alpha(text: str) -> float:
 
 
 def parser() -> argparse.ArgumentParser:
-    epilog = ("Verdict: 'slower'/'faster' needs both a two-sided Mann-Whitney U p < --alpha on the repetition "
-              "times and a change of the median time beyond --threshold; else 'same' (no difference beyond the "
-              "noise). With too few repetitions the test cannot reach --alpha (3 against 3: p >= 0.1; the default "
+    epilog = ("Verdict: 'slower'/'faster' needs a two-sided Mann-Whitney U p < --alpha on the repetition "
+              "times, a (1 - alpha) interval of the ratio without 1, and a change of the median time beyond "
+              "--threshold; else 'same' (no difference beyond the noise). With too few repetitions the test cannot reach --alpha (3 against 3: p >= 0.1; the default "
               f"alpha needs {reps_needed(DEFAULTS['alpha'])} per side) and the row says so.",
               "Scaling shape: speedup and efficiency over each run's own one-thread (one-rank, one-GPU) time, "
               "compared at the worker counts both measured.",
-              "Exit codes: 0 compared; 1 --fail-if-slower tripped; 2 bad arguments (a missing path, a file that "
-              "is not a parlab result, two runs with no record in common).")
+              "Exit codes: 0 compared, nothing slower beyond the gate; 1 --fail-if-slower tripped (and only "
+              "then); 2 bad input, naming the argument, path or record (a missing path or one that is not a "
+              "regular file, a file that is not a parlab result, a non-finite time, time_s not the median of "
+              "reps_s, a context that is not an object, no record in common, an --html DIR that cannot hold "
+              "the report: nothing is written then); 130 interrupted; 3 internal error (please report).")
     ap = argparse.ArgumentParser(
         prog="parlab compare", formatter_class=argparse.RawDescriptionHelpFormatter,
         description=textwrap.fill("Compare two parlab runs (two commits, or two machines): per record NEW/BASE "
@@ -504,25 +553,57 @@ def parser() -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv=None) -> int:
-    args = parser().parse_args(argv)
+def write_html(res: dict, out_dir: str) -> str:
+    """DIR/report.html, DIR/plots/ and DIR/compare.json, all or nothing: everything is drawn into a
+    staging directory inside DIR first, then renamed into place, so a failure (a full disk, a
+    figure that cannot be drawn, report.html being a directory) leaves DIR as it was, without
+    plots/change.png, compare.json or report.html.tmp. A directory created here is removed again
+    on failure. Raises InputError for an out_dir that cannot hold the report."""
+    if os.path.lexists(out_dir) and not os.path.isdir(out_dir):
+        raise InputError(f"--html {out_dir}: exists and is not a directory")
+    if os.path.exists(os.path.join(out_dir, "results.json")):
+        raise InputError(f"--html {out_dir} holds a parlab run, whose report.html is plot.py's: name another directory")
+    for name in ("report.html", "compare.json"):
+        target = os.path.join(out_dir, name)
+        if os.path.lexists(target) and not os.path.isfile(target):
+            raise InputError(f"--html {out_dir}: {target} exists and is not a regular file")
+    created = not os.path.exists(out_dir)
     try:
-        base, new = load(args.base), load(args.new)
-    except InputError as e:
-        print(f"parlab compare: {e}", file=sys.stderr)
-        return 2
+        os.makedirs(out_dir, exist_ok=True)
+        stage = tempfile.mkdtemp(prefix=".compare-", dir=out_dir)
+    except OSError as e:
+        raise InputError(f"--html {out_dir}: cannot write there ({e.strerror})") from None
+    try:
+        compare_report.write(res, stage)
+        staged = [os.path.join("plots", f) for f in sorted(os.listdir(os.path.join(stage, "plots")))]
+        for rel in staged:
+            target = os.path.join(out_dir, rel)
+            if os.path.lexists(target) and not os.path.isfile(target):
+                raise InputError(f"--html {out_dir}: {target} exists and is not a regular file")
+        os.makedirs(os.path.join(out_dir, "plots"), exist_ok=True)
+        # The report last: a report.html in place always has its figures and compare.json beside it.
+        for rel in staged + ["compare.json", "report.html"]:
+            os.replace(os.path.join(stage, rel), os.path.join(out_dir, rel))
+    except BaseException as e:  # any failure, an interrupt included: leave DIR as it was
+        shutil.rmtree(stage, ignore_errors=True)
+        if created:
+            shutil.rmtree(out_dir, ignore_errors=True)
+        if isinstance(e, OSError):
+            raise InputError(f"--html {out_dir}: cannot write the report ({e.strerror}: {e.filename})") from None
+        raise
+    shutil.rmtree(stage, ignore_errors=True)
+    return os.path.join(out_dir, "report.html")
+
+
+def run(args) -> int:
+    base, new = load(args.base), load(args.new)
     res = compare(base, new, alpha=args.alpha, threshold=args.threshold / 100,
                   shape_threshold=args.shape_threshold / 100, fail_if_slower=args.fail_if_slower)
     if not res["records"]:
-        print(f"parlab compare: {base['_path']} and {new['_path']} have no record in common (no study, kernel, "
-              f"backend, threads, size and precision measured in both)", file=sys.stderr)
-        return 2
+        raise InputError(f"{base['_path']} and {new['_path']} have no record in common (no study, kernel, "
+                         f"backend, threads, size and precision measured in both)")
     if args.html:
-        if os.path.exists(os.path.join(args.html, "results.json")):
-            print(f"parlab compare: --html {args.html} holds a parlab run, whose report.html is plot.py's: "
-                  "name another directory", file=sys.stderr)
-            return 2
-        path = compare_report.write(res, args.html)
+        path = write_html(res, args.html)
         print(f"parlab compare: report {path}", file=sys.stderr)
     try:
         if args.json:
@@ -536,6 +617,26 @@ def main(argv=None) -> int:
     except BrokenPipeError:  # `parlab compare A B | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 1 if res["gate"] and res["gate"]["failed"] else 0
+
+
+def main(argv=None) -> int:
+    """The exit-code contract (README, "Exit codes"): 0 compared, nothing slower beyond the gate;
+    1 the gate tripped, and nothing else, so `git bisect run` and CI can trust it; 2 bad input
+    (argparse's own errors included), naming the argument, path or record; 130 interrupted;
+    3 an internal error, one line naming it and no traceback (a traceback would exit 1, the
+    "slower" code)."""
+    args = parser().parse_args(argv)
+    try:
+        return run(args)
+    except InputError as e:
+        print(f"parlab compare: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("parlab compare: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # noqa: BLE001 -- the contract above: never a traceback, never exit 1
+        print(f"parlab compare: internal error, please report: {type(e).__name__}: {e}", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

@@ -124,24 +124,39 @@ def median(xs: list) -> float:
 
 
 def compare_samples(base: list, new: list, alpha: float, threshold: float) -> dict:
-    """Every figure of one matched pair of repetition-time samples, and the verdict."""
+    """Every figure of one matched pair of repetition-time samples, and the verdict.
+
+    "significant" needs three things, so that a verdict never rests on the test alone:
+      - p < alpha (the two-sided U test);
+      - the (1 - alpha) interval of the ratio excludes 1 on the side the U statistic points to
+        (without ties the two agree; with ties, the normal approximation can reject while the
+        interval still spans 1, and then the data have not decided);
+      - enough distinct repetition times on each side for the test to reach alpha at all:
+        repeated values are ties, not evidence, so a million identical repetitions count as one
+        (a timer of coarse resolution, or a copied record, must not make p vanish)."""
     ratio = median(new) / median(base)
     test = mann_whitney(base, new)
     ci = ratio_interval(base, new, alpha)
     smallest = min_p(len(base), len(new))
-    significant = test["p"] < alpha
+    distinct = (len(set(base)), len(set(new)))
+    too_few_distinct = min_p(*distinct) >= alpha
     direction = (test["u"] > len(base) * len(new) / 2) - (test["u"] < len(base) * len(new) / 2)
+    excludes_one = bool(ci) and ((direction > 0 and ci[0] > 1) or (direction < 0 and ci[1] < 1))
+    significant = test["p"] < alpha and excludes_one and not too_few_distinct
     verdict = "same"
     if significant and direction > 0 and ratio > 1 + threshold:
         verdict = "slower"
     elif significant and direction < 0 and ratio < 1 - threshold:
         verdict = "faster"
+    too_few = smallest >= alpha or too_few_distinct
     out = {"time_ratio": ratio, "change_pct": (ratio - 1) * 100, "ci": list(ci) if ci else None,
            "p_value": test["p"], "test": test["method"], "u": test["u"], "significant": significant,
-           "direction": direction, "min_p": smallest, "too_few_reps": smallest >= alpha, "verdict": verdict}
-    if out["too_few_reps"]:
+           "direction": direction, "min_p": smallest, "too_few_reps": too_few, "verdict": verdict}
+    if smallest >= alpha:
         out["warning"] = (f"too few repetitions to tell: {len(base)} against {len(new)}, the smallest p the U test "
                           f"can give is {smallest:.2g}, not below alpha {alpha:g}; {reps_needed(alpha)} per side needed")
+    elif too_few_distinct:
+        out["warning"] = (f"too few distinct repetition times to tell: {distinct[0]} against {distinct[1]} distinct "
+                          f"values ({len(base)} against {len(new)} repetitions; repeated values are ties, not "
+                          f"evidence); {reps_needed(alpha)} distinct per side needed")
     return out
-
-

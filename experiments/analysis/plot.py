@@ -31,7 +31,8 @@ Figures (plots/<name>.png and .svg; a family draws nothing where the run has no 
   mpi_speedup_..., mpi_latency  speedup over MPI ranks; OSU-style probe latency vs ranks
   mixed_mode_<study>_<kernel>...  EPCC mixed mode: the same cores as ranks x threads and hybrids
   libraries_<kernel>            parlab's rate over each Python library backend's, same run
-Exit codes: 0 done, 2 the input is missing or malformed (the message says what and where).
+Exit codes: 0 done; 2 the input is missing or malformed, or the output cannot be written (the
+message says what and where); 130 interrupted; 3 an internal error (one line, please report it).
 """
 from __future__ import annotations
 
@@ -51,7 +52,26 @@ __all__ = ["main"]
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description="Plots and report.html from a parlab run directory")
+    """Exit codes (README, "Exit codes"): 0 done; 2 the input is missing or malformed, or the
+    output cannot be written (the message names it); 130 interrupted; 3 an internal error, one
+    line and no traceback (a traceback would exit 1, which means "a measurement failed")."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("plot.py: interrupted", file=sys.stderr)
+        return 130
+    except OSError as e:
+        print(f"plot.py: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+    except Exception as e:  # noqa: BLE001 -- the contract above
+        print(f"plot.py: internal error, please report: {type(e).__name__}: {e}", file=sys.stderr)
+        return 3
+
+
+def _main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Plots and report.html from a parlab run directory",
+                                 epilog="Exit codes: 0 done; 2 the input is missing or malformed, or the output "
+                                        "cannot be written; 130 interrupted; 3 internal error (please report).")
     ap.add_argument("run_dir", help="a directory holding results.json (or the file itself)")
     ap.add_argument("--out", help="where to write plots/ and report.html (default: the run directory)")
     ap.add_argument("--quiet", action="store_true")

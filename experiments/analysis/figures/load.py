@@ -3,6 +3,7 @@ route records to their figures, and the record helpers every figure shares."""
 from __future__ import annotations
 
 import json
+import math
 import os
 
 SCHEMA = "parlab-results/1"
@@ -60,6 +61,10 @@ class InputError(Exception):
 
 def load_run(run_dir: str) -> dict:
     path = os.path.join(run_dir, "results.json") if os.path.isdir(run_dir) else run_dir
+    # A FIFO or a device would block the read or never end: refuse what is not a regular file
+    # before opening it.
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise InputError(f"{path}: not a regular file (expected a parlab run directory or its results.json)")
     try:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
@@ -76,14 +81,22 @@ def load_run(run_dir: str) -> dict:
             raise InputError(f"{path}: missing key {key!r}")
     if not isinstance(doc["records"], list):
         raise InputError(f"{path}: 'records' must be a list")
+    if not isinstance(doc["context"], dict):
+        raise InputError(f"{path}: 'context' must be an object, not {type(doc['context']).__name__}")
     for i, r in enumerate(doc["records"]):
+        if not isinstance(r, dict):
+            raise InputError(f"{path}: record {i} must be an object, not {type(r).__name__}")
         for key in ("kernel", "backend", "threads", "size", "status"):
             if key not in r:
                 raise InputError(f"{path}: record {i} lacks {key!r}")
         if r["status"] == "ok":
-            t = r.get("time_s", {})
-            if not isinstance(t.get("median"), (int, float)) or t["median"] <= 0:
-                raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}) has no positive median time")
+            t = r.get("time_s")
+            # NaN compares false with everything, so "<= 0" alone lets it through.
+            if not (isinstance(t, dict) and isinstance(t.get("median"), (int, float))
+                    and math.isfinite(t["median"]) and t["median"] > 0):
+                raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}) has no finite positive median time")
+            if "reps_s" in r and not isinstance(r["reps_s"], list):
+                raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}): reps_s must be a list")
     doc["_path"] = path
     doc["records"] = pool_rounds(doc["records"])
     return doc
