@@ -40,7 +40,7 @@ from analysis.figures.gil import gil_series
 from analysis.figures.gpu import multi_gpu_series
 from analysis.figures.libraries import libraries_table
 from analysis.figures.load import element_bytes, fastest_bytes_per_s, per_op_us, pool_rounds, rate_of, workers
-from analysis.figures.models import python_models_crossovers, python_models_table
+from analysis.figures.models import PY_MODEL_STUDIES as _PY_MODEL_STUDIES, python_models_crossovers, python_models_table
 from analysis.figures.scaling import scaling_series
 from conftest import ROOT, SCHEMA, run_plot
 
@@ -2356,7 +2356,7 @@ MODEL_CROSSINGS = [  # (backend, workers, the sizes (log2) where it beats one th
     ("py-dask-distributed", 2, range(12, 21, 2)), ("py-dask-distributed", 16, range(14, 21, 2)),
     ("py-dask-delayed", 2, (12, 14)), ("py-dask-delayed", 16, (12, 14)), ("py-thread-pool", 2, (10, 12, 14, 16)),
 ]
-PY_MODEL_STUDIES = plot.PY_MODEL_STUDIES  # each study's one-thread reference
+PY_MODEL_STUDIES = _PY_MODEL_STUDIES  # each study's one-thread reference
 NOISE_CLAIMS += [Noise(f"python-models at 2^{n}: {b} on {t} workers over one thread",
                        lambda b=b, t=t, n=n: models_size_pair("python-models", b, t, 1 << n)[0],
                        lambda b=b, t=t, n=n: models_size_pair("python-models", b, t, 1 << n)[1],
@@ -2422,6 +2422,9 @@ for _prefix, _lines in EARLIER_LINES_3.items():
 
 # Lines the scanner flags that order nothing measured against noise, each with its reason.
 NOT_ORDERINGS = [
+    ("| `stream-probe` | why the GPU dot", "the retired probes' table names the question each probe answered, not a result"),
+    ("| `ft-probe` | why pure-Python threads", "the retired probes' table names the question each probe answered, not a result"),
+    ("| `mpi-probe` | why ranks fell behind", "the retired probes' table names the question each probe answered, not a result"),
     ("16×: one core alone ran", "16× is the ideal speedup of 16 threads, a bound, not a measurement"),
     ("The 14× the issue asked for", "a goal, a threshold without repetitions; the speedup it is held against is backed "
                                     "(gil run, NOISE_CLAIMS)"),
