@@ -129,6 +129,12 @@ MpiLauncher find_mpi_launcher() {
     }
   }
   l.command = {exe};
+  // Read by every rank of the job (mpi/workloads.cpp); a typo is the user's, said before any job.
+  if (const char* scheme = std::getenv("PARLAB_PI_SCHEME");
+      scheme != nullptr && *scheme != '\0' && std::string_view(scheme) != "one-sided" &&
+      std::string_view(scheme) != "two-sided") {
+    throw UsageError(std::string("--ranks: PARLAB_PI_SCHEME='") + scheme + "': expected one-sided or two-sided");
+  }
   std::vector<std::string> extra;
   if (const char* env = std::getenv("PARLAB_MPIRUN_ARGS"); env != nullptr) {
     std::istringstream words(env);
