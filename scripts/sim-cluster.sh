@@ -66,17 +66,22 @@ teardown() {
   fi
 }
 
-# Sets (or clears) netem on every host's link: each direction is shaped once, at the sending
-# host's veth (so a one-way delay D gives a round trip of 2D between two hosts).
+# Sets (or clears) link emulation on every host's link: each direction is shaped once, at the
+# sending host's veth (so a one-way delay D gives a round trip of 2D between two hosts). A delay
+# needs tc's netem qdisc (with a rate, netem's own); a rate alone uses tbf.
 apply_netem() {
   local delay=$1 rate=$2 h
   for h in $(hosts); do
     nsenter --net="/run/netns/$PREFIX${h#sim}" tc qdisc del dev eth0 root 2>/dev/null || true
-    if [ -n "$delay$rate" ]; then
-      local args=()
-      [ -n "$delay" ] && args+=(delay "$delay")
+    if [ -n "$delay" ]; then
+      local args=(delay "$delay")
       [ -n "$rate" ] && args+=(rate "$rate")
-      nsenter --net="/run/netns/$PREFIX${h#sim}" tc qdisc add dev eth0 root netem "${args[@]}"
+      nsenter --net="/run/netns/$PREFIX${h#sim}" tc qdisc add dev eth0 root netem "${args[@]}" ||
+        die "tc netem failed: this kernel may lack the netem qdisc (sch_netem; some container kernels do), so a link delay cannot be emulated here (--rate alone uses tbf)"
+    elif [ -n "$rate" ]; then
+      # A rate alone needs no netem: a token bucket (tbf) caps the sending rate; the burst is 1 ms
+      # worth at 10 Gbit/s (1.25 MB), and packets wait at most 10 ms in its queue.
+      nsenter --net="/run/netns/$PREFIX${h#sim}" tc qdisc add dev eth0 root tbf rate "$rate" burst 1250kb latency 10ms
     fi
   done
   if [ -n "$delay$rate" ]; then echo "delay=${delay:-0} rate=${rate:-unlimited}" > "$SIM_DIR/netem"; else rm -f "$SIM_DIR/netem"; fi
