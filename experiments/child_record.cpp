@@ -99,6 +99,7 @@ json measure_in_child_process(const ChildJob& job, const json& spec, std::size_t
     rec["id"] = index;
     return rec;
   }
+  if (job.explain) fault += job.explain(c.err_tail);
   return failed_record(spec, index, job.fields, with_stderr_tail(job.what + " " + fault, c.err_tail));
 }
 

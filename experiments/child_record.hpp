@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,9 @@ struct ChildJob {
   std::string what;         // names it in a failure: "the child parlab (3.13.5t, PYTHON_GIL=0)"
   nlohmann::json fields;    // added to a failed record (kind, interpreter, ...): what the plan knows
   double timeout_s = 0;     // 0: none
+  // Optional: more of the fault, from the tail of the child's stderr (an MPI job across hosts
+  // names the host at fault), appended to a failed record's reason before that tail.
+  std::function<std::string(const std::string& stderr_tail)> explain;
 };
 
 // Runs `job` with the plan entry `spec` (its "id" set to `index`) as its last argument and returns

@@ -131,6 +131,7 @@ struct RunArgs {
   std::string format = "json,csv";
   std::string resume;
   std::string ranks;  // MPI job sizes for the mpi backends
+  std::string hostfile;  // the hosts those MPI jobs run on (empty: this one)
   std::string timeout;  // seconds per measurement in another process
   std::string peer_dir;  // where BabelStream's binaries are (overrides PARLAB_BABELSTREAM_DIR)
   bool quick = false;
@@ -222,6 +223,8 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
 
   options.child_timeout_s = parse_timeout(a.timeout);
   set_peer_timeout(options.child_timeout_s);  // the external peers are measured in another process too
+  // The hosts of every MPI job of this run (--ranks, a suite's "ranks", a resumed run's).
+  if (!a.hostfile.empty()) set_mpi_hostfile(a.hostfile);
 
   if (!a.resume.empty()) {
     refuse_filters_with_resume(a);
@@ -490,6 +493,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   run->add_option("--ranks", run_args.ranks,
                   "MPI job sizes (1,2,4 | 1..4): each mpi+ backend is measured by an MPI job of each size, launched "
                   "with mpirun; without --backend, the CPU backends and every mpi+ one");
+  run->add_option("--hostfile", run_args.hostfile,
+                  "Hostfile the --ranks jobs run on (Open MPI's format: 'host slots=N' a line); records say how "
+                  "many hosts and ranks per host each job had (docs/multihost.md)");
   run->add_option("--resume", run_args.resume,
                   "Complete the interrupted run in this directory (its own plan: no suite or filters)");
   run->add_option("--timeout", run_args.timeout,

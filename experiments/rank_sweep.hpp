@@ -10,6 +10,12 @@
 // context), --bind-to none (a rank's threads may use every core; Open MPI binds a rank to one
 // core by default for two ranks or fewer) and, run as root, --allow-run-as-root. Words in
 // $PARLAB_MPIRUN_ARGS follow them (for several hosts: "--hostfile hosts --map-by node").
+//
+// Across hosts (`parlab run --hostfile FILE`, or a --hostfile in $PARLAB_MPIRUN_ARGS) the
+// launcher also gets, unless they are given, Open MPI's daemon keepalive settings short enough
+// that a host lost mid-job (its link down, its daemon gone) ends the job within seconds naming
+// the host, rather than after TCP's minutes; a failed record of such a job names the hosts the
+// launcher's messages name (docs/multihost.md).
 #pragma once
 
 #include <cstddef>
@@ -23,11 +29,22 @@ namespace parlab {
 struct MpiLauncher {
   std::vector<std::string> command;  // up to, not including, "-np R"
   bool open_mpi = false;
+  std::string hostfile;              // empty: one host
+  std::vector<std::string> hosts;    // the hostfile's hosts, in its order
   std::string describe() const;      // the command as one line
 };
 
-// Throws UsageError naming --ranks when no launcher is found.
+// Throws UsageError naming --ranks when no launcher is found, and naming --hostfile when the
+// hostfile cannot be read, names no host, or is given both ways.
 MpiLauncher find_mpi_launcher();
+
+// `parlab run --hostfile FILE`: the MPI jobs of this process run on FILE's hosts. Set once,
+// before the run starts; throws UsageError when FILE cannot be read.
+void set_mpi_hostfile(const std::string& path);
+
+// The host names of an Open MPI / MPICH hostfile: each line's first word, comments and blank
+// lines skipped. Throws UsageError naming `path` when it cannot be read or names no host.
+std::vector<std::string> hostfile_hosts(const std::string& path);
 
 // Measures `spec` in an MPI job of `ranks` ranks through measure_in_child_process
 // (child_record.hpp): rank 0's record, a failed record naming the fault (no launcher, the job

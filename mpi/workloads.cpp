@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <sstream>
 #include <vector>
 
@@ -106,32 +108,89 @@ class PiRank final : public RankWorkload {
 //
 // The counter is never reset: every rank fetches until it gets a chunk past the end, so run k
 // takes exactly chunks + ranks values and starts at k * (chunks + ranks) on every rank.
+//
+// Where no one-sided component can make the window (Open MPI 4.1 over TCP between hosts: osc rdma
+// needs RDMA atomics, osc sm one host, osc pt2pt MPI_THREAD_MULTIPLE), the same chunks are handed
+// out by rank 0 over two-sided messages (deal_two_sided). The window is made on a duplicate of
+// the world communicator whose errors return, so that failure is a result to act on, not an
+// abort. PARLAB_PI_SCHEME=two-sided forces the fallback, so it is tested where one-sided works.
 class ChunkCounter {
  public:
   ChunkCounter(std::shared_ptr<Executor> ex, const Problem& p, const Layout& l)
       : ex_(std::move(ex)), seed_(p.seed), samples_(p.size), ranks_(static_cast<std::uint64_t>(l.ranks)),
-        chunk_(pi_rank_chunk(p.size, l.ranks, p.threads)), chunks_((p.size + chunk_ - 1) / chunk_) {
-    std::uint64_t* base = nullptr;
-    const MPI_Aint bytes = l.rank == 0 ? static_cast<MPI_Aint>(sizeof(std::uint64_t)) : 0;
-    if (MPI_Win_allocate(bytes, sizeof(std::uint64_t), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win_) != MPI_SUCCESS) {
-      throw FailureError("MPI_Win_allocate for the pi chunk counter failed");
+        rank_(l.rank), chunk_(pi_rank_chunk(p.size, l.ranks, p.threads)), chunks_((p.size + chunk_ - 1) / chunk_) {
+    MPI_Comm dup = MPI_COMM_NULL;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    comm_ = std::make_unique<Communicator>(dup);
+    MPI_Comm_set_errhandler(comm_->get(), MPI_ERRORS_RETURN);
+    const char* forced = std::getenv("PARLAB_PI_SCHEME");
+    const std::string want = forced != nullptr ? forced : "";
+    if (!want.empty() && want != "one-sided" && want != "two-sided") {
+      throw UsageError("PARLAB_PI_SCHEME='" + want + "': expected one-sided or two-sided");
     }
-    if (l.rank == 0) *base = 0;
-    // A passive-target epoch for the counter's life; the local store above is made visible
-    // before any rank fetches (MPI_Win_sync, then the barrier).
-    MPI_Win_lock_all(0, win_);
-    MPI_Win_sync(win_);
+    bool made = false;
+    if (want != "two-sided") {
+      std::uint64_t* base = nullptr;
+      const MPI_Aint bytes = l.rank == 0 ? static_cast<MPI_Aint>(sizeof(std::uint64_t)) : 0;
+      made = MPI_Win_allocate(bytes, sizeof(std::uint64_t), MPI_INFO_NULL, comm_->get(), &base, &win_) == MPI_SUCCESS;
+      // The component choice depends on the whole communicator, so ranks agree; a window made on
+      // some ranks only could not even be freed (MPI_Win_free is collective), hence a failure.
+      const int ranks_made = ranks_failing(!made);
+      if (ranks_made != 0 && ranks_made != l.ranks) {
+        throw FailureError("MPI_Win_allocate for the pi chunk counter succeeded on " + std::to_string(ranks_made) +
+                           " of " + std::to_string(l.ranks) + " ranks only");
+      }
+      if (made && l.rank == 0) *base = 0;
+      if (!made && want == "one-sided") {
+        throw FailureError("PARLAB_PI_SCHEME=one-sided, but MPI_Win_allocate for the pi chunk counter failed");
+      }
+    }
+    if (made) {
+      // A passive-target epoch for the counter's life; the local store above is made visible
+      // before any rank fetches (MPI_Win_sync, then the barrier).
+      MPI_Win_lock_all(0, win_);
+      MPI_Win_sync(win_);
+    } else {
+      win_ = MPI_WIN_NULL;
+    }
     MPI_Barrier(MPI_COMM_WORLD);
   }
   ~ChunkCounter() {
-    MPI_Win_unlock_all(win_);
-    MPI_Win_free(&win_);  // collective: every rank destroys its workload on the same command
+    if (win_ != MPI_WIN_NULL) {
+      MPI_Win_unlock_all(win_);
+      MPI_Win_free(&win_);  // collective: every rank destroys its workload on the same command
+    }
   }
   ChunkCounter(const ChunkCounter&) = delete;
   ChunkCounter& operator=(const ChunkCounter&) = delete;
 
+  bool one_sided() const { return win_ != MPI_WIN_NULL; }
+
   // This rank's hits of one run: chunks fetched until none is left.
   std::uint64_t count() {
+    const std::uint64_t hits = one_sided() ? fetch_one_sided() : deal_two_sided();
+    ++runs_;
+    return hits;
+  }
+
+  // How the chunks fell: the fewest and most one rank took per run. Collective.
+  void describe(Validation& v) const {
+    v.detail += ", " + std::to_string(chunks_) + " chunks of " + std::to_string(chunk_) + " taken dynamically (" +
+                (one_sided() ? "one-sided counter" : "two-sided: rank 0 deals them") + ")";
+    rank_spread(v, "rank_chunks", static_cast<double>(taken_) / static_cast<double>(std::max<std::uint64_t>(runs_, 1)),
+                static_cast<int>(ranks_));
+    v.metrics.emplace_back("chunks", static_cast<double>(chunks_));
+    v.metrics.emplace_back("pi_two_sided", one_sided() ? 0.0 : 1.0);  // which scheme handed the chunks out
+  }
+
+ private:
+  std::uint64_t count_chunk(std::uint64_t c) {
+    const std::uint64_t begin = c * chunk_;
+    ++taken_;
+    return pi_hits_range(*ex_, seed_, begin, std::min(samples_, begin + chunk_));
+  }
+
+  std::uint64_t fetch_one_sided() {
     const std::uint64_t first = runs_ * (chunks_ + ranks_);
     const std::uint64_t one = 1;
     std::uint64_t hits = 0;
@@ -141,26 +200,75 @@ class ChunkCounter {
       MPI_Win_flush(0, win_);
       const std::uint64_t c = ticket - first;
       if (c >= chunks_) break;
-      const std::uint64_t begin = c * chunk_;
-      hits += pi_hits_range(*ex_, seed_, begin, std::min(samples_, begin + chunk_));
-      ++taken_;
+      hits += count_chunk(c);
     }
-    ++runs_;
     return hits;
   }
 
-  // How the chunks fell: the fewest and most one rank took per run. Collective.
-  void describe(Validation& v) const {
-    v.detail += ", " + std::to_string(chunks_) + " chunks of " + std::to_string(chunk_) + " taken dynamically";
-    rank_spread(v, "rank_chunks", static_cast<double>(taken_) / static_cast<double>(std::max<std::uint64_t>(runs_, 1)),
-                static_cast<int>(ranks_));
-    v.metrics.emplace_back("chunks", static_cast<double>(chunks_));
+  // Two-sided: rank 0 deals chunk numbers in answer to requests and counts chunks itself between
+  // answers (only its main thread calls MPI: MPI_THREAD_FUNNELED). A worker asks for its next
+  // chunk before counting the one it holds, so the answer arrives while it counts. Each worker
+  // gets exactly one "none left" (chunks_) and then asks no more, so no message outlives the run.
+  std::uint64_t deal_two_sided() {
+    const MPI_Comm comm = comm_->get();
+    constexpr int kAsk = 1, kDeal = 2;
+    std::uint64_t hits = 0;
+    if (rank_ == 0) {
+      std::uint64_t next = 0;
+      const std::uint64_t workers = ranks_ - 1;
+      std::uint64_t finished = 0;
+      const auto answer = [&](int to) {
+        const std::uint64_t c = next < chunks_ ? next++ : chunks_;
+        if (c == chunks_) ++finished;
+        check(MPI_Send(&c, 1, MPI_UINT64_T, to, kDeal, comm), "MPI_Send of a chunk");
+      };
+      while (finished < workers || next < chunks_) {
+        if (next < chunks_) {
+          for (int pending = 1; pending;) {  // every request waiting now, then a chunk of its own
+            MPI_Status st;
+            check(MPI_Iprobe(MPI_ANY_SOURCE, kAsk, comm, &pending, &st), "MPI_Iprobe");
+            if (!pending) break;
+            char none = 0;
+            check(MPI_Recv(&none, 1, MPI_CHAR, st.MPI_SOURCE, kAsk, comm, MPI_STATUS_IGNORE), "MPI_Recv of a request");
+            answer(st.MPI_SOURCE);
+          }
+          if (next < chunks_) hits += count_chunk(next++);
+        } else {
+          MPI_Status st;
+          char none = 0;
+          check(MPI_Recv(&none, 1, MPI_CHAR, MPI_ANY_SOURCE, kAsk, comm, &st), "MPI_Recv of a request");
+          answer(st.MPI_SOURCE);
+        }
+      }
+      return hits;
+    }
+    const char ask = 0;
+    std::uint64_t held = 0;
+    check(MPI_Send(&ask, 1, MPI_CHAR, 0, kAsk, comm), "MPI_Send of a request");
+    check(MPI_Recv(&held, 1, MPI_UINT64_T, 0, kDeal, comm, MPI_STATUS_IGNORE), "MPI_Recv of a chunk");
+    while (held < chunks_) {
+      std::uint64_t following = 0;
+      MPI_Request req;
+      check(MPI_Irecv(&following, 1, MPI_UINT64_T, 0, kDeal, comm, &req), "MPI_Irecv of a chunk");
+      check(MPI_Send(&ask, 1, MPI_CHAR, 0, kAsk, comm), "MPI_Send of a request");
+      hits += count_chunk(held);
+      check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait for a chunk");
+      held = following;
+    }
+    return hits;
   }
 
- private:
+  // The duplicate communicator returns errors; one is fatal to the job all the same (the rank
+  // throws, and the runtime aborts the job naming it).
+  static void check(int rc, const char* what) {
+    if (rc != MPI_SUCCESS) throw FailureError(std::string("pi two-sided chunk dealing: ") + what + " failed");
+  }
+
   std::shared_ptr<Executor> ex_;
   std::uint64_t seed_, samples_, ranks_;
+  int rank_;
   std::uint64_t chunk_, chunks_;
+  std::unique_ptr<Communicator> comm_;
   MPI_Win win_ = MPI_WIN_NULL;
   std::uint64_t runs_ = 0, taken_ = 0;
 };

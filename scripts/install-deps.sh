@@ -15,6 +15,7 @@ packages=(
   python3-numba                             # the Numba peers (prange, nogil) beside parlab
   python3-dask python3-distributed          # the Dask variants (delayed, a local distributed cluster)
   libopenmpi-dev openmpi-bin                # the mpi/ wing (ranks x executors)
+  iproute2 iputils-ping util-linux          # scripts/sim-cluster.sh: simulated hosts (netns, veth, tc netem)
   chromium                                  # the report's first screen, rendered headless in a test
   dpkg-dev                                  # apt-get source / dpkg-source for the TSan oneTBB build
   likwid                                    # likwid-bench, the NT-store and peak-flops peer (likwid-accessD in /usr/sbin)

@@ -9,6 +9,9 @@
 #   tsan-ft     the same tests under ThreadSanitizer, against a TSan-built 3.13t
 #   compat      clang against Debian 13's CLI11 2.4, nlohmann-json, GoogleTest and Google Benchmark
 #               (scripts/fetch-compat-deps.sh), every C++ test, then `parlab list` and a short run
+#   multihost   2 simulated hosts (scripts/sim-cluster.sh; root): the MPI tests and pi, dot, triad at
+#               1, 2, 4 ranks across them over TCP (--mca btl tcp,self, no one-sided component named),
+#               equal to one host's with the hosts in the records, and the host fault cases
 # plus the Python tests of the plot scripts. Stops at the first failure.
 #
 # Each configuration states what it must have, so a machine that lost a package fails instead of
@@ -20,12 +23,12 @@
 # CI's machine; PARLAB_CI_CUDA=AUTO (build it if found) or OFF runs release on a machine without
 # the CUDA toolkit.
 #
-# Usage: scripts/run-tests.sh [release] [tsan] [asan-ubsan] [ft] [tsan-ft] [compat] [python]   (default: all)
+# Usage: scripts/run-tests.sh [release] [tsan] [asan-ubsan] [ft] [tsan-ft] [compat] [python] [multihost]   (default: all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 configs=("$@")
-if [ ${#configs[@]} -eq 0 ]; then configs=(release python compat tsan asan-ubsan ft tsan-ft); fi
+if [ ${#configs[@]} -eq 0 ]; then configs=(release python compat tsan asan-ubsan ft tsan-ft multihost); fi
 jobs=$(nproc)
 # Debian's interpreter, where install-deps.sh put matplotlib, pandas and pytest (a pyenv or
 # venv python3 earlier on PATH would not have them).
@@ -99,8 +102,40 @@ for config in "${configs[@]}"; do
         PARLAB_BIN="$PWD/build/release/experiments/parlab" "$PYTHON" -m pytest -q -rs tests/python
       fi
       ;;
+    multihost)
+      # Fails (never skips) where the hosts cannot be made: without root, or without namespaces.
+      step "build release (parlab, MPI tests) for multihost"
+      [ -f build/release/build.ninja ] || cmake --preset release -DPARLAB_WERROR=ON -DPARLAB_ENABLE_CUDA="$cuda"
+      cmake --build --preset release --parallel "$jobs" --target parlab parlab_mpi_tests
+      step "bring up 2 simulated hosts"
+      sim=scripts/sim-cluster.sh
+      trap 'bash scripts/sim-cluster.sh down >/dev/null 2>&1 || true' EXIT
+      bash "$sim" up 2
+      hostfile=/run/sim-cluster/hostfile
+      mh=build/release/multihost
+      rm -rf "$mh" && mkdir -p "$mh"
+      parlab="$PWD/build/release/experiments/parlab"
+      tcp="--mca btl tcp,self"
+      # 2 ranks, one on each host (the 4-rank gtest run took over 10 minutes here over TCP on 2
+      # loaded cores; 4 ranks across the hosts are covered by the identity run below).
+      step "MPI tests across the hosts (2 ranks, TCP)"
+      bash "$sim" exec sim0 mpirun --allow-run-as-root --oversubscribe --bind-to none --hostfile "$hostfile" $tcp \
+        -np 2 build/release/tests/mpi/parlab_mpi_tests --gtest_brief=1
+      PARLAB_MPIRUN_ARGS="--hostfile $hostfile $tcp" PARLAB_BIN="$parlab" \
+        bash "$sim" exec sim0 "$PYTHON" -m pytest -q -rs tests/python/test_mpi_ranks.py -k "scheme"
+      step "pi, dot, triad at 1, 2, 4 ranks: one host, then across 2 hosts"
+      run=(run -k pi,dot,triad --ranks 1,2,4 -t 1,2 -n 2^20 --quick --no-report -q --timeout 120)
+      bash "$sim" exec sim0 "$parlab" "${run[@]}" --out "$mh/one-host"
+      PARLAB_MPIRUN_ARGS="$tcp" bash "$sim" exec sim0 "$parlab" "${run[@]}" --hostfile "$hostfile" --out "$mh/across"
+      "$PYTHON" tests/multihost/check.py identity "$mh/one-host" "$mh/across" 2
+      step "host faults: unreachable host, far daemon killed, link down"
+      "$PYTHON" tests/multihost/check.py faults "$parlab" "$hostfile"
+      step "tear down the simulated hosts"
+      bash "$sim" down
+      trap - EXIT
+      ;;
     *)
-      echo "run-tests.sh: unknown configuration '$config' (accepted: release, tsan, asan-ubsan, compat, ft, tsan-ft, python)" >&2
+      echo "run-tests.sh: unknown configuration '$config' (accepted: release, tsan, asan-ubsan, compat, ft, tsan-ft, python, multihost)" >&2
       exit 2
       ;;
   esac

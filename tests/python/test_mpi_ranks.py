@@ -101,3 +101,54 @@ def test_a_binding_in_mpirun_args_replaces_the_default_and_records_say_where_ran
     assert [c.split(":")[0] for c in rec["binding"].split()] == ["r0", "r1"]
     assert all("-" not in c and "," not in c for c in cpus), rec["binding"]  # one hardware thread each
     assert rec["metrics"]["rank_chunks_mean"] * 2 == rec["metrics"]["chunks"]
+
+
+# The two ways the MPI pi hands out its chunks: a one-sided counter where a window can be made,
+# rank 0 dealing them over two-sided messages where none can (Open MPI 4.1 over TCP between
+# hosts). Both run on every test run: the default here is one-sided (shared memory), and the
+# fallback is reached the two ways a user meets it: forced, and with no one-sided component left.
+# Open MPI 4.1.4's components are sm, rdma, ucx and pt2pt (monitoring wraps the others).
+NO_ONE_SIDED = "--mca osc ^sm,rdma,ucx,pt2pt"
+
+
+@pytest.mark.parametrize("how", ["default", "forced", "no-osc"])
+def test_pi_chunks_give_the_canonical_count_by_either_scheme_and_say_which(parlab_bin, tmp_path, how):
+    if not mpi_available(parlab_bin):
+        pytest.skip("this build has no MPI part")
+    env = dict(os.environ)
+    env.pop("PARLAB_PI_SCHEME", None)
+    if how == "forced":
+        env["PARLAB_PI_SCHEME"] = "two-sided"
+    if how == "no-osc":
+        env["PARLAB_MPIRUN_ARGS"] = (env.get("PARLAB_MPIRUN_ARGS", "") + " " + NO_ONE_SIDED).strip()
+    r = subprocess.run([parlab_bin, "run", "--ranks", "1,2,3", "-k", "pi", "-t", "1,2", "-n", "100003",
+                        "-b", "serial,mpi+serial,mpi+pool", "--quick", "--no-report", "-q", "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stderr
+    (path,) = glob.glob(os.path.join(str(tmp_path), "*", "*", "results.json"))
+    recs = json.load(open(path))["records"]
+    assert all(x["status"] == "ok" for x in recs), [x.get("reason") for x in recs if x["status"] != "ok"]
+    mpi = [x for x in recs if x["kind"] == "mpi"]
+    assert len(mpi) == 3 * 3, len(mpi)  # mpi+serial at 1 thread, mpi+pool at 1 and 2; 1, 2 and 3 ranks
+    assert {x["hits"] for x in recs} == {doc_hits(recs)}
+    # On one host shared memory makes the window; across hosts (PARLAB_HOSTFILE, the multihost
+    # configuration) either scheme may be the default: the count is what must hold there.
+    across_hosts = bool(env.get("PARLAB_HOSTFILE")) or "--hostfile" in env.get("PARLAB_MPIRUN_ARGS", "")
+    want = 1.0 if how != "default" else None if across_hosts else 0.0
+    for x in mpi:
+        assert x["metrics"]["pi_two_sided"] in (0.0, 1.0), x["metrics"]
+        if want is not None:
+            assert x["metrics"]["pi_two_sided"] == want, (how, x["ranks"], x["validation"]["detail"])
+        scheme = "two-sided" if x["metrics"]["pi_two_sided"] == 1.0 else "one-sided"
+        assert scheme in x["validation"]["detail"], x["validation"]["detail"]
+
+
+def test_an_unknown_pi_scheme_is_a_usage_error_naming_it(parlab_bin, tmp_path):
+    if not mpi_available(parlab_bin):
+        pytest.skip("this build has no MPI part")
+    env = dict(os.environ, PARLAB_PI_SCHEME="three-sided")
+    r = subprocess.run([parlab_bin, "run", "--ranks", "2", "-k", "pi", "-n", "100003", "-b", "mpi+serial", "--quick",
+                        "--no-report", "-q", "--out", str(tmp_path)], capture_output=True, text=True, timeout=300, env=env)
+    assert r.returncode == 2, r.stderr
+    assert "PARLAB_PI_SCHEME" in r.stderr and "three-sided" in r.stderr, r.stderr
+    assert not os.listdir(str(tmp_path))

@@ -201,3 +201,18 @@ def test_summary_has_no_fastest_line_for_latency_probes(mpi_doc):
         if row["kernel"] in MPI_PROBE_KERNELS:
             assert not any(f.startswith("fastest") for f in row["finding"]), row
     assert any(row["kernel"] == "mpi_barrier" and "µs per call" in row["finding"][0] for row in rows)
+
+
+def test_latency_lines_split_within_one_host_and_across_hosts_by_the_hosts_field(mpi_doc):
+    # The same backend and rank count, once on one host and once over 2: two lines, told apart by
+    # the records' hosts field alone (the backend name is the same).
+    recs = [r for r in mpi_doc["records"] if r["kernel"] != "mpi_allreduce"]
+    n = len(recs)
+    recs += [mpi_record(n, "mpi+serial", 2, 1, us(20.0), kernel="mpi_allreduce", size=1000, scaling="none",
+                        study="latency"),
+             mpi_record(n + 1, "mpi+serial", 2, 1, us(120.0), hosts=2, kernel="mpi_allreduce", size=1000,
+                        scaling="none", study="latency")]
+    mpi_doc["records"] = recs
+    probes = plot.mpi_latency_series(mpi_doc)["probes"]
+    assert dict(probes["8-byte allreduce (mpi+serial, within 1 host)"]) == pytest.approx({2: 20.0})
+    assert dict(probes["8-byte allreduce (mpi+serial, across 2 hosts)"]) == pytest.approx({2: 120.0})

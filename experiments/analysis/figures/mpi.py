@@ -137,11 +137,16 @@ def mpi_latency_series(doc: dict) -> dict:
         if x not in line or r["size"] > line[x]["size"]:
             line[x] = r
 
+    # Where some job spanned hosts, each probe's line is split by the record's `hosts` field:
+    # within one host (shared memory) against across hosts (the network), never read from names.
+    across = any(int(r.get("hosts") or 1) > 1 for r in ok_records(doc, lab=True) + ok_records(doc))
     for r in ok_records(doc, lab=True) + ok_records(doc):
         rk = ranks_of(r)
         if family_of(r) == "comm" and rk is not None:
             per = f", t={r['threads']}" if r["threads"] > 1 else ""
-            name = f"{MPI_PROBE_NAMES.get(r['kernel'], r['kernel'])} ({r['backend']}{per})"
+            hosts = int(r.get("hosts") or 1)
+            where = ("" if not across else ", within 1 host" if hosts == 1 else f", across {hosts} hosts")
+            name = f"{MPI_PROBE_NAMES.get(r['kernel'], r['kernel'])} ({r['backend']}{per}{where})"
             keep(probes[name], rk, r)
         elif r["kernel"] == "overhead_reduce" and rk is None:
             keep(reduce[f"{r['backend']} reduction over threads (1 process)"], r["threads"], r)
@@ -159,7 +164,8 @@ def mpi_latency_figures(p: Plotter, doc: dict) -> None:
         return
     fig, ax = p.plt.subplots(figsize=(9, 5))
     for label, pts in s["probes"].items():
-        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="o", label=label)
+        ax.plot([x for x, _ in pts], [y for _, y in pts], marker="^" if "across" in label else "o",
+                linestyle=":" if "across" in label else "-", label=label)
     for label, pts in s["reduce"].items():
         ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", linestyle="--", linewidth=1, label=label)
     ax.set_yscale("log")

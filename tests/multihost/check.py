@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Checks of MPI jobs across simulated hosts (scripts/sim-cluster.sh), run by scripts/run-tests.sh's
+multihost configuration once the hosts are up. Needs root (it enters the hosts' namespaces).
+
+  check.py identity ONE_HOST_DIR ACROSS_DIR HOSTS
+      the records of `parlab run --ranks` on one host and across HOSTS hosts: every record ok and
+      valid, the same pi count and bits of dot and triad at every (kernel, backend, threads, ranks),
+      and the across-host records say how many hosts and ranks per host the job had.
+  check.py faults PARLAB HOSTFILE
+      an unreachable host in the hostfile, a far daemon killed mid-measurement and a link taken down
+      mid-measurement: each a failed record naming the host and the fault, within --timeout,
+      `parlab run` exits 1, the run goes on, and no process is left on any host.
+
+Every wait is bounded in count and time; a check that cannot be made fails, never skips."""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+SIM = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "sim-cluster.sh")
+NETNS = "parlab-sim"  # sim-cluster.sh's host K is the network namespace parlab-simK
+TIMEOUT_S = 60        # --timeout of the fault runs: every fault must end well inside it
+BIG = 2 ** 31         # pi samples of the measurement a fault hits (seconds at 2 ranks x 1 thread)
+# How parlab's reason says a host was lost mid-job (which of Open MPI's messages comes last is a
+# race between the daemons and the ranks' own TCP connections; both name the host).
+LOST = ["(its daemon was lost mid-job)", "(the connection to it was lost mid-job)"]
+
+
+def fail(msg):
+    print("multihost check FAILED: " + msg, file=sys.stderr)
+    sys.exit(1)
+
+
+def records(run_root):
+    paths = glob.glob(os.path.join(run_root, "*", "*", "results.json"))
+    if len(paths) != 1:
+        fail(f"expected one results.json under {run_root}, found {paths}")
+    return json.load(open(paths[0]))["records"]
+
+
+def key(r):
+    return (r["kernel"], r["backend"], r["threads"], r.get("ranks", 0), r["size"])
+
+
+def identity(one_dir, across_dir, hosts):
+    one, across = records(one_dir), records(across_dir)
+    for name, recs in (("one host", one), ("across hosts", across)):
+        bad = [(key(r), r.get("reason") or r["validation"]["detail"]) for r in recs
+               if r["status"] != "ok" or not r["validation"]["pass"]]
+        if bad:
+            fail(f"{name}: records not ok: {bad}")
+    a = {key(r): r for r in across}
+    if set(a) != {key(r) for r in one}:
+        fail(f"the runs measured different points: {sorted(set(a) ^ {key(r) for r in one})}")
+    print(f"{'kernel':6} {'backend':10} {'t':>2} {'ranks':>5} {'hosts':>5} {'r/host':>6}  {'one host':24} {'across hosts':24} scheme")
+    for r in sorted(one, key=key):
+        x = a[key(r)]
+        if r["kernel"] == "pi":
+            same, shown = r["hits"] == x["hits"], (str(r["hits"]), str(x["hits"]))
+        else:
+            same = float(r["checksum"]).hex() == float(x["checksum"]).hex()
+            shown = (float(r["checksum"]).hex(), float(x["checksum"]).hex())
+        if not same:
+            fail(f"{key(r)}: one host gave {shown[0]}, across hosts {shown[1]}")
+        ranks = x.get("ranks", 0)
+        scheme = ""
+        if ranks:
+            want_hosts = min(ranks, hosts)
+            want_per_host = -(-ranks // want_hosts)
+            if x.get("hosts") != want_hosts or x.get("ranks_per_node") != want_per_host:
+                fail(f"{key(r)}: hosts {x.get('hosts')} ranks_per_node {x.get('ranks_per_node')}, "
+                     f"expected {want_hosts} and {want_per_host}")
+            if r.get("hosts") != 1:
+                fail(f"{key(r)}: the one-host run says hosts {r.get('hosts')}")
+            if x["kernel"] == "pi":
+                scheme = "two-sided" if x["metrics"]["pi_two_sided"] == 1 else "one-sided"
+        print(f"{x['kernel']:6} {x['backend']:10} {x['threads']:>2} {ranks or '-':>5} {x.get('hosts', '-'):>5} "
+              f"{x.get('ranks_per_node', '-'):>6}  {shown[0]:24} {shown[1]:24} {scheme}")
+    print(f"identity: {len(one)} points equal on one host and across {hosts} hosts")
+
+
+def sim_hosts():
+    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True).stdout
+    names = sorted(w.split()[0] for w in out.splitlines() if w.split() and w.split()[0][len(NETNS):].isdigit()
+                   and w.startswith(NETNS))
+    if len(names) < 2:
+        fail(f"fewer than 2 simulated hosts are up ({names})")
+    return names
+
+
+def pids_in(ns):
+    out = subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def cmdline(pid):
+    try:
+        return open(f"/proc/{pid}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def comm(pid):
+    try:
+        return open(f"/proc/{pid}/comm").read().strip()
+    except OSError:
+        return ""
+
+
+def wait_for(pred, seconds, what):
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        got = pred()
+        if got:
+            return got
+        time.sleep(0.1)
+    fail(f"waited {seconds} s for {what}")
+
+
+def big_rank_on(ns):
+    """The pid of a rank of the big measurement running in namespace `ns`, or None."""
+    for p in pids_in(ns):
+        c = cmdline(p)
+        if "measure-spec" in c and f'"size":{BIG}' in c and "mpirun" not in c:
+            return p
+    return None
+
+
+def no_process_left(hosts):
+    # Bounded: a daemon that saw its job end exits within a few seconds.
+    def empty():
+        left = {h: [(p, comm(p)) for p in pids_in(h)] for h in hosts}
+        return all(not v for v in left.values()) and left
+    end = time.monotonic() + 15
+    while time.monotonic() < end:
+        if empty():
+            return
+        time.sleep(0.2)
+    fail("processes left on the simulated hosts: " +
+         str({h: [(p, comm(p)) for p in pids_in(h)] for h in hosts}))
+
+
+def fault_run(parlab, hostfile, out, inject=None, restore=None):
+    """`parlab run` of pi at 2 ranks, sizes BIG and 2^20, on host 0; `inject` once a rank of the
+    BIG job runs on the far host, `restore` once the run has ended. Returns (exit code, seconds,
+    records, stderr)."""
+    far = sim_hosts()[1]
+    cmd = [SIM, "exec", "sim0", parlab, "run", "-k", "pi", "-b", "mpi+serial", "-t", "1", "--ranks", "2",
+           "-n", f"{BIG},2^20", "-r", "1", "--quick", "--no-report", "-q", "--timeout", str(TIMEOUT_S),
+           "--hostfile", hostfile, "--out", out]
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        if inject:
+            rank = wait_for(lambda: big_rank_on(far), 60, f"a rank of the {BIG}-sample job on {far}")
+            time.sleep(1.0)  # well inside the measurement (several seconds), past its start-up
+            inject(far)
+        _, err = proc.communicate(timeout=4 * TIMEOUT_S)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if restore:
+            restore(far)
+    return proc.returncode, time.monotonic() - start, records(out), err
+
+
+def check_fault(name, code, seconds, recs, host, words, rest_ok):
+    big = [r for r in recs if r["size"] == BIG]
+    small = [r for r in recs if r["size"] != BIG]
+    if len(big) != 1 or len(small) != 1:
+        fail(f"{name}: expected a record of each size, got {[(r['size'], r['status']) for r in recs]}")
+    (r,) = big
+    reason = r.get("reason", "")
+    if r["status"] != "error":
+        fail(f"{name}: the faulted measurement is {r['status']}, not error")
+    if "did not finish within" in reason:
+        fail(f"{name}: the fault was found only by --timeout: {reason[:300]}")
+    if f"at fault: host {host}" not in reason:
+        fail(f"{name}: the reason does not name host {host}: {reason[:600]}")
+    if not any(w in reason for w in words):
+        fail(f"{name}: the reason does not name the fault ({words}): {reason[:600]}")
+    if code != 1:
+        fail(f"{name}: parlab run exited {code}, expected 1")
+    if seconds > TIMEOUT_S + 30:
+        fail(f"{name}: took {seconds:.1f} s")
+    if small[0]["status"] not in ("ok", "error") or (rest_ok and small[0]["status"] != "ok"):
+        fail(f"{name}: the run did not go on: the next measurement is {small[0]['status']}: {small[0].get('reason')}")
+    print(f"fault '{name}': exit {code} in {seconds:.1f} s; next measurement {small[0]['status']}; reason: "
+          f"{reason[:reason.find('; its stderr')] if '; its stderr' in reason else reason[:300]}")
+
+
+def faults(parlab, hostfile):
+    hosts = sim_hosts()
+    far_name = "sim1"
+    with tempfile.TemporaryDirectory() as tmp:
+        # 1. A host in the hostfile that no route reaches: the agent cannot start its daemon.
+        bad = os.path.join(tmp, "hostfile-unreachable")
+        with open(bad, "w") as f:
+            f.write("sim0 slots=1\nsim9 slots=1\n")
+        code, secs, recs, _ = fault_run(parlab, bad, os.path.join(tmp, "unreachable"))
+        for r in recs:
+            if r["status"] != "error" or "at fault: host sim9 (unreachable" not in r.get("reason", ""):
+                fail(f"unreachable host: {r['size']} {r['status']} {r.get('reason', '')[:400]}")
+        if code != 1:
+            fail(f"unreachable host: parlab run exited {code}, expected 1")
+        print(f"fault 'unreachable host': exit {code} in {secs:.1f} s, {len(recs)} failed records; reason: "
+              f"{recs[0]['reason'][:recs[0]['reason'].find('; its stderr')]}")
+        no_process_left(hosts)
+
+        # 2. The far daemon killed during a measurement.
+        def kill_orted(ns):
+            orted = [p for p in pids_in(ns) if comm(p) == "orted"]
+            if not orted:
+                fail(f"no orted on {ns}")
+            for p in orted:
+                os.kill(p, 9)
+        code, secs, recs, _ = fault_run(parlab, hostfile, os.path.join(tmp, "orted"), inject=kill_orted)
+        check_fault("remote daemon killed", code, secs, recs, far_name, LOST, rest_ok=True)
+        no_process_left(hosts)
+
+        # 3. The far host's link taken down during a measurement (restored once that job ended).
+        def link(state):
+            return lambda ns: subprocess.run(["ip", "-n", ns, "link", "set", "eth0", state], check=True)
+        code, secs, recs, _ = fault_run(parlab, hostfile, os.path.join(tmp, "link"), inject=link("down"),
+                                        restore=link("up"))
+        # The run goes on: the next job is launched at once, while the link is still down, so its
+        # record fails too, as unreachable, naming the same host.
+        check_fault("link down", code, secs, recs, far_name, LOST, rest_ok=False)
+        nxt = next(r for r in recs if r["size"] != BIG)
+        if nxt["status"] == "error" and f"at fault: host {far_name} (unreachable" not in nxt.get("reason", ""):
+            fail(f"link down: the next measurement's reason does not name {far_name}: {nxt.get('reason', '')[:400]}")
+        no_process_left(hosts)
+    print("faults: all three gave failed records naming the host, within --timeout, nothing left running")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "identity":
+        identity(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif len(sys.argv) == 4 and sys.argv[1] == "faults":
+        faults(os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3]))
+    else:
+        print(__doc__, file=sys.stderr)
+        sys.exit(2)
