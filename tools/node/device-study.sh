@@ -16,6 +16,9 @@
 #           Nsight Compute on both dot kernels (carry build/deps/babelstream-src)
 #   stream-cpu  the CPU half of stream-peers (openmp, openmp-static, pool, tbb, BabelStream's omp-stream;
 #           the suite's 3 rounds), after building what stream-peers needs (carry build/deps/babelstream-src)
+#   ceilings  this node's roofs (`parlab ceilings --remeasure`, twice, and their spread), the roof
+#           and energy tests, then the quick suite with those roofs: every record's share of its roof
+#           and the GPU records' energy (the report is drawn where the results land, from them alone)
 #   gpu     the GPU acceptance run (tools/node/gpu/device-run.sh)
 #   multi   the multi-GPU comparison (run on 2+ GPUs)
 #   pymodels  Python's ways around the GIL (threads, a thread pool, processes, dask.delayed,
@@ -57,7 +60,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1  # the repository root, two folders up
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|stream-peers|stream-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
 shift
 # shellcheck source=tools/node/device-common.sh
 . tools/node/device-common.sh
@@ -68,6 +71,9 @@ trap pack EXIT
 
 prefix=$(bash scripts/offline-unpack.sh "${PARLAB_DEB_DIR:-.deb}" build/offline-deps) || exit 1
 export LD_LIBRARY_PATH="$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# likwid-bench for the likwid-bench-* peers, where the bundle carried Debian's likwid (the node has
+# none); parlab puts the sbin beside it on PATH for likwid-accessD.
+[ -x "$prefix/bin/likwid-bench" ] && export PARLAB_LIKWID_BENCH=$prefix/bin/likwid-bench
 say "part $part; machine: $(nproc) cpus,$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2); $(python3 --version 2>&1)"
 say "commit ${PARLAB_SOURCE_COMMIT:-(not declared)}; VIRTUAL_ENV=${VIRTUAL_ENV:-(unset)}"
 
@@ -278,6 +284,40 @@ case "$part" in
       >"$work/ctest-gpu-mpi.log" 2>&1
     say "GPU and MPI tests: exit $?; $(grep -E 'tests passed|tests failed' "$work/ctest-gpu-mpi.log")"
     grep -E "\(Failed\)|\*\*\*Failed|Not Run" "$work/ctest-gpu-mpi.log" | tee -a "$summary"
+    ;;
+  ceilings)
+    ensure_build parlab parlab_tests
+    export PARLAB_CEILINGS_CACHE=$work/ceilings-cache
+    for i in 1 2; do
+      step "parlab ceilings --remeasure ($i of 2)"
+      start=$SECONDS
+      "$bin" ceilings --remeasure --json >"$work/ceilings-$i.json" 2>"$work/ceilings-$i.err"
+      say "ceilings $i: exit $?, $((SECONDS - start)) s"
+    done
+    # The spread of each roof over the two measurements (the issue's bound: within 10%).
+    python3 - "$work/ceilings-1.json" "$work/ceilings-2.json" <<'PY' | tee -a "$summary"
+import json, sys
+a, b = (json.load(open(f)).get("roofs", {}) for f in sys.argv[1:3])
+for k in sorted(set(a) & set(b)):
+    x, y = a[k]["value"], b[k]["value"]
+    print(f"  {k:22s} {x:12.4g} {y:12.4g} {a[k]['unit']:8s} spread {abs(x - y) / max(x, y):6.1%}")
+PY
+    "$bin" ceilings | tee -a "$summary"
+    step "roof and energy tests"
+    timeout 120 ctest --test-dir "$build" -R 'RecordLimit|Ceilings|Energy' --timeout 100 >"$work/ctest-roofs.log" 2>&1
+    say "roof tests: exit $?; $(grep -E 'tests passed|tests failed' "$work/ctest-roofs.log")"
+    # Where GPU pi stands against its integer-multiply roof, as Nsight Compute sees it: the pipes'
+    # utilisation (the IMAD pipe is the multiply's) and issue slots, at the clocks as found.
+    step "ncu: GPU pi kernel, 2^34 samples"
+    timeout 150 ncu --clock-control none -k regex:'pi_hits_kernel' -s 2 -c 1 --section SpeedOfLight \
+      --section ComputeWorkloadAnalysis --section InstructionStats --section LaunchStats --section Occupancy \
+      "$bin" run -k pi -b cuda -n 2^34 -r 2 --quick --out "$work/ncu-results" -q --no-report --no-ceilings \
+      >"$work/ncu-pi.txt" 2>&1
+    say "ncu pi: exit $?"
+    grep -E "Duration|SM Frequency|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc|IMA|ALU|FMA|Registers Per|Achieved Occupancy" \
+      "$work/ncu-pi.txt" | head -30 | tee -a "$summary"
+    run_suite quick 420
+    summarize_suite quick
     ;;
   stream-peers)
     # The stream-peers suite to commit, after the GPU tests and the dot profiles.
