@@ -1,4 +1,4 @@
-// The CPU workloads: every kernel on any executor (make_cpu_workload).
+// The CPU workloads: the CPU wing's kernel table (cpu_kernel_table), on any executor.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "aligned_buffer.hpp"
+#include "kernel_table.hpp"
 #include "kernels.hpp"
 #include "lab.hpp"
 #include "stream_validation.hpp"
@@ -296,39 +297,53 @@ std::string accepted_precisions(const KernelSpec& spec) {
   return s;
 }
 
+template <template <class> class W>
+std::unique_ptr<Workload> make_stream(std::unique_ptr<Executor> ex, const Problem& p) {
+  const StreamKernel k = *stream_kernel_from_name(p.kernel);
+  if (p.precision == Precision::f32) return std::make_unique<W<float>>(std::move(ex), k, p.size);
+  return std::make_unique<W<double>>(std::move(ex), k, p.size);
+}
+
 }  // namespace
 
-std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p) {
+// The CPU wing's table: every family but the communication probes, which need MPI ranks (mpi/).
+const KernelTable<CpuMaker>& cpu_kernel_table() {
+  static const KernelTable<CpuMaker> table = [] {
+    KernelTable<CpuMaker> t;
+    t.family(KernelFamily::pi, [](std::unique_ptr<Executor> ex, const Problem& p) -> std::unique_ptr<Workload> {
+       return std::make_unique<PiWorkload>(std::move(ex), p);
+     })
+        .family(KernelFamily::stream, make_stream<StreamWorkload>)
+        .kernel("plus_one", [](std::unique_ptr<Executor> ex, const Problem& p) -> std::unique_ptr<Workload> {
+          return std::make_unique<PlusOneWorkload>(std::move(ex), p.size);
+        })
+        .kernel("add2d", [](std::unique_ptr<Executor> ex, const Problem& p) -> std::unique_ptr<Workload> {
+          return std::make_unique<Add2dWorkload>(std::move(ex), p.size, p.size_y ? p.size_y : p.size);
+        })
+        .kernel("matmul", [](std::unique_ptr<Executor> ex, const Problem& p) -> std::unique_ptr<Workload> {
+          return std::make_unique<MatmulWorkload>(std::move(ex), p.size);
+        })
+        .family(KernelFamily::race, [](std::unique_ptr<Executor> ex, const Problem& p) -> std::unique_ptr<Workload> {
+          return std::make_unique<RaceWorkload>(std::move(ex), p);
+        })
+        .family(KernelFamily::overhead, [](std::unique_ptr<Executor> ex, const Problem& p) -> std::unique_ptr<Workload> {
+          return std::make_unique<OverheadWorkload>(std::move(ex), p);
+        });
+    return t;
+  }();
+  return table;
+}
+
+std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p,
+                                            std::string_view backend) {
   const KernelSpec* spec = find_kernel(p.kernel);
   if (spec == nullptr) throw UsageError("unknown kernel '" + p.kernel + "'");
+  const CpuMaker make = cpu_kernel_table().at(p.kernel, backend);
   if (std::find(spec->precisions.begin(), spec->precisions.end(), p.precision) ==
       spec->precisions.end()) {
     throw UsageError("kernel '" + p.kernel + "' does not support precision " +
                      to_string(p.precision) + " (accepted: " + accepted_precisions(*spec) + ")");
   }
-  switch (spec->family) {
-    case KernelFamily::pi:
-      return std::make_unique<PiWorkload>(std::move(executor), p);
-    case KernelFamily::stream: {
-      const StreamKernel k = *stream_kernel_from_name(p.kernel);
-      if (p.precision == Precision::f32) {
-        return std::make_unique<StreamWorkload<float>>(std::move(executor), k, p.size);
-      }
-      return std::make_unique<StreamWorkload<double>>(std::move(executor), k, p.size);
-    }
-    case KernelFamily::seed:
-      if (p.kernel == "plus_one") return std::make_unique<PlusOneWorkload>(std::move(executor), p.size);
-      if (p.kernel == "add2d") {
-        return std::make_unique<Add2dWorkload>(std::move(executor), p.size, p.size_y ? p.size_y : p.size);
-      }
-      return std::make_unique<MatmulWorkload>(std::move(executor), p.size);
-    case KernelFamily::race:
-      return std::make_unique<RaceWorkload>(std::move(executor), p);
-    case KernelFamily::overhead:
-      return std::make_unique<OverheadWorkload>(std::move(executor), p);
-    case KernelFamily::comm:
-      throw UsageError("kernel '" + p.kernel + "' measures communication between MPI ranks; it runs on the mpi+ backends");
-  }
-  throw UsageError("unknown kernel '" + p.kernel + "'");
+  return make(std::move(executor), p);
 }
 }  // namespace parlab

@@ -135,23 +135,21 @@ double kernel_host_bytes(std::string_view kernel, Precision precision, std::uint
   return k->work.host_words * word_bytes(precision) * memory_units(k->work.shape, size, size_y);
 }
 
-const KernelSpec* find_kernel(std::string_view name) {
-  for (const auto& k : kernel_specs()) {
-    if (k.name == name) return &k;
+std::optional<std::size_t> kernel_id(std::string_view name) {
+  const auto& specs = kernel_specs();
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].name == name) return i;
   }
-  return nullptr;
+  return std::nullopt;
+}
+
+const KernelSpec* find_kernel(std::string_view name) {
+  const auto i = kernel_id(name);
+  return i ? &kernel_specs()[*i] : nullptr;
 }
 
 std::string kernel_family(std::string_view kernel, const BackendEntry* backend) {
   if (const KernelSpec* k = find_kernel(kernel)) return to_string(k->family);
   return backend != nullptr ? backend->study_family : std::string();
-}
-
-std::vector<std::string> cpu_kernel_names() {
-  std::vector<std::string> names;
-  for (const auto& k : kernel_specs()) {
-    if (k.family != KernelFamily::comm) names.emplace_back(k.name);
-  }
-  return names;
 }
 }  // namespace parlab

@@ -5,6 +5,7 @@
 // result after all runs, so a failed validation is a result the runner records.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -28,7 +29,7 @@ std::optional<Precision> precision_from_name(std::string_view name);
 // pi, stream, seed: the canonical kernels. race: the lab's deliberately non-deterministic
 // kernels and their exact counterparts (core/lab.hpp). overhead: scheduling-overhead probes.
 // comm: communication probes between processes (OSU-style barrier, allreduce, broadcast), run
-// only by the MPI backends (mpi/), so not among cpu_kernel_names().
+// only by the MPI backends (mpi/).
 enum class KernelFamily { pi, stream, seed, race, overhead, comm };
 
 // The family's name as records carry it ("pi", "stream", "seed", "race", "overhead", "comm").
@@ -62,8 +63,10 @@ struct KernelSpec {
   std::string_view validation;        // how a run's result is checked
 };
 
-// Every canonical kernel parlab knows, in display order.
+// The catalogue: every canonical kernel parlab knows, in display order, and the one kernel list.
+// A kernel's id is its index here; the wings' kernel tables (kernel_table.hpp) are keyed by it.
 const std::vector<KernelSpec>& kernel_specs();
+std::optional<std::size_t> kernel_id(std::string_view name);
 const KernelSpec* find_kernel(std::string_view name);
 
 struct Problem {
@@ -225,9 +228,12 @@ Validation validate_plus_one(const std::int32_t* y, std::uint64_t n);
 // add2d: every res[i] == a[i] + b[i] for the seed inputs, over an nx-by-ny grid.
 Validation validate_add2d(const float* res, std::uint64_t nx, std::uint64_t ny);
 
-// CPU workloads for every kernel, on any executor. Throws UsageError for an unknown kernel,
-// an unsupported precision or a size that cannot be allocated.
-std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p);
+// The CPU workload of p.kernel on any executor, from the CPU wing's kernel table
+// (cpu_kernel_table, kernel_table.hpp). Throws UsageError for an unknown kernel, an unsupported
+// precision or a size that cannot be allocated, and UnavailableError "not implemented by
+// <backend>" for a catalogue kernel the table leaves out.
+std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p,
+                                            std::string_view backend);
 
 struct BackendEntry {
   std::string name;
@@ -269,9 +275,6 @@ class Registry {
  private:
   std::vector<BackendEntry> entries_;
 };
-
-// Every kernel a CPU executor runs (all but the communication probes).
-std::vector<std::string> cpu_kernel_names();
 
 // A record's `family`: the catalogue's family of `kernel`, else the study family of the backend
 // that runs it (BackendEntry::study_family); empty when neither knows the kernel.

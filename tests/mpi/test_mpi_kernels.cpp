@@ -299,7 +299,7 @@ TEST(MpiCuda, OneRankPerGpuGivesTheCanonicalCountAndGoldValues) {
     EXPECT_EQ(*v.hits, pi_hits_points(0x5eed, 0, n)) << "N=" << n << " ranks=" << layout().ranks;
     EXPECT_TRUE(v.pass) << v.detail;
   }
-  for (const std::string& kernel : gpu_rank_kernels()) {
+  for (const std::string& kernel : rank_kernel_table().names([](const RankRow& r) { return r.gpu != nullptr; })) {
     if (kernel == "pi") continue;
     const KernelSpec* spec = find_kernel(kernel);
     ASSERT_NE(spec, nullptr) << kernel;
