@@ -1,4 +1,4 @@
-#include "register.hpp"
+#include "backends.hpp"
 
 #include "core/kernel_table.hpp"
 

@@ -10,7 +10,7 @@
 #include <mutex>
 #include <string>
 
-#include "register.hpp"
+#include "backends.hpp"
 
 namespace parlab {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "register.hpp"
+#include "backends.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>

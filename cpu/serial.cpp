@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "register.hpp"
+#include "backends.hpp"
 
 namespace parlab {
 

@@ -13,7 +13,7 @@
 #include <mutex>
 #include <string>
 
-#include "register.hpp"
+#include "backends.hpp"
 
 namespace parlab {
 namespace {

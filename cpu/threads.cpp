@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "register.hpp"
+#include "backends.hpp"
 
 namespace parlab {
 namespace {

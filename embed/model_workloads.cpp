@@ -9,7 +9,7 @@
 #include "embed/driver_runner.hpp"
 #include "embed/interpreter.hpp"
 #include "embed/python.hpp"
-#include "embed/register.hpp"
+#include "embed/backends.hpp"
 
 namespace parlab::embed {
 namespace {

@@ -3,20 +3,20 @@
 #include <cstdlib>
 
 #include "child_process.hpp"
-#include "cpu/register.hpp"
+#include "cpu/backends.hpp"
 #include "gpu/backend_names.hpp"
 #include "embed/backend_names.hpp"
 #include "parlab/build_info.hpp"
-#include "peers/register.hpp"
+#include "peers/backends.hpp"
 
 #if defined(PARLAB_HAVE_CUDA)
-#include "gpu/register.hpp"
+#include "gpu/backends.hpp"
 #endif
 #if defined(PARLAB_HAVE_PYTHON)
-#include "embed/register.hpp"
+#include "embed/backends.hpp"
 #endif
 #if defined(PARLAB_HAVE_MPI)
-#include "mpi/register.hpp"
+#include "mpi/backends.hpp"
 #endif
 
 namespace parlab {

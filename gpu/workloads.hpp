@@ -1,4 +1,4 @@
-// GPU workloads: what the registry entries of register.cpp construct.
+// GPU workloads: what the registry entries of backends.cpp construct.
 //
 // Every workload allocates and initialises its device memory in the constructor (untimed),
 // times run() with CUDA events on its own stream, keeps kernel time and transfer time apart in
@@ -65,7 +65,7 @@ struct GpuRow {
 // The GPU wing's kernel table (workloads.cpp), keyed by the catalogue (core/kernel_table.hpp).
 const KernelTable<GpuRow>& gpu_kernel_table();
 
-// The studies, GPU-only kernels outside the catalogue (studies.cpp).
+// The studies, GPU-only kernels outside the catalogue (practices.cpp).
 std::vector<std::string> study_kernels();
 
 // A catalogue kernel (from the table) or a study on p.device, for the entry `backend`. Throws
@@ -73,7 +73,7 @@ std::vector<std::string> study_kernels();
 // hold, and UnavailableError "not implemented by <backend>" for a kernel the table leaves out.
 std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulImpl matmul, std::string_view backend);
 
-// The studies of register.hpp on p.device (studies.cpp).
+// The studies of backends.hpp on p.device (practices.cpp).
 std::unique_ptr<Workload> make_study_workload(const Problem& p);
 
 // pi and triad split over every visible device, run concurrently or one device after another

@@ -27,7 +27,7 @@
 
 #include "core/kernel_table.hpp"
 #include "core/workload.hpp"
-#include "register.hpp"
+#include "backends.hpp"
 
 namespace parlab::babelstream {
 

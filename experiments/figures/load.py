@@ -10,7 +10,7 @@ SCHEMA = "parlab-results/1"
 # since issue 20 item 2 carry `family` (the catalogue's, core/kernel_catalogue.cpp, or the wing's
 # for its own studies); committed records from before do not, and for them only this table gives
 # the family they would carry. It is the catalogue's kernels in its order, then the wings' own
-# (embed/race_workloads.cpp, gpu/register.hpp); tests/python/test_kernel_families.py checks it
+# (embed/race_workloads.cpp, gpu/backends.hpp); tests/python/test_kernel_families.py checks it
 # against `parlab list`. A new kernel needs no entry here: its records carry their family.
 LEGACY_FAMILIES = {
     "pi": "pi",

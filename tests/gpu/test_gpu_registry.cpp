@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/backend_names.hpp"
-#include "gpu/register.hpp"
+#include "gpu/backends.hpp"
 #include "gpu_test_support.hpp"
 
 namespace parlab {

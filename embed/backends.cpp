@@ -1,4 +1,4 @@
-#include "embed/register.hpp"
+#include "embed/backends.hpp"
 
 #include <memory>
 #include <mutex>
@@ -16,7 +16,7 @@ namespace {
 struct SharedInterpreter {
   std::mutex mutex;
   embed::InterpreterOptions options;
-  embed::Interpreter* interpreter = nullptr;  // never deleted: see register.hpp
+  embed::Interpreter* interpreter = nullptr;  // never deleted: see backends.hpp
 };
 
 SharedInterpreter& shared() {

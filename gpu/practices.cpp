@@ -1,4 +1,4 @@
-// The studies of register.hpp: host-device transfers and logging inside a device loop.
+// The studies of backends.hpp: host-device transfers and logging inside a device loop.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
