@@ -122,8 +122,8 @@ class Add2dWorkload final : public Workload {
     float* r = r_.data();
     ex_->parallel_for(nx_ * ny_, kArrayGrain, [=](Index lo, Index hi) {
       for (Index i = lo; i < hi; ++i) {
-        a[i] = seed_input(i, 0);
-        b[i] = seed_input(i, 1);
+        a[i] = basic_input(i, 0);
+        b[i] = basic_input(i, 1);
         r[i] = 0.0f;
       }
     });
@@ -150,8 +150,8 @@ class MatmulWorkload final : public Workload {
   MatmulWorkload(std::unique_ptr<Executor> ex, std::uint64_t n)
       : ex_(std::move(ex)), n_(n), A_(Add2dWorkload::checked_area(n, n)), B_(n * n), C_(n * n) {
     for (std::uint64_t i = 0; i < n_ * n_; ++i) {
-      A_[i] = seed_input(i, 2);
-      B_[i] = seed_input(i, 3);
+      A_[i] = basic_input(i, 2);
+      B_[i] = basic_input(i, 3);
       C_[i] = 0.0f;
     }
   }

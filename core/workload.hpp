@@ -26,13 +26,13 @@ const char* to_string(Precision p);
 // "float"/"f32", "double"/"f64", "int32"/"i32"; nullopt otherwise.
 std::optional<Precision> precision_from_name(std::string_view name);
 
-// pi, stream, seed: the canonical kernels. race: the lab's deliberately non-deterministic
+// pi, stream, basic (the basic array kernels): the canonical kernels. race: the lab's deliberately non-deterministic
 // kernels and their exact counterparts (core/lab.hpp). overhead: scheduling-overhead probes.
 // comm: communication probes between processes (OSU-style barrier, allreduce, broadcast), run
 // only by the MPI backends (mpi/).
-enum class KernelFamily { pi, stream, seed, race, overhead, comm };
+enum class KernelFamily { pi, stream, basic, race, overhead, comm };
 
-// The family's name as records carry it ("pi", "stream", "seed", "race", "overhead", "comm").
+// The family's name as records carry it ("pi", "stream", "basic", "race", "overhead", "comm").
 const char* to_string(KernelFamily f);
 
 // The bytes of one word of a precision (float and int32: 4, double: 8).
@@ -225,7 +225,7 @@ class RaceTrials {
 
 // plus_one: every y[i] == plus_one_init(i) + 1.
 Validation validate_plus_one(const std::int32_t* y, std::uint64_t n);
-// add2d: every res[i] == a[i] + b[i] for the seed inputs, over an nx-by-ny grid.
+// add2d: every res[i] == a[i] + b[i] for the basic inputs, over an nx-by-ny grid.
 Validation validate_add2d(const float* res, std::uint64_t nx, std::uint64_t ny);
 
 // The CPU workload of p.kernel on any executor, from the CPU wing's kernel table
@@ -248,9 +248,9 @@ struct BackendEntry {
   bool sweeps_threads = true;        // false: runs on exactly one host thread (serial, vectorised
                                      // and GPU peers), so a thread sweep measures it once
   std::vector<std::string> kernels;  // kernels it runs
-  // The family of the kernels it runs that are not in the catalogue (a wing's own studies: the
-  // Python race lab's "race", the GPU studies' "study"), written into their records' `family`.
-  std::string study_family;
+  // The family of the kernels it runs that are not in the catalogue (a wing's own: the
+  // Python race lab's "race", the GPU practices' "practice"), written into their records' `family`.
+  std::string own_family;
   // Samples a thread takes at a time (Python threads call parlab.pi in blocks), 0 when work is
   // split evenly. A run whose per-thread share is below it measures one thread doing everything,
   // so the plan refuses such sizes in a suite and warns on the command line (experiments/suite.cpp).
@@ -276,8 +276,8 @@ class Registry {
   std::vector<BackendEntry> entries_;
 };
 
-// A record's `family`: the catalogue's family of `kernel`, else the study family of the backend
-// that runs it (BackendEntry::study_family); empty when neither knows the kernel.
+// A record's `family`: the catalogue's family of `kernel`, else the own family of the backend
+// that runs it (BackendEntry::own_family); empty when neither knows the kernel.
 std::string kernel_family(std::string_view kernel, const BackendEntry* backend);
 
 }  // namespace parlab

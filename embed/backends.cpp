@@ -102,7 +102,7 @@ BackendEntry python_entry(const char* name, const char* detail, const std::strin
   return e;
 }
 
-void register_python(Registry& registry) {
+void add_python_backends(Registry& registry) {
   const embed::PythonInfo info = embed::python_info();
   const std::string runtime = "CPython " + info.version + ", " + info.gil_mode;
   for (const embed::PyBackendSpec& spec : embed::python_backend_specs()) {
@@ -131,14 +131,14 @@ void register_python(Registry& registry) {
   race.detail = "Python threads racing on a shared object / NumPy array (race lab) (" + runtime + ")";
   race.in_default_set = false;  // only suites that name it: its kernels are not canonical
   race.kernels = embed::python_race_kernels();
-  race.study_family = "race";  // the Python race lab (py_count_*): not in the catalogue
+  race.own_family = "race";  // the Python race lab (py_count_*): not in the catalogue
   race.make = [](const Problem& p) -> std::unique_ptr<Workload> {
     shared_python_interpreter();
     return embed::make_python_race_workload(p);
   };
   registry.add(std::move(race));
   // Processes and Dask: the task-based ways around the GIL (embed/model_workloads.hpp).
-  embed::register_python_models(registry, runtime);
+  embed::add_python_models_backends(registry, runtime);
 }
 
 }  // namespace parlab

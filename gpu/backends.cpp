@@ -34,7 +34,7 @@ BackendEntry gpu_entry(std::string name, std::vector<std::string> kernels, Facto
   e.available = true;
   e.detail = std::move(detail);
   e.kernels = std::move(kernels);
-  e.study_family = "study";  // the GPU studies (transfer_*, logging_*): not in the catalogue
+  e.own_family = "practice";  // the GPU practices (transfer_*, logging_*): not in the catalogue
   e.make = checked_factory(e.name, e.kernels, std::move(make));
   return e;
 }
@@ -46,17 +46,17 @@ BackendEntry unavailable_entry(std::string name, std::vector<std::string> kernel
   e.available = false;
   e.reason = reason;
   e.kernels = std::move(kernels);
-  e.study_family = "study";
+  e.own_family = "practice";
   e.make = [reason](const Problem&) -> std::unique_ptr<Workload> { throw UnavailableError(reason); };
   return e;
 }
 
 }  // namespace
 
-void register_cuda(Registry& registry) {
+void add_cuda_backends(Registry& registry) {
   const auto& table = cuda::gpu_kernel_table();
   std::vector<std::string> single = table.names([](const cuda::GpuRow& r) { return r.single != nullptr; });
-  for (auto& s : cuda::study_kernels()) single.push_back(std::move(s));
+  for (auto& s : cuda::practice_kernels()) single.push_back(std::move(s));
   const std::vector<std::string> cublas = table.names([](const cuda::GpuRow& r) { return r.cublas; });
   const std::vector<std::string> multi = table.names([](const cuda::GpuRow& r) { return r.multi != nullptr; });
 

@@ -1,4 +1,4 @@
-// The studies of backends.hpp: host-device transfers and logging inside a device loop.
+// The GPU practices of backends.hpp: host-device transfers and logging inside a device loop.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -129,7 +129,7 @@ class LoggingWorkload final : public DeviceWorkload {
     }
     double sum_squares = 0;
     for (std::uint64_t i = 0; i < kLogArea; ++i) {
-      x[i] = seed_input(i, 4);
+      x[i] = basic_input(i, 4);
       sum_squares += static_cast<double>(x[i]) * x[i];
     }
     initial_norm_ = std::sqrt(sum_squares);
@@ -216,8 +216,8 @@ class LoggingWorkload final : public DeviceWorkload {
   std::uint64_t runs_ = 0;
 };
 
-// The studies' table: the GPU wing's own kernels (not in the catalogue), each with its maker.
-struct StudyRow {
+// The practices' table: the GPU wing's own kernels (not in the catalogue), each with its maker.
+struct PracticeRow {
   std::string_view name;
   std::unique_ptr<Workload> (*make)(const Problem&);
 };
@@ -232,7 +232,7 @@ std::unique_ptr<Workload> make_logging(const Problem& p) {
   return std::make_unique<LoggingWorkload>(p, EveryStep);
 }
 
-constexpr StudyRow kStudies[] = {
+constexpr PracticeRow kPractices[] = {
     {"transfer_pageable", make_transfer<TransferMode::pageable>},
     {"transfer_pinned", make_transfer<TransferMode::pinned>},
     {"transfer_many_small", make_transfer<TransferMode::many_small>},
@@ -243,19 +243,19 @@ constexpr StudyRow kStudies[] = {
 
 }  // namespace
 
-std::vector<std::string> study_kernels() {
+std::vector<std::string> practice_kernels() {
   std::vector<std::string> names;
-  for (const StudyRow& r : kStudies) names.emplace_back(r.name);
+  for (const PracticeRow& r : kPractices) names.emplace_back(r.name);
   return names;
 }
 
-std::unique_ptr<Workload> make_study_workload(const Problem& p) {
+std::unique_ptr<Workload> make_practice_workload(const Problem& p) {
   check_device(p.device);
-  for (const StudyRow& r : kStudies) {
+  for (const PracticeRow& r : kPractices) {
     if (r.name == p.kernel) return r.make(p);
   }
   std::string accepted;
-  for (const auto& k : study_kernels()) accepted += (accepted.empty() ? "" : ", ") + k;
+  for (const auto& k : practice_kernels()) accepted += (accepted.empty() ? "" : ", ") + k;
   throw UsageError("unknown GPU kernel '" + p.kernel + "' (accepted: catalogue kernels, " + accepted + ")");
 }
 

@@ -36,7 +36,7 @@ void DeviceWorkload::run_timed(FunctionRef<void()> launch) {
 
 void check_precision(const Problem& p) {
   const KernelSpec* spec = find_kernel(p.kernel);
-  if (spec == nullptr) return;  // the studies take no precision
+  if (spec == nullptr) return;  // the practices take no precision
   if (std::find(spec->precisions.begin(), spec->precisions.end(), p.precision) != spec->precisions.end()) {
     return;
   }
@@ -193,8 +193,8 @@ class Add2dWorkload final : public DeviceWorkload {
     DeviceGuard guard(device_);
     AlignedBuffer<float> a(area_), b(area_);
     for (std::uint64_t i = 0; i < area_; ++i) {
-      a[i] = seed_input(i, 0);
-      b[i] = seed_input(i, 1);
+      a[i] = basic_input(i, 0);
+      b[i] = basic_input(i, 1);
     }
     to_device(a_.get(), a.data(), area_);
     to_device(b_.get(), b.data(), area_);
@@ -266,8 +266,8 @@ class MatmulWorkload final : public DeviceWorkload {
     }
     DeviceGuard guard(device_);
     for (std::uint64_t i = 0; i < area_; ++i) {
-      A_[i] = seed_input(i, 2);
-      B_[i] = seed_input(i, 3);
+      A_[i] = basic_input(i, 2);
+      B_[i] = basic_input(i, 3);
     }
     to_device(dA_.get(), A_.data(), area_);
     to_device(dB_.get(), B_.data(), area_);
@@ -382,7 +382,7 @@ const KernelTable<GpuRow>& gpu_kernel_table() {
 
 std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulImpl matmul, std::string_view backend) {
   check_device(p.device);
-  if (!find_kernel(p.kernel)) return make_study_workload(p);
+  if (!find_kernel(p.kernel)) return make_practice_workload(p);
   const GpuRow& row = gpu_kernel_table().at(p.kernel, backend);
   if (row.single == nullptr) throw UnavailableError("not implemented by " + std::string(backend));
   check_precision(p);

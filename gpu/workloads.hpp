@@ -65,16 +65,16 @@ struct GpuRow {
 // The GPU wing's kernel table (workloads.cpp), keyed by the catalogue (core/kernel_table.hpp).
 const KernelTable<GpuRow>& gpu_kernel_table();
 
-// The studies, GPU-only kernels outside the catalogue (practices.cpp).
-std::vector<std::string> study_kernels();
+// The practices, GPU-only kernels outside the catalogue (practices.cpp).
+std::vector<std::string> practice_kernels();
 
-// A catalogue kernel (from the table) or a study on p.device, for the entry `backend`. Throws
+// A catalogue kernel (from the table) or a practice on p.device, for the entry `backend`. Throws
 // UsageError for an unknown kernel or precision, a bad device index or a size the device cannot
 // hold, and UnavailableError "not implemented by <backend>" for a kernel the table leaves out.
 std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulImpl matmul, std::string_view backend);
 
-// The studies of backends.hpp on p.device (practices.cpp).
-std::unique_ptr<Workload> make_study_workload(const Problem& p);
+// The practices of backends.hpp on p.device (practices.cpp).
+std::unique_ptr<Workload> make_practice_workload(const Problem& p);
 
 // pi and triad split over every visible device, run concurrently or one device after another
 // (multi_gpu.cpp): the table's `multi` makers.

@@ -38,7 +38,7 @@ BackendEntry mpi_entry(const std::string& name, std::vector<std::string> kernels
 
 }  // namespace
 
-void register_mpi(Registry& registry) {
+void add_mpi_backends(Registry& registry) {
   mpi::Runtime& rt = mpi::Runtime::instance();
   const std::string library = mpi::library_version();
   for (const std::string executor : {"serial", "pool", "tbb", "openmp"}) {

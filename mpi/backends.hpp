@@ -18,7 +18,7 @@
 
 namespace parlab {
 
-void register_mpi(Registry& registry);
+void add_mpi_backends(Registry& registry);
 
 namespace mpi_job {
 

@@ -96,7 +96,7 @@ BackendEntry peer_entry(const PeerBinary& b, const PeerOptions& o, const Registr
 
 }  // namespace
 
-void register_peers(Registry& registry, const PeerOptions& options) {
+void add_peers_backends(Registry& registry, const PeerOptions& options) {
   for (const PeerBinary& b : kBinaries) registry.add(peer_entry(b, options, registry));
 }
 

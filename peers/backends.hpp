@@ -63,6 +63,6 @@ struct PeerOptions {
 // Registers babelstream-omp and babelstream-cuda, available or not. Registered after the CUDA
 // part: when the `cuda` entry says this machine has no CUDA device (or driver), babelstream-cuda
 // is unavailable for the same reason. Never throws for a missing binary.
-void register_peers(Registry& registry, const PeerOptions& options);
+void add_peers_backends(Registry& registry, const PeerOptions& options);
 
 }  // namespace parlab
