@@ -178,8 +178,9 @@ def element_bytes(r: dict) -> int:
 
 
 # Arrays a workload allocated, in words per element, for records from before records carried
-# work.footprint_bytes (the catalogue's host words): plus_one two, the STREAM set three.
-LEGACY_HOST_WORDS = {"plus_one": 2}
+# work.footprint_bytes (the catalogue's host words then): plus_one two, the STREAM set three.
+# Frozen like LEGACY_FAMILIES: newer records carry their footprint, so no kernel is added here.
+LEGACY_HOST_WORDS = dict(plus_one=2)
 
 
 def footprint_bytes(r: dict) -> float:
