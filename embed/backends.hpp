@@ -1,5 +1,5 @@
 // The Python part's entry in the runtime registry (experiments/registry.cpp calls
-// register_python), and the interpreter its backends share.
+// add_python_backends), and the interpreter its backends share.
 #pragma once
 
 #include <string>
