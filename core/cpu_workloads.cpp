@@ -1,4 +1,4 @@
-// The CPU workloads: every kernel on any executor (make_cpu_workload).
+// The CPU workloads: the CPU wing's kernel table (cpu_kernel_table), on any executor.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "aligned_buffer.hpp"
+#include "kernel_table.hpp"
 #include "kernels.hpp"
 #include "lab.hpp"
 #include "stream_validation.hpp"
@@ -121,8 +122,8 @@ class Add2dWorkload final : public Workload {
     float* r = r_.data();
     ex_->parallel_for(nx_ * ny_, kArrayGrain, [=](Index lo, Index hi) {
       for (Index i = lo; i < hi; ++i) {
-        a[i] = seed_input(i, 0);
-        b[i] = seed_input(i, 1);
+        a[i] = basic_input(i, 0);
+        b[i] = basic_input(i, 1);
         r[i] = 0.0f;
       }
     });
@@ -149,8 +150,8 @@ class MatmulWorkload final : public Workload {
   MatmulWorkload(std::unique_ptr<Executor> ex, std::uint64_t n)
       : ex_(std::move(ex)), n_(n), A_(Add2dWorkload::checked_area(n, n)), B_(n * n), C_(n * n) {
     for (std::uint64_t i = 0; i < n_ * n_; ++i) {
-      A_[i] = seed_input(i, 2);
-      B_[i] = seed_input(i, 3);
+      A_[i] = basic_input(i, 2);
+      B_[i] = basic_input(i, 3);
       C_[i] = 0.0f;
     }
   }
@@ -186,92 +187,123 @@ class MatmulWorkload final : public Workload {
 };
 
 // ---------------------------------------------------------------- race lab
+// A race-lab kernel as data: one trial, the exact answer each trial is compared with, whether it
+// is racy (it passes whatever it returns: observing the race is the point; its exact counterpart
+// fails on any deviation) and whether it sums the values array.
+struct RaceInputs {
+  std::uint64_t n = 0, seed = 0;
+  const double* x = nullptr;
+  const double* ones = nullptr;
+  double* partials = nullptr;
+};
+
+struct RaceKernel {
+  double (*trial)(Executor&, const RaceInputs&);
+  double (*exact)(const RaceInputs&);
+  bool racy;
+  bool summed;
+};
+
+double exact_count(const RaceInputs& in) { return static_cast<double>(in.n); }
+
+// For the shared generator "exact" means the sequential draw order (what one thread gets).
+double exact_rng_shared(const RaceInputs& in) {
+  std::uint64_t s = in.seed | 1u, hits = 0;
+  for (std::uint64_t i = 0; i < in.n; ++i) {
+    s = lab::xorshift64_next(s);
+    const std::uint64_t r = s * 0x2545F4914F6CDD1Dull;
+    hits += pi_hit(static_cast<std::uint32_t>(r >> 32), static_cast<std::uint32_t>(r));
+  }
+  return static_cast<double>(hits);
+}
+
+// For sum_order, left-to-right summation.
+double exact_sum_order(const RaceInputs& in) {
+  double sum = 0;
+  for (std::uint64_t i = 0; i < in.n; ++i) sum += in.x[i];
+  return sum;
+}
+
+double exact_sum_canonical(const RaceInputs& in) {
+  AlignedBuffer<double> partials(dot_block_count(in.n));
+  for (std::uint64_t b = 0; b < dot_block_count(in.n); ++b) partials[b] = dot_block(in.x, in.ones, in.n, b);
+  return dot_pairwise_inplace(partials.data(), dot_block_count(in.n));
+}
+
+constexpr RaceKernel kCountRacy{
+    [](Executor& ex, const RaceInputs& in) { return static_cast<double>(lab::count_racy(ex, in.n)); }, exact_count, true, false};
+constexpr RaceKernel kCountAtomic{
+    [](Executor& ex, const RaceInputs& in) { return static_cast<double>(lab::count_atomic(ex, in.n)); }, exact_count, false, false};
+constexpr RaceKernel kCountLocal{
+    [](Executor& ex, const RaceInputs& in) { return static_cast<double>(lab::count_local(ex, in.n)); }, exact_count, false, false};
+constexpr RaceKernel kRngShared{
+    [](Executor& ex, const RaceInputs& in) { return static_cast<double>(lab::pi_hits_rng_shared(ex, in.seed, in.n)); },
+    exact_rng_shared, true, false};
+constexpr RaceKernel kRngCounter{
+    [](Executor& ex, const RaceInputs& in) { return static_cast<double>(pi_hits(ex, in.seed, in.n)); },
+    [](const RaceInputs& in) { return static_cast<double>(pi_hits_points(in.seed, 0, in.n)); }, false, false};
+constexpr RaceKernel kSumOrder{
+    [](Executor& ex, const RaceInputs& in) { return lab::sum_completion_order(ex, in.x, in.n); }, exact_sum_order, true, true};
+constexpr RaceKernel kSumCanonical{
+    [](Executor& ex, const RaceInputs& in) { return stream_dot(ex, in.x, in.ones, in.n, in.partials); }, exact_sum_canonical,
+    false, true};
+
 // Each run() is one trial; validate() reports how many trials differed from the exact answer
-// and by how much. Racy kernels pass regardless (observing them is the point); their exact
-// counterparts fail on any deviation.
+// and by how much.
 class RaceWorkload final : public Workload {
  public:
-  RaceWorkload(std::unique_ptr<Executor> ex, const Problem& p)
-      : ex_(std::move(ex)), kernel_(p.kernel), n_(p.size), seed_(p.seed) {
-    racy_ = kernel_ == "count_racy" || kernel_ == "rng_shared" || kernel_ == "sum_order";
-    if (kernel_ == "sum_order" || kernel_ == "sum_canonical") {
-      x_ = AlignedBuffer<double>(n_);
-      ones_ = AlignedBuffer<double>(n_);
-      partials_ = AlignedBuffer<double>(dot_block_count(n_));
+  RaceWorkload(std::unique_ptr<Executor> ex, const Problem& p, const RaceKernel& k)
+      : ex_(std::move(ex)), kernel_(p.kernel), k_(k) {
+    in_.n = p.size;
+    in_.seed = p.seed;
+    if (k_.summed) {
+      x_ = AlignedBuffer<double>(in_.n);
+      ones_ = AlignedBuffer<double>(in_.n);
+      partials_ = AlignedBuffer<double>(dot_block_count(in_.n));
       // Values spanning 40 binary orders of magnitude, so the order of addition shows.
-      for (std::uint64_t i = 0; i < n_; ++i) {
+      for (std::uint64_t i = 0; i < in_.n; ++i) {
         const auto r = philox4x32_10({{static_cast<std::uint32_t>(i), 0, 0, 0}}, {{0x5eed, 0}});
         x_[i] = std::ldexp(static_cast<double>(r.v[0]) / 4294967296.0 - 0.5, static_cast<int>(r.v[1] % 40) - 20);
         ones_[i] = 1.0;
       }
+      in_.x = x_.data();
+      in_.ones = ones_.data();
+      in_.partials = partials_.data();
     }
-    trials_.set_exact(reference());
+    trials_.set_exact(k_.exact(in_));
   }
 
-  void run() override {
-    double v = 0;
-    if (kernel_ == "count_racy") v = static_cast<double>(lab::count_racy(*ex_, n_));
-    else if (kernel_ == "count_atomic") v = static_cast<double>(lab::count_atomic(*ex_, n_));
-    else if (kernel_ == "count_local") v = static_cast<double>(lab::count_local(*ex_, n_));
-    else if (kernel_ == "rng_shared") v = static_cast<double>(lab::pi_hits_rng_shared(*ex_, seed_, n_));
-    else if (kernel_ == "rng_counter") v = static_cast<double>(pi_hits(*ex_, seed_, n_));
-    else if (kernel_ == "sum_order") v = lab::sum_completion_order(*ex_, x_.data(), n_);
-    else v = stream_dot(*ex_, x_.data(), ones_.data(), n_, partials_.data());
-    trials_.record(v);
-  }
+  void run() override { trials_.record(k_.trial(*ex_, in_)); }
 
-  Validation validate() override { return trials_.validate(racy_); }
+  Validation validate() override { return trials_.validate(k_.racy); }
 
-  WorkCount work() const override { return kernel_work(kernel_, spec_precision(kernel_), n_); }
+  WorkCount work() const override { return kernel_work(kernel_, spec_precision(kernel_), in_.n); }
 
  private:
-  // The exact answer each trial is compared with. For the shared generator "exact" means the
-  // sequential draw order (what one thread gets); for sum_order, left-to-right summation.
-  double reference() const {
-    if (kernel_.rfind("count_", 0) == 0) return static_cast<double>(n_);
-    if (kernel_ == "rng_counter") return static_cast<double>(pi_hits_points(seed_, 0, n_));
-    if (kernel_ == "rng_shared") {
-      std::uint64_t s = seed_ | 1u, hits = 0;
-      for (std::uint64_t i = 0; i < n_; ++i) {
-        s = lab::xorshift64_next(s);
-        const std::uint64_t r = s * 0x2545F4914F6CDD1Dull;
-        hits += pi_hit(static_cast<std::uint32_t>(r >> 32), static_cast<std::uint32_t>(r));
-      }
-      return static_cast<double>(hits);
-    }
-    if (kernel_ == "sum_order") {
-      double sum = 0;
-      for (std::uint64_t i = 0; i < n_; ++i) sum += x_[i];
-      return sum;
-    }
-    AlignedBuffer<double> partials(dot_block_count(n_));
-    for (std::uint64_t b = 0; b < dot_block_count(n_); ++b) partials[b] = dot_block(x_.data(), ones_.data(), n_, b);
-    return dot_pairwise_inplace(partials.data(), dot_block_count(n_));
-  }
-
   std::unique_ptr<Executor> ex_;
   std::string kernel_;
-  std::uint64_t n_, seed_;
-  bool racy_ = false;
+  const RaceKernel& k_;
+  RaceInputs in_;
   AlignedBuffer<double> x_, ones_, partials_;
   RaceTrials trials_;
 };
 
+template <const RaceKernel& K>
+std::unique_ptr<Workload> make_race(std::unique_ptr<Executor> ex, const Problem& p) {
+  return std::make_unique<RaceWorkload>(std::move(ex), p, K);
+}
+
 // ---------------------------------------------------------------- overhead probes
+// One probe's `regions` constructs; `sink` keeps a result the compiler must not drop, `wrong`
+// marks a reduction that returned the wrong count.
+using OverheadProbe = void (*)(Executor&, std::uint64_t regions, std::uint64_t& sink, bool& wrong);
+
 class OverheadWorkload final : public Workload {
  public:
   static constexpr Index kItersPerThread = 64;
-  OverheadWorkload(std::unique_ptr<Executor> ex, const Problem& p) : ex_(std::move(ex)), kernel_(p.kernel), regions_(p.size) {}
-  void run() override {
-    if (kernel_ == "overhead_empty") {
-      lab::overhead_empty_regions(*ex_, regions_);
-    } else if (kernel_ == "overhead_for") {
-      sink_ += lab::overhead_parallel_for(*ex_, regions_, kItersPerThread);
-    } else {
-      const std::uint64_t got = lab::overhead_reduction(*ex_, regions_);
-      if (got != regions_ * static_cast<std::uint64_t>(ex_->threads())) wrong_ = true;
-    }
-  }
+  OverheadWorkload(std::unique_ptr<Executor> ex, const Problem& p, OverheadProbe probe)
+      : ex_(std::move(ex)), kernel_(p.kernel), regions_(p.size), probe_(probe) {}
+  void run() override { probe_(*ex_, regions_, sink_, wrong_); }
   Validation validate() override {
     Validation v;
     v.pass = !wrong_;
@@ -286,9 +318,23 @@ class OverheadWorkload final : public Workload {
   std::unique_ptr<Executor> ex_;
   std::string kernel_;
   std::uint64_t regions_;
+  OverheadProbe probe_;
   std::uint64_t sink_ = 0;
   bool wrong_ = false;
 };
+
+template <OverheadProbe Probe>
+std::unique_ptr<Workload> make_overhead(std::unique_ptr<Executor> ex, const Problem& p) {
+  return std::make_unique<OverheadWorkload>(std::move(ex), p, Probe);
+}
+
+void probe_empty(Executor& ex, std::uint64_t regions, std::uint64_t&, bool&) { lab::overhead_empty_regions(ex, regions); }
+void probe_for(Executor& ex, std::uint64_t regions, std::uint64_t& sink, bool&) {
+  sink += lab::overhead_parallel_for(ex, regions, OverheadWorkload::kItersPerThread);
+}
+void probe_reduce(Executor& ex, std::uint64_t regions, std::uint64_t&, bool& wrong) {
+  if (lab::overhead_reduction(ex, regions) != regions * static_cast<std::uint64_t>(ex.threads())) wrong = true;
+}
 
 std::string accepted_precisions(const KernelSpec& spec) {
   std::string s;
@@ -296,39 +342,57 @@ std::string accepted_precisions(const KernelSpec& spec) {
   return s;
 }
 
+template <template <class> class W>
+std::unique_ptr<Workload> make_stream(std::unique_ptr<Executor> ex, const Problem& p) {
+  const StreamKernel k = *stream_kernel_from_name(p.kernel);
+  if (p.precision == Precision::f32) return std::make_unique<W<float>>(std::move(ex), k, p.size);
+  return std::make_unique<W<double>>(std::move(ex), k, p.size);
+}
+
 }  // namespace
 
-std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p) {
+// The CPU wing's table: every family but the communication probes, which need MPI ranks (mpi/).
+const KernelTable<CpuMaker>& cpu_kernel_table() {
+  static const KernelTable<CpuMaker> table = [] {
+    KernelTable<CpuMaker> t;
+    t.family(KernelFamily::pi, [](std::unique_ptr<Executor> ex, const Problem& p) -> std::unique_ptr<Workload> {
+       return std::make_unique<PiWorkload>(std::move(ex), p);
+     })
+        .family(KernelFamily::stream, make_stream<StreamWorkload>)
+        .kernel("plus_one", [](std::unique_ptr<Executor> ex, const Problem& p) -> std::unique_ptr<Workload> {
+          return std::make_unique<PlusOneWorkload>(std::move(ex), p.size);
+        })
+        .kernel("add2d", [](std::unique_ptr<Executor> ex, const Problem& p) -> std::unique_ptr<Workload> {
+          return std::make_unique<Add2dWorkload>(std::move(ex), p.size, p.size_y ? p.size_y : p.size);
+        })
+        .kernel("matmul", [](std::unique_ptr<Executor> ex, const Problem& p) -> std::unique_ptr<Workload> {
+          return std::make_unique<MatmulWorkload>(std::move(ex), p.size);
+        })
+        .kernel("count_racy", make_race<kCountRacy>)
+        .kernel("count_atomic", make_race<kCountAtomic>)
+        .kernel("count_local", make_race<kCountLocal>)
+        .kernel("rng_shared", make_race<kRngShared>)
+        .kernel("rng_counter", make_race<kRngCounter>)
+        .kernel("sum_order", make_race<kSumOrder>)
+        .kernel("sum_canonical", make_race<kSumCanonical>)
+        .kernel("overhead_empty", make_overhead<probe_empty>)
+        .kernel("overhead_for", make_overhead<probe_for>)
+        .kernel("overhead_reduce", make_overhead<probe_reduce>);
+    return t;
+  }();
+  return table;
+}
+
+std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p,
+                                            std::string_view backend) {
   const KernelSpec* spec = find_kernel(p.kernel);
   if (spec == nullptr) throw UsageError("unknown kernel '" + p.kernel + "'");
+  const CpuMaker make = cpu_kernel_table().at(p.kernel, backend);
   if (std::find(spec->precisions.begin(), spec->precisions.end(), p.precision) ==
       spec->precisions.end()) {
     throw UsageError("kernel '" + p.kernel + "' does not support precision " +
                      to_string(p.precision) + " (accepted: " + accepted_precisions(*spec) + ")");
   }
-  switch (spec->family) {
-    case KernelFamily::pi:
-      return std::make_unique<PiWorkload>(std::move(executor), p);
-    case KernelFamily::stream: {
-      const StreamKernel k = *stream_kernel_from_name(p.kernel);
-      if (p.precision == Precision::f32) {
-        return std::make_unique<StreamWorkload<float>>(std::move(executor), k, p.size);
-      }
-      return std::make_unique<StreamWorkload<double>>(std::move(executor), k, p.size);
-    }
-    case KernelFamily::seed:
-      if (p.kernel == "plus_one") return std::make_unique<PlusOneWorkload>(std::move(executor), p.size);
-      if (p.kernel == "add2d") {
-        return std::make_unique<Add2dWorkload>(std::move(executor), p.size, p.size_y ? p.size_y : p.size);
-      }
-      return std::make_unique<MatmulWorkload>(std::move(executor), p.size);
-    case KernelFamily::race:
-      return std::make_unique<RaceWorkload>(std::move(executor), p);
-    case KernelFamily::overhead:
-      return std::make_unique<OverheadWorkload>(std::move(executor), p);
-    case KernelFamily::comm:
-      throw UsageError("kernel '" + p.kernel + "' measures communication between MPI ranks; it runs on the mpi+ backends");
-  }
-  throw UsageError("unknown kernel '" + p.kernel + "'");
+  return make(std::move(executor), p);
 }
 }  // namespace parlab

@@ -31,7 +31,7 @@ const char* to_string(KernelFamily f) {
   switch (f) {
     case KernelFamily::pi: return "pi";
     case KernelFamily::stream: return "stream";
-    case KernelFamily::seed: return "seed";
+    case KernelFamily::basic: return "basic";
     case KernelFamily::race: return "race";
     case KernelFamily::overhead: return "overhead";
     case KernelFamily::comm: return "comm";
@@ -80,12 +80,12 @@ const std::vector<KernelSpec>& kernel_specs() {
                                                  : "arrays against BabelStream gold values"});
     }
     // plus_one: read x, write y (int32); one integer add per element, counted as an operation.
-    s.push_back({"plus_one", KernelFamily::seed, {Precision::i32}, "elements", {line, 0, 2, 1, 2}, "every element exact"});
+    s.push_back({"plus_one", KernelFamily::basic, {Precision::i32}, "elements", {line, 0, 2, 1, 2}, "every element exact"});
     // add2d: read a and b, write res, one add per cell.
-    s.push_back({"add2d", KernelFamily::seed, {Precision::f32}, "nx (grid nx-by-ny, square by default)", {grid, 0, 3, 1, 3},
+    s.push_back({"add2d", KernelFamily::basic, {Precision::f32}, "nx (grid nx-by-ny, square by default)", {grid, 0, 3, 1, 3},
                  "every element exact"});
     // matmul: compulsory traffic (read A and B, write C: 3n^2 words) and 2n^3 flops.
-    s.push_back({"matmul", KernelFamily::seed, {Precision::f32}, "n (n-by-n matrices)", {cube, 0, 3, 2, 3},
+    s.push_back({"matmul", KernelFamily::basic, {Precision::f32}, "n (n-by-n matrices)", {cube, 0, 3, 2, 3},
                  "sampled elements bit-equal to the naive k-ascending sum"});
     // The race lab: racy kernels and their always-exact counterparts (core/lab.hpp). A racy
     // kernel passes whatever it returns; its exact counterpart fails on any deviation.
@@ -156,23 +156,21 @@ double kernel_host_bytes(std::string_view kernel, Precision precision, std::uint
   return k->work.host_words * word_bytes(precision) * memory_units(k->work.shape, size, size_y);
 }
 
-const KernelSpec* find_kernel(std::string_view name) {
-  for (const auto& k : kernel_specs()) {
-    if (k.name == name) return &k;
+std::optional<std::size_t> kernel_id(std::string_view name) {
+  const auto& specs = kernel_specs();
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].name == name) return i;
   }
-  return nullptr;
+  return std::nullopt;
+}
+
+const KernelSpec* find_kernel(std::string_view name) {
+  const auto i = kernel_id(name);
+  return i ? &kernel_specs()[*i] : nullptr;
 }
 
 std::string kernel_family(std::string_view kernel, const BackendEntry* backend) {
   if (const KernelSpec* k = find_kernel(kernel)) return to_string(k->family);
-  return backend != nullptr ? backend->study_family : std::string();
-}
-
-std::vector<std::string> cpu_kernel_names() {
-  std::vector<std::string> names;
-  for (const auto& k : kernel_specs()) {
-    if (k.family != KernelFamily::comm) names.emplace_back(k.name);
-  }
-  return names;
+  return backend != nullptr ? backend->own_family : std::string();
 }
 }  // namespace parlab

@@ -130,7 +130,7 @@ inline void matmul_naive(const float* A, const float* B, float* C, Index n) {
 }
 
 // Inputs for add2d and matmul: small exactly representable values, a pure function of the index.
-inline float seed_input(Index i, int which) {
+inline float basic_input(Index i, int which) {
   return static_cast<float>(static_cast<int>((i * (2 * which + 3) + which) % 17) - 8) * 0.125f;
 }
 

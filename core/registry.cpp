@@ -1,4 +1,5 @@
 // The runtime registry of backends (each wing's register_* adds its entries).
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -10,6 +11,17 @@ namespace parlab {
 
 void Registry::add(BackendEntry entry) {
   if (find(entry.name) != nullptr) throw FailureError("backend '" + entry.name + "' registered twice");
+  // A catalogue kernel the entry does not list (its wing's kernel table leaves it out) is "not
+  // implemented by <backend>", whatever the wing's factory would make of it: one rule for every
+  // wing, which tests/test_kernel_coverage.cpp checks over every backend x catalogue kernel.
+  if (entry.available && entry.make) {
+    entry.make = [name = entry.name, kernels = entry.kernels, make = std::move(entry.make)](const Problem& p) {
+      if (find_kernel(p.kernel) != nullptr && std::find(kernels.begin(), kernels.end(), p.kernel) == kernels.end()) {
+        throw UnavailableError("not implemented by " + name);
+      }
+      return make(p);
+    };
+  }
   entries_.push_back(std::move(entry));
 }
 

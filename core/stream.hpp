@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 
 #include "philox.hpp"  // PARLAB_HD
 
@@ -19,21 +21,50 @@ namespace parlab {
 
 enum class StreamKernel { copy, mul, add, triad, dot, nstream };
 
+// The arrays a kernel reads and writes, as bits of a row's `reads` and `writes`.
+inline constexpr unsigned kStreamA = 1, kStreamB = 2, kStreamC = 4;
+
 struct StreamKernelInfo {
   StreamKernel kernel;
   std::string_view name;
-  int words;  // array elements read + written per index (BabelStream's byte count / sizeof(T))
-  int flops;  // floating-point operations per index
+  int words;        // array elements read + written per index (BabelStream's byte count / sizeof(T))
+  int flops;        // floating-point operations per index
+  unsigned reads;   // the arrays its element body reads (kStreamA | kStreamB | kStreamC)
+  unsigned writes;  // the one array it writes; 0 for dot, a reduction
 };
 
-inline constexpr std::array<StreamKernelInfo, 6> kStreamKernels{{
-    {StreamKernel::copy, "copy", 2, 0},      // c = a
-    {StreamKernel::mul, "mul", 2, 1},        // b = s*c
-    {StreamKernel::add, "add", 3, 1},        // c = a + b
-    {StreamKernel::triad, "triad", 3, 2},    // a = b + s*c
-    {StreamKernel::dot, "dot", 2, 2},        // sum a*b
-    {StreamKernel::nstream, "nstream", 4, 3} // a += b + s*c
-}};
+// One row per kernel, in StreamKernel order; with its case in stream_element this is the whole
+// of a STREAM kernel: the catalogue, the CPU loops (plain and streaming-store), the gold values and
+// the GPU kernel all take it from here.
+inline constexpr auto kStreamKernels = std::to_array<StreamKernelInfo>({
+    {StreamKernel::copy, "copy", 2, 0, kStreamA, kStreamC},                         // c = a
+    {StreamKernel::mul, "mul", 2, 1, kStreamC, kStreamB},                           // b = s*c
+    {StreamKernel::add, "add", 3, 1, kStreamA | kStreamB, kStreamC},                // c = a + b
+    {StreamKernel::triad, "triad", 3, 2, kStreamB | kStreamC, kStreamA},            // a = b + s*c
+    {StreamKernel::dot, "dot", 2, 2, kStreamA | kStreamB, 0},                       // sum a*b
+    {StreamKernel::nstream, "nstream", 4, 3, kStreamA | kStreamB | kStreamC, kStreamA}  // a += b + s*c
+});
+
+// Rows in enum order, so a kernel's row is kStreamKernels[kernel].
+static_assert([] {
+  for (std::size_t i = 0; i < kStreamKernels.size(); ++i) {
+    if (kStreamKernels[i].kernel != static_cast<StreamKernel>(i)) return false;
+  }
+  return true;
+}(), "kStreamKernels must list the kernels in StreamKernel order");
+
+// Calls f(std::integral_constant<StreamKernel, K>{}) for K == k: a loop written once inside f is
+// compiled per kernel with the kernel a constant, so stream_element's switch folds away and each
+// loop vectorises.
+template <class F, std::size_t... I>
+PARLAB_FORCE_INLINE void with_stream_kernel(StreamKernel k, F&& f, std::index_sequence<I...>) {
+  ((k == static_cast<StreamKernel>(I) ? (f(std::integral_constant<StreamKernel, static_cast<StreamKernel>(I)>{}), 0) : 0),
+   ...);
+}
+template <class F>
+PARLAB_FORCE_INLINE void with_stream_kernel(StreamKernel k, F&& f) {
+  with_stream_kernel(k, f, std::make_index_sequence<kStreamKernels.size()>{});
+}
 
 inline const StreamKernelInfo& info(StreamKernel k) {
   return kStreamKernels[static_cast<std::size_t>(k)];
@@ -55,7 +86,8 @@ struct StreamInit {
   static constexpr T scalar = T(0.4);
 };
 
-// The element operations, one per array kernel (dot is below).
+// The element operations, one per array kernel (dot is below): the one body of each kernel, on
+// the CPU (plain and vector types), the GPU and the gold scalars.
 template <class T>
 PARLAB_HD PARLAB_FORCE_INLINE void stream_element(StreamKernel k, T* a, T* b, T* c, T s,
                                                   std::uint64_t i) {
@@ -69,28 +101,13 @@ PARLAB_HD PARLAB_FORCE_INLINE void stream_element(StreamKernel k, T* a, T* b, T*
   }
 }
 
-// Applies kernel k to [begin, end). The switch sits outside the loop so each loop vectorises.
+// Applies kernel k to [begin, end): stream_element with k a constant, so each loop vectorises.
 template <class T>
 inline void stream_range(StreamKernel k, T* a, T* b, T* c, T s, std::uint64_t begin,
                          std::uint64_t end) {
-  switch (k) {
-    case StreamKernel::copy:
-      for (std::uint64_t i = begin; i < end; ++i) c[i] = a[i];
-      break;
-    case StreamKernel::mul:
-      for (std::uint64_t i = begin; i < end; ++i) b[i] = s * c[i];
-      break;
-    case StreamKernel::add:
-      for (std::uint64_t i = begin; i < end; ++i) c[i] = a[i] + b[i];
-      break;
-    case StreamKernel::triad:
-      for (std::uint64_t i = begin; i < end; ++i) a[i] = b[i] + s * c[i];
-      break;
-    case StreamKernel::nstream:
-      for (std::uint64_t i = begin; i < end; ++i) a[i] += b[i] + s * c[i];
-      break;
-    case StreamKernel::dot: break;
-  }
+  with_stream_kernel(k, [&](auto kernel) {
+    for (std::uint64_t i = begin; i < end; ++i) stream_element(kernel(), a, b, c, s, i);
+  });
 }
 
 // ---- Deterministic dot (docs/design.md, "Deterministic reduction") ----
@@ -147,17 +164,10 @@ template <class T>
 struct StreamGold {
   T a = StreamInit<T>::a, b = StreamInit<T>::b, c = StreamInit<T>::c;
 
-  // Applies kernel k once to the scalars, exactly as every element sees it.
+  // Applies kernel k once to the scalars, exactly as every element sees it: the element body itself.
   void apply(StreamKernel k) {
     const T s = StreamInit<T>::scalar;
-    switch (k) {
-      case StreamKernel::copy: c = a; break;
-      case StreamKernel::mul: b = s * c; break;
-      case StreamKernel::add: c = a + b; break;
-      case StreamKernel::triad: a = b + s * c; break;
-      case StreamKernel::nstream: a += b + s * c; break;
-      case StreamKernel::dot: break;
-    }
+    stream_element(k, &a, &b, &c, s, 0);
   }
   T dot(std::uint64_t n) const { return a * b * static_cast<T>(n); }
 };

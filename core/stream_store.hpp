@@ -97,35 +97,26 @@ inline void stream_range_streaming(StreamKernel k, T* a, T* b, T* c, T s, std::u
   constexpr std::uint64_t kLanes = sizeof(V) / sizeof(T);
   const auto load = Ops::load;
   const auto store_nt = Ops::store_nt;
-  T* dst = nullptr;
-  switch (k) {
-    case StreamKernel::copy: case StreamKernel::add: dst = c; break;
-    case StreamKernel::mul: dst = b; break;
-    case StreamKernel::triad: case StreamKernel::nstream: dst = a; break;
-    case StreamKernel::dot: return;
-  }
+  const StreamKernelInfo& row = info(k);
+  if (row.writes == 0) return;  // dot: a reduction, nothing stored
+  T* dst = row.writes == kStreamA ? a : row.writes == kStreamB ? b : c;
   std::uint64_t i = begin;
   for (; i < end && reinterpret_cast<std::uintptr_t>(dst + i) % sizeof(V) != 0; ++i) stream_element(k, a, b, c, s, i);
   const std::uint64_t vec_end = i + (end - i) / kLanes * kLanes;
   const V sv = Ops::splat(s);
-  switch (k) {
-    case StreamKernel::copy:
-      for (; i < vec_end; i += kLanes) store_nt(c + i, load(a + i));
-      break;
-    case StreamKernel::mul:
-      for (; i < vec_end; i += kLanes) store_nt(b + i, sv * load(c + i));
-      break;
-    case StreamKernel::add:
-      for (; i < vec_end; i += kLanes) store_nt(c + i, load(a + i) + load(b + i));
-      break;
-    case StreamKernel::triad:
-      for (; i < vec_end; i += kLanes) store_nt(a + i, load(b + i) + sv * load(c + i));
-      break;
-    case StreamKernel::nstream:
-      for (; i < vec_end; i += kLanes) store_nt(a + i, load(a + i) + (load(b + i) + sv * load(c + i)));
-      break;
-    case StreamKernel::dot: break;
-  }
+  // The element body on vectors: elementwise IEEE operations, so the stored values are the
+  // scalar path's bits.
+  with_stream_kernel(k, [&](auto kernel) {
+    constexpr StreamKernelInfo r = kStreamKernels[static_cast<std::size_t>(decltype(kernel)::value)];
+    for (; i < vec_end; i += kLanes) {
+      V va{}, vb{}, vc{};
+      if constexpr ((r.reads & kStreamA) != 0) va = load(a + i);
+      if constexpr ((r.reads & kStreamB) != 0) vb = load(b + i);
+      if constexpr ((r.reads & kStreamC) != 0) vc = load(c + i);
+      stream_element<V>(kernel(), &va, &vb, &vc, sv, 0);
+      store_nt(dst + i, r.writes == kStreamA ? va : r.writes == kStreamB ? vb : vc);
+    }
+  });
   for (; i < end; ++i) stream_element(k, a, b, c, s, i);
   _mm_sfence();
 #else

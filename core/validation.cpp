@@ -1,5 +1,5 @@
 // Validation shared by every backend's workloads: the pi hit tracker, the race-lab trial
-// tally and the seed kernels' element checks, so a CPU, GPU or MPI figure is checked by the
+// tally and the basic kernels' element checks, so a CPU, GPU or MPI figure is checked by the
 // same code.
 #include <algorithm>
 #include <cmath>
@@ -108,7 +108,7 @@ Validation validate_add2d(const float* res, std::uint64_t nx, std::uint64_t ny) 
   Validation v;
   double sum = 0;
   for (std::uint64_t i = 0; i < nx * ny; ++i) {
-    if (res[i] != seed_input(i, 0) + seed_input(i, 1)) {
+    if (res[i] != basic_input(i, 0) + basic_input(i, 1)) {
       v.pass = false;
       v.detail = "res at x=" + std::to_string(i % nx) + ", y=" + std::to_string(i / nx) + " differs from a+b";
       break;

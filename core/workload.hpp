@@ -5,6 +5,7 @@
 // result after all runs, so a failed validation is a result the runner records.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -25,13 +26,13 @@ const char* to_string(Precision p);
 // "float"/"f32", "double"/"f64", "int32"/"i32"; nullopt otherwise.
 std::optional<Precision> precision_from_name(std::string_view name);
 
-// pi, stream, seed: the canonical kernels. race: the lab's deliberately non-deterministic
+// pi, stream, basic (the basic array kernels): the canonical kernels. race: the lab's deliberately non-deterministic
 // kernels and their exact counterparts (core/lab.hpp). overhead: scheduling-overhead probes.
 // comm: communication probes between processes (OSU-style barrier, allreduce, broadcast), run
-// only by the MPI backends (mpi/), so not among cpu_kernel_names().
-enum class KernelFamily { pi, stream, seed, race, overhead, comm };
+// only by the MPI backends (mpi/).
+enum class KernelFamily { pi, stream, basic, race, overhead, comm };
 
-// The family's name as records carry it ("pi", "stream", "seed", "race", "overhead", "comm").
+// The family's name as records carry it ("pi", "stream", "basic", "race", "overhead", "comm").
 const char* to_string(KernelFamily f);
 
 // The bytes of one word of a precision (float and int32: 4, double: 8).
@@ -74,8 +75,10 @@ struct KernelSpec {
   RoofModel roof{};                   // set by the catalogue after the rows (kernel_catalogue.cpp)
 };
 
-// Every canonical kernel parlab knows, in display order.
+// The catalogue: every canonical kernel parlab knows, in display order, and the one kernel list.
+// A kernel's id is its index here; the wings' kernel tables (kernel_table.hpp) are keyed by it.
 const std::vector<KernelSpec>& kernel_specs();
+std::optional<std::size_t> kernel_id(std::string_view name);
 const KernelSpec* find_kernel(std::string_view name);
 
 struct Problem {
@@ -234,12 +237,15 @@ class RaceTrials {
 
 // plus_one: every y[i] == plus_one_init(i) + 1.
 Validation validate_plus_one(const std::int32_t* y, std::uint64_t n);
-// add2d: every res[i] == a[i] + b[i] for the seed inputs, over an nx-by-ny grid.
+// add2d: every res[i] == a[i] + b[i] for the basic inputs, over an nx-by-ny grid.
 Validation validate_add2d(const float* res, std::uint64_t nx, std::uint64_t ny);
 
-// CPU workloads for every kernel, on any executor. Throws UsageError for an unknown kernel,
-// an unsupported precision or a size that cannot be allocated.
-std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p);
+// The CPU workload of p.kernel on any executor, from the CPU wing's kernel table
+// (cpu_kernel_table, kernel_table.hpp). Throws UsageError for an unknown kernel, an unsupported
+// precision or a size that cannot be allocated, and UnavailableError "not implemented by
+// <backend>" for a catalogue kernel the table leaves out.
+std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p,
+                                            std::string_view backend);
 
 struct BackendEntry {
   std::string name;
@@ -254,9 +260,9 @@ struct BackendEntry {
   bool sweeps_threads = true;        // false: runs on exactly one host thread (serial, vectorised
                                      // and GPU library backends), so a sweep runs it once
   std::vector<std::string> kernels;  // kernels it runs
-  // The family of the kernels it runs that are not in the catalogue (a wing's own studies: the
-  // Python race lab's "race", the GPU studies' "study"), written into their records' `family`.
-  std::string study_family;
+  // The family of the kernels it runs that are not in the catalogue (a wing's own: the
+  // Python race lab's "race", the GPU practices' "practice"), written into their records' `family`.
+  std::string own_family;
   // Samples a thread takes at a time (Python threads call parlab.pi in blocks), 0 when work is
   // split evenly. A run whose per-thread share is below it measures one thread doing everything,
   // so the plan refuses such sizes in a suite and warns on the command line (experiments/suite.cpp).
@@ -282,11 +288,8 @@ class Registry {
   std::vector<BackendEntry> entries_;
 };
 
-// Every kernel a CPU executor runs (all but the communication probes).
-std::vector<std::string> cpu_kernel_names();
-
-// A record's `family`: the catalogue's family of `kernel`, else the study family of the backend
-// that runs it (BackendEntry::study_family); empty when neither knows the kernel.
+// A record's `family`: the catalogue's family of `kernel`, else the own family of the backend
+// that runs it (BackendEntry::own_family); empty when neither knows the kernel.
 std::string kernel_family(std::string_view kernel, const BackendEntry* backend);
 
 }  // namespace parlab

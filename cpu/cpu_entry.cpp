@@ -1,4 +1,6 @@
-#include "register.hpp"
+#include "backends.hpp"
+
+#include "core/kernel_table.hpp"
 
 namespace parlab {
 
@@ -9,10 +11,10 @@ BackendEntry cpu_entry(std::string name, std::string detail,
   e.kind = "cpu";
   e.available = true;
   e.detail = std::move(detail);
-  e.kernels = cpu_kernel_names();
+  e.kernels = cpu_kernel_table().names();
   e.make_executor = make_executor;
-  e.make = [make_executor](const Problem& p) {
-    return make_cpu_workload(make_executor(p.threads), p);
+  e.make = [make_executor, name = e.name](const Problem& p) {
+    return make_cpu_workload(make_executor(p.threads), p, name);
   };
   return e;
 }

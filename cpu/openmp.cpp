@@ -10,7 +10,7 @@
 #include <mutex>
 #include <string>
 
-#include "register.hpp"
+#include "backends.hpp"
 
 namespace parlab {
 
@@ -186,7 +186,7 @@ std::string openmp_version() {
   return "OpenMP " + std::to_string(_OPENMP) + " (" + runtime + ")";
 }
 
-void register_openmp(Registry& registry) {
+void add_openmp_backends(Registry& registry) {
   // The schedule is part of the backend's name: "openmp" is dynamic with balanced grabs, the
   // default (openmp.hpp says why). The classic static split ("openmp-static"), the one-chunk
   // dynamic and the guided variants are named explicitly and left out of "all backends" (the

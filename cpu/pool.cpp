@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "register.hpp"
+#include "backends.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -194,7 +194,7 @@ void PoolExecutor::parallel_for_2d(Index nx, Index ny, Index tile_x, Index tile_
   });
 }
 
-void register_pool(Registry& registry) {
+void add_pool_backends(Registry& registry) {
   registry.add(cpu_entry("pool", "persistent hand-written pool, dynamic chunks, spin-then-futex wake-up",
                          [](int t) { return std::make_unique<PoolExecutor>(t); }));
 }

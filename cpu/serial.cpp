@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "register.hpp"
+#include "backends.hpp"
 
 namespace parlab {
 
@@ -30,7 +30,7 @@ void SerialExecutor::parallel_for_2d(Index nx, Index ny, Index tile_x, Index til
   }
 }
 
-void register_serial(Registry& registry) {
+void add_serial_backends(Registry& registry) {
   BackendEntry e = cpu_entry("serial", "one thread, no parallel runtime",
                              [](int t) { return std::make_unique<SerialExecutor>(t); });
   e.sweeps_threads = false;

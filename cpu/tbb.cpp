@@ -13,7 +13,7 @@
 #include <mutex>
 #include <string>
 
-#include "register.hpp"
+#include "backends.hpp"
 
 namespace parlab {
 namespace {
@@ -96,7 +96,7 @@ int TbbExecutor::arena_concurrency() {
   return c;
 }
 
-void register_tbb(Registry& registry) {
+void add_tbb_backends(Registry& registry) {
   registry.add(cpu_entry("tbb",
                          std::string("oneTBB ") + TBB_VERSION_STRING +
                              ", task_arena(n), auto_partitioner",

@@ -5,7 +5,7 @@
 #include <thread>
 #include <vector>
 
-#include "register.hpp"
+#include "backends.hpp"
 
 namespace parlab {
 namespace {
@@ -91,7 +91,7 @@ void ThreadsExecutor::parallel_for_2d(Index nx, Index ny, Index tile_x, Index ti
   });
 }
 
-void register_threads(Registry& registry) {
+void add_threads_backends(Registry& registry) {
   registry.add(cpu_entry("threads", "std::thread per call, static partition",
                          [](int t) { return std::make_unique<ThreadsExecutor>(t); }));
 }

@@ -39,7 +39,7 @@ struct InterpreterOptions {
 
 // Owns the process's CPython. Non-copyable, non-movable; at most one alive at a time (CPython has
 // one runtime per process, and extension modules such as NumPy do not survive re-initialisation,
-// so parlab never starts a second one once a Python workload has been made: see register.hpp).
+// so parlab never starts a second one once a Python workload has been made: see backends.hpp).
 class Interpreter {
  public:
   // Registers the built-in `parlab` module, then starts CPython from a PyConfig honouring

@@ -9,7 +9,7 @@
 #include "embed/driver_runner.hpp"
 #include "embed/interpreter.hpp"
 #include "embed/python.hpp"
-#include "embed/register.hpp"
+#include "embed/backends.hpp"
 
 namespace parlab::embed {
 namespace {
@@ -107,7 +107,7 @@ std::unique_ptr<Workload> make_python_model_workload(const PyModelSpec& spec, co
   return std::make_unique<ModelPiWorkload>(spec, p);
 }
 
-void register_python_models(Registry& registry, const std::string& runtime) {
+void add_python_models_backends(Registry& registry, const std::string& runtime) {
   for (const PyModelSpec& spec : python_model_specs()) {
     if (const std::string why = python_model_unavailable_reason(spec); !why.empty()) {
       registry.add_unavailable(spec.name, "python", why);

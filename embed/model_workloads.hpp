@@ -43,6 +43,6 @@ std::unique_ptr<Workload> make_python_model_workload(const PyModelSpec& spec, co
 // Adds every model to the registry (not in the default set: they start processes and clusters,
 // so only suites and command lines that name them run them). `runtime` describes the
 // interpreter for `parlab list`.
-void register_python_models(Registry& registry, const std::string& runtime);
+void add_python_models_backends(Registry& registry, const std::string& runtime);
 
 }  // namespace parlab::embed

@@ -4,7 +4,7 @@
 #include "registry.hpp"
 
 #if defined(PARLAB_HAVE_MPI)
-#include "mpi/register.hpp"
+#include "mpi/backends.hpp"
 #endif
 
 namespace parlab {

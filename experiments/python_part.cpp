@@ -3,7 +3,7 @@
 #include "parlab/build_info.hpp"
 
 #if defined(PARLAB_HAVE_PYTHON)
-#include "embed/register.hpp"
+#include "embed/backends.hpp"
 #endif
 
 namespace parlab {

@@ -15,7 +15,7 @@ namespace parlab {
 // Throws FailureError once it has started.
 void configure_python(const std::string& python_home);
 
-// The Python line of the results' context block (embed/register.hpp's python_context(): version,
+// The Python line of the results' context block (embed/backends.hpp's python_context(): version,
 // GIL mode, per-interpreter GIL, and sys.executable/prefix/virtual environment once started), or
 // "not built: <why>".
 std::string python_context_or_reason();

@@ -4,21 +4,21 @@
 #include <sstream>
 
 #include "child_process.hpp"
-#include "cpu/register.hpp"
+#include "cpu/backends.hpp"
 #include "gpu/backend_names.hpp"
 #include "embed/backend_names.hpp"
 #include "parlab/build_info.hpp"
-#include "peers/register.hpp"
+#include "peers/backends.hpp"
 
 #if defined(PARLAB_HAVE_CUDA)
+#include "gpu/backends.hpp"
 #include "gpu/ceilings.hpp"
-#include "gpu/register.hpp"
 #endif
 #if defined(PARLAB_HAVE_PYTHON)
-#include "embed/register.hpp"
+#include "embed/backends.hpp"
 #endif
 #if defined(PARLAB_HAVE_MPI)
-#include "mpi/register.hpp"
+#include "mpi/backends.hpp"
 #endif
 
 namespace parlab {
@@ -88,36 +88,36 @@ void set_peer_timeout(double seconds) { peer_timeout_s() = seconds; }
 
 Registry make_registry() {
   Registry r;
-  register_serial(r);
-  register_threads(r);
-  register_pool(r);
+  add_serial_backends(r);
+  add_threads_backends(r);
+  add_pool_backends(r);
 #if defined(PARLAB_HAVE_TBB)
-  register_tbb(r);
+  add_tbb_backends(r);
 #else
   r.add_unavailable("tbb", "cpu", build_info::kTbbWhy);
 #endif
 #if defined(PARLAB_HAVE_OPENMP)
-  register_openmp(r);
+  add_openmp_backends(r);
 #else
   r.add_unavailable("openmp", "cpu", build_info::kOpenMpWhy);
 #endif
 #if defined(PARLAB_HAVE_CUDA)
-  register_cuda(r);
+  add_cuda_backends(r);
 #else
   for (const std::string_view name : cuda::kBackendNames) {
     r.add_unavailable(std::string(name), "gpu", build_info::kCudaWhy);
   }
 #endif
 #if defined(PARLAB_HAVE_PYTHON)
-  register_python(r);
+  add_python_backends(r);
 #else
   for (const std::string_view name : embed::kPythonBackendNames) {
     r.add_unavailable(std::string(name), "python", build_info::kPythonWhy);
   }
 #endif
-  register_peers(r, peer_options());  // after the CUDA part: babelstream-cuda reads its device verdict
+  add_peers_backends(r, peer_options());  // after the CUDA part: babelstream-cuda reads its device verdict
 #if defined(PARLAB_HAVE_MPI)
-  register_mpi(r);  // after the CPU and GPU parts: it composes with their factories
+  add_mpi_backends(r);  // after the CPU and GPU parts: it composes with their factories
 #else
   for (const char* name : {"mpi+serial", "mpi+pool", "mpi+tbb", "mpi+openmp", "mpi+cuda"}) {
     r.add_unavailable(name, "mpi", build_info::kMpiWhy);

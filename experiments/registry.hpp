@@ -1,5 +1,5 @@
 // Builds the runtime registry: every backend that was compiled registers itself through its
-// wing's register.hpp (cpu/, gpu/, embed/, mpi/, peers/); every one that was not is listed as
+// wing's backends.hpp (cpu/, gpu/, embed/, mpi/, peers/); every one that was not is listed as
 // unavailable by name with the configure-time reason.
 #pragma once
 

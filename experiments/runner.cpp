@@ -34,7 +34,7 @@ namespace {
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 
-constexpr const char* kSchema = "parlab-results/1";
+constexpr const char* kSchema = "parlab-results/2";
 
 extern "C" void on_interrupt(int sig) {
   g_interrupted.store(true);

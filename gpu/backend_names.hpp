@@ -1,7 +1,7 @@
 // The name of every CUDA backend, whether or not this build has the CUDA part. A build without
 // gpu/ (no CUDA toolkit) registers each as unavailable with the reason (experiments/registry.cpp),
 // so a suite that names them, such as multi-gpu, plans everywhere and its records say why they did
-// not run. Plain C++: it is included where the CUDA runtime is absent. gpu/register.cpp registers
+// not run. Plain C++: it is included where the CUDA runtime is absent. gpu/backends.cpp registers
 // exactly these, and tests/gpu checks it.
 #pragma once
 

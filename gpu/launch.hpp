@@ -71,7 +71,7 @@ class DotScratch {
 template <class T>
 void launch_dot(const T* a, const T* b, std::uint64_t n, DotScratch<T>& scratch, T* result, cudaStream_t stream);
 
-// ---------------------------------------------------------------- seed kernels (seed_kernels.cu)
+// ---------------------------------------------------------------- basic kernels (basic_kernels.cu)
 void launch_plus_one(const std::int32_t* x, std::int32_t* y, std::uint64_t n, cudaStream_t stream);
 
 // res[y*nx + x] = a[..] + b[..] on a 2-D grid of 2-D blocks.
@@ -84,7 +84,7 @@ void launch_add2d(const float* a, const float* b, float* res, std::uint64_t nx, 
 void launch_matmul_tiled(const float* A, const float* B, float* C, std::uint64_t n,
                          cudaStream_t stream);
 
-// ---------------------------------------------------------------- studies (study_kernels.cu)
+// ---------------------------------------------------------------- practices (practice_kernels.cu)
 // norm[0] := Frobenius norm of x[0..count), accumulated in double.
 void launch_frobenius_norm(const float* x, std::uint64_t count, float* norm, cudaStream_t stream);
 

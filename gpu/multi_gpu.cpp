@@ -23,8 +23,6 @@
 
 namespace parlab::cuda {
 
-std::vector<std::string> multi_device_kernels() { return {"pi", "triad"}; }
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -206,14 +204,15 @@ class MultiTriadWorkload final : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_multi_device_workload(const Problem& p, bool concurrent) {
+std::unique_ptr<Workload> make_multi_pi_workload(const Problem& p, bool concurrent) {
   check_precision(p);
-  if (p.kernel == "pi") return std::make_unique<MultiPiWorkload>(p, concurrent);
-  if (p.kernel == "triad") {
-    if (p.precision == Precision::f32) return std::make_unique<MultiTriadWorkload<float>>(p, concurrent);
-    return std::make_unique<MultiTriadWorkload<double>>(p, concurrent);
-  }
-  throw UsageError("kernel '" + p.kernel + "' is not split over devices (accepted: pi, triad)");
+  return std::make_unique<MultiPiWorkload>(p, concurrent);
+}
+
+std::unique_ptr<Workload> make_multi_triad_workload(const Problem& p, bool concurrent) {
+  check_precision(p);
+  if (p.precision == Precision::f32) return std::make_unique<MultiTriadWorkload<float>>(p, concurrent);
+  return std::make_unique<MultiTriadWorkload<double>>(p, concurrent);
 }
 
 }  // namespace parlab::cuda

@@ -66,28 +66,19 @@ struct Vector16<float> {
   __device__ static float4 join(const float (&r)[4]) { return make_float4(r[0], r[1], r[2], r[3]); }
 };
 
-// Which arrays each kernel reads and writes (the byte counts of kStreamKernels).
+// Which arrays kernel K reads and writes: its row of kStreamKernels.
+template <StreamKernel K>
 struct Access {
-  bool read_a, read_b, read_c, write_a, write_b, write_c;
+  static constexpr unsigned reads = kStreamKernels[static_cast<std::size_t>(K)].reads;
+  static constexpr unsigned writes = kStreamKernels[static_cast<std::size_t>(K)].writes;
 };
-__host__ __device__ constexpr Access access(StreamKernel k) {
-  switch (k) {
-    case StreamKernel::copy: return {true, false, false, false, false, true};
-    case StreamKernel::mul: return {false, false, true, false, true, false};
-    case StreamKernel::add: return {true, true, false, false, false, true};
-    case StreamKernel::triad: return {false, true, true, true, false, false};
-    case StreamKernel::nstream: return {true, true, true, true, false, false};
-    case StreamKernel::dot: return {true, true, false, false, false, false};
-  }
-  return {};
-}
 
 template <class T, StreamKernel K>
 __global__ void __launch_bounds__(kArrayThreads)
     stream_kernel(T* __restrict__ a, T* __restrict__ b, T* __restrict__ c, T s, std::uint64_t n) {
   using V = typename Vector16<T>::type;
   constexpr int W = Vector16<T>::width;
-  constexpr Access acc = access(K);
+  using Acc = Access<K>;
   const std::uint64_t vectors = n / W;
   const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
@@ -97,14 +88,14 @@ __global__ void __launch_bounds__(kArrayThreads)
   V* cv = reinterpret_cast<V*>(c);
   for (std::uint64_t v = first; v < vectors; v += stride) {
     T ra[W] = {}, rb[W] = {}, rc[W] = {};
-    if constexpr (acc.read_a) Vector16<T>::split(av[v], ra);
-    if constexpr (acc.read_b) Vector16<T>::split(bv[v], rb);
-    if constexpr (acc.read_c) Vector16<T>::split(cv[v], rc);
+    if constexpr ((Acc::reads & kStreamA) != 0) Vector16<T>::split(av[v], ra);
+    if constexpr ((Acc::reads & kStreamB) != 0) Vector16<T>::split(bv[v], rb);
+    if constexpr ((Acc::reads & kStreamC) != 0) Vector16<T>::split(cv[v], rc);
 #pragma unroll
     for (int w = 0; w < W; ++w) stream_element(K, ra, rb, rc, s, static_cast<std::uint64_t>(w));
-    if constexpr (acc.write_a) av[v] = Vector16<T>::join(ra);
-    if constexpr (acc.write_b) bv[v] = Vector16<T>::join(rb);
-    if constexpr (acc.write_c) cv[v] = Vector16<T>::join(rc);
+    if constexpr ((Acc::writes & kStreamA) != 0) av[v] = Vector16<T>::join(ra);
+    if constexpr ((Acc::writes & kStreamB) != 0) bv[v] = Vector16<T>::join(rb);
+    if constexpr ((Acc::writes & kStreamC) != 0) cv[v] = Vector16<T>::join(rc);
   }
   const std::uint64_t tail = vectors * W + first;
   if (tail < n) stream_element(K, a, b, c, s, tail);
@@ -287,14 +278,10 @@ void launch_stream(StreamKernel k, T* a, T* b, T* c, std::uint64_t n, cudaStream
   if (n == 0) return;
   const unsigned grid = grid_for(n / Vector16<T>::width + 1);
   const T s = StreamInit<T>::scalar;
-  switch (k) {
-    case StreamKernel::copy: stream_kernel<T, StreamKernel::copy><<<grid, kArrayThreads, 0, stream>>>(a, b, c, s, n); break;
-    case StreamKernel::mul: stream_kernel<T, StreamKernel::mul><<<grid, kArrayThreads, 0, stream>>>(a, b, c, s, n); break;
-    case StreamKernel::add: stream_kernel<T, StreamKernel::add><<<grid, kArrayThreads, 0, stream>>>(a, b, c, s, n); break;
-    case StreamKernel::triad: stream_kernel<T, StreamKernel::triad><<<grid, kArrayThreads, 0, stream>>>(a, b, c, s, n); break;
-    case StreamKernel::nstream: stream_kernel<T, StreamKernel::nstream><<<grid, kArrayThreads, 0, stream>>>(a, b, c, s, n); break;
-    case StreamKernel::dot: throw FailureError("launch_stream: dot has its own launcher (launch_dot)");
-  }
+  if (info(k).writes == 0) throw FailureError("launch_stream: " + std::string(info(k).name) + " has its own launcher");
+  with_stream_kernel(k, [&](auto kernel) {
+    stream_kernel<T, decltype(kernel)::value><<<grid, kArrayThreads, 0, stream>>>(a, b, c, s, n);
+  });
   PARLAB_CUDA_CHECK(cudaPeekAtLastError());
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/aligned_buffer.hpp"
 #include "core/stream_validation.hpp"
+#include "core/kernel_table.hpp"
 #include "core/kernels.hpp"
 #include "device.hpp"
 #include "launch.hpp"
@@ -35,7 +36,7 @@ void DeviceWorkload::run_timed(FunctionRef<void()> launch) {
 
 void check_precision(const Problem& p) {
   const KernelSpec* spec = find_kernel(p.kernel);
-  if (spec == nullptr) return;  // the studies take no precision
+  if (spec == nullptr) return;  // the practices take no precision
   if (std::find(spec->precisions.begin(), spec->precisions.end(), p.precision) != spec->precisions.end()) {
     return;
   }
@@ -192,8 +193,8 @@ class Add2dWorkload final : public DeviceWorkload {
     DeviceGuard guard(device_);
     AlignedBuffer<float> a(area_), b(area_);
     for (std::uint64_t i = 0; i < area_; ++i) {
-      a[i] = seed_input(i, 0);
-      b[i] = seed_input(i, 1);
+      a[i] = basic_input(i, 0);
+      b[i] = basic_input(i, 1);
     }
     to_device(a_.get(), a.data(), area_);
     to_device(b_.get(), b.data(), area_);
@@ -265,8 +266,8 @@ class MatmulWorkload final : public DeviceWorkload {
     }
     DeviceGuard guard(device_);
     for (std::uint64_t i = 0; i < area_; ++i) {
-      A_[i] = seed_input(i, 2);
-      B_[i] = seed_input(i, 3);
+      A_[i] = basic_input(i, 2);
+      B_[i] = basic_input(i, 3);
     }
     to_device(dA_.get(), A_.data(), area_);
     to_device(dB_.get(), B_.data(), area_);
@@ -343,40 +344,49 @@ class MatmulWorkload final : public DeviceWorkload {
   std::optional<CublasHandle> cublas_;
 };
 
-}  // namespace
-
-std::vector<std::string> single_device_kernels() {
-  std::vector<std::string> names;
-  for (const auto& k : kernel_specs()) {  // the canonical kernels; the CPU race lab and
-    if (k.family == KernelFamily::pi || k.family == KernelFamily::stream || k.family == KernelFamily::seed) {
-      names.emplace_back(k.name);         // overhead probes have no GPU form
-    }
-  }
-  for (auto& s : study_kernels()) names.push_back(s);
-  return names;
+template <template <class> class W>
+std::unique_ptr<Workload> make_stream(const Problem& p, MatmulImpl) {
+  const StreamKernel k = *stream_kernel_from_name(p.kernel);
+  if (p.precision == Precision::f32) return std::make_unique<W<float>>(p, k);
+  return std::make_unique<W<double>>(p, k);
 }
 
-std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulImpl matmul) {
+}  // namespace
+
+// The GPU wing's table: pi, STREAM and the basic kernels on one device; matmul also through
+// cuBLAS; pi and triad also split over every device. The CPU race lab and overhead probes have
+// no GPU form, and the communication probes need MPI ranks.
+const KernelTable<GpuRow>& gpu_kernel_table() {
+  static const KernelTable<GpuRow> table = [] {
+    KernelTable<GpuRow> t;
+    t.family(KernelFamily::pi, {[](const Problem& p, MatmulImpl) -> std::unique_ptr<Workload> {
+                                  return std::make_unique<PiWorkload>(p);
+                                },
+                                false, make_multi_pi_workload})
+        .family(KernelFamily::stream, {make_stream<StreamWorkload>})
+        .kernel("triad", {make_stream<StreamWorkload>, false, make_multi_triad_workload})
+        .kernel("plus_one", {[](const Problem& p, MatmulImpl) -> std::unique_ptr<Workload> {
+                  return std::make_unique<PlusOneWorkload>(p);
+                }})
+        .kernel("add2d", {[](const Problem& p, MatmulImpl) -> std::unique_ptr<Workload> {
+                  return std::make_unique<Add2dWorkload>(p, p.size, p.size_y ? p.size_y : p.size);
+                }})
+        .kernel("matmul", {[](const Problem& p, MatmulImpl impl) -> std::unique_ptr<Workload> {
+                             return std::make_unique<MatmulWorkload>(p, impl);
+                           },
+                           true});
+    return t;
+  }();
+  return table;
+}
+
+std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulImpl matmul, std::string_view backend) {
   check_device(p.device);
-  const KernelSpec* spec = find_kernel(p.kernel);
-  if (spec == nullptr) return make_study_workload(p);
+  if (!find_kernel(p.kernel)) return make_practice_workload(p);
+  const GpuRow& row = gpu_kernel_table().at(p.kernel, backend);
+  if (row.single == nullptr) throw UnavailableError("not implemented by " + std::string(backend));
   check_precision(p);
-  switch (spec->family) {
-    case KernelFamily::pi:
-      return std::make_unique<PiWorkload>(p);
-    case KernelFamily::stream: {
-      const StreamKernel k = *stream_kernel_from_name(p.kernel);
-      if (p.precision == Precision::f32) return std::make_unique<StreamWorkload<float>>(p, k);
-      return std::make_unique<StreamWorkload<double>>(p, k);
-    }
-    case KernelFamily::seed:
-      if (p.kernel == "plus_one") return std::make_unique<PlusOneWorkload>(p);
-      if (p.kernel == "add2d") return std::make_unique<Add2dWorkload>(p, p.size, p.size_y ? p.size_y : p.size);
-      return std::make_unique<MatmulWorkload>(p, matmul);
-    default:
-      break;
-  }
-  throw UsageError("kernel '" + p.kernel + "' has no GPU form");
+  return row.single(p, matmul);
 }
 
 }  // namespace parlab::cuda

@@ -1,4 +1,4 @@
-// GPU workloads: what the registry entries of register.cpp construct.
+// GPU workloads: what the registry entries of backends.cpp construct.
 //
 // Every workload allocates and initialises its device memory in the constructor (untimed),
 // times run() with CUDA events on its own stream, keeps kernel time and transfer time apart in
@@ -9,9 +9,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/function_ref.hpp"
+#include "core/kernel_table.hpp"
 #include "core/workload.hpp"
 #include "cuda_check.hpp"
 
@@ -51,21 +53,33 @@ class DeviceWorkload : public Workload {
 
 enum class MatmulImpl { tiled, cublas };
 
-// Kernel names of each registry entry, in display order.
-std::vector<std::string> single_device_kernels();  // `cuda`: canonical kernels and the studies
-std::vector<std::string> study_kernels();          // the studies alone (studies.cpp)
-std::vector<std::string> multi_device_kernels();   // `cuda-multi`
+// A catalogue kernel's GPU makers: on one device (the `cuda` entry; matmul's impl picks the
+// kernel), whether `cuda-cublas` runs it, and split over every device (`cuda-multi`, its bool
+// says concurrently). A null maker: that entry does not implement the kernel.
+struct GpuRow {
+  std::unique_ptr<Workload> (*single)(const Problem&, MatmulImpl) = nullptr;
+  bool cublas = false;
+  std::unique_ptr<Workload> (*multi)(const Problem&, bool concurrent) = nullptr;
+};
 
-// The canonical kernels on p.device. Throws UsageError for an unknown kernel or precision, a bad
-// device index or a size the device cannot hold.
-std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulImpl matmul);
+// The GPU wing's kernel table (workloads.cpp), keyed by the catalogue (core/kernel_table.hpp).
+const KernelTable<GpuRow>& gpu_kernel_table();
 
-// The studies of register.hpp on p.device (studies.cpp).
-std::unique_ptr<Workload> make_study_workload(const Problem& p);
+// The practices, GPU-only kernels outside the catalogue (practices.cpp).
+std::vector<std::string> practice_kernels();
+
+// A catalogue kernel (from the table) or a practice on p.device, for the entry `backend`. Throws
+// UsageError for an unknown kernel or precision, a bad device index or a size the device cannot
+// hold, and UnavailableError "not implemented by <backend>" for a kernel the table leaves out.
+std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulImpl matmul, std::string_view backend);
+
+// The practices of backends.hpp on p.device (practices.cpp).
+std::unique_ptr<Workload> make_practice_workload(const Problem& p);
 
 // pi and triad split over every visible device, run concurrently or one device after another
-// (multi_gpu.cpp).
-std::unique_ptr<Workload> make_multi_device_workload(const Problem& p, bool concurrent);
+// (multi_gpu.cpp): the table's `multi` makers.
+std::unique_ptr<Workload> make_multi_pi_workload(const Problem& p, bool concurrent);
+std::unique_ptr<Workload> make_multi_triad_workload(const Problem& p, bool concurrent);
 
 // Throws UsageError unless p.precision is one the kernel spec accepts.
 void check_precision(const Problem& p);

@@ -1,5 +1,5 @@
 // What the results' context records about MPI (experiments/mpi_job.hpp fills it, from
-// mpi/register.hpp's mpi_job::facts() where the MPI part is built). Plain C++: included where
+// mpi/backends.hpp's mpi_job::facts() where the MPI part is built). Plain C++: included where
 // mpi.h is absent.
 #pragma once
 

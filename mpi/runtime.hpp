@@ -84,7 +84,7 @@ class Runtime {
   // Ends the job: rank 0 tells the followers to stop, then MPI_Finalize. Idempotent, noexcept.
   void finish() noexcept;
 
-  // The backends' builders, registered by register_mpi on every rank.
+  // The backends' builders, added by add_mpi_backends on every rank.
   void add_builder(const std::string& backend, RankBuilder builder);
 
   // Rank 0: a Workload driving `backend`'s share on every rank. Validates what it can before any

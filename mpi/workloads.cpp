@@ -572,58 +572,76 @@ Share block_share(std::uint64_t n, int ranks, int rank) {
   return s;
 }
 
-std::vector<std::string> cpu_rank_kernels() {
-  std::vector<std::string> k = {"pi"};
-  for (const auto& s : kStreamKernels) k.emplace_back(s.name);
-  for (const char* n : {"plus_one", "overhead_reduce", "mpi_barrier", "mpi_allreduce", "mpi_bcast"}) k.emplace_back(n);
-  return k;
+namespace {
+
+std::unique_ptr<RankWorkload> cpu_pi(const ExecutorFactory& executor, const Problem& p, const Layout& l) {
+  auto chunks = std::make_shared<ChunkCounter>(std::shared_ptr<Executor>(executor(p.threads)), p, l);
+  return std::make_unique<PiRank>([chunks] { return chunks->count(); }, p, l,
+                                  [chunks](Validation& v) { chunks->describe(v); });
+}
+
+std::unique_ptr<RankWorkload> cpu_stream(const ExecutorFactory& executor, const Problem& p, const Layout& l) {
+  const StreamKernel k = *stream_kernel_from_name(p.kernel);
+  if (p.precision == Precision::f32) return std::make_unique<StreamRank<float>>(executor(p.threads), k, p.size, l);
+  return std::make_unique<StreamRank<double>>(executor(p.threads), k, p.size, l);
+}
+
+std::unique_ptr<RankWorkload> gpu_pi(const WorkloadFactory& gpu, const Problem& p, const Layout& l) {
+  Problem part = p;
+  part.device = l.node_rank;  // one rank per GPU of its host
+  const Share s = pi_share(p.size, l.ranks, l.rank);
+  part.first = s.begin;
+  part.size = s.size();
+  auto w = std::shared_ptr<Workload>(gpu(part));
+  return std::make_unique<PiRank>(
+      [w] {
+        w->run();
+        return w->validate().hits.value_or(0);
+      },
+      p, l);
+}
+
+// An array kernel over one rank per GPU: each rank's GPU runs its block-aligned share.
+std::unique_ptr<RankWorkload> gpu_part(const WorkloadFactory& gpu, const Problem& p, const Layout& l) {
+  Problem part = p;
+  part.device = l.node_rank;  // one rank per GPU of its host
+  part.size = block_share(p.size, l.ranks, l.rank).size();
+  return std::make_unique<GpuPartRank>(gpu(part), l);
+}
+
+}  // namespace
+
+// The MPI wing's table. dot has no GPU-rank form: its bits would not be the CPU's.
+const KernelTable<RankRow>& rank_kernel_table() {
+  static const KernelTable<RankRow> table = [] {
+    KernelTable<RankRow> t;
+    t.family(KernelFamily::pi, {cpu_pi, gpu_pi})
+        .family(KernelFamily::stream, {cpu_stream, gpu_part})
+        .kernel("dot", {cpu_stream, nullptr})
+        .kernel("plus_one", {[](const ExecutorFactory& executor, const Problem& p, const Layout& l) -> std::unique_ptr<RankWorkload> {
+                               return std::make_unique<PlusOneRank>(executor(p.threads), p.size, l);
+                             },
+                             gpu_part})
+        .kernel("overhead_reduce", {[](const ExecutorFactory& executor, const Problem& p, const Layout& l) -> std::unique_ptr<RankWorkload> {
+                  return std::make_unique<ReduceRank>(executor(p.threads), p.size, l);
+                }})
+        .family(KernelFamily::comm, {[](const ExecutorFactory&, const Problem& p, const Layout& l) -> std::unique_ptr<RankWorkload> {
+                  return std::make_unique<ProbeRank>(p.kernel, p.size, l);
+                }});
+    return t;
+  }();
+  return table;
 }
 
 std::unique_ptr<RankWorkload> make_cpu_rank_workload(const ExecutorFactory& executor, const Problem& p,
                                                      const Layout& l) {
-  if (p.kernel == "pi") {
-    auto chunks = std::make_shared<ChunkCounter>(std::shared_ptr<Executor>(executor(p.threads)), p, l);
-    return std::make_unique<PiRank>([chunks] { return chunks->count(); }, p, l,
-                                    [chunks](Validation& v) { chunks->describe(v); });
-  }
-  if (const auto k = stream_kernel_from_name(p.kernel)) {
-    if (p.precision == Precision::f32) return std::make_unique<StreamRank<float>>(executor(p.threads), *k, p.size, l);
-    return std::make_unique<StreamRank<double>>(executor(p.threads), *k, p.size, l);
-  }
-  if (p.kernel == "plus_one") return std::make_unique<PlusOneRank>(executor(p.threads), p.size, l);
-  if (p.kernel == "overhead_reduce") return std::make_unique<ReduceRank>(executor(p.threads), p.size, l);
-  if (p.kernel.rfind("mpi_", 0) == 0) return std::make_unique<ProbeRank>(p.kernel, p.size, l);
-  throw UsageError("kernel '" + p.kernel + "' has no MPI form");
-}
-
-std::vector<std::string> gpu_rank_kernels() {
-  std::vector<std::string> k = {"pi"};
-  for (const auto& s : kStreamKernels) {
-    if (s.kernel != StreamKernel::dot) k.emplace_back(s.name);
-  }
-  k.emplace_back("plus_one");
-  return k;
+  return rank_kernel_table().at(p.kernel, "mpi ranks").cpu(executor, p, l);
 }
 
 std::unique_ptr<RankWorkload> make_gpu_rank_workload(const WorkloadFactory& gpu, const Problem& p, const Layout& l) {
-  Problem part = p;
-  part.device = l.node_rank;  // one rank per GPU of its host
-  if (p.kernel == "pi") {
-    const Share s = pi_share(p.size, l.ranks, l.rank);
-    part.first = s.begin;
-    part.size = s.size();
-    auto w = std::shared_ptr<Workload>(gpu(part));
-    return std::make_unique<PiRank>(
-        [w] {
-          w->run();
-          return w->validate().hits.value_or(0);
-        },
-        p, l);
-  }
-  if (p.kernel == "dot") throw UsageError("dot over one rank per GPU is not offered: its bits would not be the CPU's");
-  const Share s = block_share(p.size, l.ranks, l.rank);
-  part.size = s.size();
-  return std::make_unique<GpuPartRank>(gpu(part), l);
+  const RankRow& row = rank_kernel_table().at(p.kernel, "mpi+cuda");
+  if (row.gpu == nullptr) throw UnavailableError("not implemented by mpi+cuda");
+  return row.gpu(gpu, p, l);
 }
 
 }  // namespace parlab::mpi

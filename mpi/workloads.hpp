@@ -23,6 +23,7 @@
 #include <functional>
 #include <memory>
 
+#include "core/kernel_table.hpp"
 #include "runtime.hpp"
 
 namespace parlab::mpi {
@@ -43,14 +44,20 @@ Share block_share(std::uint64_t n, int ranks, int rank);
 using ExecutorFactory = std::function<std::unique_ptr<Executor>(int threads)>;
 using WorkloadFactory = std::function<std::unique_ptr<Workload>(const Problem&)>;
 
-// Kernels the ranks x CPU-executor backends run, and this rank's share of one of them.
-std::vector<std::string> cpu_rank_kernels();
+// A catalogue kernel's rank makers: this rank's share on a CPU executor (the mpi+<executor>
+// entries), and on the GPU workload `gpu` makes on the device numbered by the node-local rank
+// (mpi+cuda). A null maker: that entry does not implement the kernel.
+struct RankRow {
+  std::unique_ptr<RankWorkload> (*cpu)(const ExecutorFactory&, const Problem&, const Layout&) = nullptr;
+  std::unique_ptr<RankWorkload> (*gpu)(const WorkloadFactory&, const Problem&, const Layout&) = nullptr;
+};
+
+// The MPI wing's kernel table (workloads.cpp), keyed by the catalogue (core/kernel_table.hpp).
+const KernelTable<RankRow>& rank_kernel_table();
+
+// This rank's share of p.kernel, from the table; UnavailableError for a kernel it leaves out.
 std::unique_ptr<RankWorkload> make_cpu_rank_workload(const ExecutorFactory& executor, const Problem& p,
                                                      const Layout& layout);
-
-// Kernels the one-rank-per-GPU backend runs (pi, the STREAM set but dot, plus_one), and this
-// rank's share, run by the GPU workload `gpu` makes on the device numbered by the node-local rank.
-std::vector<std::string> gpu_rank_kernels();
 std::unique_ptr<RankWorkload> make_gpu_rank_workload(const WorkloadFactory& gpu, const Problem& p,
                                                      const Layout& layout);
 

@@ -22,10 +22,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "core/kernel_table.hpp"
 #include "core/workload.hpp"
-#include "register.hpp"
+#include "backends.hpp"
 
 namespace parlab::babelstream {
 
@@ -33,8 +35,8 @@ namespace parlab::babelstream {
 // a user running the binary by hand would read (each invocation drops its first iteration).
 inline constexpr int kNumTimes = 100;
 
-// The kernels the binaries run, by parlab's names (BabelStream's labels capitalise them).
-const std::vector<std::string>& kernel_names();
+// The kernels the binaries run, keyed by the catalogue, with BabelStream's label for each.
+const KernelTable<std::string_view>& kernel_table();
 // "Triad" for "triad"; throws UsageError for a kernel BabelStream does not have.
 std::string label_of(const std::string& kernel);
 

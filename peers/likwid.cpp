@@ -426,7 +426,7 @@ std::string find_binary(std::string& from, std::string& why) {
 
 }  // namespace
 
-void register_peers(Registry& registry, const PeerLauncher& launch) {
+void add_likwid_backends(Registry& registry, const PeerLauncher& launch) {
   const PeerBackend backends[] = {
       {"likwid-bench-nt", {"copy", "triad"}, "non-temporal-store copy_mem_* / stream_mem_*"},
       {"likwid-bench-peakflops", {"peakflops"}, "peakflops_* (FP64 multiplies and adds, in cache)"}};
@@ -446,7 +446,7 @@ void register_peers(Registry& registry, const PeerLauncher& launch) {
     e.kind = "peer";
     e.in_default_set = false;  // measured where a suite or --backend names it
     e.kernels = b.kernels;
-    e.study_family = "peak";  // peakflops, which the catalogue has not: a roof probe
+    e.own_family = "peak";  // peakflops, which the catalogue has not: a roof probe
     if (!why.empty()) {
       e.available = false;
       e.reason = why;

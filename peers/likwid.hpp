@@ -40,7 +40,7 @@
 #include <vector>
 
 #include "core/workload.hpp"
-#include "register.hpp"
+#include "backends.hpp"
 
 namespace parlab::likwid {
 
@@ -89,10 +89,10 @@ std::vector<std::string> command_line(const Invocation& inv);
 // (/usr/bin/likwid-bench -> /usr/sbin, where Debian's package installs it).
 std::string access_daemon_dir(const std::string& binary);
 
-// Registers likwid-bench-nt (copy, triad) and likwid-bench-peakflops (peakflops), available or
+// Adds likwid-bench-nt (copy, triad) and likwid-bench-peakflops (peakflops), available or
 // not: the binary is PARLAB_LIKWID_BENCH, else likwid-bench on PATH; without one (or on a CPU
 // that is not x86-64) both are unavailable with the reason. Never throws for a missing binary.
-void register_peers(Registry& registry, const PeerLauncher& launch);
+void add_likwid_backends(Registry& registry, const PeerLauncher& launch);
 
 // One (kernel, size, threads) measurement through `binary`, one invocation per run().
 std::unique_ptr<Workload> make_workload(std::string backend, std::string binary, Isa isa, PeerLauncher launch,

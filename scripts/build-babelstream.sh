@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds BabelStream's STREAM binaries for parlab's external peers (babelstream-omp,
-# babelstream-cuda; peers/register.hpp) from a BabelStream source tree you have, with the CMake
+# babelstream-cuda; peers/backends.hpp) from a BabelStream source tree you have, with the CMake
 # options its README documents (one build per model: cmake -DMODEL=<model>), and puts them in
 # one directory for PARLAB_BABELSTREAM_DIR:
 #

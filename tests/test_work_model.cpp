@@ -81,7 +81,7 @@ TEST(WorkModel, EveryEntryHasAFamilyAndAValidation) {
   }
   // A wing's own studies take their backend's family.
   BackendEntry study;
-  study.study_family = "study";
+  study.own_family = "study";
   EXPECT_EQ(kernel_family("transfer_pinned", &study), "study");
   EXPECT_EQ(kernel_family("transfer_pinned", nullptr), "");
 }

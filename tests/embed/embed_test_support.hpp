@@ -7,7 +7,7 @@
 
 #include "core/workload.hpp"
 #include "embed/interpreter.hpp"
-#include "embed/register.hpp"
+#include "embed/backends.hpp"
 #include "experiments/registry.hpp"
 
 namespace parlab::test {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "embed/interpreter.hpp"
-#include "embed/register.hpp"
+#include "embed/backends.hpp"
 
 #if defined(Py_GIL_DISABLED)
 #define PARLAB_PY_GIL_DISABLED true

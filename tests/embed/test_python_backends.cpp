@@ -73,7 +73,8 @@ TEST(PythonRegistry, ReasonsWhereTheBuildCannotRunThem) {
 TEST(PythonRegistry, UsageErrorsBeforeAnyInterpreterStarts) {
   Problem triad = pi_problem(100, 1);
   triad.kernel = "triad";
-  EXPECT_THROW(registry().get("py-parlab-gil-released").make(triad), UsageError);
+  // A catalogue kernel the backend does not implement is unavailable there, not a usage error.
+  EXPECT_THROW(registry().get("py-parlab-gil-released").make(triad), UnavailableError);
   EXPECT_THROW(registry().get("py-numpy").make(pi_problem(100, 2)), UsageError);
   EXPECT_THROW(registry().get("py-pure-threads").make(pi_problem(100, 0)), UsageError);
 }
@@ -254,13 +255,18 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(i.param.n);
     });
 
-TEST(PythonTriad, KernelsAPeerDoesNotRunAreUsageErrors) {
+TEST(PythonTriad, KernelsAPeerDoesNotRunAreNotImplementedAndBadProblemsUsageErrors) {
   Problem p;
   p.kernel = "triad";
   p.precision = Precision::f64;
   p.size = 10;
   p.threads = 1;
-  EXPECT_THROW(registry().get("py-pure-threads").make(p), UsageError);  // pi only
+  try {
+    (void)registry().get("py-pure-threads").make(p);  // pi only
+    ADD_FAILURE() << "py-pure-threads made a triad";
+  } catch (const UnavailableError& e) {
+    EXPECT_STREQ(e.what(), "not implemented by py-pure-threads");
+  }
   p.precision = Precision::i32;
   EXPECT_THROW(registry().get("py-numpy").make(p), UsageError);  // triad in float or double
   EXPECT_THROW(registry().get("py-cupy").make(p), UsageError);  // CuPy's triad too
@@ -270,6 +276,8 @@ TEST(PythonTriad, KernelsAPeerDoesNotRunAreUsageErrors) {
   p.threads = 1;
   p.kernel = "copy";  // a STREAM kernel other than triad
   p.precision = Precision::f64;
+  EXPECT_THROW(registry().get("py-numpy").make(p), UnavailableError);
+  p.kernel = "no_such_kernel";  // a name outside the catalogue
   EXPECT_THROW(registry().get("py-numpy").make(p), UsageError);
 }
 

@@ -54,8 +54,9 @@ TEST(PythonRaces, NumpyInPlaceAddRunsOrIsUnavailable) {
   }
 }
 
-TEST(PythonRaces, UnknownKernelIsAUsageError) {
-  EXPECT_THROW(run_race("pi", 1, 10, 1), UsageError);
+TEST(PythonRaces, UnknownKernelIsAUsageErrorAndACatalogueKernelNotImplemented) {
+  EXPECT_THROW(run_race("no_such_kernel", 1, 10, 1), UsageError);
+  EXPECT_THROW(run_race("pi", 1, 10, 1), UnavailableError);
 }
 
 }  // namespace

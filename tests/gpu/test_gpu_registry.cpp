@@ -9,7 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/backend_names.hpp"
-#include "gpu/register.hpp"
+#include "gpu/backends.hpp"
 #include "gpu_test_support.hpp"
 
 namespace parlab {
@@ -20,7 +20,7 @@ const auto& kEntries = cuda::kBackendNames;
 
 TEST(GpuRegistry, RegistersExactlyTheNamesABuildWithoutCudaLists) {
   Registry r;
-  register_cuda(r);
+  add_cuda_backends(r);
   std::vector<std::string> registered;
   for (const auto& e : r.entries()) registered.push_back(e.name);
   EXPECT_EQ(registered, std::vector<std::string>(kEntries.begin(), kEntries.end()));
@@ -33,7 +33,7 @@ bool lists(const BackendEntry& e, const std::string& kernel) {
 
 TEST(GpuRegistry, EveryEntryIsAvailableExactlyWhenADeviceIs) {
   Registry r;
-  ASSERT_NO_THROW(register_cuda(r));
+  ASSERT_NO_THROW(add_cuda_backends(r));
   const cuda::DeviceCount devices = cuda::device_count();
   for (const std::string_view name : kEntries) {
     const BackendEntry* e = r.find(name);
@@ -94,7 +94,7 @@ TEST(GpuRegistry, NoDeviceMeansUnavailableWithAReason) {
   // must be available and describe the device instead.
   const cuda::DeviceCount devices = cuda::device_count();
   Registry r;
-  register_cuda(r);
+  add_cuda_backends(r);
   const BackendEntry& e = *r.find("cuda");
   if (devices.count == 0) {
     EXPECT_FALSE(e.available);
@@ -108,7 +108,7 @@ TEST(GpuRegistry, NoDeviceMeansUnavailableWithAReason) {
 
 TEST(GpuRegistry, EntriesListTheirKernels) {
   Registry r;
-  register_cuda(r);
+  add_cuda_backends(r);
   const BackendEntry& single = *r.find("cuda");
   for (const char* k : {"pi", "copy", "mul", "add", "triad", "dot", "nstream", "plus_one", "add2d", "matmul",
                         "transfer_pageable", "transfer_pinned", "transfer_many_small", "transfer_one_large",

@@ -1,4 +1,4 @@
-# mpi_backend_names_agree: the MPI backends registered by mpi/register.cpp (WITH: a build with the
+# mpi_backend_names_agree: the MPI backends registered by mpi/backends.cpp (WITH: a build with the
 # MPI part) must be exactly the names experiments/registry.cpp lists as unavailable in a build
 # without it (WITHOUT), so that a suite naming one loads everywhere and its records say why.
 #   cmake -DWITH=... -DWITHOUT=... -P compare_names.cmake
@@ -21,7 +21,7 @@ set(_only_without "${_WITHOUT}")
 list(REMOVE_ITEM _only_without ${_WITH})
 if(_only_with OR _only_without OR NOT _WITH STREQUAL _WITHOUT)
   message(FATAL_ERROR "the MPI backend names disagree:\n"
-                      "  registered by mpi/register.cpp only: ${_only_with}\n"
+                      "  registered by mpi/backends.cpp only: ${_only_with}\n"
                       "  listed by experiments/registry.cpp (no MPI part) only: ${_only_without}\n"
                       "  (sorted: ${_WITH} against ${_WITHOUT})")
 endif()

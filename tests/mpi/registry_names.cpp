@@ -1,7 +1,7 @@
 // Prints the name of every backend of one kind that make_registry() lists, one a line. Built twice
 // (tests/mpi/CMakeLists.txt): linked with this build's MPI part, and with experiments/registry.cpp
 // compiled again as a build without any optional part does it, so that mpi_backend_names_agree
-// can compare the MPI backends that mpi/register.cpp registers with the names experiments/
+// can compare the MPI backends that mpi/backends.cpp registers with the names experiments/
 // lists as unavailable where the MPI part is not built.
 #include <cstdio>
 #include <string>

@@ -1,7 +1,7 @@
 // The MPI wing's contracts at this job's rank count (ctest runs this binary under mpirun with
 // 1, 2, 3 and 4 ranks): every rank runs every test, in the same order, since each is collective.
 //
-// The CPU executors are those of the registry's mpi+<executor> backends (mpi/register.cpp), each
+// The CPU executors are those of the registry's mpi+<executor> backends (mpi/backends.cpp), each
 // at threads {1, 2} (serial: 1):
 // - pi: the canonical count (an independent point-by-point reference) for N in {0, 1, 2, 3, odd,
 //   larger}, on every executor;
@@ -39,7 +39,7 @@ const Registry& registry() {
 }
 
 // The CPU executors an MPI rank may run its share with, in this build: those of the available
-// mpi+<executor> backends the registry lists (mpi/register.cpp names them), not a list kept here.
+// mpi+<executor> backends the registry lists (mpi/backends.cpp names them), not a list kept here.
 std::vector<std::string> executors() {
   std::vector<std::string> out;
   for (const auto& e : registry().entries()) {
@@ -299,7 +299,7 @@ TEST(MpiCuda, OneRankPerGpuGivesTheCanonicalCountAndGoldValues) {
     EXPECT_EQ(*v.hits, pi_hits_points(0x5eed, 0, n)) << "N=" << n << " ranks=" << layout().ranks;
     EXPECT_TRUE(v.pass) << v.detail;
   }
-  for (const std::string& kernel : gpu_rank_kernels()) {
+  for (const std::string& kernel : rank_kernel_table().names([](const RankRow& r) { return r.gpu != nullptr; })) {
     if (kernel == "pi") continue;
     const KernelSpec* spec = find_kernel(kernel);
     ASSERT_NE(spec, nullptr) << kernel;

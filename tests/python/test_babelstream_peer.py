@@ -1,4 +1,4 @@
-"""The BabelStream peers (peers/register.hpp): parlab runs a BabelStream binary per record, keeps
+"""The BabelStream peers (peers/backends.hpp): parlab runs a BabelStream binary per record, keeps
 the row of the record's kernel, and writes a record beside its own backends' — same kernel,
 size, precision and threads, parlab's statistic (rate.bytes_per_s) and BabelStream's own
 (metrics.peer_bytes_per_s) both — or, for a binary that misbehaves, a failed record naming the

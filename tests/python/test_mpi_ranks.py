@@ -27,7 +27,7 @@ def mpi_available(parlab_bin):
 
 
 def mpi_cpu_backends(parlab_bin):
-    """The available mpi+<executor> backends (every CPU executor mpi/register.cpp composes with)."""
+    """The available mpi+<executor> backends (every CPU executor mpi/backends.cpp composes with)."""
     return sorted(name for name, (kind, status) in listed_backends(parlab_bin).items()
                   if kind == "mpi" and name != "mpi+cuda" and status == "available")
 

@@ -12,7 +12,7 @@ def bandwidth_figures(p: Plotter, doc: dict) -> None:
     for r in ok_records(doc):
         # Bandwidth-bound kernels only: at a flop per byte or more (a matrix product) a kernel is bound by
         # its arithmetic, and its bytes are compulsory traffic, not what the caches serve.
-        if "bytes_per_s" not in r.get("rate", {}) or arithmetic_intensity(r) >= 1 or family_of(r) == "study":
+        if "bytes_per_s" not in r.get("rate", {}) or arithmetic_intensity(r) >= 1 or family_of(r) == "practice":
             continue
         groups[(r["kernel"], r.get("precision", ""))][(r["backend"], r["threads"])].append(r)
     caches = doc["context"].get("cpu", {}).get("caches", []) or []

@@ -9,7 +9,7 @@ from ..writer import Plotter
 def gpu_study_figures(p: Plotter, doc: dict) -> None:
     """The GPU studies: transfer bandwidth vs size (pageable vs pinned, many small copies vs
     one large), and the logging study's time split into kernel and transfer time."""
-    recs = [r for r in doc["records"] if r["status"] == "ok" and family_of(r) == "study"]
+    recs = [r for r in doc["records"] if r["status"] == "ok" and family_of(r) == "practice"]
     transfers = [r for r in recs if r["kernel"].startswith("transfer_") and "bytes_per_s" in r.get("rate", {})]
     if transfers:
         fig, ax = p.plt.subplots(figsize=(8, 4.5))

@@ -6,13 +6,19 @@ import json
 import math
 import os
 
-SCHEMA = "parlab-results/1"
-# A record's family routes it to its figures (figure modules never list kernel names). Records
-# since the catalogue became the one kernel list carry `family` (the catalogue's, core/kernel_catalogue.cpp, or the wing's
-# for its own studies); committed records from before do not, and for them only this table gives
-# the family they would carry. It is the catalogue's kernels in its order, then the wings' own
-# (embed/race_workloads.cpp, gpu/register.hpp); tests/python/test_kernel_families.py checks it
-# against `parlab list`. A new kernel needs no entry here: its records carry their family.
+SCHEMA = "parlab-results/2"
+# Schema 2 renamed two families: "seed" (plus_one, add2d, matmul) is "basic", and "study" (the GPU
+# transfer and logging kernels) is "practice". load_run migrates a schema-1 run's records to these
+# names; family_of maps a record it is given directly.
+OLD_SCHEMAS = ("parlab-results/1",)
+FAMILY_RENAMES = {"seed": "basic", "study": "practice"}
+# A record's family routes it to its figures (figure modules never list kernel names). Records carry
+# `family` (the catalogue's, core/kernel_catalogue.cpp, or the wing's for its own kernels); committed
+# records from before they did do not, and for them only this table gives the family they would
+# have carried, under the names of that time. It is frozen: it serves older records only, and a new
+# kernel needs no entry here (its records carry their family). The catalogue's kernels then were
+# these, in its order, then the wings' own; tests/python/test_kernel_families.py checks that the
+# table is unchanged.
 LEGACY_FAMILIES = {
     "pi": "pi",
     "copy": "stream", "mul": "stream", "add": "stream", "triad": "stream", "dot": "stream", "nstream": "stream",
@@ -30,9 +36,22 @@ LAB_FAMILIES = ("race", "overhead")
 
 
 def family_of(r: dict) -> str:
-    """The record's kernel family: its `family`, or for a record from before records carried one,
-    the family its kernel had then."""
-    return r.get("family") or LEGACY_FAMILIES.get(r["kernel"], "")
+    """The record's kernel family by this schema's names: its `family`, or for a record from before
+    records carried one, the family its kernel had then."""
+    family = r.get("family") or LEGACY_FAMILIES.get(r["kernel"], "")
+    return FAMILY_RENAMES.get(family, family)
+
+
+def migrate(doc: dict) -> dict:
+    """A run of an older schema as this one: each record's `family` under this schema's name (from
+    the frozen table where the record has none). The old version is kept as `migrated_from`."""
+    if doc.get("schema") in OLD_SCHEMAS:
+        for r in doc.get("records", []):
+            if isinstance(r, dict) and "kernel" in r and family_of(r):
+                r["family"] = family_of(r)
+        doc["migrated_from"] = doc["schema"]
+        doc["schema"] = SCHEMA
+    return doc
 
 
 def kernel_order(kernel: str):
@@ -49,7 +68,7 @@ def _kernels_of(family: str) -> tuple:
 RACE_KERNELS = _kernels_of("race")
 OVERHEAD_KERNELS = _kernels_of("overhead")
 LAB_KERNELS = RACE_KERNELS + OVERHEAD_KERNELS
-STUDY_KERNELS = _kernels_of("study")
+STUDY_KERNELS = _kernels_of("study")  # the GPU practices (the frozen table's name for them)
 TRANSFER_KERNELS = tuple(k for k in STUDY_KERNELS if k.startswith("transfer_"))
 LOGGING_KERNELS = tuple(k for k in STUDY_KERNELS if k.startswith("logging_"))
 MPI_PROBE_KERNELS = _kernels_of("comm")
@@ -74,8 +93,9 @@ def load_run(run_dir: str) -> dict:
         raise InputError(f"{path}: not valid JSON: {e}") from None
     if not isinstance(doc, dict):
         raise InputError(f"{path}: expected a JSON object")
-    if doc.get("schema") != SCHEMA:
+    if doc.get("schema") != SCHEMA and doc.get("schema") not in OLD_SCHEMAS:
         raise InputError(f"{path}: schema is {doc.get('schema')!r}, expected {SCHEMA!r}")
+    migrate(doc)
     for key in ("context", "records", "status"):
         if key not in doc:
             raise InputError(f"{path}: missing key {key!r}")
@@ -172,7 +192,8 @@ def element_bytes(r: dict) -> int:
 
 
 # Arrays a workload allocated, in words per element, for records from before records carried
-# work.footprint_bytes (the catalogue's host words): plus_one two, the STREAM set three.
+# work.footprint_bytes (the catalogue's host words then): plus_one two, the STREAM set three.
+# Frozen like LEGACY_FAMILIES: newer records carry their footprint, so no kernel is added here.
 LEGACY_HOST_WORDS = {"plus_one": 2}
 
 

@@ -31,7 +31,7 @@ def run_summary(doc: dict, libraries: list | None = None) -> dict:
     for r in ok:
         # The latency probes have no "fastest": one rank is trivially quickest; mpi_summary says
         # what they measured (latency per rank count).
-        if family_of(r) not in ("study", "comm") and rate_of(r)[0] is not None:
+        if family_of(r) not in ("practice", "comm") and rate_of(r)[0] is not None:
             groups[(r.get("study", ""), r["kernel"], r.get("precision", ""))].append(r)
     for (study, kernel, precision), recs in sorted(groups.items()):
         size = max(r["size"] for r in recs if r.get("scaling") != "weak") if any(

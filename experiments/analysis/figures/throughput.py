@@ -14,7 +14,7 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
     at the largest size the study measured (a size sweep is the bandwidth figure's job)."""
     groups = defaultdict(list)
     for r in ok_records(doc):
-        if r.get("scaling") == "weak" or family_of(r) == "study":
+        if r.get("scaling") == "weak" or family_of(r) == "practice":
             continue
         groups[(r.get("study", ""), r["kernel"], r.get("precision", ""))].append(r)
     for (study, kernel, precision), recs in sorted(groups.items()):

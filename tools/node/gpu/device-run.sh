@@ -123,7 +123,7 @@ grep -E "$summary" "$OUT/memcheck.log" | grep -v "OK \]" | head -20
 # tree, the tiled matmul, the norm), each on small inputs: racecheck is slow.
 step "compute-sanitizer racecheck"
 timeout 600 "$sanitizer" --tool racecheck --error-exitcode 1 "$tests" \
-  --gtest_filter='GpuPi.PairIndices*:GpuStream.DotBitsEqualCpuFloat:GpuSeedKernels.TiledMatmulIsBitIdentical*:GpuStudies.LoggingShortRunsAgree' \
+  --gtest_filter='GpuPi.PairIndices*:GpuStream.DotBitsEqualCpuFloat:GpuBasicKernels.TiledMatmulIsBitIdentical*:GpuPractices.LoggingShortRunsAgree' \
   >"$OUT/racecheck.log" 2>&1 || failed "racecheck"
 grep -E "$summary" "$OUT/racecheck.log" | head -20
 

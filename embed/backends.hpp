@@ -1,5 +1,5 @@
 // The Python part's entry in the runtime registry (experiments/registry.cpp calls
-// register_python), and the interpreter its backends share.
+// add_python_backends), and the interpreter its backends share.
 #pragma once
 
 #include <string>
@@ -13,7 +13,7 @@ namespace parlab {
 // Adds every Python backend (kind "python", kernel "pi"): available, or unavailable with the
 // reason where this build cannot run it (no per-interpreter GIL, not free-threaded). Starts no
 // interpreter: that happens when the first Python workload is made.
-void register_python(Registry& registry);
+void add_python_backends(Registry& registry);
 
 // Options for the shared interpreter (the CLI's --python-home). Throws FailureError once the
 // interpreter has started, since they could no longer take effect.

@@ -1,4 +1,4 @@
-#include "register.hpp"
+#include "backends.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -34,7 +34,7 @@ BackendEntry gpu_entry(std::string name, std::vector<std::string> kernels, Facto
   e.available = true;
   e.detail = std::move(detail);
   e.kernels = std::move(kernels);
-  e.study_family = "study";  // the GPU studies (transfer_*, logging_*): not in the catalogue
+  e.own_family = "practice";  // the GPU practices (transfer_*, logging_*): not in the catalogue
   e.make = checked_factory(e.name, e.kernels, std::move(make));
   return e;
 }
@@ -46,17 +46,19 @@ BackendEntry unavailable_entry(std::string name, std::vector<std::string> kernel
   e.available = false;
   e.reason = reason;
   e.kernels = std::move(kernels);
-  e.study_family = "study";
+  e.own_family = "practice";
   e.make = [reason](const Problem&) -> std::unique_ptr<Workload> { throw UnavailableError(reason); };
   return e;
 }
 
 }  // namespace
 
-void register_cuda(Registry& registry) {
-  const std::vector<std::string> single = cuda::single_device_kernels();
-  const std::vector<std::string> cublas = {"matmul"};
-  const std::vector<std::string> multi = cuda::multi_device_kernels();
+void add_cuda_backends(Registry& registry) {
+  const auto& table = cuda::gpu_kernel_table();
+  std::vector<std::string> single = table.names([](const cuda::GpuRow& r) { return r.single != nullptr; });
+  for (auto& s : cuda::practice_kernels()) single.push_back(std::move(s));
+  const std::vector<std::string> cublas = table.names([](const cuda::GpuRow& r) { return r.cublas; });
+  const std::vector<std::string> multi = table.names([](const cuda::GpuRow& r) { return r.multi != nullptr; });
 
   cuda::DeviceCount devices = cuda::device_count();
   std::string first, all, versions;
@@ -89,17 +91,19 @@ void register_cuda(Registry& registry) {
   const std::string count = std::to_string(devices.count) + " device" + (devices.count == 1 ? "" : "s");
   registry.add(gpu_entry(
       "cuda", single,
-      [](const Problem& p) { return cuda::make_single_device_workload(p, cuda::MatmulImpl::tiled); },
+      [](const Problem& p) { return cuda::make_single_device_workload(p, cuda::MatmulImpl::tiled, "cuda"); },
       first + "; " + versions + "; " + count + " (select with --device); matmul: own tiled kernel"));
   registry.add(gpu_entry(
       "cuda-cublas", cublas,
-      [](const Problem& p) { return cuda::make_single_device_workload(p, cuda::MatmulImpl::cublas); },
+      [](const Problem& p) { return cuda::make_single_device_workload(p, cuda::MatmulImpl::cublas, "cuda-cublas"); },
       first + "; " + versions + "; matmul: cuBLAS sgemm, FP32 (no TF32)"));
   registry.add(gpu_entry(
-      "cuda-multi", multi, [](const Problem& p) { return cuda::make_multi_device_workload(p, true); },
+      "cuda-multi", multi,
+      [](const Problem& p) { return cuda::gpu_kernel_table().at(p.kernel, "cuda-multi").multi(p, true); },
       count + ", split evenly and run concurrently (" + all + "); " + versions));
   auto seq = gpu_entry(
-      "cuda-multi-seq", multi, [](const Problem& p) { return cuda::make_multi_device_workload(p, false); },
+      "cuda-multi-seq", multi,
+      [](const Problem& p) { return cuda::gpu_kernel_table().at(p.kernel, "cuda-multi-seq").multi(p, false); },
       count + ", split evenly and run one after another (" + all + "); " + versions);
   seq.in_default_set = cuda::in_default_set(seq.name);
   registry.add(std::move(seq));

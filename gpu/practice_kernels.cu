@@ -1,4 +1,4 @@
-// Kernels of the studies (see register.hpp): the logging study's Frobenius norm.
+// Kernels of the GPU practices (see backends.hpp): the logging study's Frobenius norm.
 #include <cuda_runtime.h>
 
 #include <cstdint>

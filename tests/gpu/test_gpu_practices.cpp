@@ -1,4 +1,4 @@
-// The studies (transfers, logging) and the multi-GPU triad: valid results, and time reported
+// The GPU practices (transfers, logging) and the multi-GPU triad: valid results, and time reported
 // in the right column.
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 namespace parlab {
 namespace {
 
-TEST(GpuStudies, TransfersCopyEveryByteAndReportTransferTimeOnly) {
+TEST(GpuPractices, TransfersCopyEveryByteAndReportTransferTimeOnly) {
   PARLAB_REQUIRE_CUDA_DEVICE();
   for (const char* kernel : {"transfer_pageable", "transfer_pinned", "transfer_many_small", "transfer_one_large"}) {
     for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{1000}, std::uint64_t{4096},
@@ -28,7 +28,7 @@ TEST(GpuStudies, TransfersCopyEveryByteAndReportTransferTimeOnly) {
   }
 }
 
-TEST(GpuStudies, LoggingKeepsTheNormAndBothVariantsRecordTheSameBits) {
+TEST(GpuPractices, LoggingKeepsTheNormAndBothVariantsRecordTheSameBits) {
   PARLAB_REQUIRE_CUDA_DEVICE();
   Validation every, once;
   for (const char* kernel : {"logging_every_step", "logging_on_device"}) {
@@ -46,7 +46,7 @@ TEST(GpuStudies, LoggingKeepsTheNormAndBothVariantsRecordTheSameBits) {
   EXPECT_EQ(every.checksum, once.checksum);
 }
 
-TEST(GpuStudies, LoggingShortRunsAgree) {
+TEST(GpuPractices, LoggingShortRunsAgree) {
   // The logging study's kernels on a few steps: what the sanitizer runs check.
   PARLAB_REQUIRE_CUDA_DEVICE();
   const Validation every = test::run_and_validate("cuda", test::gpu_problem("logging_every_step", Precision::f32, 5));
@@ -56,7 +56,7 @@ TEST(GpuStudies, LoggingShortRunsAgree) {
   EXPECT_EQ(every.checksum, once.checksum);
 }
 
-TEST(GpuStudies, MultiDeviceTriadMatchesGold) {
+TEST(GpuPractices, MultiDeviceTriadMatchesGold) {
   PARLAB_REQUIRE_CUDA_DEVICE();
   for (const char* backend : {"cuda-multi", "cuda-multi-seq"}) {
     for (Precision precision : {Precision::f64, Precision::f32}) {

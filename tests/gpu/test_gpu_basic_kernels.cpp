@@ -14,7 +14,7 @@
 namespace parlab {
 namespace {
 
-TEST(GpuSeedKernels, PlusOneIsExact) {
+TEST(GpuBasicKernels, PlusOneIsExact) {
   PARLAB_REQUIRE_CUDA_DEVICE();
   for (std::uint64_t n : {std::uint64_t{1}, std::uint64_t{1000}, (std::uint64_t{1} << 20) + 3}) {
     const Validation v = test::run_and_validate("cuda", test::gpu_problem("plus_one", Precision::i32, n));
@@ -22,7 +22,7 @@ TEST(GpuSeedKernels, PlusOneIsExact) {
   }
 }
 
-TEST(GpuSeedKernels, Add2dIsExactOnEveryShape) {
+TEST(GpuBasicKernels, Add2dIsExactOnEveryShape) {
   PARLAB_REQUIRE_CUDA_DEVICE();
   struct Shape {
     std::uint64_t nx, ny;
@@ -37,7 +37,7 @@ TEST(GpuSeedKernels, Add2dIsExactOnEveryShape) {
 
 const std::uint64_t kMatmulSizes[] = {1, 2, 17, 64, 127, 128, 129, 200, 257};
 
-TEST(GpuSeedKernels, TiledMatmulMatchesTheNaiveSum) {
+TEST(GpuBasicKernels, TiledMatmulMatchesTheNaiveSum) {
   PARLAB_REQUIRE_CUDA_DEVICE();
   for (std::uint64_t n : kMatmulSizes) {
     const Validation v = test::run_and_validate("cuda", test::gpu_problem("matmul", Precision::f32, n));
@@ -45,7 +45,7 @@ TEST(GpuSeedKernels, TiledMatmulMatchesTheNaiveSum) {
   }
 }
 
-TEST(GpuSeedKernels, CublasMatmulMatchesTheNaiveSum) {
+TEST(GpuBasicKernels, CublasMatmulMatchesTheNaiveSum) {
   PARLAB_REQUIRE_CUDA_DEVICE();
   for (std::uint64_t n : kMatmulSizes) {
     const Validation v = test::run_and_validate("cuda-cublas", test::gpu_problem("matmul", Precision::f32, n));
@@ -53,7 +53,7 @@ TEST(GpuSeedKernels, CublasMatmulMatchesTheNaiveSum) {
   }
 }
 
-TEST(GpuSeedKernels, TiledMatmulIsBitIdenticalToNaiveOnRandomInputs) {
+TEST(GpuBasicKernels, TiledMatmulIsBitIdenticalToNaiveOnRandomInputs) {
   // The workload's inputs (multiples of 1/8) make every summation order exact; random values of
   // mixed magnitude do not, so this checks the k-ascending order and the absence of FMA.
   PARLAB_REQUIRE_CUDA_DEVICE();

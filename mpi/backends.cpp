@@ -1,4 +1,4 @@
-#include "register.hpp"
+#include "backends.hpp"
 
 #include <algorithm>
 
@@ -38,7 +38,7 @@ BackendEntry mpi_entry(const std::string& name, std::vector<std::string> kernels
 
 }  // namespace
 
-void register_mpi(Registry& registry) {
+void add_mpi_backends(Registry& registry) {
   mpi::Runtime& rt = mpi::Runtime::instance();
   const std::string library = mpi::library_version();
   for (const std::string executor : {"serial", "pool", "tbb", "openmp"}) {
@@ -53,7 +53,7 @@ void register_mpi(Registry& registry) {
     rt.add_builder(name, [make_executor](const Problem& p, const mpi::Layout& l) {
       return mpi::make_cpu_rank_workload(make_executor, p, l);
     });
-    registry.add(mpi_entry(name, mpi::cpu_rank_kernels(), library + "; each rank runs its share on " + executor,
+    registry.add(mpi_entry(name, mpi::rank_kernel_table().names([](const mpi::RankRow& r) { return r.cpu != nullptr; }), library + "; each rank runs its share on " + executor,
                            cpu->sweeps_threads));
   }
   const BackendEntry* cuda = registry.find("cuda");
@@ -65,7 +65,7 @@ void register_mpi(Registry& registry) {
   rt.add_builder("mpi+cuda", [make_gpu](const Problem& p, const mpi::Layout& l) {
     return mpi::make_gpu_rank_workload(make_gpu, p, l);
   });
-  registry.add(mpi_entry("mpi+cuda", mpi::gpu_rank_kernels(), library + "; one rank per GPU (device = rank on its host)", false));
+  registry.add(mpi_entry("mpi+cuda", mpi::rank_kernel_table().names([](const mpi::RankRow& r) { return r.gpu != nullptr; }), library + "; one rank per GPU (device = rank on its host)", false));
 }
 
 namespace mpi_job {

@@ -6,7 +6,7 @@
 //   babelstream-cuda   <dir>/cuda-stream (BabelStream's CUDA model), --device = Problem::device;
 //                      one host thread, so a thread sweep measures it once
 //   likwid-bench-nt, likwid-bench-peakflops   likwid-bench's NT-store copy/triad and peakflops
-//                      (peers/likwid.hpp, docs/peers.md), registered by likwid::register_peers
+//                      (peers/likwid.hpp, docs/peers.md), added by likwid::add_likwid_backends
 // BabelStream's kernels: copy, mul, add, triad, dot, nstream; double and float (--float). <dir> is
 // PARLAB_BABELSTREAM_DIR, or `parlab run --peer-dir DIR`; scripts/build-babelstream.sh builds
 // both binaries from a BabelStream source tree. An entry whose binary is not there is registered
@@ -65,6 +65,6 @@ struct PeerOptions {
 // Registers babelstream-omp and babelstream-cuda, available or not. Registered after the CUDA
 // part: when the `cuda` entry says this machine has no CUDA device (or driver), babelstream-cuda
 // is unavailable for the same reason. Never throws for a missing binary.
-void register_peers(Registry& registry, const PeerOptions& options);
+void add_peers_backends(Registry& registry, const PeerOptions& options);
 
 }  // namespace parlab

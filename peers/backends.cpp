@@ -1,4 +1,4 @@
-#include "register.hpp"
+#include "backends.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -41,7 +41,7 @@ BackendEntry peer_entry(const PeerBinary& b, const PeerOptions& o, const Registr
   e.kind = "peer";
   e.in_default_set = false;    // measured where a suite or --backend names it
   e.sweeps_threads = !b.gpu;   // the CUDA model runs on one host thread
-  e.kernels = babelstream::kernel_names();
+  e.kernels = babelstream::kernel_table().names();
   const std::string from = o.dir_from.empty() ? std::string("PARLAB_BABELSTREAM_DIR") : o.dir_from;
   const std::string build_hint = std::string("build it with scripts/build-babelstream.sh BABELSTREAM_SRC DIR") +
                                  (b.gpu ? " where nvcc is found" : "");
@@ -97,9 +97,9 @@ BackendEntry peer_entry(const PeerBinary& b, const PeerOptions& o, const Registr
 
 }  // namespace
 
-void register_peers(Registry& registry, const PeerOptions& options) {
+void add_peers_backends(Registry& registry, const PeerOptions& options) {
   for (const PeerBinary& b : kBinaries) registry.add(peer_entry(b, options, registry));
-  likwid::register_peers(registry, options.launch);
+  likwid::add_likwid_backends(registry, options.launch);
 }
 
 }  // namespace parlab

@@ -2,13 +2,13 @@
 //
 // Entries:
 //   cuda                   one GPU (Problem::device): pi, the STREAM set (float, double),
-//                          plus_one, add2d, matmul with parlab's own tiled kernel, and the studies
+//                          plus_one, add2d, matmul with parlab's own tiled kernel, and the practices
 //   cuda-cublas            one GPU: matmul through cuBLAS sgemm (FP32, no TF32)
 //   cuda-multi             every visible GPU, concurrently: pi and triad, the work split evenly
 //   cuda-multi-seq  the same split, one GPU after another (the baseline of the
 //                          concurrency study; not in the default set)
 //
-// Studies (kernel names of the `cuda` entry; `size` as stated; precision ignored):
+// Practices (kernel names of the `cuda` entry; `size` as stated; precision ignored):
 //   transfer_pageable    H2D then D2H of `size` bytes from pageable host memory
 //   transfer_pinned      the same from page-locked host memory
 //   transfer_many_small  the same bytes (pinned) as 1024 separate copies each way
@@ -30,6 +30,6 @@
 
 namespace parlab {
 
-void register_cuda(Registry& registry);
+void add_cuda_backends(Registry& registry);
 
 }  // namespace parlab

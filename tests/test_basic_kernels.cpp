@@ -9,9 +9,9 @@
 namespace parlab {
 namespace {
 
-class SeedKernels : public ::testing::TestWithParam<test::BackendThreads> {};
+class BasicKernels : public ::testing::TestWithParam<test::BackendThreads> {};
 
-TEST_P(SeedKernels, PlusOne) {
+TEST_P(BasicKernels, PlusOne) {
   auto ex = test::make_executor(GetParam().backend, GetParam().threads);
   for (std::uint64_t n : {0ull, 1ull, 3ull, 1023ull, 1025ull, 100'003ull}) {
     std::vector<std::int32_t> x(n), y(n, -7);
@@ -21,15 +21,15 @@ TEST_P(SeedKernels, PlusOne) {
   }
 }
 
-TEST_P(SeedKernels, Add2dNonSquareOddSizes) {
+TEST_P(BasicKernels, Add2dNonSquareOddSizes) {
   auto ex = test::make_executor(GetParam().backend, GetParam().threads);
   const std::pair<std::uint64_t, std::uint64_t> shapes[] = {{0, 5}, {5, 0}, {1, 1}, {1, 97}, {97, 1},
                                                             {63, 65}, {130, 67}, {257, 31}};
   for (auto [nx, ny] : shapes) {
     std::vector<float> a(nx * ny), b(nx * ny), r(nx * ny, -1.0f);
     for (std::uint64_t i = 0; i < nx * ny; ++i) {
-      a[i] = seed_input(i, 0);
-      b[i] = seed_input(i, 1);
+      a[i] = basic_input(i, 0);
+      b[i] = basic_input(i, 1);
     }
     add2d(*ex, a.data(), b.data(), r.data(), nx, ny);
     for (std::uint64_t y = 0; y < ny; ++y) {
@@ -40,7 +40,7 @@ TEST_P(SeedKernels, Add2dNonSquareOddSizes) {
   }
 }
 
-TEST_P(SeedKernels, MatmulBitIdenticalToNaive) {
+TEST_P(BasicKernels, MatmulBitIdenticalToNaive) {
   auto ex = test::make_executor(GetParam().backend, GetParam().threads);
   for (std::uint64_t n : {0ull, 1ull, 2ull, 63ull, 65ull, 130ull, 300ull}) {
     std::vector<float> A(n * n), B(n * n), C(n * n, -1.0f), R(n * n);
@@ -57,10 +57,10 @@ TEST_P(SeedKernels, MatmulBitIdenticalToNaive) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllBackends, SeedKernels, ::testing::ValuesIn(test::backend_thread_params()),
+INSTANTIATE_TEST_SUITE_P(AllBackends, BasicKernels, ::testing::ValuesIn(test::backend_thread_params()),
                          [](const auto& tp) { return test::name_of(tp.param); });
 
-TEST(SeedWorkloads, ValidateThroughTheRunnerInterface) {
+TEST(BasicWorkloads, ValidateThroughTheRunnerInterface) {
   for (const char* kernel : {"plus_one", "add2d", "matmul"}) {
     Problem p;
     p.kernel = kernel;
@@ -75,7 +75,7 @@ TEST(SeedWorkloads, ValidateThroughTheRunnerInterface) {
   }
 }
 
-TEST(SeedWorkloads, UnsupportedPrecisionIsAUsageError) {
+TEST(BasicWorkloads, UnsupportedPrecisionIsAUsageError) {
   Problem p;
   p.kernel = "matmul";
   p.precision = Precision::f64;

@@ -1,4 +1,4 @@
-// The studies of register.hpp: host-device transfers and logging inside a device loop.
+// The GPU practices of backends.hpp: host-device transfers and logging inside a device loop.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -6,6 +6,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
@@ -15,11 +16,6 @@
 #include "workloads.hpp"
 
 namespace parlab::cuda {
-
-std::vector<std::string> study_kernels() {
-  return {"transfer_pageable", "transfer_pinned", "transfer_many_small", "transfer_one_large",
-          "logging_every_step", "logging_on_device"};
-}
 
 namespace {
 
@@ -133,7 +129,7 @@ class LoggingWorkload final : public DeviceWorkload {
     }
     double sum_squares = 0;
     for (std::uint64_t i = 0; i < kLogArea; ++i) {
-      x[i] = seed_input(i, 4);
+      x[i] = basic_input(i, 4);
       sum_squares += static_cast<double>(x[i]) * x[i];
     }
     initial_norm_ = std::sqrt(sum_squares);
@@ -220,19 +216,47 @@ class LoggingWorkload final : public DeviceWorkload {
   std::uint64_t runs_ = 0;
 };
 
+// The practices' table: the GPU wing's own kernels (not in the catalogue), each with its maker.
+struct PracticeRow {
+  std::string_view name;
+  std::unique_ptr<Workload> (*make)(const Problem&);
+};
+
+template <TransferMode M>
+std::unique_ptr<Workload> make_transfer(const Problem& p) {
+  return std::make_unique<TransferWorkload>(p, M);
+}
+
+template <bool EveryStep>
+std::unique_ptr<Workload> make_logging(const Problem& p) {
+  return std::make_unique<LoggingWorkload>(p, EveryStep);
+}
+
+constexpr PracticeRow kPractices[] = {
+    {"transfer_pageable", make_transfer<TransferMode::pageable>},
+    {"transfer_pinned", make_transfer<TransferMode::pinned>},
+    {"transfer_many_small", make_transfer<TransferMode::many_small>},
+    {"transfer_one_large", make_transfer<TransferMode::one_large>},
+    {"logging_every_step", make_logging<true>},
+    {"logging_on_device", make_logging<false>},
+};
+
 }  // namespace
 
-std::unique_ptr<Workload> make_study_workload(const Problem& p) {
+std::vector<std::string> practice_kernels() {
+  std::vector<std::string> names;
+  for (const PracticeRow& r : kPractices) names.emplace_back(r.name);
+  return names;
+}
+
+std::unique_ptr<Workload> make_practice_workload(const Problem& p) {
   check_device(p.device);
-  if (p.kernel == "transfer_pageable") return std::make_unique<TransferWorkload>(p, TransferMode::pageable);
-  if (p.kernel == "transfer_pinned") return std::make_unique<TransferWorkload>(p, TransferMode::pinned);
-  if (p.kernel == "transfer_many_small") return std::make_unique<TransferWorkload>(p, TransferMode::many_small);
-  if (p.kernel == "transfer_one_large") return std::make_unique<TransferWorkload>(p, TransferMode::one_large);
-  if (p.kernel == "logging_every_step") return std::make_unique<LoggingWorkload>(p, true);
-  if (p.kernel == "logging_on_device") return std::make_unique<LoggingWorkload>(p, false);
+  for (const PracticeRow& r : kPractices) {
+    if (r.name == p.kernel) return r.make(p);
+  }
   std::string accepted;
-  for (const auto& k : single_device_kernels()) accepted += (accepted.empty() ? "" : ", ") + k;
-  throw UsageError("unknown GPU kernel '" + p.kernel + "' (accepted: " + accepted + ")");
+  for (const auto& k : practice_kernels()) accepted += (accepted.empty() ? "" : ", ") + k;
+  throw UsageError("unknown GPU kernel '" + p.kernel + "' (accepted: catalogue kernels, " + accepted + ")");
 }
 
 }  // namespace parlab::cuda

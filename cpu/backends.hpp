@@ -7,11 +7,11 @@
 
 namespace parlab {
 
-void register_serial(Registry& registry);
-void register_threads(Registry& registry);
-void register_pool(Registry& registry);
-void register_tbb(Registry& registry);     // built when oneTBB is found
-void register_openmp(Registry& registry);  // built when OpenMP is found
+void add_serial_backends(Registry& registry);
+void add_threads_backends(Registry& registry);
+void add_pool_backends(Registry& registry);
+void add_tbb_backends(Registry& registry);     // built when oneTBB is found
+void add_openmp_backends(Registry& registry);  // built when OpenMP is found
 
 // A CPU entry: every kernel, make() wraps make_executor() in a CPU workload.
 BackendEntry cpu_entry(std::string name, std::string detail,

@@ -18,7 +18,7 @@
 
 namespace parlab {
 
-void register_mpi(Registry& registry);
+void add_mpi_backends(Registry& registry);
 
 namespace mpi_job {
 
@@ -27,7 +27,7 @@ namespace mpi_job {
 void start_if_launched();
 // True on ranks other than 0 of a started job.
 bool is_follower();
-// Followers: serve rank 0 until it ends the job. PRECONDITION: register_mpi ran in this process.
+// Followers: serve rank 0 until it ends the job. PRECONDITION: add_mpi_backends ran in this process.
 int serve();
 // Ends the job (rank 0 releases the followers) and finalizes MPI, if it was started. noexcept.
 void finish() noexcept;

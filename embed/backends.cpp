@@ -1,10 +1,11 @@
-#include "embed/register.hpp"
+#include "embed/backends.hpp"
 
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
 
+#include "core/kernel_table.hpp"
 #include "embed/model_workloads.hpp"
 #include "embed/race_workloads.hpp"
 #include "embed/workloads.hpp"
@@ -15,7 +16,7 @@ namespace {
 struct SharedInterpreter {
   std::mutex mutex;
   embed::InterpreterOptions options;
-  embed::Interpreter* interpreter = nullptr;  // never deleted: see register.hpp
+  embed::Interpreter* interpreter = nullptr;  // never deleted: see backends.hpp
 };
 
 SharedInterpreter& shared() {
@@ -66,6 +67,32 @@ PythonRecordFields python_record_fields() {
   return f;
 }
 
+namespace {
+
+// A catalogue kernel's embedded-Python maker, and which Python backends implement it.
+struct PythonRow {
+  std::unique_ptr<Workload> (*make)(const embed::PyBackendSpec&, const Problem&);
+  bool (*runs)(const embed::PyBackendSpec&) noexcept;
+};
+
+// The embedded-Python wing's table: pi on every Python backend, triad on the CPU peers whose spec
+// says so (NumPy, Numba prange). The wing's own kernels (the race lab's py_count_*) are not in
+// the catalogue and live in race_workloads.cpp.
+const KernelTable<PythonRow>& python_kernel_table() {
+  static const KernelTable<PythonRow> table = [] {
+    KernelTable<PythonRow> t;
+    t.kernel("pi", {[](const embed::PyBackendSpec& spec, const Problem& p) -> std::unique_ptr<Workload> {
+                      return embed::make_python_pi_workload(spec, p);
+                    },
+                    [](const embed::PyBackendSpec&) noexcept { return true; }})
+        .kernel("triad", {embed::make_python_triad_workload, embed::python_backend_runs_triad});
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace
+
 BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime) {
   BackendEntry e;
   e.name = name;
@@ -75,7 +102,7 @@ BackendEntry python_entry(const char* name, const char* detail, const std::strin
   return e;
 }
 
-void register_python(Registry& registry) {
+void add_python_backends(Registry& registry) {
   const embed::PythonInfo info = embed::python_info();
   const std::string runtime = "CPython " + info.version + ", " + info.gil_mode;
   for (const embed::PyBackendSpec& spec : embed::python_backend_specs()) {
@@ -88,13 +115,11 @@ void register_python(Registry& registry) {
     e.in_default_set = spec.in_default_set;
     e.sweeps_threads = !spec.one_thread;
     e.work_unit = embed::python_backend_work_unit(spec);
-    e.kernels = {"pi"};
-    if (embed::python_backend_runs_triad(spec)) e.kernels.push_back("triad");
+    e.kernels = python_kernel_table().names([&spec](const PythonRow& r) { return r.runs(spec); });
     e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {
       embed::check_python_problem(spec, p);  // usage errors before the interpreter starts
       shared_python_interpreter();
-      if (p.kernel == "triad") return embed::make_python_triad_workload(spec, p);
-      return embed::make_python_pi_workload(spec, p);
+      return python_kernel_table().at(p.kernel, spec.name).make(spec, p);
     };
     registry.add(std::move(e));
   }
@@ -106,14 +131,14 @@ void register_python(Registry& registry) {
   race.detail = "Python threads racing on a shared object / NumPy array (race lab) (" + runtime + ")";
   race.in_default_set = false;  // only suites that name it: its kernels are not canonical
   race.kernels = embed::python_race_kernels();
-  race.study_family = "race";  // the Python race lab (py_count_*): not in the catalogue
+  race.own_family = "race";  // the Python race lab (py_count_*): not in the catalogue
   race.make = [](const Problem& p) -> std::unique_ptr<Workload> {
     shared_python_interpreter();
     return embed::make_python_race_workload(p);
   };
   registry.add(std::move(race));
   // Processes and Dask: the task-based ways around the GIL (embed/model_workloads.hpp).
-  embed::register_python_models(registry, runtime);
+  embed::add_python_models_backends(registry, runtime);
 }
 
 }  // namespace parlab

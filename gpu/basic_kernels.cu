@@ -1,4 +1,4 @@
-// The seed kernels on the GPU: plus_one, add2d on a 2-D grid, and the tiled matmul.
+// The basic array kernels on the GPU: plus_one, add2d on a 2-D grid, and the tiled matmul.
 #include <cuda_runtime.h>
 
 #include <algorithm>

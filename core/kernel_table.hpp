@@ -1,0 +1,85 @@
+// A wing's kernel table: which catalogue kernels one family of backends implements, and how it
+// makes each one's workload.
+//
+// Rows are keyed by the catalogue (a row per kernel_specs() entry, indexed by kernel_id), so a
+// wing keeps no list of names of its own: a family row covers every kernel of the family (a STREAM
+// kernel added to kStreamKernels is in every table that implements STREAM), and an empty row means
+// the wing does not implement the kernel. make() on such a kernel is "not implemented by
+// <backend>" (UnavailableError), never another kernel's workload. tests/test_kernel_coverage.cpp
+// checks every backend x catalogue kernel against the tables.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "workload.hpp"
+
+namespace parlab {
+
+template <class Row>
+class KernelTable {
+ public:
+  // Every catalogue kernel of `family` gets `row`.
+  KernelTable& family(KernelFamily f, Row row) {
+    const auto& specs = kernel_specs();
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      if (specs[i].family == f) rows_[i] = row;
+    }
+    return *this;
+  }
+  // One kernel's row, replacing a family row. PRECONDITION: `kernel` is in the catalogue; a name
+  // that is not (a typo) throws FailureError when the table is built, which every run and the
+  // coverage test do at start-up.
+  KernelTable& kernel(std::string_view kernel, Row row) {
+    rows_[id(kernel)] = std::move(row);
+    return *this;
+  }
+  // Leaves out a kernel a family row covered that this wing does not implement.
+  KernelTable& without(std::string_view kernel) {
+    rows_[id(kernel)].reset();
+    return *this;
+  }
+
+  // The row of `kernel`; nullptr when the wing does not implement it or it is not in the catalogue.
+  const Row* find(std::string_view kernel) const {
+    const auto i = kernel_id(kernel);
+    return i && rows_[*i] ? &*rows_[*i] : nullptr;
+  }
+  // The row of a catalogue kernel, or UnavailableError "not implemented by <backend>".
+  const Row& at(std::string_view kernel, std::string_view backend) const {
+    if (const Row* r = find(kernel)) return *r;
+    throw UnavailableError("not implemented by " + std::string(backend));
+  }
+  // The kernels whose row satisfies `keep` (all implemented ones by default), in catalogue order:
+  // a backend entry's `kernels`.
+  template <class Keep>
+  std::vector<std::string> names(Keep keep) const {
+    std::vector<std::string> out;
+    const auto& specs = kernel_specs();
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      if (rows_[i] && keep(*rows_[i])) out.emplace_back(specs[i].name);
+    }
+    return out;
+  }
+  std::vector<std::string> names() const {
+    return names([](const Row&) { return true; });
+  }
+
+ private:
+  static std::size_t id(std::string_view kernel) {
+    const auto i = kernel_id(kernel);
+    if (!i) throw FailureError("kernel table: '" + std::string(kernel) + "' is not in the catalogue");
+    return *i;
+  }
+  std::vector<std::optional<Row>> rows_ = std::vector<std::optional<Row>>(kernel_specs().size());
+};
+
+// The CPU wing's table (core/cpu_workloads.cpp): what every CPU executor backend runs.
+using CpuMaker = std::unique_ptr<Workload> (*)(std::unique_ptr<Executor>, const Problem&);
+const KernelTable<CpuMaker>& cpu_kernel_table();
+
+}  // namespace parlab
