@@ -17,8 +17,8 @@
 #   stream-cpu  the CPU half of stream-peers (openmp, openmp-static, pool, tbb, BabelStream's omp-stream;
 #           the suite's 3 rounds), after building what stream-peers needs (carry build/deps/babelstream-src)
 #   ceilings  this node's roofs (`parlab ceilings --remeasure`, twice, and their spread), the roof
-#           and energy tests, then the quick suite with those roofs: every record's share of its roof
-#           and the GPU records' energy (the report is drawn where the results land, from them alone)
+#           and energy tests, and GPU pi under Nsight Compute; `rerun quick` after it measures the
+#           quick suite with those roofs (every record's share of its roof, the GPU records' energy)
 #   gpu     the GPU acceptance run (tools/node/gpu/device-run.sh)
 #   multi   the multi-GPU comparison (run on 2+ GPUs)
 #   pymodels  Python's ways around the GIL (threads, a thread pool, processes, dask.delayed,
@@ -78,6 +78,9 @@ say "part $part; machine: $(nproc) cpus,$(grep -m1 'model name' /proc/cpuinfo | 
 say "commit ${PARLAB_SOURCE_COMMIT:-(not declared)}; VIRTUAL_ENV=${VIRTUAL_ENV:-(unset)}"
 
 build=build/h200-study
+# The roofs `parlab ceilings` measured, kept beside the build, so every later part on the same
+# machine (a `rerun quick` after `ceilings`) uses the same ones.
+export PARLAB_CEILINGS_CACHE=${PARLAB_CEILINGS_CACHE:-$PWD/build/ceilings-cache}
 bin="$build/experiments/parlab"
 
 # Configures once (every part explicitly ON, so a missing one fails here and not as a silent
@@ -287,7 +290,6 @@ case "$part" in
     ;;
   ceilings)
     ensure_build parlab parlab_tests
-    export PARLAB_CEILINGS_CACHE=$work/ceilings-cache
     for i in 1 2; do
       step "parlab ceilings --remeasure ($i of 2)"
       start=$SECONDS
@@ -316,8 +318,6 @@ PY
     say "ncu pi: exit $?"
     grep -E "Duration|SM Frequency|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc|IMA|ALU|FMA|Registers Per|Achieved Occupancy" \
       "$work/ncu-pi.txt" | head -30 | tee -a "$summary"
-    run_suite quick 420
-    summarize_suite quick
     ;;
   stream-peers)
     # The stream-peers suite to commit, after the GPU tests and the dot profiles.
