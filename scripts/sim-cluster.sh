@@ -146,10 +146,10 @@ have_netem() {
   ip netns exec "$SWITCH" tc qdisc del dev lo root 2>/dev/null || true
 }
 
-# "50us", "0.05ms", "1s" -> microseconds; "10gbit", "100mbit", "1e9bit" -> bit/s (tc's units: k=1000).
+# "50us", "0.05ms", "1s", "50" (tc's default unit) -> microseconds; "10gbit", "100mbit", "1e9bit" -> bit/s (tc's units: k=1000).
 to_us() {
   awk -v d="$1" 'BEGIN { n = d + 0; u = d; sub(/^[0-9.eE+-]+/, "", u)
-    f = (u == "us" || u == "usec") ? 1 : (u == "ms" || u == "msec") ? 1000 : (u == "s" || u == "sec") ? 1e6 : -1
+    f = (u == "" || u == "us" || u == "usec") ? 1 : (u == "ms" || u == "msec") ? 1000 : (u == "s" || u == "sec") ? 1e6 : -1
     if (f < 0 || n < 0) exit 1; printf "%.3f", n * f }' || die "cannot read the delay '$1' (e.g. 50us, 1ms)"
 }
 to_bps() {

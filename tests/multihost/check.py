@@ -267,7 +267,7 @@ def delay(parlab, hostfile, delay_us, out):
     the other's last message), and at least a round trip only if the algorithm were a reduce then
     a broadcast. One way is the bound that holds whichever algorithm Open MPI picks."""
     cmd = [SIM, "exec", "sim0", parlab, "run", "-k", "mpi_allreduce", "-b", "mpi+serial", "-t", "1",
-           "--ranks", "2", "-n", "1000", "-r", "1", "--quick", "--no-report", "-q", "--timeout", "60",
+           "--ranks", "2", "-n", "1000", "-r", "3", "--quick", "--no-report", "-q", "--timeout", "60",
            "--hostfile", hostfile, "--out", out]
     env = dict(os.environ, PARLAB_MPIRUN_ARGS="--mca btl tcp,self")
     start = time.monotonic()
