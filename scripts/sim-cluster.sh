@@ -4,6 +4,7 @@
 #   scripts/sim-cluster.sh up [N] [--delay 50us] [--rate 10gbit]   make hosts sim0..sim<N-1> (N: 2..4, default 2)
 #   scripts/sim-cluster.sh exec HOST CMD...                         run CMD on HOST (its network and hostname)
 #   scripts/sim-cluster.sh netem [--delay D] [--rate R | --clear]   change the link emulation of every host
+#                                   (a delay without the kernel's netem: a user-space wire, sim-wire.py)
 #   scripts/sim-cluster.sh status                                   list the hosts and their addresses
 #   scripts/sim-cluster.sh down                                     remove everything `up` made
 #   scripts/sim-cluster.sh rsh HOST CMD...                          Open MPI's rsh agent (set by `exec`)
@@ -20,7 +21,9 @@
 # Traffic stays inside: by construction, the /24 exists only inside namespaces this script made.
 # No interface of the root (or any other) namespace gets an address of it or a veth end: every
 # veth pair is created with both ends moved at once, one into a host and one into the switch
-# namespace. The host namespaces have no default route and no route but the /24 (and their own
+# namespace; a delayed link where the kernel has no netem is two TAPs that sim-wire.py creates
+# from inside their namespaces (it enters each before opening /dev/net/tun) and forwards between,
+# opening no socket itself. The host namespaces have no default route and no route but the /24 (and their own
 # loopback); the switch namespace has no address at all and forwards nothing but the bridge's
 # frames between its ports. No forwarding or NAT is configured anywhere. So a packet a host sends
 # can reach only another simulated host or its own loopback; any other destination fails with
@@ -324,5 +327,5 @@ case "$cmd" in
     apply_netem "$delay" "$rate"
     trap - EXIT INT TERM
     status ;;
-  *) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+  *) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 esac
