@@ -55,7 +55,7 @@ wire_pid() {
   local f="$SIM_DIR/wire$1.pid" pid
   [ -f "$f" ] || return 0
   pid=$(cat "$f")
-  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q "sim-wire.py --ns-a $PREFIX$1 " && echo "$pid" || true
+  { tr '\0' ' ' < "/proc/$pid/cmdline"; } 2>/dev/null | grep -q "sim-wire.py --ns-a $PREFIX$1 " && echo "$pid" || true
 }
 
 # Ends host K's wire, if any (its TAPs vanish with it), and waits for it (bounded: 5 s, then KILL).
