@@ -157,11 +157,16 @@ struct Validation {
 };
 
 // Where a measurement ran (docs/records.md, "Dimensions that compose"): the process layout, recorded
-// as the record's `ranks`, `ranks_per_node`, `hosts` and `binding`.
+// as the record's `ranks`, `ranks_per_node`, `hosts`, `host_names`, `ranks_per_host` and `binding`.
 struct ProcessLayout {
   int ranks = 1;
   int ranks_per_node = 1;  // the most ranks on one host
   int hosts = 1;
+  // Each host's name as its ranks saw it (MPI_Get_processor_name), in the order of its lowest
+  // rank, and how many ranks ran there (aligned): which hosts, not only how many, so a record
+  // says where it ran without reading a hostfile or a backend's name. Empty outside an MPI job.
+  std::vector<std::string> host_names;
+  std::vector<int> ranks_per_host;
   // Each rank's CPU affinity ("r0:0-15 r1:0-15"): a sweep launches one job per record, so the
   // placement it got is the record's, not the run's context's.
   std::string binding;

@@ -565,6 +565,10 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       r["ranks"] = l->ranks;
       r["ranks_per_node"] = l->ranks_per_node;
       r["hosts"] = l->hosts;
+      if (!l->host_names.empty()) {
+        r["host_names"] = l->host_names;
+        r["ranks_per_host"] = l->ranks_per_host;
+      }
       if (!l->binding.empty()) r["binding"] = l->binding;
     }
   } catch (const UnavailableError& e) {

@@ -173,6 +173,29 @@ void Runtime::start() {
     }
     layout_.binding = os.str();
   }
+
+  // Every rank's host name, gathered on rank 0: the record's `host_names` and `ranks_per_host`
+  // come from the job's own view (what a rank's host calls itself), not from a hostfile or a name.
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  int host_len = 0;
+  if (MPI_Get_processor_name(host, &host_len) != MPI_SUCCESS) {
+    throw FailureError("MPI_Get_processor_name failed on rank " + std::to_string(layout_.rank));
+  }
+  std::vector<char> hosts_all(layout_.rank == 0 ? sizeof host * static_cast<std::size_t>(layout_.ranks) : 1);
+  MPI_Gather(host, sizeof host, MPI_CHAR, hosts_all.data(), sizeof host, MPI_CHAR, 0, MPI_COMM_WORLD);
+  if (layout_.rank == 0) {
+    for (int r = 0; r < layout_.ranks; ++r) {
+      const char* at = hosts_all.data() + sizeof host * static_cast<std::size_t>(r);
+      const std::string name(at, strnlen(at, sizeof host));
+      const auto it = std::find(layout_.host_names.begin(), layout_.host_names.end(), name);
+      if (it == layout_.host_names.end()) {
+        layout_.host_names.push_back(name);
+        layout_.ranks_per_host.push_back(1);
+      } else {
+        ++layout_.ranks_per_host[static_cast<std::size_t>(it - layout_.host_names.begin())];
+      }
+    }
+  }
 }
 
 void Runtime::finish() noexcept {

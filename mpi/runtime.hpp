@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/workload.hpp"
 
@@ -36,7 +37,10 @@ struct Layout {
   int ranks_per_node = 1;  // the most ranks on one host
   int hosts = 1;
   std::string binding;     // each rank's CPU affinity as rank 0 gathered it: "r0:0-1 r1:0-1"
-  ProcessLayout process() const { return {ranks, ranks_per_node, hosts, binding}; }
+  // Each host's processor name and its count of ranks, as rank 0 gathered them (aligned).
+  std::vector<std::string> host_names;
+  std::vector<int> ranks_per_host;
+  ProcessLayout process() const { return {ranks, ranks_per_node, hosts, host_names, ranks_per_host, binding}; }
 };
 
 // Owner of a communicator this process created; frees it on destruction.

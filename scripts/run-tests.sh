@@ -11,7 +11,8 @@
 #               (scripts/fetch-compat-deps.sh), every C++ test, then `parlab list` and a short run
 #   multihost   2 simulated hosts (scripts/sim-cluster.sh; root): the MPI tests and pi, dot, triad at
 #               1, 2, 4 ranks across them over TCP (--mca btl tcp,self, no one-sided component named),
-#               equal to one host's with the hosts in the records, and the host fault cases
+#               equal to one host's with the hosts in the records, the host fault cases, and the
+#               allreduce probe across links delayed by 50 us (at least 50 us per call)
 # plus the Python tests of the plot scripts. Stops at the first failure.
 #
 # Each configuration states what it must have, so a machine that lost a package fails instead of
@@ -130,6 +131,11 @@ for config in "${configs[@]}"; do
       "$PYTHON" tests/multihost/check.py identity "$mh/one-host" "$mh/across" 2
       step "host faults: unreachable host, far daemon killed, link down"
       "$PYTHON" tests/multihost/check.py faults "$parlab" "$hostfile"
+      # A delay of 50 us one way on every link (tc netem, or sim-wire.py where the kernel has no
+      # netem, as here and on CI's kernel); `netem` fails, and so does this run, if it cannot be made.
+      step "delayed links (50 us one way): the allreduce probe across the hosts"
+      bash "$sim" netem --delay 50us
+      "$PYTHON" tests/multihost/check.py delay "$parlab" "$hostfile" 50 "$mh/delay"
       step "tear down the simulated hosts"
       bash "$sim" down
       trap - EXIT

@@ -5,7 +5,12 @@ multihost configuration once the hosts are up. Needs root (it enters the hosts' 
   check.py identity ONE_HOST_DIR ACROSS_DIR HOSTS
       the records of `parlab run --ranks` on one host and across HOSTS hosts: every record ok and
       valid, the same pi count and bits of dot and triad at every (kernel, backend, threads, ranks),
-      and the across-host records say how many hosts and ranks per host the job had.
+      and the across-host records say how many hosts and ranks per host the job had: `hosts`,
+      `ranks_per_node`, and which hosts with how many ranks each (`host_names`, `ranks_per_host`).
+  check.py delay PARLAB HOSTFILE DELAY_US OUT
+      with every link delayed by DELAY_US one way (`sim-cluster.sh netem --delay`), the 8-byte
+      allreduce probe at 2 ranks, one on each host: ok, on sim0 and sim1, and at least DELAY_US per
+      call (see delay() for why one way, not a round trip, bounds it).
   check.py faults PARLAB HOSTFILE
       an unreachable host in the hostfile, a far daemon killed mid-measurement and a link taken down
       mid-measurement: each a failed record naming the host and the fault, within --timeout,
@@ -75,10 +80,23 @@ def identity(one_dir, across_dir, hosts):
                      f"expected {want_hosts} and {want_per_host}")
             if r.get("hosts") != 1:
                 fail(f"{key(r)}: the one-host run says hosts {r.get('hosts')}")
+            # Which hosts: the names the ranks' hosts gave themselves (the simulated hosts' UTS
+            # hostnames), one entry per host, in order of the host's lowest rank; the one-host run
+            # ran on sim0 alone.
+            if r.get("host_names") != ["sim0"] or r.get("ranks_per_host") != [ranks]:
+                fail(f"{key(r)}: the one-host run says host_names {r.get('host_names')} "
+                     f"ranks_per_host {r.get('ranks_per_host')}, expected ['sim0'] and [{ranks}]")
+            names, per = x.get("host_names"), x.get("ranks_per_host")
+            want_names = [f"sim{k}" for k in range(want_hosts)]
+            if names != want_names or not isinstance(per, list) or len(per) != want_hosts or \
+                    sum(per) != ranks or max(per) != want_per_host or min(per) < 1:
+                fail(f"{key(r)}: host_names {names} ranks_per_host {per}, expected {want_names} with "
+                     f"{ranks} ranks in all, at most {want_per_host} on one")
             if x["kernel"] == "pi":
                 scheme = "two-sided" if x["metrics"]["pi_two_sided"] == 1 else "one-sided"
+        where = " ".join(f"{n}:{c}" for n, c in zip(x.get("host_names", []), x.get("ranks_per_host", [])))
         print(f"{x['kernel']:6} {x['backend']:10} {x['threads']:>2} {ranks or '-':>5} {x.get('hosts', '-'):>5} "
-              f"{x.get('ranks_per_node', '-'):>6}  {shown[0]:24} {shown[1]:24} {scheme}")
+              f"{x.get('ranks_per_node', '-'):>6}  {shown[0]:24} {shown[1]:24} {scheme:9} {where}")
     print(f"identity: {len(one)} points equal on one host and across {hosts} hosts")
 
 
@@ -237,9 +255,50 @@ def faults(parlab, hostfile):
     print("faults: all three gave failed records naming the host, within --timeout, nothing left running")
 
 
+def per_call_us(r):
+    """A latency probe's median time per call in microseconds (`size` calls per repetition)."""
+    return r["time_s"]["median"] / r["size"] * 1e6
+
+
+def delay(parlab, hostfile, delay_us, out):
+    """The allreduce probe across 2 delayed hosts. The bound checked is one way: with 2 ranks an
+    8-byte allreduce is an exchange in which both ranks send at once, and back-to-back calls
+    pipeline, so a call costs at least one crossing of the link (each rank's next send waits for
+    the other's last message), and at least a round trip only if the algorithm were a reduce then
+    a broadcast. One way is the bound that holds whichever algorithm Open MPI picks."""
+    cmd = [SIM, "exec", "sim0", parlab, "run", "-k", "mpi_allreduce", "-b", "mpi+serial", "-t", "1",
+           "--ranks", "2", "-n", "1000", "-r", "3", "--quick", "--no-report", "-q", "--timeout", "60",
+           "--hostfile", hostfile, "--out", out]
+    env = dict(os.environ, PARLAB_MPIRUN_ARGS="--mca btl tcp,self")
+    start = time.monotonic()
+    # Bounded: the job's own --timeout, and this wait above it.
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
+    secs = time.monotonic() - start
+    if proc.returncode != 0:
+        fail(f"delayed link: parlab run exited {proc.returncode}: {proc.stderr[-2000:]}")
+    recs = records(out)
+    if len(recs) != 1:
+        fail(f"delayed link: expected one record, got {len(recs)}")
+    (r,) = recs
+    if r["status"] != "ok":
+        fail(f"delayed link: the allreduce probe is {r['status']}: {r.get('reason', '')[:600]}")
+    if r.get("hosts") != 2 or r.get("host_names") != ["sim0", "sim1"] or r.get("ranks_per_host") != [1, 1]:
+        fail(f"delayed link: the job ran on {r.get('host_names')} ({r.get('ranks_per_host')}), not one rank "
+             f"on each of sim0 and sim1")
+    us = per_call_us(r)
+    if us < delay_us:
+        fail(f"delayed link: an 8-byte allreduce across the hosts took {us:.1f} us per call (median), "
+             f"less than the {delay_us} us one-way delay of the link")
+    print(f"delayed link: 8-byte allreduce across sim0 and sim1 at {delay_us} us one way: {us:.1f} us per call "
+          f"(median of {r['reps']}; min {r['time_s']['min'] / r['size'] * 1e6:.1f}), >= {delay_us} us; "
+          f"{secs:.1f} s")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "identity":
         identity(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif len(sys.argv) == 6 and sys.argv[1] == "delay":
+        delay(os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
     elif len(sys.argv) == 4 and sys.argv[1] == "faults":
         faults(os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3]))
     else:

@@ -4,6 +4,7 @@ count, on every CPU executor an mpi+ backend runs on in this build; bad input ex
 import glob
 import json
 import os
+import socket
 import subprocess
 
 import pytest
@@ -101,6 +102,9 @@ def test_a_binding_in_mpirun_args_replaces_the_default_and_records_say_where_ran
     assert [c.split(":")[0] for c in rec["binding"].split()] == ["r0", "r1"]
     assert all("-" not in c and "," not in c for c in cpus), rec["binding"]  # one hardware thread each
     assert rec["metrics"]["rank_chunks_mean"] * 2 == rec["metrics"]["chunks"]
+    # Which hosts, as the job saw them: one, this machine, with both ranks.
+    assert rec["hosts"] == 1 and rec["ranks_per_node"] == 2
+    assert rec["host_names"] == [socket.gethostname()] and rec["ranks_per_host"] == [2], rec
 
 
 # The two ways the MPI pi hands out its chunks: a one-sided counter where a window can be made,

@@ -170,6 +170,16 @@ def mpi_latency_figures(p: Plotter, doc: dict) -> None:
         ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", linestyle="--", linewidth=1, label=label)
     ax.set_yscale("log")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    xs = {x for pts in list(s["probes"].values()) + list(s["reduce"].values()) for x, _ in pts}
+    if len(xs) == 1:
+        # One rank count (a probe run at 2 ranks across hosts): whole ranks around it, not a 0.2-wide
+        # axis, and each point's value written beside it, since there is no line to read it from.
+        (x0,) = xs
+        ax.set_xlim(x0 - 1, x0 + 1)
+        for line in ax.get_lines():
+            for x, y in zip(line.get_xdata(), line.get_ydata()):
+                ax.annotate(f"{y:.3g} µs", (x, y), xytext=(6, 0), textcoords="offset points", va="center",
+                            fontsize=8, color=line.get_color())
     ax.set_xlabel("MPI ranks (dashed: threads, for one process's reduction)" if s["reduce"] else "MPI ranks")
     ax.set_ylabel("time per operation (µs, median; log scale)")
     title = "What distribution costs: MPI latency vs ranks" + (
