@@ -45,6 +45,7 @@ NOT_OURS = {
     "MPI_Init_thread": "MPI's C API",
     "MPI_THREAD_FUNNELED": "MPI's C API",
     "MPI_Allreduce": "MPI's C API",
+    "MPI_ERR_WIN": "MPI's error class for an invalid window (Open MPI's message)",
 }
 
 

@@ -213,6 +213,6 @@ def test_latency_lines_split_within_one_host_and_across_hosts_by_the_hosts_field
              mpi_record(n + 1, "mpi+serial", 2, 1, us(120.0), hosts=2, kernel="mpi_allreduce", size=1000,
                         scaling="none", study="latency")]
     mpi_doc["records"] = recs
-    probes = plot.mpi_latency_series(mpi_doc)["probes"]
+    probes = mpi_latency_series(mpi_doc)["probes"]
     assert dict(probes["8-byte allreduce (mpi+serial, within 1 host)"]) == pytest.approx({2: 20.0})
     assert dict(probes["8-byte allreduce (mpi+serial, across 2 hosts)"]) == pytest.approx({2: 120.0})
