@@ -14,9 +14,14 @@
 
 #include "core/error.hpp"
 #include "core/stream.hpp"
+#include "peer_text.hpp"
 
 namespace parlab::babelstream {
 namespace {
+
+using peer_text::excerpt;
+using peer_text::lines_of;
+using peer_text::stderr_note;
 
 // BabelStream's CSV header; field 4 is max_<unit>_per_sec (unit_bytes reads it).
 constexpr std::string_view kHeaderNames[] = {"function",        "num_times",   "n_elements",  "sizeof",
@@ -52,22 +57,6 @@ std::vector<std::string_view> split(std::string_view line, char sep) {
   }
 }
 
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines = split(text, '\n');
-  for (auto& l : lines) {
-    while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t')) l.remove_suffix(1);
-  }
-  return lines;
-}
-
-// A short, printable excerpt of what a binary wrote, for a reason.
-std::string excerpt(std::string_view text, std::size_t at_most = 160) {
-  std::string s;
-  for (char c : text.substr(0, at_most)) s += (c == '\n' ? '|' : (c >= 32 && c < 127) ? c : '?');
-  if (text.size() > at_most) s += "...";
-  return s;
-}
-
 std::uint64_t integer_field(std::string_view f, std::string_view name, std::size_t row) {
   std::uint64_t v = 0;
   const auto [end, ec] = std::from_chars(f.data(), f.data() + f.size(), v);
@@ -87,20 +76,6 @@ double positive_field(std::string_view f, std::string_view name, std::size_t row
                        "' is not a positive finite number");
   }
   return v;
-}
-
-// The last few lines of a child's stderr, for a reason.
-std::string stderr_note(const std::string& tail) {
-  std::vector<std::string_view> lines;
-  for (std::string_view l : lines_of(tail)) {
-    if (l.find_first_not_of(" \t") != std::string_view::npos) lines.push_back(l);
-  }
-  if (lines.empty()) return "; nothing on its stderr";
-  std::string s;
-  for (std::size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) {
-    s += (s.empty() ? "" : " | ") + excerpt(lines[i], 300);
-  }
-  return "; its stderr ends: " + s;
 }
 
 // BabelStream's first "FAILED validation" line, if its gold check failed.

@@ -13,32 +13,14 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "peer_text.hpp"
 
 namespace parlab::likwid {
 namespace {
 
-std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> lines;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t at = text.find('\n', start);
-    std::string_view l =
-        text.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start);
-    while (!l.empty() && (l.back() == '\r' || l.back() == ' ' || l.back() == '\t')) l.remove_suffix(1);
-    lines.push_back(l);
-    if (at == std::string_view::npos) break;
-    start = at + 1;
-  }
-  return lines;
-}
-
-// A short, printable excerpt of what the binary wrote, for a reason.
-std::string excerpt(std::string_view text, std::size_t at_most = 160) {
-  std::string s;
-  for (char c : text.substr(0, at_most)) s += (c == '\n' ? '|' : (c >= 32 && c < 127) ? c : '?');
-  if (text.size() > at_most) s += "...";
-  return s;
-}
+using peer_text::excerpt;
+using peer_text::lines_of;
+using peer_text::stderr_note;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -85,20 +67,6 @@ std::uint64_t whole(std::string_view text, std::string_view key) {
     throw FailureError(std::string(key) + " '" + excerpt(text) + "' is not a positive whole number");
   }
   return v;
-}
-
-// The last few lines of a child's stderr, for a reason.
-std::string stderr_note(const std::string& tail) {
-  std::vector<std::string_view> lines;
-  for (std::string_view l : lines_of(tail)) {
-    if (l.find_first_not_of(" \t") != std::string_view::npos) lines.push_back(l);
-  }
-  if (lines.empty()) return "; nothing on its stderr";
-  std::string s;
-  for (std::size_t i = lines.size() > 3 ? lines.size() - 3 : 0; i < lines.size(); ++i) {
-    s += (s.empty() ? "" : " | ") + excerpt(lines[i], 300);
-  }
-  return "; its stderr ends: " + s;
 }
 
 std::string format_rate(double per_s, const char* unit) {
