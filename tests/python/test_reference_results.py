@@ -2538,6 +2538,9 @@ NOISE_CLAIMS += [
             lambda k=k: h100_peer(k, "likwid-bench-nt"), "slower", H100_SEC,
             ("likwid-bench-nt's copy", "likwid-bench ran 3 repetitions", "/ likwid-bench-nt time: copy"))
       for k in ("copy", "triad")],
+    *[Noise(f"h100 stream-peers, {k}: {b} against likwid-bench-nt", lambda k=k, b=b: h100_peer(k, b),
+            lambda k=k: h100_peer(k, "likwid-bench-nt"), "slower", H100_SEC, ("CPU backend's, higher beyond the noise",))
+      for k in ("copy", "triad") for b in ("threads", "pool", "tbb", "openmp", "openmp-static")],
     *[Noise(f"h100 stream-peers, {k}: cuda against cuda-stream", lambda k=k: h100_cuda_pair(k)[0],
             lambda k=k: h100_cuda_pair(k)[1], "same" if k == "dot" else "faster", H100_SEC,
             ("parlab's cuda made", "(1.01–1.03× by the mean)", "and 0.999× by the mean"))
