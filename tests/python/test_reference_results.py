@@ -2373,6 +2373,206 @@ NOISE_CLAIMS += [Noise(f"python-models-nogil at 2^28: {b} on 16 workers over par
 
 
 # ---------------------------------------------------------------------------------------------
+# h100-node-16core: the roofs measured twice, the quick run against them, and stream-peers with
+# likwid-bench and BabelStream (all at 6ed7fa1).
+H100, H100_QUICK, H100_PEERS = "h100-node-16core", "20261125T154437Z", "20261125T154731Z"
+H100_SEC = "h100-node-16core"
+H100_ROOFS_TABLE = Table(H100_SEC, "spread")
+H100_SYSTEM = ("bytes", "hz", "count")  # read from the system, not measured: not in the table
+
+
+def h100_ceilings(i):
+    return json_file(H100, "logs", f"ceilings-{i}.json")["roofs"]
+
+
+def h100_roof(name):
+    """(first, second, spread in %): |first - second| / the larger."""
+    a, b = h100_ceilings(1)[name]["value"], h100_ceilings(2)[name]["value"]
+    return a, b, abs(a - b) / max(a, b) * 100
+
+
+def h100_measured_roofs():
+    names = [n for n, r in h100_ceilings(1).items() if r["unit"] not in H100_SYSTEM]
+    assert set(h100_ceilings(1)) == set(h100_ceilings(2))
+    assert all(h100_roof(n)[2] == 0 for n in h100_ceilings(1) if n not in names)  # "the same both times"
+    return names
+
+
+def h100_beyond_goal(goal):
+    return [n for n in h100_measured_roofs() if h100_roof(n)[2] > goal]
+
+
+def h100_quick(kernel, device="cpu", threads=16):
+    """The quick run's records of a kernel on a device at `threads`, highest median rate first."""
+    rs = ok(doc(H100, H100_QUICK), kernel=kernel, kind=device, threads=threads)
+    return sorted(rs, key=rate, reverse=True)
+
+
+def h100_quick_best(kernel):
+    """(the best CPU backend at 16 threads, its fraction of its roof, the roof), and it must be
+    the same backend on π and triad (the README names one)."""
+    best = h100_quick(kernel)[0]
+    return best["backend"], best["limit"]["fraction"], best["limit"]["roof"]
+
+
+def h100_quick_gpu(kernel):
+    return one(doc(H100, H100_QUICK), kernel=kernel, backend="cuda")
+
+
+def h100_cupy_triad():
+    r = one(doc(H100, H100_QUICK), kernel="triad", backend="py-cupy")
+    assert r["limit"]["roof"].startswith("cpu_")  # the defect: a GPU backend held against a CPU roof
+    return r["limit"]["roof"], r["limit"]["fraction"]
+
+
+def h100_peer(kernel, backend, device="cpu"):
+    """A record of the stream-peers run, its rounds pooled (parlab 300 single iterations, a peer
+    one invocation a round)."""
+    rs = ok(doc(H100, H100_PEERS), study=f"stream-peers-{device}", kernel=kernel, backend=backend)
+    (r,) = [x for x in rs if x["kind"] == "peer" or x["threads"] == (16 if device == "cpu" else 1)]
+    assert len(r["reps_s"]) == (3 if r["kind"] == "peer" else 300), (kernel, backend, len(r["reps_s"]))
+    return r
+
+
+def h100_best_by_mean(kernel):
+    rs = [r for r in ok(doc(H100, H100_PEERS), study="stream-peers-cpu", kernel=kernel, kind="cpu", threads=16)]
+    return max(rs, key=mean_rate)
+
+
+def h100_likwid(kernel):
+    """(the best CPU backend by the mean, its mean / likwid-bench-nt's, likwid-bench-nt's mean rate)."""
+    best, lk = h100_best_by_mean(kernel), h100_peer(kernel, "likwid-bench-nt")
+    return best["backend"], mean_rate(best) / mean_rate(lk), mean_rate(lk)
+
+
+def h100_likwid_figures():
+    (name,) = {h100_likwid(k)[0] for k in ("copy", "triad")}
+    return (name, h100_likwid("copy")[1], h100_likwid("copy")[2], h100_likwid("triad")[1], h100_likwid("triad")[2])
+
+
+def h100_cuda_pair(kernel):
+    return h100_peer(kernel, "cuda", "gpu"), h100_peer(kernel, "babelstream-cuda", "gpu")
+
+
+H100_ARRAYS = ("copy", "mul", "add", "triad")
+
+
+def h100_cuda_ratios(statistic, kernels=H100_ARRAYS):
+    return [statistic(h100_cuda_pair(k)[0]) / statistic(h100_cuda_pair(k)[1]) for k in kernels]
+
+
+def h100_gpu_stream_tb():
+    """Every cuda and cuda-stream kernel's fastest iteration, low and high, and gpu_bw, in TB/s."""
+    rates = [fastest(r) for k in STREAM_KERNELS for r in h100_cuda_pair(k)]
+    roof = doc(H100, H100_QUICK)["context"]["ceilings"]["roofs"]["gpu_bw"]["value"]
+    assert roof == h100_ceilings(2)["gpu_bw"]["value"] and min(rates) > roof  # the probe missed the roof
+    return min(rates) / 1e12, max(rates) / 1e12, roof / 1e12
+
+
+def h100_cuda_fractions():
+    fr = [x["limit"]["fraction"] for k in STREAM_KERNELS for x in h100_peer(k, "cuda", "gpu")["round_records"]]
+    assert all(x["limit"]["roof"] == "gpu_bw" for k in STREAM_KERNELS for x in h100_peer(k, "cuda", "gpu")["round_records"])
+    return low_high(fr)
+
+
+FIGURES += [
+    *[Figure(f"h100 roofs: {n}", lambda n=n: h100_roof(n),
+             Cell(H100_ROOFS_TABLE, (f"`{n}`",), "first", "{0:.3e}"), Cell(H100_ROOFS_TABLE, (f"`{n}`",), "second", "{1:.3e}"),
+             Cell(H100_ROOFS_TABLE, (f"`{n}`",), "spread", "{2:.1f}%"))
+      for n in json.load(open(os.path.join(ROOT, "results", H100, "logs", "ceilings-1.json"), encoding="utf-8"))["roofs"]
+      if json.load(open(os.path.join(ROOT, "results", H100, "logs", "ceilings-1.json"), encoding="utf-8"))["roofs"][n]["unit"]
+      not in H100_SYSTEM],
+    Figure("h100 roofs: the one beyond the goal", lambda: (lambda b: (b[0], h100_roof(b[0])[2]))(h100_beyond_goal(10)),
+           Text(H100_SEC, "`{0}` (one thread's non-temporal copy), whose spread is reported: {1:.1f}%")),
+    Figure("h100: the last-level cache", lambda: h100_ceilings(2)["cpu_llc_bytes"]["value"] / 2 ** 20,
+           Text(H100_SEC, "reports a {:.0f} MiB last-level cache"), Text(H100_SEC, "the node's {:.0f} MiB last-level cache")),
+    Figure("h100 quick: the best CPU backend's share of its roof",
+           lambda: (lambda p, t: (p[0], p[1], p[2], t[1], t[2]) if p[0] == t[0] else None)(h100_quick_best("pi"),
+                                                                                            h100_quick_best("triad")),
+           Text(H100_SEC, "At 16 threads {0} had the highest median rate on the CPU, at {1:.2f} of `{2}` on π and {3:.2f} "
+                          "of `{4}` on triad")),
+    Figure("h100 quick: noise of the best against the next",
+           lambda: (h100_quick("pi")[1]["backend"], *noise_interval(*h100_quick("pi")[:2])[1:3],
+                    h100_quick("triad")[1]["backend"], *noise_interval(*h100_quick("triad")[:2])[1:3],
+                    len(h100_quick("pi")[0]["reps_s"])),
+           Text(H100_SEC, "({6} repetitions a side; 99% interval of openmp / {0} time on π {1:.2f}–{2:.2f}×, of openmp / {3} "
+                          "time on triad {4:.2f}–{5:.2f}×)")),
+    Figure("h100 quick: the GPU's fractions", lambda: (h100_quick_gpu("pi")["limit"]["fraction"],
+                                                       h100_quick_gpu("triad")["limit"]["fraction"]),
+           Text(H100_SEC, "reached {0:.2f} of `gpu_imul` and triad {1:.2f} of `gpu_bw`")),
+    Figure("h100 quick: GPU π's multiplies against the probe", lambda: (h100_quick_gpu("pi")["limit"]["attained"],
+                                                                        h100_quick_gpu("pi")["limit"]["value"]),
+           Text(H100_SEC, "issues {0:.2e} 32×32→64 multiplies per second against the probe's {1:.2e}")),
+    Figure("h100: the GPU STREAM kernels against gpu_bw", h100_gpu_stream_tb,
+           Text(H100_SEC, "reach {0:.1f}–{1:.1f} TB/s by the fastest iteration (the run below) against `gpu_bw`'s {2:.2f} TB/s")),
+    Figure("h100 quick: py-cupy against a CPU roof", h100_cupy_triad,
+           Text(H100_SEC, "`{0}` (fraction {1:.0f})")),
+    Figure("h100 quick: energy", lambda: (metric(h100_quick_gpu("pi"), "j_per_sample"), metric(h100_quick_gpu("triad"), "j_per_byte")),
+           Text(H100_SEC, "GPU π {0:.2e} J per sample (`metrics.j_per_sample`), GPU triad {1:.2e} J per byte")),
+    Figure("h100 stream-peers: the best against likwid-bench-nt", h100_likwid_figures,
+           Text(H100_SEC, "the best, {0} on both, made {1:.2f}× likwid-bench-nt's copy ({2:.3e} B/s) and {3:.2f}× its triad "
+                          "({4:.3e} B/s)")),
+    Figure("h100 stream-peers: noise against likwid-bench-nt",
+           lambda: (*noise_interval(h100_best_by_mean("copy"), h100_peer("copy", "likwid-bench-nt"))[1:3],
+                    *noise_interval(h100_best_by_mean("triad"), h100_peer("triad", "likwid-bench-nt"))[1:3],
+                    h100_likwid_figures()[0]),
+           Text(H100_SEC, "(99% interval of {4} / likwid-bench-nt time: copy {0:.2f}–{1:.2f}×, triad {2:.2f}–{3:.2f}×)")),
+    Figure("h100 stream-peers: cuda against cuda-stream",
+           lambda: (*low_high(h100_cuda_ratios(fastest)), *low_high(h100_cuda_ratios(mean_rate)),
+                    h100_cuda_ratios(fastest, ("dot",))[0], h100_cuda_ratios(mean_rate, ("dot",))[0],
+                    *noise_interval(*h100_cuda_pair("dot"))[1:3]),
+           Text(H100_SEC, "parlab's cuda made {0:.2f}–{1:.2f}× cuda-stream on copy, mul, add and triad by the fastest iteration "
+                          "({2:.2f}–{3:.2f}× by the mean)"),
+           Text(H100_SEC, "on dot {4:.3f}× by the fastest and {5:.3f}× by the mean, no difference beyond the noise (99% "
+                          "interval {6:.3f}–{7:.3f}×)")),
+    Figure("h100 stream-peers: cuda's fraction of gpu_bw", h100_cuda_fractions,
+           Text(H100_SEC, "The cuda STREAM kernels reached {0:.2f}–{1:.2f} of `gpu_bw`")),
+]
+
+NOISE_CLAIMS += [
+    *[Noise(f"h100 quick, {k} at 16 threads: the best CPU backend against the next", lambda k=k: h100_quick(k)[0],
+            lambda k=k: h100_quick(k)[1], "same", H100_SEC, ("with no difference beyond the noise from the next",
+                                                            "of openmp / pool time on π"))
+      for k in ("pi", "triad")],
+    *[Noise(f"h100 stream-peers, {k}: the best CPU backend against likwid-bench-nt", lambda k=k: h100_best_by_mean(k),
+            lambda k=k: h100_peer(k, "likwid-bench-nt"), "slower", H100_SEC,
+            ("likwid-bench-nt's copy", "likwid-bench ran 3 repetitions", "/ likwid-bench-nt time: copy"))
+      for k in ("copy", "triad")],
+    *[Noise(f"h100 stream-peers, {k}: {b} against likwid-bench-nt", lambda k=k, b=b: h100_peer(k, b),
+            lambda k=k: h100_peer(k, "likwid-bench-nt"), "slower", H100_SEC, ("CPU backend's, higher beyond the noise",))
+      for k in ("copy", "triad") for b in ("threads", "pool", "tbb", "openmp", "openmp-static")],
+    *[Noise(f"h100 stream-peers, {k}: cuda against cuda-stream", lambda k=k: h100_cuda_pair(k)[0],
+            lambda k=k: h100_cuda_pair(k)[1], "same" if k == "dot" else "faster", H100_SEC,
+            ("parlab's cuda made", "(1.01–1.03× by the mean)", "and 0.999× by the mean"))
+      for k in STREAM_KERNELS],
+]
+
+
+def test_h100_node_claims():
+    """What the h100-node-16core section says of its runs besides its numbers."""
+    peers = json.load(open(os.path.join(ROOT, "results", H100, H100_PEERS, "results.json"), encoding="utf-8"))
+    assert len(peers["resumed_utc"]) == 1 and peers["invocation"][1:3] == ["run", "stream-peers"]  # "resumed once"
+    assert {r["round"] for r in peers["records"]} == {1, 2, 3}  # "3 rounds"
+    assert all(r["status"] == "ok" and r["validation"]["pass"] for r in peers["records"])
+    assert doc(H100, H100_QUICK)["invocation"][1:3] == ["run", "quick"]
+    energy = doc(H100, H100_QUICK)["context"]["energy"]
+    assert energy["cpu"].startswith("unavailable") and "powercap" in energy["cpu"] and energy["gpu"].startswith("nvml")
+    # "with the second file's roofs"
+    assert doc(H100, H100_QUICK)["context"]["ceilings"]["roofs"] == h100_ceilings(2)
+    assert all(h100_peer(k, "cuda", "gpu")["size"] == 1 << 28 for k in STREAM_KERNELS)
+    assert all(h100_peer(k, "likwid-bench-nt")["size"] == 1 << 25 for k in ("copy", "triad"))  # "2^25 doubles per array"
+    # The CPU roofline draws each (backend, kernel) at its most threads: "every point sits under its roofs but
+    # `py-cupy`'s triad"; the GPU's share panel: "every bar crosses the line at 1".
+    drawn = {}
+    for r in ok(doc(H100, H100_QUICK)):
+        if r.get("limit") and r["kind"] != "gpu":
+            key = (r["backend"], r["kernel"])
+            drawn[key] = max(drawn.get(key, r), r, key=lambda x: x["threads"])
+    assert {k for k, r in drawn.items() if r["limit"]["fraction"] > 1} == {("py-cupy", "triad")}
+    assert all(r["limit"]["fraction"] > 1 for r in ok(doc(H100, H100_QUICK), kind="gpu"))
+
+
+# ---------------------------------------------------------------------------------------------
 # The scanner: every README line that states an ordering (an ordering word, or a ratio written
 # "N.NN×" or "N.NNx") must be backed, so a new claim cannot be added without a NOISE_CLAIMS entry.
 # A line is backed when it holds one of an entry's `lines` phrases. Two lists, each entry with
@@ -2424,6 +2624,8 @@ for _prefix, _lines in EARLIER_LINES_3.items():
 NOT_ORDERINGS = [
     ("| `stream-probe` | why the GPU dot", "the retired probes' table names the question each probe answered, not a result"),
     ("| `ft-probe` | why pure-Python threads", "the retired probes' table names the question each probe answered, not a result"),
+    ("at ≥ 0.95× likwid-bench's", "a goal, a threshold without repetitions; whether it was met is checked "
+                                  "(GOALS_AND_QUOTES) and the ordering behind it backed (NOISE_CLAIMS, h100 stream-peers)"),
     ("| `mpi-probe` | why ranks fell behind", "the retired probes' table names the question each probe answered, not a result"),
     ("16×: one core alone ran", "16× is the ideal speedup of 16 threads, a bound, not a measurement"),
     ("The 14× the issue asked for", "a goal, a threshold without repetitions; the speedup it is held against is backed "
@@ -2538,6 +2740,10 @@ GOALS_AND_QUOTES = [
     Quoted("1.0×", "(goal: 1.0×).", "the goal for every GPU kernel against cuda-stream, met at 8cdb0d0",
            lambda goal: all(same_ratios(k, fastest, "gpu", STREAM_FINAL)[0] >= goal for k in STREAM_KERNELS)),
     Quoted("3%", "(goal: 3%)", "the goal for mpi+cuda against cuda-multi", lambda goal: x4_mpi_against_multi() < goal),
+    Quoted("10%", "two measurements within 10% per roof", "the goal for the roofs measured twice on the H100 node: "
+           "one roof beyond it, its spread reported", lambda goal: h100_beyond_goal(goal) == ["cpu_bw_copy_nt_1"]),
+    Quoted("0.95×", "at ≥ 0.95× likwid-bench's", "the goal for the best CPU backend against likwid-bench-nt: not met",
+           lambda goal: all(h100_likwid(k)[1] < goal for k in ("copy", "triad"))),
     Quoted("2.2×", "against 2.2× on the AMD development core",
            "AVX-512 over AVX2 on the 2-core AMD, from the per-path rates README.md quotes (2.71e9 / 1.24e9); no "
            "committed record holds that benchmark", None),
