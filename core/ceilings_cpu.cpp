@@ -8,11 +8,21 @@
 #include <atomic>
 #include <bit>
 #include <chrono>
+#include <cmath>
+#include <cerrno>
+#include <exception>
+#include <functional>
+#include <thread>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 #include "aligned_buffer.hpp"
+#include "error.hpp"
 #include "stream_store.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -256,64 +266,265 @@ ProbeResult measure_imul(Executor& ex, double seconds_per_rep, int reps) {
                            " independent chains");
 }
 
-ProbeResult measure_bandwidth(Executor& ex, BandwidthKernel kernel, std::uint64_t elements, int reps) {
-  // Chunks of 2^16 doubles (512 KiB): thousands of them over arrays past the cache, so dynamic
-  // hand-out balances the threads, and each chunk is long enough that the hand-out costs nothing.
-  constexpr Index kGrain = Index{1} << 16;
-  const int arrays = kernel == BandwidthKernel::read ? 1 : kernel == BandwidthKernel::copy_nt ? 2 : 3;
-  const double words = kernel == BandwidthKernel::read ? 1 : kernel == BandwidthKernel::copy_nt ? 2 : 3;
-  AlignedBuffer<double> a(elements), b(arrays == 3 ? elements : 0), c(arrays >= 2 ? elements : 0);
-  // First touch on the probe's own threads, so pages land where the threads that sweep them run.
-  ex.parallel_for(elements, kGrain, [&](Index lo, Index hi) {
-    for (Index i = lo; i < hi; ++i) {
-      a[i] = 1.0;
-      if (arrays == 3) b[i] = 2.0;
-      if (arrays >= 2) c[i] = 0.5;
+ProbeResult best_bandwidth_candidate(const std::string& what, const std::vector<RoofCandidate>& candidates) {
+  if (candidates.empty()) throw FailureError("bandwidth roof: " + what + ": no candidate was measured");
+  const RoofCandidate* best = &candidates.front();
+  std::ostringstream how;
+  how.precision(4);
+  how << what << ": ";
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    const RoofCandidate& c = candidates[i];
+    if (!(c.value > 0) || !std::isfinite(c.value)) {
+      throw FailureError("bandwidth roof: " + what + ": candidate " + c.label + " gave " + std::to_string(c.value));
+    }
+    if (c.value > best->value) best = &c;
+    how << (i == 0 ? "" : ", ") << c.label << " " << c.value / 1e9 << " GB/s";
+  }
+  how << "; the roof is " << best->label << "'s";
+  return {best->value, how.str()};
+}
+
+// --- Pinning --------------------------------------------------------------------------------
+CpuPin::CpuPin(int cpu) {
+#if defined(__linux__)
+  cpu_set_t old;
+  CPU_ZERO(&old);
+  if (sched_getaffinity(0, sizeof old, &old) != 0) {
+    throw UnavailableError("CPU pinning: sched_getaffinity failed: " + std::string(std::strerror(errno)));
+  }
+  if (cpu < 0 || cpu >= CPU_SETSIZE) throw UsageError("CPU pinning: no logical CPU " + std::to_string(cpu));
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (sched_setaffinity(0, sizeof one, &one) != 0) {
+    throw UnavailableError("CPU pinning: sched_setaffinity to CPU " + std::to_string(cpu) +
+                           " failed: " + std::strerror(errno));
+  }
+  saved_.resize(sizeof old);
+  std::memcpy(saved_.data(), &old, sizeof old);
+#else
+  (void)cpu;
+  throw UnavailableError("CPU pinning: this OS has no sched_setaffinity");
+#endif
+}
+
+CpuPin::~CpuPin() {
+#if defined(__linux__)
+  cpu_set_t old;
+  std::memcpy(&old, saved_.data(), sizeof old);
+  // A destructor cannot throw; the mask was the thread's own a moment ago, so the kernel accepts
+  // it unless the process's cpuset shrank meanwhile, and then the thread keeps its one CPU.
+  (void)sched_setaffinity(0, sizeof old, &old);
+#endif
+}
+
+std::vector<int> allowed_cpus() {
+  std::vector<int> cpus;
+#if defined(__linux__)
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) {
+    for (int i = 0; i < CPU_SETSIZE; ++i) {
+      if (CPU_ISSET(i, &set)) cpus.push_back(i);
+    }
+  }
+#endif
+  return cpus;
+}
+
+// --- Memory bandwidth -----------------------------------------------------------------------
+// The probe's team: member 0 is the calling thread (pinned for the length of each call by a
+// CpuPin, so it is left as it was found), members 1.. are threads of the probe's own, pinned for
+// their lifetime. Between sweeps the members spin on a generation counter: a sweep of the
+// smallest arrays lasts a few milliseconds on a fast node, and waking sleeping threads through a
+// condition variable would add tens of microseconds to every timed sweep.
+struct BandwidthProbe::Team {
+  Team(int threads, std::uint64_t max_working_set)
+      : cpus(pinned_cpus(threads)), errors(static_cast<std::size_t>(threads)),
+        a(max_working_set / sizeof(double)), b(max_working_set / (3 * sizeof(double))),
+        c(max_working_set / (2 * sizeof(double))) {
+    workers.reserve(static_cast<std::size_t>(threads - 1));
+    try {
+      for (int i = 1; i < threads; ++i) workers.emplace_back([this, i] { work(i); });
+    } catch (...) {
+      stop_workers();
+      throw;
+    }
+  }
+  ~Team() { stop_workers(); }
+
+  static std::vector<int> pinned_cpus(int threads) {
+    if (threads < 1) throw UsageError("bandwidth probe: threads must be >= 1, not " + std::to_string(threads));
+    const std::vector<int> allowed = allowed_cpus();
+    if (allowed.empty()) throw UnavailableError("bandwidth probe: the OS names no CPU this process may run on");
+    std::vector<int> cpus;
+    for (int i = 0; i < threads; ++i) cpus.push_back(allowed[static_cast<std::size_t>(i) % allowed.size()]);
+    return cpus;
+  }
+
+  void stop_workers() noexcept {
+    stop.store(true, std::memory_order_release);
+    for (auto& w : workers) {
+      if (w.joinable()) w.join();
+    }
+    workers.clear();
+  }
+
+  void work(int i) {
+    std::optional<CpuPin> pin;
+    try {
+      pin.emplace(cpus[static_cast<std::size_t>(i)]);
+    } catch (...) {
+      errors[static_cast<std::size_t>(i)] = std::current_exception();  // reported by the next run()
+    }
+    std::uint64_t seen = 0;
+    for (;;) {
+      std::uint64_t g = 0;
+      while ((g = generation.load(std::memory_order_acquire)) == seen) {
+        if (stop.load(std::memory_order_acquire)) return;
+        std::this_thread::yield();
+      }
+      seen = g;
+      if (!errors[static_cast<std::size_t>(i)]) {
+        try {
+          (*job)(i);
+        } catch (...) {
+          errors[static_cast<std::size_t>(i)] = std::current_exception();
+        }
+      }
+      done.fetch_add(1, std::memory_order_release);
+    }
+  }
+
+  // Runs f(member) on every member, the caller as member 0; returns when all are done, rethrowing
+  // a member's exception (a worker that could not be pinned included).
+  void run(const std::function<void(int)>& f) {
+    job = &f;
+    done.store(0, std::memory_order_relaxed);
+    generation.fetch_add(1, std::memory_order_release);
+    try {
+      f(0);
+    } catch (...) {
+      errors[0] = std::current_exception();
+    }
+    while (done.load(std::memory_order_acquire) != static_cast<int>(workers.size())) std::this_thread::yield();
+    job = nullptr;
+    for (auto& e : errors) {
+      if (e) {
+        const std::exception_ptr first = e;
+        std::fill(errors.begin(), errors.end(), nullptr);
+        std::rethrow_exception(first);
+      }
+    }
+  }
+
+  // Every member takes chunks of [0, n) from one counter until none is left.
+  void sweep(std::uint64_t n, const std::function<void(std::uint64_t, std::uint64_t)>& body) {
+    next.store(0, std::memory_order_relaxed);
+    run([&](int) {
+      for (;;) {
+        const std::uint64_t lo = next.fetch_add(kGrain, std::memory_order_relaxed);
+        if (lo >= n) return;
+        body(lo, std::min(n, lo + kGrain));
+      }
+    });
+  }
+
+  // Chunks of 2^16 doubles (512 KiB): hundreds of them over arrays near the cache's size, so the
+  // dynamic hand-out balances CPUs of unequal speed, and each chunk is long enough that taking
+  // it costs nothing.
+  static constexpr std::uint64_t kGrain = std::uint64_t{1} << 16;
+
+  std::vector<int> cpus;  // member i's CPU
+  std::vector<std::exception_ptr> errors;
+  AlignedBuffer<double> a, b, c;
+  const std::function<void(int)>* job = nullptr;  // written before the generation's release
+  std::atomic<std::uint64_t> generation{0};
+  std::atomic<int> done{0};
+  std::atomic<bool> stop{false};
+  std::atomic<std::uint64_t> next{0};
+  std::vector<std::thread> workers;
+};
+
+BandwidthProbe::BandwidthProbe(int threads, std::uint64_t max_working_set)
+    : team_(std::make_unique<Team>(threads, max_working_set)) {
+  // First touch on the pinned members, so pages land near the CPUs that sweep them; this run
+  // also reports a worker that could not be pinned.
+  CpuPin pin(team_->cpus.front());
+  Team& t = *team_;
+  t.sweep(t.a.size(), [&t](std::uint64_t lo, std::uint64_t hi) {
+    for (std::uint64_t i = lo; i < hi; ++i) {
+      t.a[i] = StreamInit<double>::a;
+      if (i < t.b.size()) t.b[i] = StreamInit<double>::b;
+      if (i < t.c.size()) t.c[i] = StreamInit<double>::c;
     }
   });
+}
+
+BandwidthProbe::~BandwidthProbe() = default;
+
+int BandwidthProbe::threads() const noexcept { return static_cast<int>(team_->cpus.size()); }
+
+ProbeResult BandwidthProbe::measure(BandwidthKernel kernel, const std::vector<std::uint64_t>& working_sets, int reps) {
+  Team& t = *team_;
+  CpuPin pin(t.cpus.front());
+  const double words = kernel == BandwidthKernel::read ? 1 : kernel == BandwidthKernel::copy_nt ? 2 : 3;
+  const int arrays = static_cast<int>(words);
   const double s = StreamInit<double>::scalar;
-  const auto sweep = [&] {
+  // copy and triad are parlab's own: core/stream_store.hpp's streaming path over core/stream.hpp's
+  // element bodies, the code a STREAM record of arrays past the cache runs.
+  const std::function<void(std::uint64_t, std::uint64_t)> body = [&](std::uint64_t lo, std::uint64_t hi) {
     switch (kernel) {
-      case BandwidthKernel::read:
-        ex.parallel_for(elements, kGrain, [&](Index lo, Index hi) {
-          double acc[8] = {};  // independent sums: the adds' latency must not bound the reads
-          Index i = lo;
-          for (; i + 8 <= hi; i += 8) {
-            for (int j = 0; j < 8; ++j) acc[j] += a[i + j];
-          }
-          for (; i < hi; ++i) acc[0] += a[i];
-          double t = 0;
-          for (double x : acc) t += x;
-          consume(t);
-        });
+      case BandwidthKernel::read: {
+        double acc[8] = {};  // independent sums: the adds' latency must not bound the reads
+        std::uint64_t i = lo;
+        for (; i + 8 <= hi; i += 8) {
+          for (int j = 0; j < 8; ++j) acc[j] += t.a[i + j];
+        }
+        for (; i < hi; ++i) acc[0] += t.a[i];
+        double sum = 0;
+        for (double x : acc) sum += x;
+        consume(sum);
         break;
+      }
       case BandwidthKernel::copy_nt:
-        ex.parallel_for(elements, kGrain, [&](Index lo, Index hi) {
-          stream_range_streaming<double>(StreamKernel::copy, a.data(), b.data(), c.data(), s, lo, hi);
-        });
+        stream_range_streaming<double>(StreamKernel::copy, t.a.data(), t.b.data(), t.c.data(), s, lo, hi);
         break;
       case BandwidthKernel::triad_nt:
-        ex.parallel_for(elements, kGrain, [&](Index lo, Index hi) {
-          stream_range_streaming<double>(StreamKernel::triad, a.data(), b.data(), c.data(), s, lo, hi);
-        });
+        stream_range_streaming<double>(StreamKernel::triad, t.a.data(), t.b.data(), t.c.data(), s, lo, hi);
         break;
     }
   };
-  sweep();  // warm-up: page tables, the pool's threads awake
-  double best = 0;
-  const double bytes = words * sizeof(double) * static_cast<double>(elements);
-  for (int r = 0; r < reps; ++r) {
-    const auto t0 = Clock::now();
-    sweep();
-    best = std::max(best, bytes / seconds_since(t0));
+  std::vector<RoofCandidate> candidates;
+  // The last array the kernel uses is the shortest of those it uses (a, then c, then b).
+  const std::uint64_t capacity = arrays == 1 ? t.a.size() : arrays == 2 ? t.c.size() : t.b.size();
+  for (const std::uint64_t ws : working_sets) {
+    const std::uint64_t n = ws / (static_cast<std::uint64_t>(arrays) * sizeof(double));
+    if (n == 0 || n > capacity) {
+      throw UsageError("bandwidth probe: a working set of " + std::to_string(ws) + " bytes is outside the arrays (" +
+                       std::to_string(capacity) + " doubles each for " + std::to_string(arrays) + " array(s))");
+    }
+    t.sweep(n, body);  // warm-up: page tables, the members spinning
+    double best = 0;
+    const double bytes = words * sizeof(double) * static_cast<double>(n);
+    for (int r = 0; r < reps; ++r) {
+      const auto t0 = Clock::now();
+      t.sweep(n, body);
+      best = std::max(best, bytes / seconds_since(t0));
+    }
+    std::ostringstream label;
+    label.precision(4);
+    const double mib = static_cast<double>(n) * sizeof(double) / (1 << 20);
+    label << mib * arrays << " MiB (" << arrays << " x " << mib << " MiB)";
+    candidates.push_back({label.str(), best});
   }
   const char* name = kernel == BandwidthKernel::read ? "read (sum of a)"
                      : kernel == BandwidthKernel::copy_nt ? "copy c = a, non-temporal stores"
                                                           : "triad a = b + s*c, non-temporal stores";
-  std::ostringstream how;
-  how << name << ", " << arrays << " array(s) of " << (static_cast<double>(elements) * 8 / (1 << 20)) << " MiB, "
-      << ex.threads() << " thread(s) on " << ex.name() << " in chunks of " << kGrain << " doubles, best of " << reps;
-  return {best, how.str()};
+  std::ostringstream what;
+  what << name << ", " << arrays << " array(s), " << threads() << " thread(s) pinned one per logical CPU in chunks of "
+       << Team::kGrain << " doubles, best of " << reps << " per working set";
+  return best_bandwidth_candidate(what.str(), candidates);
 }
 
 std::optional<std::uint64_t> last_level_cache_sysfs(const std::string& dir) {

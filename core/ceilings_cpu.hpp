@@ -1,10 +1,12 @@
 // Measured CPU roofs (docs/ceilings.md): memory bandwidth, FP64 FMA peak, the rate of 32x32->64-bit
-// integer multiplies, and the last-level cache size. Each probe runs on an Executor the caller
-// gives (parlab's pool in `parlab ceilings`), so its threads are parlab's own and the roof is what
-// parlab's backends can reach on the machine, not a datasheet's number.
+// integer multiplies, and the last-level cache size. The compute probes run on an Executor the
+// caller gives (parlab's pool in `parlab ceilings`); the bandwidth probes on threads of their own,
+// pinned one per logical CPU, with parlab's STREAM element bodies. A roof is the best the probes
+// find on the machine, not a datasheet's number.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,12 +51,65 @@ struct ProbeResult {
 
 enum class BandwidthKernel { read, copy_nt, triad_nt };
 
-// Memory bandwidth of `kernel` over arrays of `elements` doubles each (read: one array summed;
-// copy_nt: c = a with non-temporal stores; triad_nt: a = b + s*c with non-temporal stores, through
-// core/stream_store.hpp), on `ex`'s threads taking chunks dynamically. Counted bytes are the ones
-// the kernel moves (8, 16, 24 per element): non-temporal stores need no read for ownership.
-// PRECONDITION: elements large enough that the arrays are well past the last-level cache.
-ProbeResult measure_bandwidth(Executor& ex, BandwidthKernel kernel, std::uint64_t elements, int reps);
+// One measurement a roof may come from: a kernel, a size, a launch shape, and what it reached.
+struct RoofCandidate {
+  std::string label;  // e.g. "copy at 600 MiB", "triad (parlab's cuda kernel)"
+  double value = 0;   // bytes/s
+};
+
+// A bandwidth roof from its candidates: the largest value (a roof is the best the machine does,
+// so a slower candidate only shows where the machine is slower), and a `how` that gives every
+// candidate's figure and names the one that won, after `what`. Throws FailureError when there is
+// no candidate or a value is not a positive number: a roof must come from a measurement.
+ProbeResult best_bandwidth_candidate(const std::string& what, const std::vector<RoofCandidate>& candidates);
+
+// Pins the calling thread to one logical CPU for its lifetime and gives the thread back its
+// earlier affinity mask when it ends (RAII): the bandwidth probe's threads are pinned as
+// likwid-bench pins its own, and the thread that creates the guard is left as it was found.
+// Throws UnavailableError where the OS refuses (a CPU outside the process's cpuset) or has no
+// affinity call.
+class CpuPin {
+ public:
+  explicit CpuPin(int cpu);
+  ~CpuPin();
+  CpuPin(const CpuPin&) = delete;
+  CpuPin& operator=(const CpuPin&) = delete;
+
+ private:
+  std::vector<unsigned char> saved_;  // the cpu_set_t the thread had, as bytes
+};
+
+// The logical CPUs this process may run on (sched_getaffinity), in increasing order; empty where
+// the OS says nothing.
+std::vector<int> allowed_cpus();
+
+// Memory bandwidth probes on `threads` threads of their own, thread i pinned to the i-th CPU of
+// allowed_cpus() (round robin when there are fewer): the pool's threads float between CPUs of
+// unequal speed on a VM, and a roof is what pinned threads reach. The arrays are allocated once,
+// for working sets up to `max_working_set` bytes (a: all of it, for read; c: half, for copy; b: a
+// third, for triad), and first touched by the pinned threads; each working set measured uses a
+// prefix of them. Chunks of a sweep are handed out dynamically, so a slower CPU takes fewer.
+class BandwidthProbe {
+ public:
+  BandwidthProbe(int threads, std::uint64_t max_working_set);
+  ~BandwidthProbe();
+  BandwidthProbe(const BandwidthProbe&) = delete;
+  BandwidthProbe& operator=(const BandwidthProbe&) = delete;
+
+  // Memory bandwidth of `kernel` (read: one array summed; copy_nt: c = a, triad_nt: a = b + s*c,
+  // both with core/stream_store.hpp's non-temporal stores) at each of `working_sets` (bytes of all
+  // the kernel's arrays together, each <= max_working_set), best of `reps` sweeps after a warm-up
+  // at each; the result is the best working set's figure (best_bandwidth_candidate), its `how`
+  // naming every one's. Counted bytes are the ones the kernel moves (8, 16, 24 per element):
+  // non-temporal stores need no read for ownership.
+  ProbeResult measure(BandwidthKernel kernel, const std::vector<std::uint64_t>& working_sets, int reps);
+
+  int threads() const noexcept;
+
+ private:
+  struct Team;
+  std::unique_ptr<Team> team_;
+};
 
 // FP64 FMA peak on every thread of `ex`: independent accumulator chains (more than the FMA
 // latency times the FMA ports) of fused multiply-adds on the widest vectors; 2 flops per lane.

@@ -10,9 +10,11 @@
 #include <iomanip>
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "context.hpp"
 #include "core/ceilings_cpu.hpp"
+#include "core/error.hpp"
 #include "parlab/build_commit.hpp"
 #include "parlab/build_info.hpp"
 #include "registry.hpp"
@@ -97,7 +99,8 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
   } else {
     set.unavailable.emplace_back("cpu_llc_bytes", "sysfs reports no cache sizes here");
   }
-  // The probes run on parlab's pool: its threads hand out chunks dynamically.
+  // The compute probes run on parlab's pool (its threads hand out chunks dynamically); the
+  // bandwidth probes on pinned threads of their own. Both need the pool built in, as before.
   const BackendEntry* pool = registry.find("pool");
   if (pool == nullptr || !pool->available || !pool->make_executor) {
     for (const char* n : {"cpu_bw_read_all", "cpu_bw_read_1", "cpu_bw_copy_nt_all", "cpu_bw_copy_nt_1", "cpu_bw_triad_all",
@@ -107,11 +110,21 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
     return set;
   }
   const int all = hardware_threads();
-  // Arrays of max(4 x LLC, 256 MiB) each: four times the cache leaves under a quarter of a sweep
-  // in it, and 256 MiB keeps a sweep long (tens of ms) where the cache is small or unknown.
-  const std::uint64_t array_bytes =
-      quick ? (std::uint64_t{4} << 20) : std::max<std::uint64_t>(4 * llc.value_or(0), std::uint64_t{256} << 20);
-  const std::uint64_t elements = array_bytes / sizeof(double);
+  // Working sets (all of a kernel's arrays together): one, two and four times max(LLC, 64 MiB).
+  // A roof is the best the machine does for a streaming kernel, and which working set gives it
+  // depends on the machine. parlab's STREAM kernels take non-temporal stores as soon as their
+  // working set passes the LLC (core/stream_store.hpp), and there the source arrays can still
+  // partly stay cached while the stores bypass the cache: a record of a working set just past the
+  // LLC (2^25-double copy, 512 MiB, against the node's 300 MiB) beat a roof measured at four times
+  // the LLC per array only. Four times the LLC leaves under a quarter of a sweep in it. The 64 MiB
+  // floor keeps a sweep long against the clock where the cache is small or unknown.
+  std::vector<std::uint64_t> working_sets;
+  if (quick) {
+    working_sets = {std::uint64_t{1} << 20, std::uint64_t{4} << 20};
+  } else {
+    const std::uint64_t base = std::max<std::uint64_t>(llc.value_or(0), std::uint64_t{64} << 20);
+    working_sets = {base, 2 * base, 4 * base};
+  }
   const int reps = quick ? 2 : 5;
   // Compute: several short repetitions rather than a few long ones, so that on a shared machine
   // the best of them is more likely to have had its cores to itself.
@@ -123,7 +136,6 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
   };
   for (const int threads : {all, 1}) {
     if (threads == 1 && all == 1) continue;  // measured once below
-    std::unique_ptr<Executor> ex = pool->make_executor(threads);
     const std::string suffix = threads == all ? "_all" : "_1";
     const auto push = [&](const std::string& name, const ProbeResult& p, const char* unit) {
       set.roofs.push_back({name, p.value, unit, "measured", p.how + note, threads, "cpu", {}});
@@ -134,10 +146,24 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
         set.roofs.push_back(one);
       }
     };
-    for (const Bw& b : {Bw{"cpu_bw_read", BandwidthKernel::read}, Bw{"cpu_bw_copy_nt", BandwidthKernel::copy_nt},
-                        Bw{"cpu_bw_triad", BandwidthKernel::triad_nt}}) {
-      push(b.base + suffix, measure_bandwidth(*ex, b.kernel, elements, reps), "bytes/s");
+    const Bw bws[] = {{"cpu_bw_read", BandwidthKernel::read}, {"cpu_bw_copy_nt", BandwidthKernel::copy_nt},
+                      {"cpu_bw_triad", BandwidthKernel::triad_nt}};
+    try {
+      // The bandwidth probes on pinned threads of their own (core/ceilings_cpu.hpp): their arrays
+      // are freed before the compute probes run on the pool.
+      BandwidthProbe probe(threads, working_sets.back());
+      for (const Bw& b : bws) push(b.base + suffix, probe.measure(b.kernel, working_sets, reps), "bytes/s");
+    } catch (const UnavailableError& e) {
+      // Pinning refused (a container without sched_setaffinity): no roof rather than one from
+      // floating threads, which is not what the roof says it is.
+      for (const Bw& b : bws) {
+        for (const std::string& sfx : all == 1 ? std::vector<std::string>{"_all", "_1"} : std::vector<std::string>{suffix}) {
+          set.unavailable.emplace_back(b.base + sfx, e.what());
+        }
+      }
     }
+    // Made after the bandwidth probe is gone, so the pool's threads never compete with its pinned ones.
+    std::unique_ptr<Executor> ex = pool->make_executor(threads);
     push("cpu_fma_f64" + suffix, measure_fma_f64(*ex, compute_s, compute_reps), "flops/s");
     push("cpu_imul" + suffix, measure_imul(*ex, compute_s, compute_reps), "muls/s");
   }

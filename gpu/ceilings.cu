@@ -1,4 +1,5 @@
-// GPU probes (gpu/ceilings.hpp). Every CUDA call is checked (PARLAB_CUDA_CHECK); every resource is
+// GPU probes (gpu/ceilings.hpp). Bandwidth is measured with gpu/stream_kernels.cu's launcher, the
+// compute roofs with kernels of their own below. Every CUDA call is checked (PARLAB_CUDA_CHECK); every resource is
 // an owner of gpu/cuda_check.hpp. Each probe launches its kernel repeatedly between two events
 // until the timed interval is long (>= 50 ms) against the launch and event overheads, and keeps
 // the best of a few such intervals: a roof is what the device can do.
@@ -10,36 +11,16 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <vector>
 
+#include "core/stream.hpp"
 #include "cuda_check.hpp"
+#include "launch.hpp"
 
 namespace parlab {
 namespace {
 
 constexpr int kBlock = 256;
-
-// DRAM: grid-stride sweeps with 16-byte accesses, so a warp moves 512 bytes per instruction and
-// enough loads are in flight to cover DRAM latency. Arrays of many times the L2.
-__global__ void bw_copy(const double2* __restrict__ a, double2* __restrict__ c, std::uint64_t n2) {
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n2; i += stride) {
-    c[i] = a[i];
-  }
-}
-
-__global__ void bw_triad(double2* __restrict__ a, const double2* __restrict__ b, const double2* __restrict__ c,
-                         double s, std::uint64_t n2) {
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n2; i += stride) {
-    const double2 x = b[i], y = c[i];
-    a[i] = make_double2(x.x + s * y.x, x.y + s * y.y);
-  }
-}
-
-__global__ void bw_fill(double* p, std::uint64_t n, double v) {
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
-  for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) p[i] = v;
-}
 
 // FMA: kChains independent chains per thread cover the FMA latency with the warps of an SM. The
 // accumulators converge (m < 1), so no value overflows or goes denormal; the store is taken only
@@ -131,38 +112,41 @@ RoofSet measure(int device, bool quick) {
   const double min_s = quick ? 1e-3 : 0.05;
   const int reps = quick ? 1 : 3;
 
-  // DRAM bandwidth: three arrays of max(8 x L2, 512 MiB) each, at most a sixth of free memory.
+  // DRAM bandwidth, measured by parlab's own STREAM array kernels (gpu/stream_kernels.cu's
+  // launch_stream, the launcher the `cuda` workload runs): a roof measured by other kernels was
+  // below what those kernels reach (a grid-stride copy/triad at 8 blocks per SM gave 2.87 TB/s on
+  // an H100 where launch_stream's triad gave 3.08), so it was no upper bound. Three arrays of 2^28
+  // doubles (2 GiB each, many times any L2), fewer where a sixth of free memory is less; bytes
+  // counted as the workload counts them (kStreamKernels' words per element).
   std::size_t free_b = 0, total_b = 0;
   PARLAB_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  std::uint64_t bytes = quick ? (std::uint64_t{8} << 20) : std::max<std::uint64_t>(8 * l2, std::uint64_t{512} << 20);
-  bytes = std::min<std::uint64_t>(bytes, free_b / 6) / 16 * 16;
-  const std::uint64_t n = bytes / sizeof(double), n2 = n / 2;
+  std::uint64_t n = quick ? (std::uint64_t{1} << 20) : (std::uint64_t{1} << 28);
+  n = std::min<std::uint64_t>(n, free_b / 6 / sizeof(double));
   {
     cuda::DeviceBuffer<double> a(n, device, "ceilings a"), b(n, device, "ceilings b"), c(n, device, "ceilings c");
-    const int fill_blocks = sms * 8;
-    for (auto* p : {a.get(), b.get(), c.get()}) {
-      bw_fill<<<fill_blocks, kBlock, 0, stream.get()>>>(p, n, 1.0);
-      PARLAB_CUDA_CHECK(cudaPeekAtLastError());
+    cuda::launch_stream_init(a.get(), b.get(), c.get(), n, stream.get());
+    std::vector<RoofCandidate> candidates;
+    // Every array kernel of the set is a candidate (dot, a reduction, has its own launcher): the
+    // roof must bound each STREAM record, and which kernel is fastest differs between devices.
+    for (const StreamKernelInfo& row : kStreamKernels) {
+      if (row.writes == 0) continue;
+      const StreamKernel k = row.kernel;
+      const double t = seconds_per_launch(stream, [&] {
+        cuda::launch_stream(k, a.get(), b.get(), c.get(), n, stream.get());
+      }, min_s, reps);
+      const double bytes = static_cast<double>(info(k).words) * sizeof(double) * static_cast<double>(n);
+      candidates.push_back({std::string(info(k).name), bytes / t});
     }
-    const int blocks = sms * 8;  // several resident blocks per SM, each sweeping a grid stride
-    const auto* a2 = reinterpret_cast<double2*>(a.get());
-    auto* b2 = reinterpret_cast<double2*>(b.get());
-    auto* c2 = reinterpret_cast<double2*>(c.get());
-    const double t_copy = seconds_per_launch(stream, [&] {
-      bw_copy<<<blocks, kBlock, 0, stream.get()>>>(a2, c2, n2);
-      PARLAB_CUDA_CHECK(cudaPeekAtLastError());
-    }, min_s, reps);
-    const double t_triad = seconds_per_launch(stream, [&] {
-      bw_triad<<<blocks, kBlock, 0, stream.get()>>>(reinterpret_cast<double2*>(a.get()), b2, c2, 0.4, n2);
-      PARLAB_CUDA_CHECK(cudaPeekAtLastError());
-    }, min_s, reps);
-    const double copy_bw = 2.0 * 16 * n2 / t_copy, triad_bw = 3.0 * 16 * n2 / t_triad;
-    std::ostringstream how;
-    how.precision(4);
-    how << "best of copy (" << copy_bw / 1e9 << " GB/s) and triad (" << triad_bw / 1e9 << " GB/s), 16-byte accesses, "
-        << "arrays of " << bytes / (1 << 20) << " MiB (L2 " << l2 / (1 << 20) << " MiB), " << blocks << " blocks of "
-        << kBlock << ", best of " << reps << note;
-    set.roofs.push_back({"gpu_bw", std::max(copy_bw, triad_bw), "bytes/s", "measured", how.str(), blocks * kBlock, dev, {}});
+    std::ostringstream what;
+    what << "parlab's cuda STREAM kernels (launch_stream), arrays of " << n << " doubles ("
+         << static_cast<double>(n) * sizeof(double) / (1 << 20) << " MiB each, L2 " << l2 / (1 << 20)
+         << " MiB), best of " << reps << " intervals of >= " << min_s * 1e3 << " ms";
+    const ProbeResult best = best_bandwidth_candidate(what.str(), candidates);
+    // GPU threads launched: launch_stream gives one thread per 16-byte vector (and one for the
+    // tail) in blocks of 1024 (gpu/stream_kernels.cu, grid_for).
+    const std::uint64_t launched = (n / 2 + 1 + 1023) / 1024 * 1024;
+    set.roofs.push_back({"gpu_bw", best.value, "bytes/s", "measured", best.how + note,
+                         static_cast<int>(std::min<std::uint64_t>(launched, 0x7fffffff)), dev, {}});
   }
 
   // Compute: enough warps to fill every SM several times over (32 blocks of 256 per SM).

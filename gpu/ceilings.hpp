@@ -1,5 +1,5 @@
-// The GPU roofs of docs/ceilings.md, measured by kernels of their own (gpu/ceilings.cu): DRAM
-// bandwidth, FP64 and FP32 FMA peaks, the rate of 32x32->64-bit multiplies; the SM count and the
+// The GPU roofs of docs/ceilings.md (gpu/ceilings.cu): DRAM bandwidth, measured by parlab's own
+// STREAM kernels (gpu/stream_kernels.cu); FP64 and FP32 FMA peaks, the rate of 32x32->64-bit multiplies; the SM count and the
 // peak clock as the driver reports them. Plain C++: experiments/ calls it without CUDA headers.
 #pragma once
 

@@ -10,10 +10,13 @@
 #include <sstream>
 #include <thread>
 #include <chrono>
+#include <limits>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/ceilings_cpu.hpp"
+#include "core/error.hpp"
 #include "experiments/ceilings.hpp"
 #include "experiments/energy.hpp"
 #include "experiments/limit.hpp"
@@ -206,6 +209,80 @@ TEST(CeilingsCache, WritesReadsAndRemeasures) {
   EXPECT_TRUE(load_or_measure_ceilings(test::registry(), false, log4)["roofs"].contains("cpu_imul_1"));
   EXPECT_NE(log4.str().find("not valid JSON"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST(CeilingsProbes, ABandwidthRoofIsTheLargestOfItsCandidates) {
+  // Synthetic figures: the roof is the best candidate wherever it is in the list, and `how`
+  // gives every candidate's figure and names the winner.
+  const ProbeResult r = best_bandwidth_candidate(
+      "copy", {{"150 MiB", 150e9}, {"300 MiB", 160e9}, {"600 MiB", 120e9}, {"1200 MiB", 110e9}});
+  EXPECT_EQ(r.value, 160e9);
+  EXPECT_NE(r.how.find("150 MiB 150 GB/s"), std::string::npos) << r.how;
+  EXPECT_NE(r.how.find("1200 MiB 110 GB/s"), std::string::npos) << r.how;
+  EXPECT_NE(r.how.find("the roof is 300 MiB's"), std::string::npos) << r.how;
+  EXPECT_EQ(best_bandwidth_candidate("gpu", {{"copy", 3.05e12}, {"triad", 3.08e12}}).value, 3.08e12);
+  EXPECT_EQ(best_bandwidth_candidate("one", {{"only", 1.0}}).value, 1.0);
+  // No candidate, or one that measured nothing, is an error and never a roof.
+  const auto category_of = [](const std::vector<RoofCandidate>& c) {
+    try {
+      best_bandwidth_candidate("x", c);
+    } catch (const Error& e) {
+      return std::optional<ErrorCategory>(e.category());
+    }
+    return std::optional<ErrorCategory>();
+  };
+  EXPECT_EQ(category_of({}), ErrorCategory::failure);
+  EXPECT_EQ(category_of({{"a", 1e9}, {"b", 0.0}}), ErrorCategory::failure);
+  EXPECT_EQ(category_of({{"a", std::numeric_limits<double>::quiet_NaN()}}), ErrorCategory::failure);
+}
+
+TEST(CeilingsProbes, CpuPinPinsTheThreadAndRestoresItsAffinity) {
+  const std::vector<int> before = allowed_cpus();
+  ASSERT_FALSE(before.empty()) << "sched_getaffinity names no CPU";
+  {
+    CpuPin pin(before.back());
+    EXPECT_EQ(allowed_cpus(), std::vector<int>{before.back()});
+  }
+  EXPECT_EQ(allowed_cpus(), before);
+  // On a thread of its own too: the guard restores that thread's mask, not the process's.
+  std::thread([&] {
+    {
+      CpuPin pin(before.front());
+      EXPECT_EQ(allowed_cpus(), std::vector<int>{before.front()});
+    }
+    EXPECT_EQ(allowed_cpus(), before);
+  }).join();
+  // A CPU outside the process's set: an error with a category, and the mask unchanged.
+  try {
+    CpuPin bad(-1);
+    ADD_FAILURE() << "pinned to CPU -1";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::usage);
+  }
+  EXPECT_EQ(allowed_cpus(), before);
+}
+
+TEST(CeilingsProbes, BandwidthProbeMeasuresEveryWorkingSetOnPinnedThreadsAndLeavesTheCallerAsItWas) {
+  const std::vector<int> before = allowed_cpus();
+  const std::uint64_t small = 768 << 10, large = 3 << 20;  // in cache: plumbing, not a roof
+  BandwidthProbe probe(2, large);
+  EXPECT_EQ(probe.threads(), 2);
+  for (const BandwidthKernel k : {BandwidthKernel::read, BandwidthKernel::copy_nt, BandwidthKernel::triad_nt}) {
+    const ProbeResult r = probe.measure(k, {small, large}, 1);
+    EXPECT_GT(r.value, 0);
+    EXPECT_NE(r.how.find("0.75 MiB"), std::string::npos) << r.how;
+    EXPECT_NE(r.how.find("3 MiB"), std::string::npos) << r.how;
+    EXPECT_NE(r.how.find("pinned"), std::string::npos) << r.how;
+    EXPECT_NE(r.how.find("the roof is"), std::string::npos) << r.how;
+  }
+  EXPECT_NE(probe.measure(BandwidthKernel::triad_nt, {large}, 1).how.find("(3 x 1 MiB)"), std::string::npos);
+  EXPECT_EQ(allowed_cpus(), before);
+  try {
+    probe.measure(BandwidthKernel::read, {large + 4096}, 1);
+    ADD_FAILURE() << "a working set past the arrays was measured";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.category(), ErrorCategory::usage);
+  }
 }
 
 TEST(CeilingsProbes, LastLevelCacheIsTheHighestLevelInSysfs) {
