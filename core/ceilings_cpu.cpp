@@ -58,6 +58,9 @@ void consume(double v) { consume(std::bit_cast<std::uint64_t>(v)); }
 constexpr double kFmaM = 0.999999, kFmaC = 1e-6;
 
 #if PARLAB_CEILINGS_X86
+// One function per instruction set, alike on purpose: each must be compiled with its own target
+// attribute and register width, and a template over the intrinsics' types would hide which
+// instructions each one issues, which is what a roof's `how` states.
 constexpr int kFmaChains512 = 16;
 __attribute__((target("avx512f"))) double fma_avx512(std::uint64_t iters) {
   __m512d acc[kFmaChains512];

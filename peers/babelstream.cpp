@@ -103,11 +103,7 @@ class BabelStreamWorkload final : public Workload {
         info_(info(*stream_kernel_from_name(inv_.kernel))),
         element_bytes_(inv_.precision == Precision::f32 ? 4 : 8) {
     if (!inv_.gpu) env_.emplace_back("OMP_NUM_THREADS", std::to_string(threads));
-    std::ostringstream cmd;  // for messages: the environment it sets, the binary's name, its arguments
-    for (const auto& [name, value] : env_) cmd << name << '=' << value << ' ';
-    cmd << std::filesystem::path(argv_[0]).filename().string();
-    for (std::size_t i = 1; i < argv_.size(); ++i) cmd << ' ' << argv_[i];
-    command_ = cmd.str();
+    command_ = peer_text::command_text(env_, argv_);  // for messages: what it sets, and runs
   }
 
   void run() override {

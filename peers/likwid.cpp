@@ -123,10 +123,7 @@ class LikwidWorkload final : public Workload {
     const std::string sbin = access_daemon_dir(inv_.binary);
     env_.emplace_back("PATH",
                       (path != nullptr && *path != '\0' ? std::string(path) + ":" : std::string()) + sbin);
-    std::ostringstream cmd;  // for messages: the binary's name and its arguments
-    cmd << std::filesystem::path(argv_[0]).filename().string();
-    for (std::size_t i = 1; i < argv_.size(); ++i) cmd << ' ' << argv_[i];
-    command_ = cmd.str();
+    command_ = peer_text::command_text({}, argv_);  // for messages (PATH is too long to show)
   }
 
   void run() override {

@@ -1,5 +1,7 @@
 #include "peer_text.hpp"
 
+#include <filesystem>
+
 namespace parlab::peer_text {
 
 std::vector<std::string_view> lines_of(std::string_view text) {
@@ -33,6 +35,15 @@ std::string stderr_note(const std::string& tail) {
     s += (s.empty() ? "" : " | ") + excerpt(lines[i], 300);
   }
   return "; its stderr ends: " + s;
+}
+
+std::string command_text(const std::vector<std::pair<std::string, std::string>>& shown,
+                         const std::vector<std::string>& argv) {
+  std::string cmd;
+  for (const auto& [name, value] : shown) cmd += name + '=' + value + ' ';
+  cmd += std::filesystem::path(argv.at(0)).filename().string();
+  for (std::size_t i = 1; i < argv.size(); ++i) cmd += ' ' + argv[i];
+  return cmd;
 }
 
 }  // namespace parlab::peer_text

@@ -4,6 +4,7 @@
 // whichever peer it was.
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace parlab::peer_text {
@@ -19,5 +20,10 @@ std::string excerpt(std::string_view text, std::size_t at_most = 160);
 // "; its stderr ends: <the last three non-blank lines>" (or "; nothing on its stderr"), appended
 // to a failed invocation's reason.
 std::string stderr_note(const std::string& tail);
+
+// The command as messages show it: the `shown` environment settings (NAME=value), the binary's
+// file name (not its path) and its arguments. PRECONDITION: argv is not empty.
+std::string command_text(const std::vector<std::pair<std::string, std::string>>& shown,
+                         const std::vector<std::string>& argv);
 
 }  // namespace parlab::peer_text
