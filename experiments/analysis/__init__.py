@@ -9,6 +9,7 @@ Modules:
   plot            the command line of the run report (plots/ and report.html of a run)
   figures/        one module per figure family, the loader (figures.load) and the run report
   compare         the command line of `parlab compare`: matching, verdicts, scaling shape
+  compare_context the two runs' contexts flattened, and the settings that differ (machine first)
   compare_stats   the Mann-Whitney U test and the ratio interval, without SciPy
   compare_report  what compare prints and draws: the terminal table and its report.html
   writer          the one figure and HTML writer both reports use: deterministic PNG/SVG files,
