@@ -11,6 +11,11 @@ namespace parlab {
 
 void Registry::add(BackendEntry entry) {
   if (find(entry.name) != nullptr) throw FailureError("backend '" + entry.name + "' registered twice");
+  // Every record it makes says where it ran; a wing that forgets is a programming error.
+  if (entry.available && entry.processor != "cpu" && entry.processor != "gpu") {
+    throw FailureError("backend '" + entry.name + "' registered without its processor (\"cpu\" or \"gpu\"): '" +
+                       entry.processor + "'");
+  }
   // A catalogue kernel the entry does not list (its wing's kernel table leaves it out) is "not
   // implemented by <backend>", whatever the wing's factory would make of it: one rule for every
   // wing, which tests/test_kernel_coverage.cpp checks over every backend x catalogue kernel.

@@ -255,6 +255,11 @@ std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, 
 struct BackendEntry {
   std::string name;
   std::string kind;  // "cpu", "gpu", "python"
+  // Where its kernels run: "cpu" or "gpu". Set by the wing that makes the entry (it knows; a
+  // Python backend of kind "python" may run on the GPU), written into every record's `processor`
+  // and read by record_limit and the roofline figure: never parsed out of the name. Required of
+  // an available entry (Registry::add); empty on an unavailable one that never says.
+  std::string processor;
   bool available = false;
   std::string reason;                // why it is unavailable; empty when available
   // Unavailable because its runtime failed (a CUDA driver error), not because this machine lacks

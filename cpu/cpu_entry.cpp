@@ -9,6 +9,7 @@ BackendEntry cpu_entry(std::string name, std::string detail,
   BackendEntry e;
   e.name = std::move(name);
   e.kind = "cpu";
+  e.processor = "cpu";
   e.available = true;
   e.detail = std::move(detail);
   e.kernels = cpu_kernel_table().names();

@@ -93,10 +93,11 @@ const KernelTable<PythonRow>& python_kernel_table() {
 
 }  // namespace
 
-BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime) {
+BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime, const char* processor) {
   BackendEntry e;
   e.name = name;
   e.kind = "python";
+  e.processor = processor;
   e.available = true;
   e.detail = std::string(detail) + " (" + runtime + ")";
   return e;
@@ -111,7 +112,7 @@ void add_python_backends(Registry& registry) {
       registry.add_unavailable(spec.name, "python", why);
       continue;
     }
-    BackendEntry e = python_entry(spec.name, spec.detail, runtime);
+    BackendEntry e = python_entry(spec.name, spec.detail, runtime, spec.processor);
     e.in_default_set = spec.in_default_set;
     e.sweeps_threads = !spec.one_thread;
     e.work_unit = embed::python_backend_work_unit(spec);
@@ -127,6 +128,7 @@ void add_python_backends(Registry& registry) {
   BackendEntry race;
   race.name = "py-threads-race";
   race.kind = "python";
+  race.processor = "cpu";
   race.available = true;
   race.detail = "Python threads racing on a shared object / NumPy array (race lab) (" + runtime + ")";
   race.in_default_set = false;  // only suites that name it: its kernels are not canonical

@@ -113,7 +113,7 @@ void add_python_models_backends(Registry& registry, const std::string& runtime) 
       registry.add_unavailable(spec.name, "python", why);
       continue;
     }
-    BackendEntry e = python_entry(spec.name, spec.detail, runtime);
+    BackendEntry e = python_entry(spec.name, spec.detail, runtime, "cpu");  // pure Python and parlab.pi on host threads
     e.in_default_set = false;
     e.kernels = {"pi"};
     e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {

@@ -135,8 +135,10 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
   // what was actually linked and found at run time: TBB, OpenMP, CUDA and the GPU, Python.
   nlohmann::json backends = nlohmann::json::array();
   for (const auto& e : registry.entries()) {
-    backends.push_back({{"name", e.name}, {"kind", e.kind}, {"available", e.available},
-                        {"detail", e.available ? e.detail : e.reason}});
+    nlohmann::json b = {{"name", e.name}, {"kind", e.kind}, {"available", e.available},
+                        {"detail", e.available ? e.detail : e.reason}};
+    if (!e.processor.empty()) b["processor"] = e.processor;
+    backends.push_back(b);
   }
   ctx["backends"] = backends;
   ctx["python"] = python_context_or_reason();

@@ -13,11 +13,18 @@ using json = nlohmann::json;
 
 json no_roof(const std::string& why) { return {{"roof", nullptr}, {"reason", "no roof: " + why}}; }
 
-// A record's machine side: GPU roofs for GPU backends, including the CUDA peer and mpi+cuda,
-// whose kind is "peer" / "mpi"; CPU roofs for every other (cpu, python, the CPU peers, MPI ranks).
-bool on_gpu(const json& r) {
+}  // namespace
+
+// A record's machine side: its `processor` field, which the backend's wing set (py-cupy and
+// py-torch are of kind "python" and run on the GPU; mpi+cuda and babelstream-cuda are "mpi" /
+// "peer"). The fallback is for OLDER records only, written before the field existed: kind "gpu"
+// or a backend name containing "cuda", the rule of those days (it put py-cupy on the CPU).
+bool record_on_gpu(const json& r) {
+  if (r.contains("processor") && r["processor"].is_string()) return r["processor"].get<std::string>() == "gpu";
   return r.value("kind", "") == "gpu" || r.value("backend", "").find("cuda") != std::string::npos;
 }
+
+namespace {
 
 // One roof a record's work is held against.
 struct Candidate {
@@ -88,7 +95,7 @@ json record_limit(const json& r, const json& ceilings) {
   if (spec == nullptr) return no_roof("kernel " + kernel + " is not in the catalogue, so it has no work model");
   const RoofModel& model = spec->roof;
   if (r.value("hosts", 1) > 1) return no_roof("a record spread over several hosts has no one machine's roof");
-  const bool gpu = on_gpu(r);
+  const bool gpu = record_on_gpu(r);
   // Threads of this host the record used: ranks on the host times each rank's threads.
   const int threads = r.value("threads", 1) * (gpu ? 1 : r.value("ranks_per_node", 1));
   const json rate = r.value("rate", json::object());

@@ -13,4 +13,8 @@ namespace parlab {
 // slightly above its roof says the roof's measurement was beaten, which is worth seeing.
 nlohmann::json record_limit(const nlohmann::json& record, const nlohmann::json& ceilings);
 
+// Whether `record` ran on a GPU: its `processor` field; for older records without it, the old
+// rule (kind "gpu" or "cuda" in the backend's name). The one place that fallback lives in C++.
+bool record_on_gpu(const nlohmann::json& record);
+
 }  // namespace parlab

@@ -465,6 +465,8 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
   r["id"] = index;
   const BackendEntry* entry = registry_.find(s.backend);
   r["kind"] = entry ? entry->kind : "";
+  // Where it ran, as its wing says (docs/records.md): what record_limit and the figures read.
+  if (entry != nullptr && !entry->processor.empty()) r["processor"] = entry->processor;
   if (entry == nullptr || !entry->available) {
     r["status"] = "unavailable";
     r["reason"] = entry ? entry->reason : "backend not registered in this build";
@@ -527,7 +529,8 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     // enough; not for external peers and MPI jobs, whose runs are processes of their own.
     json energy;
     if (r["kind"] != "peer" && r["kind"] != "mpi") {
-      const bool gpu_side = r["kind"] == "gpu" || s.backend.find("cuda") != std::string::npos;
+      // The GPU's counter for a record that ran there (py-cupy and py-torch included), by the entry's processor.
+      const bool gpu_side = entry->processor == "gpu";
       energy = measure_energy(*w, gpu_side, s.device, w->work());
     }
     const Validation v = w->validate();

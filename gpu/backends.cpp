@@ -31,6 +31,7 @@ BackendEntry gpu_entry(std::string name, std::vector<std::string> kernels, Facto
   BackendEntry e;
   e.name = std::move(name);
   e.kind = "gpu";
+  e.processor = "gpu";
   e.available = true;
   e.detail = std::move(detail);
   e.kernels = std::move(kernels);
@@ -43,6 +44,7 @@ BackendEntry unavailable_entry(std::string name, std::vector<std::string> kernel
   BackendEntry e;
   e.name = std::move(name);
   e.kind = "gpu";
+  e.processor = "gpu";
   e.available = false;
   e.reason = reason;
   e.kernels = std::move(kernels);

@@ -41,20 +41,31 @@ __global__ void fma_peak(T m, T c, std::uint64_t iters, T* out) {
   if (s == T(-1)) out[0] = s;
 }
 
-// 32x32->64-bit multiplies as Philox makes them (mul.wide.u32, both halves used): each step
-// multiplies a 32-bit word by Philox's multiplier and folds the product's halves into the next
-// word with a xor, as a Philox round combines hi and lo with xors. Counted: one multiply per step.
+// 32x32->64-bit multiplies in the form the pi kernel issues them (gpu/pi_device.cuh). On sm_90 a
+// PTX mul.wide.u32 is ONE SASS instruction, IMAD.WIDE.U32 (both halves of the product in a
+// register pair, multiplier as an immediate), and Philox folds the halves with a LOP3 xor: the pi
+// kernel's loop issues per 4 pairs 89 IMAD.WIDE.U32 (72 Philox + 16 hit test + 1 counter step)
+// and 74 LOP3, about one LOP3 per multiply. Each step here is the same pair: one IMAD.WIDE.U32,
+// one LOP3 folding hi ^ lo into the next multiplicand; the 8 chains per thread and 64 warps per
+// SM cover the pair's latency. SASS of this loop (unrolled 4x by the compiler): 32 IMAD.WIDE.U32,
+// 32 LOP3 and 7 instructions of loop control per 32 multiplies. The multiply is inline PTX on
+// purpose: written in C++ (a 64-bit product whose halves were xor-folded), the front end merged
+// the steps into 64-bit mul.lo.s64 and the loop issued 32 IMAD.WIDE.U32, 32 LOP3 and about 40
+// more instructions per 32 counted multiplies, so it measured less than the pi kernel reached.
+// Counted: one multiply (one IMAD.WIDE.U32) per step (docs/ceilings.md, "gpu_imul").
+__device__ __forceinline__ std::uint32_t imul_step(std::uint32_t x) {
+  std::uint64_t p;
+  asm("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(x), "r"(0xD2511F53u));
+  return static_cast<std::uint32_t>(p >> 32) ^ static_cast<std::uint32_t>(p);
+}
+
 __global__ void imul_peak(std::uint64_t iters, unsigned* out) {
-  constexpr std::uint64_t kK = 0xD2511F53u;
   std::uint32_t x[kChains];
 #pragma unroll
   for (int j = 0; j < kChains; ++j) x[j] = threadIdx.x * 2654435761u + j;
   for (std::uint64_t i = 0; i < iters; ++i) {
 #pragma unroll
-    for (int j = 0; j < kChains; ++j) {
-      const std::uint64_t p = static_cast<std::uint64_t>(x[j]) * kK;
-      x[j] = static_cast<std::uint32_t>(p >> 32) ^ static_cast<std::uint32_t>(p);
-    }
+    for (int j = 0; j < kChains; ++j) x[j] = imul_step(x[j]);
   }
   std::uint32_t s = 0;
 #pragma unroll
@@ -172,7 +183,7 @@ RoofSet measure(int device, bool quick) {
     fma_peak<float><<<blocks, kBlock, 0, stream.get()>>>(0.999f, 1e-3f, it, reinterpret_cast<float*>(sink.get()));
     PARLAB_CUDA_CHECK(cudaPeekAtLastError());
   });
-  compute_roof("gpu_imul", "muls/s", 1, "32x32->64 multiplies (mul.wide.u32, halves xor-folded as in Philox)",
+  compute_roof("gpu_imul", "muls/s", 1, "32x32->64 multiplies (mad.wide.u32: one IMAD.WIDE.U32 each, as the pi kernel issues them)",
                [&](std::uint64_t it) {
                  imul_peak<<<blocks, kBlock, 0, stream.get()>>>(it, reinterpret_cast<unsigned*>(sink.get()));
                  PARLAB_CUDA_CHECK(cudaPeekAtLastError());

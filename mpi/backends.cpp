@@ -11,10 +11,13 @@ namespace {
 
 // The entry's factory: refuses what it does not run before any rank is involved, then makes
 // rank 0's leader of the distributed workload.
-BackendEntry mpi_entry(const std::string& name, std::vector<std::string> kernels, std::string detail, bool sweeps_threads) {
+// `processor`: where each rank's share runs ("gpu" for mpi+cuda, "cpu" for the executors).
+BackendEntry mpi_entry(const std::string& name, std::vector<std::string> kernels, std::string detail, bool sweeps_threads,
+                       std::string processor) {
   BackendEntry e;
   e.name = name;
   e.kind = "mpi";
+  e.processor = std::move(processor);
   e.available = true;
   e.detail = std::move(detail);
   e.in_default_set = false;
@@ -54,7 +57,7 @@ void add_mpi_backends(Registry& registry) {
       return mpi::make_cpu_rank_workload(make_executor, p, l);
     });
     registry.add(mpi_entry(name, mpi::rank_kernel_table().names([](const mpi::RankRow& r) { return r.cpu != nullptr; }), library + "; each rank runs its share on " + executor,
-                           cpu->sweeps_threads));
+                           cpu->sweeps_threads, "cpu"));
   }
   const BackendEntry* cuda = registry.find("cuda");
   if (cuda == nullptr || !cuda->available) {
@@ -65,7 +68,7 @@ void add_mpi_backends(Registry& registry) {
   rt.add_builder("mpi+cuda", [make_gpu](const Problem& p, const mpi::Layout& l) {
     return mpi::make_gpu_rank_workload(make_gpu, p, l);
   });
-  registry.add(mpi_entry("mpi+cuda", mpi::rank_kernel_table().names([](const mpi::RankRow& r) { return r.gpu != nullptr; }), library + "; one rank per GPU (device = rank on its host)", false));
+  registry.add(mpi_entry("mpi+cuda", mpi::rank_kernel_table().names([](const mpi::RankRow& r) { return r.gpu != nullptr; }), library + "; one rank per GPU (device = rank on its host)", false, "gpu"));
 }
 
 namespace mpi_job {

@@ -144,6 +144,37 @@ TEST(RecordLimit, GpuRecordsAreHeldAgainstGpuRoofs) {
   EXPECT_EQ(record_limit(ok_record("pi", 1, "int32", 1e-5, "gpu", "cuda"), c)["roof"], "gpu_imul");
 }
 
+// Where a record ran is its `processor` field, never its backend's name.
+TEST(RecordLimit, TheProcessorFieldPicksTheRoofs) {
+  json c = ceilings();
+  c["roofs"]["gpu_bw"] = roof(3e12, "bytes/s", 1, "gpu0");
+  c["roofs"]["gpu_imul"] = roof(2e13, "muls/s", 1, "gpu0");
+  // A py-cupy-like record: kind python, no "cuda" in its name, ran on the GPU.
+  json cupy = ok_record("triad", 1, "double", 1e-5, "python", "py-cupy");
+  cupy["processor"] = "gpu";
+  EXPECT_TRUE(record_on_gpu(cupy));
+  EXPECT_EQ(record_limit(cupy, c)["roof"], "gpu_bw");
+  json torch = ok_record("pi", 1, "int32", 1e-5, "python", "py-torch");
+  torch["processor"] = "gpu";
+  EXPECT_EQ(record_limit(torch, c)["roof"], "gpu_imul");
+  // The field wins over the name: a CPU record whose backend name says "cuda" is on the CPU.
+  json named = ok_record("triad", 1, "double", 1e-3, "mpi", "mpi+cuda-like");
+  named["processor"] = "cpu";
+  EXPECT_FALSE(record_on_gpu(named));
+  EXPECT_EQ(record_limit(named, c)["roof"], "cpu_bw_triad_1");
+}
+
+// Records written before the field existed keep the old rule (kind "gpu" or "cuda" in the name).
+TEST(RecordLimit, ARecordWithoutTheProcessorFieldFallsBackToTheOldRule) {
+  json c = ceilings();
+  c["roofs"]["gpu_bw"] = roof(3e12, "bytes/s", 1, "gpu0");
+  EXPECT_TRUE(record_on_gpu(ok_record("triad", 1, "double", 1e-5, "gpu", "cuda")));
+  EXPECT_TRUE(record_on_gpu(ok_record("triad", 1, "double", 1e-5, "mpi", "mpi+cuda")));
+  EXPECT_FALSE(record_on_gpu(ok_record("triad", 1, "double", 1e-5, "python", "py-cupy")));
+  EXPECT_EQ(record_limit(ok_record("triad", 1, "double", 1e-5, "peer", "babelstream-cuda"), c)["roof"], "gpu_bw");
+  EXPECT_EQ(record_limit(ok_record("triad", 1, "double", 1e-3, "cpu", "pool"), c)["roof"], "cpu_bw_triad_1");
+}
+
 TEST(RecordLimit, ARecordThatDidNotRunOkGetsNoLimit) {
   for (const char* status : {"failed-validation", "error", "unavailable"}) {
     json r = ok_record("triad", 2, "double", 1e-3);

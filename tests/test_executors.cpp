@@ -132,6 +132,41 @@ TEST(Registry, EveryCpuBackendOfThisBuildIsThere) {
   }
 }
 
+// Every available entry says where its kernels run, as its wing knows it: the records' `processor`.
+TEST(Registry, EveryAvailableEntrySaysItsProcessor) {
+  for (const auto& e : test::registry().entries()) {
+    if (!e.available) continue;
+    EXPECT_TRUE(e.processor == "cpu" || e.processor == "gpu") << e.name << ": '" << e.processor << "'";
+    if (e.kind == "cpu") {
+      EXPECT_EQ(e.processor, "cpu") << e.name;
+    }
+    if (e.kind == "gpu") {
+      EXPECT_EQ(e.processor, "gpu") << e.name;
+    }
+  }
+  for (const char* name : {"py-cupy", "py-torch", "mpi+cuda", "babelstream-cuda", "cuda-multi-seq"}) {
+    if (const auto* e = test::registry().find(name); e != nullptr && e->available) {
+      EXPECT_EQ(e->processor, "gpu") << name;
+    }
+  }
+  for (const char* name : {"py-numpy", "mpi+pool", "babelstream-omp", "serial"}) {
+    if (const auto* e = test::registry().find(name); e != nullptr && e->available) {
+      EXPECT_EQ(e->processor, "cpu") << name;
+    }
+  }
+}
+
+TEST(Registry, AnAvailableEntryWithoutItsProcessorIsRefused) {
+  Registry r;
+  BackendEntry e;
+  e.name = "nowhere";
+  e.kind = "cpu";
+  e.available = true;
+  EXPECT_THROW(r.add(e), FailureError);
+  e.processor = "cpu";
+  EXPECT_NO_THROW(r.add(e));
+}
+
 // openmp hands out grabs of max(1, chunks / (64 n)) chunks as threads ask (cpu/openmp.hpp), so a
 // thread held up inside its first grab leaves every other grab to the rest of the team; a static
 // split (openmp-static) gives each thread one contiguous block whatever happens. Shown on two

@@ -4,6 +4,7 @@ bound, and runs from before ceilings (nothing drawn, said so)."""
 import copy
 import hashlib
 
+from analysis.figures.load import processor_of
 from analysis.figures.roofline import roof_share, roofline_points, share_text
 from analysis.figures.scaling import scaling_bounds
 from analysis.figures.summary import run_summary, summary_html
@@ -130,6 +131,30 @@ def test_points_are_each_kernel_and_backend_at_its_best_thread_count(doc):
     gpu = {(q["kernel"], q["backend"]) for q in pts["gpu"]}
     # The peer's record is on the GPU because its roof is; the record without a roof is nowhere.
     assert gpu == {("triad", "cuda"), ("pi", "cuda"), ("triad", "babelstream-cuda")}
+
+
+def test_the_figures_split_by_the_records_processor(doc):
+    """A py-cupy record is kind python and ran on the GPU: its `processor` puts it on the GPU
+    figure; the name is never parsed for it."""
+    r = with_limit(record(99, "py-cupy", 1, 0.00018, kernel="triad", size=N, kind="python",
+                          precision="double", study="quick"), "gpu_bw")
+    r["processor"], r["scaling"] = "gpu", "strong"
+    named = with_limit(record(100, "cuda-on-the-host", 1, 0.040, kernel="triad", size=N, kind="peer",
+                              precision="double", study="quick"), "cpu_bw_triad_1")
+    named["processor"], named["scaling"] = "cpu", "strong"
+    doc["records"] += [r, named]
+    pts = roofline_points(doc)
+    assert ("triad", "py-cupy") in {(q["kernel"], q["backend"]) for q in pts["gpu"]}
+    assert ("triad", "cuda-on-the-host") in {(q["kernel"], q["backend"]) for q in pts["cpu"]}
+
+
+def test_a_record_without_processor_falls_back_to_the_old_rule():
+    """Older records lack `processor`: kind gpu or "cuda" in the backend's name, as then."""
+    assert processor_of({"kind": "gpu", "backend": "cuda"}) == "gpu"
+    assert processor_of({"kind": "mpi", "backend": "mpi+cuda"}) == "gpu"
+    assert processor_of({"kind": "python", "backend": "py-cupy"}) == "cpu"
+    assert processor_of({"kind": "python", "backend": "py-cupy", "processor": "gpu"}) == "gpu"
+    assert processor_of({"kind": "gpu", "backend": "cuda", "processor": "cpu"}) == "cpu"
 
 
 def test_roofline_figures_drawn_and_deterministic(tmp_path, doc):

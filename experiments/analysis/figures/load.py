@@ -42,6 +42,17 @@ def family_of(r: dict) -> str:
     return FAMILY_RENAMES.get(family, family)
 
 
+def processor_of(r: dict) -> str:
+    """"gpu" or "cpu": where the record ran, its `processor` field (set from the backend's
+    registry entry, docs/records.md). The fallback is for OLDER records only, written before the
+    field existed: the rule of those days, kind "gpu" or "cuda" in the backend's name (the same as
+    experiments/limit.cpp's record_on_gpu; it put py-cupy and py-torch on the CPU)."""
+    p = r.get("processor")
+    if isinstance(p, str):
+        return "gpu" if p == "gpu" else "cpu"
+    return "gpu" if r.get("kind") == "gpu" or "cuda" in str(r.get("backend", "")) else "cpu"
+
+
 def migrate(doc: dict) -> dict:
     """A run of an older schema as this one: each record's `family` under this schema's name (from
     the frozen table where the record has none). The old version is kept as `migrated_from`."""

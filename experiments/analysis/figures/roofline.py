@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .labels import fmt_rate
-from .load import family_of, ok_records, ranks_of
+from .load import family_of, ok_records, processor_of, ranks_of
 from ..writer import Plotter
 
 # Roof units as the figures and captions write them.
@@ -66,13 +66,11 @@ def roof_label(name: str, roof: dict) -> str:
     return f"{name} {roof_text(roof)}"
 
 
-def device_of(r: dict, roofs: dict) -> str:
-    """"gpu" or "cpu": the device of the record's roof where it has one (a peer's record is on
-    whichever device its binary ran), else the record's kind."""
-    s = roof_share(r)
-    if s and s["roof"] in roofs:
-        return "gpu" if str(roofs[s["roof"]].get("device", "cpu")).startswith("gpu") else "cpu"
-    return "gpu" if r.get("kind") == "gpu" else "cpu"
+def device_of(r: dict) -> str:
+    """"gpu" or "cpu": which figure shows the record, where it ran (its `processor`; load.py's
+    processor_of holds the fallback for older records). record_limit chose its roof from the
+    same field, so a record and its roof are on one figure."""
+    return processor_of(r)
 
 
 def roofline_points(doc: dict) -> dict:
@@ -105,7 +103,7 @@ def roofline_points(doc: dict) -> dict:
             s = roof_share(r)
             work = r.get("work", {})
             flops, moved = work.get("flops") or 0, work.get("bytes") or 0
-            out[device_of(r, roofs)].append({
+            out[device_of(r)].append({
                 "kernel": kernel, "precision": precision, "backend": backend, "threads": r["threads"],
                 "size": size, "roof": s["roof"], "unit": s.get("unit", ""), "attained": s["attained"],
                 "value": s["value"], "fraction": s["fraction"],
