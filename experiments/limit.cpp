@@ -120,6 +120,20 @@ json record_limit(const json& r, const json& ceilings) {
     cands.push_back(c);
     return true;
   };
+  if (model.memory != MemoryRoof::none && !gpu) {
+    // The bandwidth roofs are memory's: arrays that fit the last-level cache stream from the
+    // cache, whose bandwidth no probe measures, so such a record has no measured roof (held
+    // against memory's it would read as several times its roof).
+    const double footprint = work.value("footprint_bytes", 0.0);
+    const json* llc = measured_roof(ceilings, "cpu_llc_bytes", why);
+    if (llc != nullptr && footprint > 0 && footprint <= (*llc)["value"].get<double>()) {
+      return no_roof("its arrays (" + std::to_string(static_cast<long long>(footprint)) +
+                     " bytes) fit the last-level cache (cpu_llc_bytes " +
+                     std::to_string(static_cast<long long>((*llc)["value"].get<double>())) +
+                     "), whose bandwidth is not measured");
+    }
+    why.clear();
+  }
   if (model.memory != MemoryRoof::none) {
     const char* pattern = model.memory == MemoryRoof::read ? "read" : model.memory == MemoryRoof::copy ? "copy_nt" : "triad";
     if (!add("gpu_bw", std::string("cpu_bw_") + pattern, work.value("bytes", 0.0), rate.value("bytes_per_s", 0.0))) {

@@ -71,6 +71,23 @@ TEST(RecordLimit, TriadIsHeldAgainstTheTriadBandwidthRoof) {
   EXPECT_DOUBLE_EQ(l["fraction"].get<double>(), r["rate"]["bytes_per_s"].get<double>() / 40e9);
 }
 
+// Arrays within the last-level cache stream from the cache, whose bandwidth no probe measures:
+// "no roof", never memory's (a 24 MiB triad on a 32 MiB cache read as 4.5 of its roof). Just past
+// the cache the memory roof applies again.
+TEST(RecordLimit, ArraysThatFitTheLastLevelCacheHaveNoMeasuredRoof) {
+  json c = ceilings();
+  c["roofs"]["cpu_llc_bytes"] = roof(32.0 * (1 << 20), "bytes", 1);
+  json r = ok_record("triad", 4, "double", 1e-3);
+  r["work"]["footprint_bytes"] = 24.0 * (1 << 20);
+  const json l = record_limit(r, c);
+  EXPECT_TRUE(l["roof"].is_null()) << l.dump();
+  EXPECT_NE(l.value("reason", "").find("fit the last-level cache"), std::string::npos) << l.dump();
+  r["work"]["footprint_bytes"] = 33.0 * (1 << 20);
+  EXPECT_EQ(record_limit(r, c)["roof"], "cpu_bw_triad_all");
+  json pi = ok_record("pi", 4, "int32", 1e-3);  // no arrays: the multiply roof as before
+  EXPECT_EQ(record_limit(pi, c)["roof"], "cpu_imul_all");
+}
+
 TEST(RecordLimit, DotIsHeldAgainstTheReadRoof) {
   const json l = record_limit(ok_record("dot", 1, "double", 1e-3), ceilings());
   EXPECT_EQ(l["roof"], "cpu_bw_read_1") << l.dump();
