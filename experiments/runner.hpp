@@ -71,6 +71,9 @@ class Runner {
   void check_consistency();
   void save();
 
+  // The results.json schema this parlab writes (run_new) and the only one it resumes (resume.cpp).
+  static constexpr const char* kSchema = "parlab-results/2";
+
   const Registry& registry_;
   std::ostream& log_;
   RunOptions options_;

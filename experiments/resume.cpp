@@ -1,0 +1,140 @@
+// Resuming a run: reading the results.json of an interrupted run, checking every key that
+// resuming reads (the file may have been edited by hand), then handing the plan's missing
+// records to Runner::execute (runner.cpp).
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <utility>
+
+#include "context.hpp"
+#include "core/error.hpp"
+#include "runner.hpp"
+
+namespace parlab {
+
+using nlohmann::json;
+
+namespace {
+
+// A results.json to resume is the user's input, which may have been edited by hand: every key
+// that resuming reads is checked here, so a wrong type is exit 2 naming the file and the key,
+// not a JSON library's type_error halfway through the run (which names neither and was exit 1,
+// the code for a failed measurement).
+void check_resumable(const json& doc, const std::filesystem::path& file) {
+  const auto bad = [&](const std::string& key, const std::string& what) {
+    throw UsageError("--resume: '" + file.string() + "': key '" + key + "' " + what);
+  };
+  const auto type = [](const json& j) { return std::string(j.type_name()); };
+  if (doc.contains("status") && !doc["status"].is_string()) bad("status", "must be a string, not " + type(doc["status"]));
+  if (!doc["plan"].is_array()) bad("plan", "must be an array, not " + type(doc["plan"]));
+  if (!doc["records"].is_array()) bad("records", "must be an array, not " + type(doc["records"]));
+  if (doc.contains("resumed_utc") && !doc["resumed_utc"].is_array()) {
+    bad("resumed_utc", "must be an array, not " + type(doc["resumed_utc"]));
+  }
+  if (!doc.contains("context") || !doc["context"].is_object()) {
+    bad("context", doc.contains("context") ? "must be an object, not " + type(doc["context"]) : "is missing");
+  }
+  const json& ctx = doc["context"];
+  if (ctx.contains("build") && !ctx["build"].is_object()) bad("context.build", "must be an object, not " + type(ctx["build"]));
+  if (ctx.contains("warnings") && !ctx["warnings"].is_array()) {
+    bad("context.warnings", "must be an array, not " + type(ctx["warnings"]));
+  }
+  // The plan: the keys spec_from_json reads, each named with its entry.
+  const std::pair<const char*, const char*> spec_keys[] = {
+      {"study", "string"},  {"scaling", "string"}, {"kernel", "string"}, {"backend", "string"},
+      {"precision", "string"}, {"threads", "integer"}, {"size", "unsigned"}, {"size_y", "unsigned"},
+      {"seed", "unsigned"}, {"reps", "integer"}, {"warmup", "integer"}, {"device", "integer"},
+      {"min_rep_seconds", "number"}};
+  const auto fits = [](const json& v, const std::string& kind) {
+    if (kind == "string") return v.is_string();
+    if (kind == "unsigned") return v.is_number_unsigned();
+    if (kind == "integer") return v.is_number_integer();
+    return v.is_number();
+  };
+  const json& plan = doc["plan"];
+  for (std::size_t i = 0; i < plan.size(); ++i) {
+    const std::string at = "plan[" + std::to_string(i) + "]";
+    if (!plan[i].is_object()) bad(at, "must be an object, not " + type(plan[i]));
+    for (const auto& [key, kind] : spec_keys) {
+      if (!plan[i].contains(key)) bad(at + "." + key, "is missing");
+      if (!fits(plan[i][key], kind)) bad(at + "." + key, std::string("must be ") + kind + ", not " + type(plan[i][key]));
+    }
+    for (const char* key : {"interpreter", "python_gil"}) {
+      if (plan[i].contains(key) && !plan[i][key].is_string()) bad(at + "." + key, "must be a string");
+    }
+    for (const char* key : {"ranks", "round"}) {
+      if (plan[i].contains(key) && !plan[i][key].is_number_integer()) bad(at + "." + key, "must be an integer");
+    }
+    try {
+      (void)spec_from_json(plan[i]);  // what the types above do not cover: a precision's name
+    } catch (const UsageError& e) {
+      bad(at, std::string("is malformed: ") + e.what());
+    }
+  }
+  // The records: what the resumed run reads of them (the ids done, the summary, the pi check).
+  const json& records = doc["records"];
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const std::string at = "records[" + std::to_string(i) + "]";
+    const json& r = records[i];
+    if (!r.is_object()) bad(at, "must be an object, not " + type(r));
+    if (!r.contains("id") || !r["id"].is_number_unsigned()) bad(at + ".id", "must be a plan index (an unsigned integer)");
+    for (const char* key : {"status", "kernel", "backend"}) {
+      if (!r.contains(key) || !r[key].is_string()) bad(at + "." + key, "must be a string");
+    }
+    for (const char* key : {"interpreter", "python_gil", "reason"}) {
+      if (r.contains(key) && !r[key].is_string()) bad(at + "." + key, "must be a string");
+    }
+    // The summary names a failed record by its validation's detail.
+    const bool failed = r["status"] != "ok" && r["status"] != "unavailable";
+    if ((failed || r.contains("validation")) && !(r.contains("validation") && r["validation"].is_object())) {
+      bad(at + ".validation", "must be an object");
+    }
+    if (r.contains("validation") && r["validation"].contains("detail") && !r["validation"]["detail"].is_string()) {
+      bad(at + ".validation.detail", "must be a string");
+    }
+    if (r["kernel"] == "pi" && r.contains("hits")) {
+      for (const char* key : {"hits", "seed", "size"}) {
+        if (!r.contains(key) || !r[key].is_number_unsigned()) bad(at + "." + key, "must be an unsigned integer");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int Runner::resume(const std::filesystem::path& dir) {
+  dir_ = dir;
+  std::ifstream in(dir / "results.json");
+  if (!in) throw UsageError("--resume: '" + (dir / "results.json").string() + "' cannot be read");
+  try {
+    doc_ = json::parse(in);
+  } catch (const json::parse_error& e) {
+    throw UsageError("--resume: '" + (dir / "results.json").string() + "' is not valid JSON: " + e.what());
+  }
+  // A run of another schema was planned by another parlab, whose records this one would not
+  // write alike: it is finished by the parlab that started it.
+  if (doc_.is_object() && doc_.contains("schema") && doc_["schema"].is_string() && doc_["schema"] != kSchema) {
+    throw UsageError("--resume: '" + dir.string() + "' holds a run of schema " + doc_["schema"].get<std::string>() +
+                     "; this parlab resumes runs of " + kSchema + " only (finish it with the parlab that started it)");
+  }
+  if (!doc_.is_object() || !doc_.contains("schema") || doc_["schema"] != kSchema || !doc_.contains("plan") ||
+      !doc_.contains("records")) {
+    throw UsageError("--resume: '" + dir.string() + "' does not hold a parlab run (schema " + kSchema + ")");
+  }
+  check_resumable(doc_, dir / "results.json");
+  if (doc_.value("status", "") == "complete") {
+    if (!options_.quiet) log_ << "parlab: run in '" << dir.string() << "' is already complete\n";
+    return 0;
+  }
+  const json now = collect_context(registry_, {});
+  json& ctx = doc_["context"];
+  if (now["host"] != ctx["host"] || now["build"]["git_commit"] != ctx["build"]["git_commit"]) {
+    ctx["warnings"].push_back("resumed on host " + now["host"].get<std::string>() + " with build " +
+                              now["build"]["git_commit"].dump() + ": records may come from two machines or builds");
+  }
+  doc_["resumed_utc"].push_back(now["started_utc"]);
+  if (!options_.quiet) log_ << "parlab: resuming " << (dir / "results.json").string() << "\n";
+  return execute();
+}
+
+}  // namespace parlab
