@@ -49,20 +49,29 @@ def test_html_into_an_unwritable_path_exits_2(tmp_path):
     assert (tmp_path / "plain").read_text() == ""
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
 def test_html_into_an_unwritable_directory_exits_2(tmp_path):
+    """An existing directory compare may not write into. Root writes through any mode bits, so as
+    root (CI) the directory is a read-only tmpfs mounted for the test (EROFS); otherwise it is one
+    without write permission (EACCES)."""
     base, new = _pair(tmp_path)
     locked = tmp_path / "locked"
     locked.mkdir()
-    locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
+    mounted = os.geteuid() == 0
+    if mounted:
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "parlab-test-ro", str(locked)], check=True)
+    else:
+        locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
     try:
         res = no_traceback(run_compare(base, new, "--html", locked / "cmp"))
-        assert res.returncode == 2 and "cannot write" in res.stderr and str(locked / "cmp") in res.stderr
+        assert res.returncode == 2 and "cannot write" in res.stderr and str(locked / "cmp") in res.stderr, res.stderr
         res = no_traceback(run_compare(base, new, "--html", locked))
-        assert res.returncode == 2 and "cannot write" in res.stderr
+        assert res.returncode == 2 and "cannot write" in res.stderr, res.stderr
         assert os.listdir(locked) == []
     finally:
-        locked.chmod(stat.S_IRWXU)
+        if mounted:
+            subprocess.run(["umount", str(locked)], check=True)
+        else:
+            locked.chmod(stat.S_IRWXU)
 
 
 def test_html_where_report_html_is_a_directory_leaves_nothing(tmp_path):
