@@ -46,6 +46,20 @@ GONE = (errno.EBADFD, errno.ENODEV, errno.ENXIO, errno.EBADF)
 libc = ctypes.CDLL(None, use_errno=True)
 
 
+def send(dst, frame):
+    """Writes one frame to the TAP dst: False when dst's device is gone (the wire then ends), True
+    otherwise. EIO (the receiving device is down: a link taken down), EAGAIN and ENOBUFS lose the
+    frame, as a cable whose far end is unplugged or whose queue is full does."""
+    try:
+        os.write(dst, frame)
+    except OSError as e:
+        if e.errno in GONE:
+            return False
+        if e.errno not in (errno.EIO, errno.EAGAIN, errno.ENOBUFS):
+            raise
+    return True
+
+
 def setns(path):
     fd = os.open(path, os.O_RDONLY)
     try:
@@ -134,15 +148,8 @@ def main():
             while dq and dq[0][0] <= now:
                 _, frame = dq.popleft()
                 queued[src] -= len(frame)
-                try:
-                    os.write(peer[src], frame)
-                except OSError as e:
-                    if e.errno in GONE:
-                        return 0
-                    # EIO: the receiving device is down (a link taken down); the frame is lost,
-                    # as on a cable whose far end is unplugged.
-                    if e.errno not in (errno.EIO, errno.EAGAIN, errno.ENOBUFS):
-                        raise
+                if not send(peer[src], frame):
+                    return 0
         heads = [dq[0][0] for dq in q.values() if dq]
         timeout = max(0.0, (min(heads) - time.monotonic_ns()) / 1e9) if heads else 0.5
         timeout = min(timeout, 0.5)  # the namespace check above runs at least twice a second
@@ -168,13 +175,8 @@ def main():
                     return 0
                 t = time.monotonic_ns()
                 if not shaped[src]:
-                    try:
-                        os.write(peer[src], frame)
-                    except OSError as e:
-                        if e.errno in GONE:
-                            return 0
-                        if e.errno not in (errno.EIO, errno.EAGAIN, errno.ENOBUFS):
-                            raise
+                    if not send(peer[src], frame):
+                        return 0
                     continue
                 start = max(t, free_at[src])
                 free_at[src] = start + int(len(frame) * ns_per_byte)

@@ -22,6 +22,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "experiments"))
+from analysis.exit_codes import run_command  # noqa: E402
 from analysis.figures.load import InputError, fastest_bytes_per_s, kernel_order, load_run  # noqa: E402
 
 
@@ -104,17 +105,7 @@ def main(argv: list) -> int:
     if len(argv) != 2:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
-    try:
-        return table(argv[1])
-    except InputError as e:
-        print(f"stream-peers-ratios: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("stream-peers-ratios: interrupted", file=sys.stderr)
-        return 130
-    except Exception as e:  # noqa: BLE001 -- the contract: one line, never a traceback (exit 1 means "failed")
-        print(f"stream-peers-ratios: internal error, please report: {type(e).__name__}: {e}", file=sys.stderr)
-        return 3
+    return run_command("stream-peers-ratios", lambda: table(argv[1]))
 
 
 if __name__ == "__main__":

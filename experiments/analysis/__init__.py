@@ -12,6 +12,7 @@ Modules:
   compare_context the two runs' contexts flattened, and the settings that differ (machine first)
   compare_stats   the Mann-Whitney U test and the ratio interval, without SciPy
   compare_report  what compare prints and draws: the terminal table and its report.html
+  exit_codes      the exit-code contract of the Python commands, in one place (run_command)
   writer          the one figure and HTML writer both reports use: deterministic PNG/SVG files,
                   figures embedded in a self-contained page, pages written atomically
 """

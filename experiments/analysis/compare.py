@@ -90,6 +90,7 @@ if __package__ in (None, ""):  # run as a script (parlab compare): the package i
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from analysis import compare_report  # noqa: E402
+from analysis.exit_codes import run_command  # noqa: E402
 from analysis.compare_stats import compare_samples, median, ratio_interval, reps_needed  # noqa: E402
 from analysis.figures.labels import fmt_size  # noqa: E402
 from analysis.figures.load import InputError, load_run, rate_of  # noqa: E402
@@ -546,17 +547,7 @@ def main(argv=None) -> int:
     3 an internal error, one line naming it and no traceback (a traceback would exit 1, the
     "slower" code)."""
     args = parser().parse_args(argv)
-    try:
-        return run(args)
-    except InputError as e:
-        print(f"parlab compare: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("parlab compare: interrupted", file=sys.stderr)
-        return 130
-    except Exception as e:  # noqa: BLE001 -- the contract above: never a traceback, never exit 1
-        print(f"parlab compare: internal error, please report: {type(e).__name__}: {e}", file=sys.stderr)
-        return 3
+    return run_command("parlab compare", lambda: run(args))
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ if __package__ in (None, ""):  # run as a script (parlab report): the package is
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from analysis.figures import draw_figures  # noqa: E402
+from analysis.exit_codes import run_command  # noqa: E402
 from analysis.figures.load import InputError, load_run  # noqa: E402
 from analysis.figures.report import report_html  # noqa: E402
 from analysis.writer import Plotter, write_page  # noqa: E402
@@ -55,17 +56,7 @@ def main(argv=None) -> int:
     """Exit codes (README, "Exit codes"): 0 done; 2 the input is missing or malformed, or the
     output cannot be written (the message names it); 130 interrupted; 3 an internal error, one
     line and no traceback (a traceback would exit 1, which means "a measurement failed")."""
-    try:
-        return _main(argv)
-    except KeyboardInterrupt:
-        print("plot.py: interrupted", file=sys.stderr)
-        return 130
-    except OSError as e:
-        print(f"plot.py: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
-        return 2
-    except Exception as e:  # noqa: BLE001 -- the contract above
-        print(f"plot.py: internal error, please report: {type(e).__name__}: {e}", file=sys.stderr)
-        return 3
+    return run_command("plot.py", lambda: _main(argv))
 
 
 def _main(argv=None) -> int:

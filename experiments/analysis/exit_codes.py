@@ -1,0 +1,29 @@
+"""The exit-code contract of parlab's Python commands (README, "Exit codes"), in one place:
+0 done; 1 only what the command itself decides (compare: slower beyond the gate; the ratios script:
+a stream-peers record failed); 2 bad input or an environment error, naming the argument, path or
+record; 130 interrupted; 3 an internal error, one line naming it and no traceback. A traceback
+would exit 1, which a CI gate or `git bisect run` reads as "slower" or "failed"."""
+from __future__ import annotations
+
+import sys
+from typing import Callable
+
+from analysis.figures.load import InputError
+
+
+def run_command(name: str, body: Callable[[], int]) -> int:
+    """body()'s exit code, or the contract's for what it raised, with one line on stderr."""
+    try:
+        return body()
+    except InputError as e:
+        print(f"{name}: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return 130
+    except OSError as e:  # a file or directory the command could not write: the environment's
+        print(f"{name}: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
+        return 2
+    except Exception as e:  # noqa: BLE001 -- the contract above: never a traceback, never exit 1
+        print(f"{name}: internal error, please report: {type(e).__name__}: {e}", file=sys.stderr)
+        return 3
