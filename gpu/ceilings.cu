@@ -52,7 +52,7 @@ __global__ void fma_peak(T m, T c, std::uint64_t iters, T* out) {
 // purpose: written in C++ (a 64-bit product whose halves were xor-folded), the front end merged
 // the steps into 64-bit mul.lo.s64 and the loop issued 32 IMAD.WIDE.U32, 32 LOP3 and about 40
 // more instructions per 32 counted multiplies, so it measured less than the pi kernel reached.
-// Counted: one multiply (one IMAD.WIDE.U32) per step (docs/ceilings.md, "gpu_imul").
+// Counted: one multiply (one IMAD.WIDE.U32) per step (docs/ceilings.md, "How the probes measure").
 __device__ __forceinline__ std::uint32_t imul_step(std::uint32_t x) {
   std::uint64_t p;
   asm("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(x), "r"(0xD2511F53u));
