@@ -522,10 +522,13 @@ ProbeResult BandwidthProbe::measure(BandwidthKernel kernel, const std::vector<st
     candidates.push_back({label.str(), best});
   }
   const char* name = kernel == BandwidthKernel::read ? "read (sum of a)"
-                     : kernel == BandwidthKernel::copy_nt ? "copy c = a, non-temporal stores"
-                                                          : "triad a = b + s*c, non-temporal stores";
+                     : kernel == BandwidthKernel::copy_nt ? "copy c = a"
+                                                          : "triad a = b + s*c";
   std::ostringstream what;
-  what << name << ", " << arrays << " array(s), " << threads() << " thread(s) pinned one per logical CPU in chunks of "
+  what << name;
+  // The store width matters to the roof: a 64-byte store writes a whole line at once.
+  if (kernel != BandwidthKernel::read) what << ", non-temporal " << to_string(stream_store_isa()) << " stores";
+  what << ", " << arrays << " array(s), " << threads() << " thread(s) pinned one per logical CPU in chunks of "
        << Team::kGrain << " doubles, best of " << reps << " per working set";
   return best_bandwidth_candidate(what.str(), candidates);
 }

@@ -88,8 +88,10 @@ struct StreamInit {
 
 // The element operations, one per array kernel (dot is below): the one body of each kernel, on
 // the CPU (plain and vector types), the GPU and the gold scalars.
+// s by reference: T may be a vector type whose passing by value depends on the target (the
+// 64-byte path, core/stream_store.hpp).
 template <class T>
-PARLAB_HD PARLAB_FORCE_INLINE void stream_element(StreamKernel k, T* a, T* b, T* c, T s,
+PARLAB_HD PARLAB_FORCE_INLINE void stream_element(StreamKernel k, T* a, T* b, T* c, const T& s,
                                                   std::uint64_t i) {
   switch (k) {
     case StreamKernel::copy: c[i] = a[i]; break;

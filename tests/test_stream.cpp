@@ -3,8 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ostream>
+#include <string>
 #include <vector>
 
 #include "core/aligned_buffer.hpp"
@@ -139,10 +142,10 @@ namespace {
 // Streaming stores change how a value reaches memory, never the value: every element equals the
 // cached path's bit for bit, for every kernel, precision, start (each alignment of the
 // destination within a 16-byte vector and a cache line), length (0, 1, a partial vector, odd,
-// more than a line), and sources misaligned against the destination; and nothing outside the
-// range is written.
+// more than a line), and sources misaligned against the destination, at each store width the CPU
+// has; and nothing outside the range is written.
 template <class T>
-void expect_streaming_equals_cached() {
+void expect_streaming_equals_cached(StreamStoreIsa isa) {
   const T s = StreamInit<T>::scalar;
   for (const auto& k : kStreamKernels) {
     if (k.kernel == StreamKernel::dot) continue;
@@ -161,12 +164,12 @@ void expect_streaming_equals_cached() {
           const std::uint64_t sb = k.kernel == StreamKernel::mul ? 0 : skew;
           const std::uint64_t sc = k.kernel == StreamKernel::copy || k.kernel == StreamKernel::add ? 0 : skew;
           stream_range(k.kernel, a1.data() + sa, b1.data() + sb, c1.data() + sc, s, begin, begin + len);
-          stream_range_streaming(k.kernel, a2.data() + sa, b2.data() + sb, c2.data() + sc, s, begin, begin + len);
+          stream_range_streaming(k.kernel, a2.data() + sa, b2.data() + sb, c2.data() + sc, s, begin, begin + len, isa);
           const auto same = [](const std::vector<T>& x, const std::vector<T>& y) {
             return std::memcmp(x.data(), y.data(), x.size() * sizeof(T)) == 0;
           };
           EXPECT_TRUE(same(a1, a2) && same(b1, b2) && same(c1, c2))
-              << k.name << " " << sizeof(T) * 8 << "-bit begin=" << begin << " len=" << len << " skew=" << skew;
+              << k.name << " " << to_string(isa) << " " << sizeof(T) * 8 << "-bit begin=" << begin << " len=" << len << " skew=" << skew;
         }
       }
     }
@@ -174,8 +177,26 @@ void expect_streaming_equals_cached() {
 }
 
 TEST(StreamingStores, BitIdenticalToCachedStores) {
-  expect_streaming_equals_cached<double>();
-  expect_streaming_equals_cached<float>();
+  for (const StreamStoreIsa isa : {StreamStoreIsa::sse2, StreamStoreIsa::avx512}) {
+    if (!stream_store_isa_supported(isa)) {
+      // Said, not silent: a CPU without this width does not test it.
+      std::printf("[   INFO   ] %s stores: not on this CPU, not tested here\n", std::string(to_string(isa)).c_str());
+      continue;
+    }
+    expect_streaming_equals_cached<double>(isa);
+    expect_streaming_equals_cached<float>(isa);
+  }
+}
+
+TEST(StreamingStores, WidestWidthUnlessTheEnvironmentSaysOtherwise) {
+  const char* forced = std::getenv("PARLAB_STREAM_ISA");
+  const StreamStoreIsa widest =
+      stream_store_isa_supported(StreamStoreIsa::avx512) ? StreamStoreIsa::avx512 : StreamStoreIsa::sse2;
+  if (forced == nullptr || *forced == '\0') {
+    EXPECT_EQ(stream_store_isa(), PARLAB_STREAMING_STORES ? widest : StreamStoreIsa::sse2);
+  } else {
+    EXPECT_EQ(to_string(stream_store_isa()), std::string(forced));
+  }
 }
 
 TEST(StreamingStores, ChosenOnlyForArraysFarLargerThanTheCache) {

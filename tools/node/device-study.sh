@@ -19,6 +19,9 @@
 #   ceilings  this node's roofs (`parlab ceilings --remeasure`, twice, and their spread), the roof
 #           and energy tests, and GPU pi under Nsight Compute; `rerun quick` after it measures the
 #           quick suite with those roofs (every record's share of its roof, the GPU records' energy)
+#   likwid-cpu  why likwid-bench's non-temporal copy and triad outran parlab's: its clock against
+#           wall time, its rate at 1x and 4x the suite's working set, and parlab's at 16- and 64-byte
+#           streaming stores (PARLAB_STREAM_ISA)
 #   gpu     the GPU acceptance run (tools/node/gpu/device-run.sh)
 #   multi   the multi-GPU comparison (run on 2+ GPUs)
 #   pymodels  Python's ways around the GIL (threads, a thread pool, processes, dask.delayed,
@@ -60,7 +63,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1  # the repository root, two folders up
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|likwid-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
 shift
 # shellcheck source=tools/node/device-common.sh
 . tools/node/device-common.sh
@@ -341,6 +344,49 @@ PY
     run_suite stream-peers 300 -b openmp,openmp-static,pool,tbb,babelstream-omp
     summarize_suite stream-peers
     python3 scripts/stream-peers-ratios.py "$(ls -td "$work"/results/*/*/ | head -1)" | tee -a "$summary"
+    ;;
+  likwid-cpu)
+    # Why likwid-bench's non-temporal copy and triad read faster than parlab's at 16 threads:
+    # (1) likwid-bench's clock, by wall time: its reported Time against the wall time of two runs of
+    # different iteration counts (the difference cancels start-up and first touch); (2) its rate
+    # at the suite's working set and at 4x it; (3) parlab's copy and triad at the same sizes with
+    # 16-byte (sse2) and 64-byte (avx512) streaming stores, pool and openmp (PARLAB_STREAM_ISA).
+    ensure_build parlab
+    say "CPU: $(lscpu | grep -E '^(Model name|Thread\(s\) per core|Core\(s\) per socket|Socket\(s\)|NUMA node\(s\)|L3 cache):' | tr -s ' ' | paste -sd';')"
+    lb=${PARLAB_LIKWID_BENCH:?no likwid-bench in the bundle}
+    export PATH="$(dirname "$lb")/../sbin:$PATH"
+    lrun() {  # lrun TEST BYTES [ITERS]: one likwid-bench run; prints wall seconds and its figures
+      local t0 t1
+      t0=$(date +%s.%N)
+      "$lb" -t "$1" -W "N:${2}B:$jobs" ${3:+-i "$3"} >"$work/likwid-$1-$2-${3:-auto}.txt" 2>&1
+      t1=$(date +%s.%N)
+      printf '  %-20s %12s B iters %-5s wall %7.3f s; %s\n' "$1" "$2" "${3:-auto}" "$(awk "BEGIN { print $t1 - $t0 }")" \
+        "$(grep -E '^(Time|MByte/s|Cycle Clock|CPU Clock|Iterations per thread):' "$work/likwid-$1-$2-${3:-auto}.txt" | tr -s '\t ' ' ' | paste -sd';')" \
+        | tee -a "$summary"
+    }
+    step "likwid-bench: its clock against wall time, copy_mem_avx512 at 2^25 doubles per array"
+    lrun copy_mem_avx512 $((2 * 8 << 25)) 20
+    lrun copy_mem_avx512 $((2 * 8 << 25)) 220
+    step "likwid-bench: working set 1x and 4x the suite's"
+    for e in 25 27; do
+      lrun copy_mem_avx512 $((2 * 8 << e))
+      lrun stream_mem_avx512 $((3 * 8 << e))
+    done
+    step "parlab: copy and triad, 16- and 64-byte streaming stores, 2^25 and 2^27"
+    for isa in sse2 avx512; do
+      PARLAB_STREAM_ISA=$isa timeout 200 "$bin" run -k copy,triad -b pool,openmp -t "$jobs" -n 2^25,2^27 -r 30 \
+        --out "$work/isa-$isa" -q --no-report --no-ceilings >"$work/isa-$isa.log" 2>&1
+      say "parlab PARLAB_STREAM_ISA=$isa: exit $?"
+      python3 - "$work/isa-$isa" <<'PY' | tee -a "$summary"
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*/*/results.json"):
+    for r in json.load(open(f))["records"]:
+        if r.get("status") == "ok":
+            b = r["work"]["bytes"]
+            print(f"  {r['backend']:8s} {r['kernel']:6s} n={r['size']:>10d} median {b / r['time_s']['median']:.4g} B/s "
+                  f"best {b / min(r['reps_s']):.4g} B/s")
+PY
+    done
     ;;
   gpu)
     step "GPU acceptance"
