@@ -21,6 +21,10 @@ def run_command(name: str, body: Callable[[], int]) -> int:
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as e:  # a library the command needs is not installed: the environment's
+        print(f"{name}: needs the Python module '{e.name}', which this interpreter ({sys.executable}) lacks; "
+              "scripts/install-deps.sh installs it", file=sys.stderr)
+        return 2
     except OSError as e:  # a file or directory the command could not write: the environment's
         print(f"{name}: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
         return 2

@@ -227,6 +227,17 @@ def test_plot_refuses_a_fifo_without_blocking(tmp_path):
     assert res.returncode == 2 and "not a regular file" in res.stderr
 
 
+def test_plot_without_matplotlib_exits_2_naming_the_module(tmp_path):
+    # An interpreter that lacks matplotlib (None in sys.modules makes its import fail as a missing
+    # module does): the environment's fault, 2 with the module named, never "internal error".
+    run = write_doc(tmp_path, make_run(1), "run")
+    plot = os.path.join(ROOT, "experiments", "analysis", "plot.py")
+    code = ("import runpy, sys; sys.modules['matplotlib'] = None; "
+            f"sys.argv = ['plot.py', {str(run)!r}]; runpy.run_path({plot!r}, run_name='__main__')")
+    res = no_traceback(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60))
+    assert res.returncode == 2 and "'matplotlib'" in res.stderr and "internal error" not in res.stderr, res.stderr
+
+
 def test_plot_refuses_a_bad_context_and_a_nan_median(tmp_path):
     for name, edit in (("ctx", _context(3)), ("nan", _set_median(float("nan")))):
         bad = _edit(tmp_path, edit, name)
