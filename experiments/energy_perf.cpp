@@ -1,6 +1,8 @@
 // The perf `power` PMU's package-energy counter (energy.hpp's open_perf_power): the kernel's own
 // reading of the RAPL energy-status MSRs, for machines whose powercap files are absent or root-only
 // while perf events are allowed (perf_event_paranoid <= 0, CAP_PERFMON or CAP_SYS_ADMIN).
+#include "energy.hpp"
+
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -17,8 +19,6 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include "energy.hpp"
 
 namespace parlab {
 namespace {
@@ -62,10 +62,24 @@ std::optional<std::string> read_line(const fs::path& p) {
   return s;
 }
 
-// An errno as its name and text: "EACCES (Permission denied)".
+// An errno as its name and text: "EACCES (Permission denied)". The names perf_event_open gives
+// are spelled here (glibc's strerrorname_np is 2.32 and later, and not in every C library).
 std::string errno_text(int e) {
-  const char* name = strerrorname_np(e);
-  return std::string(name != nullptr ? name : "errno " + std::to_string(e)) + " (" + std::strerror(e) + ")";
+  std::string name;
+  switch (e) {
+    case EACCES: name = "EACCES"; break;
+    case EPERM: name = "EPERM"; break;
+    case ENOENT: name = "ENOENT"; break;
+    case EINVAL: name = "EINVAL"; break;
+    case ENODEV: name = "ENODEV"; break;
+    case EOPNOTSUPP: name = "EOPNOTSUPP"; break;
+    case EBUSY: name = "EBUSY"; break;
+    case EMFILE: name = "EMFILE"; break;
+    case ENOSYS: name = "ENOSYS"; break;
+    case E2BIG: name = "E2BIG"; break;
+    default: name = "errno " + std::to_string(e);
+  }
+  return name + " (" + std::strerror(e) + ")";
 }
 
 // perf_event_paranoid, which decides whether a process without CAP_PERFMON may count system-wide.
