@@ -1,4 +1,5 @@
-// NVML through dlopen and RAPL through powercap (energy.hpp).
+// NVML through dlopen, RAPL through powercap, and the choice of the CPU's meter (energy.hpp; the
+// perf power PMU is energy_perf.cpp).
 #include "energy.hpp"
 
 #include <dlfcn.h>
@@ -115,7 +116,7 @@ EnergyMeter* cpu_meter(std::string& why) {
   Meters& m = meters();
   std::lock_guard lock(m.m);
   if (!m.cpu_tried) {
-    m.cpu = open_rapl(m.cpu_why);
+    m.cpu = open_cpu_energy(m.cpu_why);
     m.cpu_tried = true;
   }
   why = m.cpu_why;
@@ -171,6 +172,14 @@ std::unique_ptr<EnergyMeter> open_rapl(std::string& why) {
     return nullptr;
   }
   return std::make_unique<RaplMeter>(std::move(domains), root);
+}
+
+std::unique_ptr<EnergyMeter> open_cpu_energy(std::string& why) {
+  std::string rapl_why, perf_why;
+  if (auto m = open_rapl(rapl_why)) return m;
+  if (auto m = open_perf_power(perf_why)) return m;
+  why = rapl_why + "; " + perf_why;
+  return nullptr;
 }
 
 std::unique_ptr<EnergyMeter> open_nvml(int device, std::string& why) {

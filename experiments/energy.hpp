@@ -1,12 +1,13 @@
 // Energy where the machine tells (docs/ceilings.md, "Energy"): NVML's total-energy counter of a GPU
-// (libnvidia-ml.so.1, opened at run time: no link dependency), and RAPL's package counters through
-// powercap for the CPU. A counter that cannot be read, or that did not advance, is unavailable with
-// its reason, never 0 J.
+// (libnvidia-ml.so.1, opened at run time: no link dependency), and for the CPU RAPL's package
+// counters through powercap, else the perf `power` PMU's energy-pkg events (energy_perf.cpp). A
+// counter that cannot be read, or that did not advance, is unavailable with its reason, never 0 J.
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,13 +21,27 @@ class EnergyMeter {
   virtual ~EnergyMeter() = default;
   // The counter now; nullopt when a read fails.
   virtual std::optional<double> joules() = 0;
-  // What it reads, for the context ("rapl: 2 package domains under /sys/class/powercap").
+  // What it reads, for the context, its method first: "rapl: 2 package domain(s) under
+  // /sys/class/powercap", "perf power PMU: energy-pkg on 2 package(s) (CPU 0,18) under ...".
   virtual std::string describe() const = 0;
 };
 
 // RAPL package domains under $PARLAB_POWERCAP_ROOT (tests), else /sys/class/powercap; null with
 // `why` set when there are none or they cannot be read (root-only on Linux >= 5.10).
 std::unique_ptr<EnergyMeter> open_rapl(std::string& why);
+
+// The perf `power` PMU's energy-pkg event, one system-wide counter per package (the CPUs of the
+// PMU's cpumask), under $PARLAB_EVENT_SOURCE_ROOT (tests), else /sys/bus/event_source/devices;
+// null with `why` when there is no such PMU or perf_event_open refuses (the errno and
+// perf_event_paranoid named). The counters' descriptors are closed by the meter.
+std::unique_ptr<EnergyMeter> open_perf_power(std::string& why);
+
+// The CPU's meter: RAPL through powercap, else the perf power PMU; null with both reasons in `why`
+// ("<RAPL's>; <the PMU's>") when neither opens.
+std::unique_ptr<EnergyMeter> open_cpu_energy(std::string& why);
+
+// A sysfs CPU list ("0", "0,18", "0-3,8") as its CPUs, ascending as written; empty when malformed.
+std::vector<int> parse_cpu_list(const std::string& s);
 
 // NVML's counter of GPU `device` (NVML's index); null with `why` when libnvidia-ml.so.1 is absent,
 // NVML does not start, or the device has no energy counter (before Volta).

@@ -1,11 +1,13 @@
 // Parameters shared by the test suites: which CPU backends this build has, and the thread
-// counts and sizes every backend is checked at.
+// counts and sizes every backend is checked at; and a scoped environment variable.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <tuple>
@@ -64,6 +66,25 @@ inline std::string sanitize(std::string s) {
 inline std::string name_of(const BackendThreads& p) {
   return sanitize(p.backend) + "_t" + std::to_string(p.threads);
 }
+
+// Sets an environment variable for one test and restores it (test_ceilings.cpp, test_energy.cpp).
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 // What gtest and ctest print for the parameter (else "40-byte object <...>").
 inline void PrintTo(const BackendThreads& p, std::ostream* os) { *os << p.backend << " threads=" << p.threads; }

@@ -1,0 +1,228 @@
+// The energy meters (experiments/energy.cpp, energy_perf.cpp) on fake sysfs trees and synthetic
+// counters: each reason a meter is unavailable, the CPU's order (RAPL, then the perf power PMU),
+// and the measurement's span of counter advances. Real joules are shown by runs, not by tests.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/energy.hpp"
+#include "test_support.hpp"
+
+namespace parlab {
+namespace {
+
+using json = nlohmann::json;
+using test::ScopedEnv;
+
+// A workload that does nothing: the energy tests count its runs.
+class NopWorkload final : public Workload {
+ public:
+  explicit NopWorkload(std::chrono::microseconds pause = {}) : pause_(pause) {}
+  void run() override {
+    ++runs;
+    if (pause_.count() > 0) std::this_thread::sleep_for(pause_);
+  }
+  Validation validate() override { return {}; }
+  WorkCount work() const override { return samples_work(1000); }
+  long runs = 0;
+
+ private:
+  std::chrono::microseconds pause_;
+};
+
+// A counter that advances by 0.5 J every `period` reads.
+class SteppingMeter final : public EnergyMeter {
+ public:
+  explicit SteppingMeter(int period) : period_(period) {}
+  std::optional<double> joules() override { return 0.5 * static_cast<double>(reads_++ / period_); }
+  std::string describe() const override { return "test"; }
+
+ private:
+  int period_;
+  long reads_ = 0;
+};
+
+TEST(Energy, RaplIsUnavailableWithItsReason) {
+  const auto root =
+      std::filesystem::temp_directory_path() / ("parlab-powercap-test-" + std::to_string(getpid()));
+  std::filesystem::remove_all(root);
+  std::string why;
+  {
+    ScopedEnv env("PARLAB_POWERCAP_ROOT", root.string());
+    EXPECT_EQ(open_rapl(why), nullptr);
+    EXPECT_NE(why.find("no powercap directory"), std::string::npos) << why;
+    std::filesystem::create_directories(root / "intel-rapl:0:0");  // a sub-domain only
+    EXPECT_EQ(open_rapl(why), nullptr);
+    EXPECT_NE(why.find("no RAPL package domain"), std::string::npos) << why;
+    // A package domain whose counter is present: a meter, reading microjoules as joules.
+    std::filesystem::create_directories(root / "intel-rapl:0");
+    std::ofstream(root / "intel-rapl:0" / "energy_uj") << "2500000\n";
+    std::ofstream(root / "intel-rapl:0" / "max_energy_range_uj") << "262143328850\n";
+    auto m = open_rapl(why);
+    ASSERT_NE(m, nullptr) << why;
+    EXPECT_DOUBLE_EQ(m->joules().value(), 0.0);  // counted from opening
+    std::ofstream(root / "intel-rapl:0" / "energy_uj") << "4500000\n";
+    EXPECT_DOUBLE_EQ(m->joules().value(), 2.0);
+    // A counter that never advances is unavailable, never 0 J.
+    NopWorkload w;
+    const json e = measure_energy_on(*m, w, w.work(), 0.05);
+    ASSERT_TRUE(e.contains("energy_unavailable")) << e.dump();
+    EXPECT_FALSE(e.contains("energy_j"));
+  }
+  std::filesystem::remove_all(root);
+}
+
+TEST(Energy, NvmlIsUnavailableWithItsReasonWhereThereIsNone) {
+  std::string why;
+  auto m = open_nvml(0, why);
+  if (m != nullptr) GTEST_SKIP() << "this machine has NVML with an energy counter: " << m->describe();
+  EXPECT_FALSE(why.empty());
+  const json ctx = energy_context();
+  EXPECT_EQ(ctx["gpu"].get<std::string>().rfind("unavailable: ", 0), 0u) << ctx.dump();
+}
+
+TEST(Energy, SpansSeveralCounterAdvancesAndGivesJoulesPerSample) {
+  SteppingMeter m(4);  // advances every 4th read: one read per run
+  NopWorkload w(std::chrono::milliseconds(11));  // longer than the poll interval: a read per run
+  const json e = measure_energy_on(m, w, w.work(), 5.0);
+  ASSERT_TRUE(e.contains("energy_j")) << e.dump();
+  // At least 5 advances of 0.5 J, 4 runs each, over at least kEnergyMinSeconds: 0.125 J per run
+  // of 1000 samples.
+  EXPECT_GE(e["energy_runs"].get<long>(), 4 * kEnergyUpdates);
+  EXPECT_EQ(e["energy_runs"].get<long>() % 4, 0);
+  EXPECT_GE(e["energy_s"].get<double>(), kEnergyMinSeconds);
+  EXPECT_DOUBLE_EQ(e["energy_j"].get<double>(), 0.125);
+  EXPECT_DOUBLE_EQ(e["j_per_sample"].get<double>(), 0.125 / 1000);
+}
+
+// A fake sysfs directory (event_source's devices, or powercap) of this process, removed at the end.
+class FakeSysfs {
+ public:
+  explicit FakeSysfs(const char* name)
+      : root_(std::filesystem::temp_directory_path() / (std::string(name) + "-" + std::to_string(getpid()))) {
+    std::filesystem::remove_all(root_);
+  }
+  ~FakeSysfs() { std::filesystem::remove_all(root_); }
+  FakeSysfs(const FakeSysfs&) = delete;
+  FakeSysfs& operator=(const FakeSysfs&) = delete;
+  const std::filesystem::path& root() const { return root_; }
+  // A power PMU of `type` whose energy-pkg is `event`, counted on `cpumask`, `scale` J a count.
+  void power(const std::string& type, const std::string& event = "event=0x02",
+             const std::string& scale = "2.3283064365386962890625e-10", const std::string& unit = "Joules",
+             const std::string& cpumask = "0") const {
+    const auto dir = root_ / "power";
+    std::filesystem::create_directories(dir / "events");
+    std::ofstream(dir / "type") << type << "\n";
+    std::ofstream(dir / "cpumask") << cpumask << "\n";
+    std::ofstream(dir / "events" / "energy-pkg") << event << "\n";
+    std::ofstream(dir / "events" / "energy-pkg.scale") << scale << "\n";
+    std::ofstream(dir / "events" / "energy-pkg.unit") << unit << "\n";
+  }
+
+ private:
+  std::filesystem::path root_;
+};
+
+bool has(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(Energy, PerfPowerIsUnavailableWithItsReason) {
+  FakeSysfs fake("parlab-event-source-test");
+  ScopedEnv env("PARLAB_EVENT_SOURCE_ROOT", fake.root().string());
+  std::string why;
+  EXPECT_EQ(open_perf_power(why), nullptr);
+  EXPECT_EQ(why, "no perf power PMU (" + (fake.root() / "power").string() + " missing)");
+  fake.power("bogus");
+  EXPECT_EQ(open_perf_power(why), nullptr);
+  EXPECT_TRUE(has(why, "type is not a PMU type number")) << why;
+  fake.power("4000000", "umask=0x1");
+  EXPECT_EQ(open_perf_power(why), nullptr);
+  EXPECT_TRUE(has(why, "not event=<number>")) << why;
+  fake.power("4000000", "event=0x02", "0");
+  EXPECT_EQ(open_perf_power(why), nullptr);
+  EXPECT_TRUE(has(why, ".scale is missing or not a positive number")) << why;
+  fake.power("4000000", "event=0x02", "1e-9", "Watts");
+  EXPECT_EQ(open_perf_power(why), nullptr);
+  EXPECT_TRUE(has(why, "not Joules")) << why;
+  fake.power("4000000", "event=0x02", "1e-9", "Joules", "");
+  EXPECT_EQ(open_perf_power(why), nullptr);
+  EXPECT_TRUE(has(why, "no CPU to count")) << why;
+  // A type no PMU has: perf_event_open fails (ENOENT where events are allowed, else EACCES or
+  // EPERM), and the reason names the errno and perf_event_paranoid.
+  fake.power("4000000");
+  EXPECT_EQ(open_perf_power(why), nullptr);
+  EXPECT_TRUE(has(why,
+                  "perf_event_open of the power PMU's energy-pkg (type 4000000, config event=0x02) on CPU 0 "
+                  "failed: "))
+      << why;
+  EXPECT_TRUE(has(why, "failed: E") || has(why, "failed: errno ")) << why;  // its name, else its number
+  EXPECT_TRUE(has(why, "perf_event_paranoid")) << why;
+}
+
+TEST(Energy, CpuMeterIsRaplThenPerfPowerAndGivesBothReasons) {
+  FakeSysfs powercap("parlab-powercap-order-test");
+  FakeSysfs events("parlab-event-source-order-test");
+  ScopedEnv rapl_env("PARLAB_POWERCAP_ROOT", powercap.root().string());
+  ScopedEnv perf_env("PARLAB_EVENT_SOURCE_ROOT", events.root().string());
+  std::string why;
+  EXPECT_EQ(open_cpu_energy(why), nullptr);
+  EXPECT_EQ(why, "no powercap directory " + powercap.root().string() + "; no perf power PMU (" +
+                     (events.root() / "power").string() + " missing)");
+  // The PMU's reason follows RAPL's whatever it is.
+  events.power("4000000");
+  EXPECT_EQ(open_cpu_energy(why), nullptr);
+  EXPECT_EQ(why.rfind("no powercap directory " + powercap.root().string() + "; perf_event_open of ", 0), 0u)
+      << why;
+  // A readable RAPL package domain is taken first, whatever the PMU.
+  std::filesystem::create_directories(powercap.root() / "intel-rapl:0");
+  std::ofstream(powercap.root() / "intel-rapl:0" / "energy_uj") << "2500000\n";
+  auto m = open_cpu_energy(why);
+  ASSERT_NE(m, nullptr) << why;
+  EXPECT_EQ(m->describe().rfind("rapl: ", 0), 0u) << m->describe();
+}
+
+TEST(Energy, PerfPowerMeterCountsFromOpening) {
+  // The software PMU's cpu-clock (config 0, nanoseconds) stands in for the power PMU: it opens the
+  // same way (system-wide on one CPU) and always advances; a count of 1e-9 "J" is a nanosecond.
+  std::ifstream type_file("/sys/bus/event_source/devices/software/type");
+  std::string software_type;
+  if (!(type_file >> software_type)) GTEST_SKIP() << "no software PMU in sysfs";
+  FakeSysfs fake("parlab-event-source-sw-test");
+  fake.power(software_type, "event=0x0", "1e-9", "Joules", "0");
+  ScopedEnv env("PARLAB_EVENT_SOURCE_ROOT", fake.root().string());
+  std::string why;
+  auto m = open_perf_power(why);
+  if (m == nullptr) GTEST_SKIP() << "system-wide perf events are not allowed here: " << why;
+  EXPECT_EQ(m->describe(),
+            "perf power PMU: energy-pkg on 1 package(s) (CPU 0) under " + (fake.root() / "power").string());
+  const double first = m->joules().value();
+  EXPECT_GE(first, 0.0);
+  EXPECT_LT(first, 1.0);  // counted from opening, not from boot
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_GT(m->joules().value(), first);
+  NopWorkload w(std::chrono::milliseconds(1));
+  const json e = measure_energy_on(*m, w, w.work(), 5.0);
+  ASSERT_TRUE(e.contains("energy_j")) << e.dump();
+  EXPECT_GT(e["energy_j"].get<double>(), 0.0);
+  EXPECT_GE(e["energy_runs"].get<long>(), 1);
+}
+
+TEST(Energy, ParsesSysfsCpuLists) {
+  EXPECT_EQ(parse_cpu_list("0"), std::vector<int>{0});
+  EXPECT_EQ(parse_cpu_list("0,18"), (std::vector<int>{0, 18}));
+  EXPECT_EQ(parse_cpu_list("0-2,8"), (std::vector<int>{0, 1, 2, 8}));
+  for (const char* bad : {"", "a", "3-1", "-1", "1-", "1,,2", "1-2-3", "12345678"})
+    EXPECT_TRUE(parse_cpu_list(bad).empty()) << bad;
+}
+
+}  // namespace
+}  // namespace parlab
