@@ -184,7 +184,8 @@ def _cell_html(c: dict) -> str:
     bar = ""
     if c["fraction"] is not None:
         width = max(1, round(min(c["fraction"], 1.5) * 80))
-        bar = f"<span class='bar' style='width:{width}px'></span>"
+        over = " over" if c["fraction"] > 1 else ""
+        bar = f"<span class='bar{over}' style='width:{width}px'></span>"
     tip = f" title='{e(c['reason'])}'" if c["reason"] else ""
     # Reported as recorded, never clamped (docs/ceilings.md, "What a roof is"), but marked.
     above = " <span class='warn'>(above its roof)</span>" if (c["fraction"] or 0) > 1 else ""

@@ -19,7 +19,7 @@ STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-c
          "td.l,th.l{text-align:left}.fail{background:#fdd;color:#900}.warn{color:#a60}img{max-width:100%}"
          "table.summary td{vertical-align:top}table.summary{font-size:13px;margin-bottom:1em}"
          "table.reference{font-size:13px}table.reference td{vertical-align:top}.muted{color:#777}"
-         ".bar{display:inline-block;height:8px;background:#4a7;margin-right:6px}")
+         ".bar{display:inline-block;height:8px;background:#4a7;margin-right:6px}.bar.over{background:#c84}")
 
 
 def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], libraries: list | None = None,
