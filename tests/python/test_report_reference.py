@@ -122,6 +122,10 @@ def test_a_reference_of_another_size_says_its_size(this_run, tmp_path):
     assert s["refs"][0]["name"] == tmp_path.name
     row = next(r for r in s["rows"] if r["kernel"] == "triad" and r["processor"] == "cpu")
     assert row["refs"][tmp_path.name]["text"].endswith(", N=2^22)")
+    # The same run twice: two columns, told apart by name.
+    doc = load_run(str(this_run))
+    twice = reference_section(doc, reference_sources([str(ref), str(ref / "results.json")], False, env={})[0])
+    assert [r["name"] for r in twice["refs"]] == [tmp_path.name, f"{tmp_path.name} (2)"]
 
 
 def test_the_report_has_the_section_and_the_off_switch_removes_it(this_run, refs):

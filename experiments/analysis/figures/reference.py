@@ -66,7 +66,7 @@ def _index_runs(index_path: str) -> list[dict]:
     try:
         with open(index_path, encoding="utf-8") as f:
             doc = json.load(f)
-    except json.JSONDecodeError as e:
+    except ValueError as e:  # invalid JSON, or bytes that are not UTF-8
         raise InputError(f"{index_path}: not valid JSON: {e}") from None
     if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
         raise InputError(f"{index_path}: expected an object with a list 'runs'")
@@ -102,8 +102,13 @@ def load_references(sources: list[str]) -> tuple[list[dict], list[str]]:
             run_dir = os.path.dirname(src) if os.path.basename(src) == "results.json" else src
             name = os.path.basename(os.path.dirname(os.path.abspath(run_dir))) or run_dir
             runs.append({"name": name, "description": run_dir, "path": src})
-    out = []
+    out, seen = [], set()
     for run in runs:
+        # Two runs of one machine folder named on the command line: the second is told apart.
+        name, n = run["name"], 2
+        while run["name"] in seen:
+            run["name"], n = f"{name} ({n})", n + 1
+        seen.add(run["name"])
         path = run["path"] if run["path"].endswith(".json") else os.path.join(run["path"], "results.json")
         if not os.path.isfile(path) or not os.access(path, os.R_OK):
             why = "not readable" if os.path.isfile(path) else "no such file"
