@@ -2,7 +2,7 @@
 # Debian package (docs/design.md, "Builds and dependencies"; experiments/data_dir.hpp):
 #   bin/parlab
 #   share/parlab/{suites/, analysis/ (the Python analysis package: plot.py, compare.py, figures/),
-#                 schema/, python/}
+#                 schema/, python/, reference/ (the reference runs report.html compares a run with)}
 # parlab finds share/parlab relative to itself, so an installed tree can be moved or packaged.
 
 set(_parlab_share_dirs experiments/suites experiments/analysis experiments/schema)
@@ -16,6 +16,7 @@ foreach(_item IN LISTS _parlab_share_dirs)
   file(CREATE_LINK "${PROJECT_SOURCE_DIR}/${_item}" "${_parlab_mirror}/${_name}" SYMBOLIC)
 endforeach()
 file(CREATE_LINK "${PROJECT_SOURCE_DIR}/embed/workloads" "${_parlab_mirror}/python" SYMBOLIC)
+file(CREATE_LINK "${PROJECT_SOURCE_DIR}/results" "${_parlab_mirror}/reference" SYMBOLIC)
 # Only a build tree knows of the free-threaded child parlab (the release-ft preset's build).
 file(WRITE "${_parlab_mirror}/interpreters"
      "# parlab binaries of other interpreters this build tree knows of (experiments/data_dir.hpp)\n"
@@ -26,6 +27,25 @@ foreach(_dir IN LISTS _parlab_share_dirs)
   install(DIRECTORY "${_dir}" DESTINATION share/parlab PATTERN "__pycache__" EXCLUDE)
 endforeach()
 install(DIRECTORY embed/workloads/ DESTINATION share/parlab/python FILES_MATCHING PATTERN "*.py")
+# The reference runs (experiments/analysis/figures/reference.py): the index and each run it lists,
+# its results.json only, at the same paths relative to the index, so the one index serves both
+# trees. The index is data: editing it reconfigures, and a run added to it is installed.
+set(_parlab_ref_index "${PROJECT_SOURCE_DIR}/results/reference-runs.json")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_parlab_ref_index}")
+file(READ "${_parlab_ref_index}" _parlab_ref_json)
+string(JSON _parlab_ref_count LENGTH "${_parlab_ref_json}" runs)
+install(FILES "${_parlab_ref_index}" DESTINATION share/parlab/reference)
+if(_parlab_ref_count GREATER 0)
+  math(EXPR _parlab_ref_last "${_parlab_ref_count} - 1")
+  foreach(_i RANGE ${_parlab_ref_last})
+    string(JSON _parlab_ref_path GET "${_parlab_ref_json}" runs ${_i} path)
+    if(NOT EXISTS "${PROJECT_SOURCE_DIR}/results/${_parlab_ref_path}/results.json")
+      message(FATAL_ERROR "results/reference-runs.json lists ${_parlab_ref_path}, which has no results.json")
+    endif()
+    install(FILES "${PROJECT_SOURCE_DIR}/results/${_parlab_ref_path}/results.json"
+            DESTINATION "share/parlab/reference/${_parlab_ref_path}")
+  endforeach()
+endif()
 install(FILES README.md CHANGELOG.md docs/design.md docs/records.md docs/extending.md DESTINATION share/doc/parlab)
 
 # The commit, refreshed at every build (a header rewritten only when it changes), so an installed

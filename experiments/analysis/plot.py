@@ -6,6 +6,7 @@ and RUN_DIR/report.html. Output is deterministic: the same results.json gives by
 files (fixed SVG hash salt, no dates in metadata, sorted groups).
 
     python3 experiments/analysis/plot.py results/<host>/<run> [--out DIR] [--quiet]   # or: parlab report <run>
+        [--reference DIR ... | --no-reference]   # the runs report.html compares this one with
 
 This script is the command line; the work is done by the package it belongs to,
 experiments/analysis/ (figures/'s docstring says which module draws what): figures.load
@@ -46,6 +47,7 @@ if __package__ in (None, ""):  # run as a script (parlab report): the package is
 from analysis.figures import draw_figures  # noqa: E402
 from analysis.exit_codes import run_command  # noqa: E402
 from analysis.figures.load import InputError, load_run  # noqa: E402
+from analysis.figures.reference import reference_section, reference_sources  # noqa: E402
 from analysis.figures.report import report_html  # noqa: E402
 from analysis.writer import Plotter, write_page  # noqa: E402
 
@@ -65,6 +67,11 @@ def _main(argv=None) -> int:
                                         "cannot be written; 130 interrupted; 3 internal error (please report).")
     ap.add_argument("run_dir", help="a directory holding results.json (or the file itself)")
     ap.add_argument("--out", help="where to write plots/ and report.html (default: the run directory)")
+    ap.add_argument("--reference", action="append", metavar="DIR",
+                    help="compare with the reference runs of DIR (a folder holding reference-runs.json, or a run "
+                         "directory; repeatable; default: $PARLAB_REFERENCE, else the installed or source tree's)")
+    ap.add_argument("--no-reference", action="store_true",
+                    help="no comparison with reference runs (as PARLAB_REFERENCE=none)")
     ap.add_argument("--quiet", action="store_true")
     args = ap.parse_args(argv)
     try:
@@ -75,8 +82,12 @@ def _main(argv=None) -> int:
     out = args.out or os.path.dirname(doc["_path"]) or "."
     plot_dir = os.path.join(out, "plots")
     p = Plotter(plot_dir)
+    # The references are read before any figure is drawn: a malformed one stops here (exit 2).
+    sources, how = reference_sources(args.reference, args.no_reference)
+    reference = reference_section(doc, sources, how)
     libraries = draw_figures(p, doc)
-    report = write_page(os.path.join(out, "report.html"), report_html(doc, plot_dir, p.figures, libraries))
+    report = write_page(os.path.join(out, "report.html"),
+                        report_html(doc, plot_dir, p.figures, libraries, reference))
     if not args.quiet:
         print(f"plot.py: {len(p.figures)} figures in {plot_dir}, report {report}", file=sys.stderr)
     return 0

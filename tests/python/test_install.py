@@ -17,6 +17,22 @@ def build_dir_of(parlab_bin):
     return d
 
 
+def source_of(build):
+    """The source tree a build tree was configured from (its CMakeCache.txt)."""
+    with open(os.path.join(build, "CMakeCache.txt"), encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("CMAKE_HOME_DIRECTORY:"):
+                return line.split("=", 1)[1].strip()
+    pytest.fail(f"{build}/CMakeCache.txt names no source tree")
+
+
+def reference_index(parlab_bin):
+    """The reference runs index of the source tree the binary was built from, or None where that
+    tree has none (a tree from before the reference runs: its install has none either)."""
+    path = os.path.join(source_of(build_dir_of(parlab_bin)), "results", "reference-runs.json")
+    return json.load(open(path)) if os.path.exists(path) else None
+
+
 def clean_env(**extra):
     """The environment less every PARLAB_* variable: nothing may point the copy back at the tree."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PARLAB_")}
@@ -49,7 +65,18 @@ def test_layout(installed):
     assert not any(p.is_symlink() for p in share.rglob("*")), "the install copies files, not links"
 
 
-def test_installed_copy_lists_runs_and_reports(installed, tmp_path):
+def test_the_reference_runs_are_installed(installed, parlab_bin):
+    """The index and each run it lists, at the same relative paths under share/parlab/reference."""
+    index = reference_index(parlab_bin)
+    if index is None:
+        return  # the binary's source tree lists no reference runs: nothing to install
+    ref = installed / "share" / "parlab" / "reference"
+    assert json.load(open(ref / "reference-runs.json")) == index
+    for run in index["runs"]:
+        assert (ref / run["path"] / "results.json").is_file(), run
+
+
+def test_installed_copy_lists_runs_and_reports(installed, parlab_bin, tmp_path):
     parlab = str(installed / "bin" / "parlab")
     env = clean_env()
     version = subprocess.run([parlab, "--version"], capture_output=True, text=True, env=env, cwd=tmp_path)
@@ -70,6 +97,9 @@ def test_installed_copy_lists_runs_and_reports(installed, tmp_path):
     doc = json.load(open(run_dir / "results.json"))
     assert doc["status"] == "complete" and all(r["status"] == "ok" for r in doc["records"])
     assert (run_dir / "report.html").exists()  # made by the installed analysis/plot.py
+    if reference_index(parlab_bin):  # compared with the installed reference runs, found beside it
+        page = (run_dir / "report.html").read_text()
+        assert "against the reference runs" in page and f"{installed}/share/parlab/reference/" in page
     (run_dir / "report.html").unlink()
     report = subprocess.run([parlab, "report", str(run_dir)], capture_output=True, text=True, env=env,
                             cwd=tmp_path, timeout=300)

@@ -9,7 +9,10 @@ Modules:
   labels        formatting for axes, captions and tables (fmt_size, fmt_rate, fmt_time,
                 interpreter and MPI layout labels)
                 share_text (the one wording, for the report and `parlab compare`), bandwidth_bound
-  summary       the run summary, the report's first screen (run_summary, mpi_summary, summary_html)
+  summary       the run summary, the report's first screen (run_summary, mpi_summary, summary_html),
+                and the one rule for a group's fastest record (speed_groups, fastest_of)
+  reference     this machine against the reference runs (results/reference-runs.json): each
+                kernel's fastest backend's share of its roof beside theirs (reference_section)
   report        report.html (report_html); figures and the page are written by ../writer.py
 
 Figure families, in the order draw_figures draws them (file names under plots/, .png and .svg;

@@ -10,16 +10,21 @@ from ..writer import figure_html, page_head
 from .labels import fmt_rate, fmt_size
 from .load import rate_of
 from .models import python_models_note
+from .reference import reference_html
 from .summary import run_summary, summary_html
 
 
 STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;font-size:12px}"
          "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}"
          "td.l,th.l{text-align:left}.fail{background:#fdd;color:#900}.warn{color:#a60}img{max-width:100%}"
-         "table.summary td{vertical-align:top}table.summary{font-size:13px;margin-bottom:1em}")
+         "table.summary td{vertical-align:top}table.summary{font-size:13px;margin-bottom:1em}"
+         "table.reference{font-size:13px}table.reference td{vertical-align:top}.muted{color:#777}"
+         ".bar{display:inline-block;height:8px;background:#4a7;margin-right:6px}.bar.over{background:#c84}")
 
 
-def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], libraries: list | None = None) -> str:
+def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], libraries: list | None = None,
+                reference: dict | None = None) -> str:
+    """The page; reference: reference.reference_section's data (None: no comparison, as --no-reference)."""
     ctx = doc["context"]
     e = html.escape
     parts = [page_head("parlab report", STYLE),
@@ -29,6 +34,7 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], librari
     if failed:
         parts.append(f"<p class='fail'><b>{len(failed)} measurement(s) failed validation or errored</b> (rows in red below).</p>")
     parts.append(summary_html(run_summary(doc, libraries)))
+    parts.append(reference_html(reference))
     if ctx.get("warnings"):
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li class='warn'>{e(w)}</li>" for w in ctx["warnings"]) + "</ul>")
     parts.append("<h2>Figures</h2>")

@@ -6,11 +6,35 @@ from collections import defaultdict
 
 from .gil import gil_series
 from .labels import fmt_rate, fmt_size, fmt_time, interpreter_suffix
-from .load import family_of, kernel_order, ok_records, rate_of, ranks_of
+from .load import family_of, kernel_order, ok_records, processor_of, rate_of, ranks_of
 from .mixed_mode import mixed_mode_series
 from .mpi import MPI_PROBE_NAMES, mpi_latency_series, mpi_scaling_series
 from .roofline import ceilings_of, roof_share, share_text
 from .scaling import scaling_bounds, scaling_series
+
+
+def speed_groups(doc: dict, by_processor: bool = False) -> dict:
+    """The records a "fastest" is chosen among, {(study, kernel, precision): [record]}, with the
+    record's processor ("cpu"/"gpu") as a fourth key part where by_processor: the valid records
+    with a rate, of every family but the practices and the MPI probes. The first screen's findings
+    and the comparison with the reference runs (reference.py) group records by this one rule."""
+    groups = defaultdict(list)
+    for r in ok_records(doc):
+        # The latency probes have no "fastest": one rank is trivially quickest; mpi_summary says
+        # what they measured (latency per rank count).
+        if family_of(r) not in ("practice", "comm") and rate_of(r)[0] is not None:
+            key = (r.get("study", ""), r["kernel"], r.get("precision", ""))
+            groups[key + (processor_of(r),) if by_processor else key].append(r)
+    return dict(groups)
+
+
+def fastest_of(recs: list) -> tuple:
+    """(size, record): a group's largest size (of strong scaling where it has any: a weak-scaling
+    size grows with the threads) and its record of the highest rate there, at whichever thread
+    count gave it (the "fastest" of the first screen and of the reference comparison)."""
+    strong = [r for r in recs if r.get("scaling") != "weak"]
+    size = max(r["size"] for r in (strong or recs))
+    return size, max((r for r in recs if r["size"] == size), key=lambda r: rate_of(r)[0])
 
 
 def run_summary(doc: dict, libraries: list | None = None) -> dict:
@@ -23,21 +47,11 @@ def run_summary(doc: dict, libraries: list | None = None) -> dict:
     Python library comparison (libraries_table's rows). problems: every failed record, then every unavailable backend with its
     reason (one row per backend and reason)."""
     findings = []
-    ok = ok_records(doc)
     speedups = scaling_series(doc)
     bounds = scaling_bounds(doc)
     gil = gil_series(doc)
-    groups = defaultdict(list)
-    for r in ok:
-        # The latency probes have no "fastest": one rank is trivially quickest; mpi_summary says
-        # what they measured (latency per rank count).
-        if family_of(r) not in ("practice", "comm") and rate_of(r)[0] is not None:
-            groups[(r.get("study", ""), r["kernel"], r.get("precision", ""))].append(r)
-    for (study, kernel, precision), recs in sorted(groups.items()):
-        size = max(r["size"] for r in recs if r.get("scaling") != "weak") if any(
-            r.get("scaling") != "weak" for r in recs) else max(r["size"] for r in recs)
-        at = [r for r in recs if r["size"] == size]
-        best = max(at, key=lambda r: rate_of(r)[0])
+    for (study, kernel, precision), recs in sorted(speed_groups(doc).items()):
+        size, best = fastest_of(recs)
         v, unit = rate_of(best)
         job = "" if ranks_of(best) is None else f", {ranks_of(best)} rank{'s' if ranks_of(best) != 1 else ''}"
         share = share_text(best)
