@@ -129,8 +129,14 @@ std::vector<int> one_cpu_per_package() {
 class PerfPowerMeter final : public EnergyMeter {
  public:
   // PRECONDITION: one open fd per CPU of `cpus`, in that order, and `base` their sum at opening.
-  PerfPowerMeter(std::vector<PerfFd> fds, std::vector<int> cpus, double scale, double base, std::string dir)
-      : fds_(std::move(fds)), cpus_(std::move(cpus)), scale_(scale), base_(base), dir_(std::move(dir)) {}
+  PerfPowerMeter(std::vector<PerfFd> fds, std::vector<int> cpus, double scale, double base, std::string dir,
+                 std::string event)
+      : fds_(std::move(fds)),
+        cpus_(std::move(cpus)),
+        scale_(scale),
+        base_(base),
+        dir_(std::move(dir)),
+        event_(std::move(event)) {}
   std::optional<double> joules() override {
     const auto now = total(fds_);
     if (!now) return std::nullopt;
@@ -142,7 +148,9 @@ class PerfPowerMeter final : public EnergyMeter {
       if (!list.empty()) list += ',';
       list += std::to_string(c);
     }
-    return "perf power PMU: energy-pkg on " + std::to_string(cpus_.size()) + " package(s) (CPU " + list +
+    // psys counts the whole platform (the SoC, and on some the memory), more than the CPU: said.
+    const std::string what = event_ == "energy-psys" ? "energy-psys (the platform's, more than the CPU's)" : event_;
+    return "perf power PMU: " + what + " on " + std::to_string(cpus_.size()) + " package(s) (CPU " + list +
            ") under " + dir_;
   }
   // The counts of `fds` summed; nullopt when one cannot be read.
@@ -162,6 +170,7 @@ class PerfPowerMeter final : public EnergyMeter {
   double scale_;
   double base_;
   std::string dir_;
+  std::string event_;
 };
 
 }  // namespace
@@ -208,10 +217,19 @@ std::unique_ptr<EnergyMeter> open_perf_power(std::string& why) {
     why = (dir / "type").string() + " is not a PMU type number";
     return nullptr;
   }
-  const fs::path event_file = dir / "events" / "energy-pkg";
-  const auto event_text = read_line(event_file);
+  // The package counter, as RAPL's domains; where a PMU has none (some virtual machines expose
+  // only psys), the platform's, which the context then names.
+  std::string event = "energy-pkg";
+  fs::path event_file = dir / "events" / event;
+  auto event_text = read_line(event_file);
   if (!event_text) {
-    why = "the perf power PMU has no package counter (" + event_file.string() + " missing)";
+    event = "energy-psys";
+    event_file = dir / "events" / event;
+    event_text = read_line(event_file);
+  }
+  if (!event_text) {
+    why = "the perf power PMU has no package or platform counter (" + (dir / "events" / "energy-pkg").string() +
+          " and energy-psys missing)";
     return nullptr;
   }
   const auto config = parse_event(*event_text);
@@ -252,7 +270,7 @@ std::unique_ptr<EnergyMeter> open_perf_power(std::string& why) {
     const long fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
     if (fd < 0) {
       const int e = errno;
-      why = "perf_event_open of the power PMU's energy-pkg (type " + *type_text + ", config " + *event_text +
+      why = "perf_event_open of the power PMU's " + event + " (type " + *type_text + ", config " + *event_text +
             ") on CPU " + std::to_string(cpu) + " failed: " + errno_text(e) + "; " + paranoid_text();
       return nullptr;
     }
@@ -260,10 +278,10 @@ std::unique_ptr<EnergyMeter> open_perf_power(std::string& why) {
   }
   const auto base = PerfPowerMeter::total(fds);
   if (!base) {
-    why = "the perf power PMU's energy-pkg counter opened but could not be read";
+    why = "the perf power PMU's " + event + " counter opened but could not be read";
     return nullptr;
   }
-  return std::make_unique<PerfPowerMeter>(std::move(fds), std::move(cpus), scale, *base, dir.string());
+  return std::make_unique<PerfPowerMeter>(std::move(fds), std::move(cpus), scale, *base, dir.string(), event);
 }
 
 }  // namespace parlab

@@ -117,14 +117,15 @@ class FakeSysfs {
   // A power PMU of `type` whose energy-pkg is `event`, counted on `cpumask`, `scale` J a count.
   void power(const std::string& type, const std::string& event = "event=0x02",
              const std::string& scale = "2.3283064365386962890625e-10", const std::string& unit = "Joules",
-             const std::string& cpumask = "0") const {
+             const std::string& cpumask = "0", const std::string& name = "energy-pkg") const {
     const auto dir = root_ / "power";
+    std::filesystem::remove_all(dir / "events");
     std::filesystem::create_directories(dir / "events");
     std::ofstream(dir / "type") << type << "\n";
     std::ofstream(dir / "cpumask") << cpumask << "\n";
-    std::ofstream(dir / "events" / "energy-pkg") << event << "\n";
-    std::ofstream(dir / "events" / "energy-pkg.scale") << scale << "\n";
-    std::ofstream(dir / "events" / "energy-pkg.unit") << unit << "\n";
+    std::ofstream(dir / "events" / name) << event << "\n";
+    std::ofstream(dir / "events" / (name + ".scale")) << scale << "\n";
+    std::ofstream(dir / "events" / (name + ".unit")) << unit << "\n";
   }
 
  private:
@@ -144,6 +145,9 @@ TEST(Energy, PerfPowerIsUnavailableWithItsReason) {
   fake.power("bogus");
   EXPECT_EQ(open_perf_power(why), nullptr);
   EXPECT_TRUE(has(why, "type is not a PMU type number")) << why;
+  fake.power("4000000", "event=0x02", "1e-9", "Joules", "0", "energy-cores");  // neither pkg nor psys
+  EXPECT_EQ(open_perf_power(why), nullptr);
+  EXPECT_TRUE(has(why, "no package or platform counter")) << why;
   fake.power("4000000", "umask=0x1");
   EXPECT_EQ(open_perf_power(why), nullptr);
   EXPECT_TRUE(has(why, "not event=<number>")) << why;
@@ -204,6 +208,17 @@ TEST(Energy, PerfPowerMeterCountsFromOpening) {
   if (m == nullptr) GTEST_SKIP() << "system-wide perf events are not allowed here: " << why;
   EXPECT_EQ(m->describe(),
             "perf power PMU: energy-pkg on 1 package(s) (CPU 0) under " + (fake.root() / "power").string());
+  // A PMU with only the platform's counter (as some virtual machines have) is taken, and named.
+  {
+    FakeSysfs psys("parlab-event-source-psys-test");
+    psys.power(software_type, "event=0x0", "1e-9", "Joules", "0", "energy-psys");
+    ScopedEnv psys_env("PARLAB_EVENT_SOURCE_ROOT", psys.root().string());
+    std::string psys_why;
+    auto p = open_perf_power(psys_why);
+    ASSERT_NE(p, nullptr) << psys_why;
+    EXPECT_EQ(p->describe(), "perf power PMU: energy-psys (the platform's, more than the CPU's) on 1 package(s) (CPU 0) "
+                             "under " + (psys.root() / "power").string());
+  }
   const double first = m->joules().value();
   EXPECT_GE(first, 0.0);
   EXPECT_LT(first, 1.0);  // counted from opening, not from boot
