@@ -23,6 +23,7 @@
 #   likwid-cpu  why likwid-bench's non-temporal copy and triad outran parlab's: its clock against
 #           wall time, its rate at 1x and 4x the suite's working set, and parlab's at 16- and 64-byte
 #           streaming stores (PARLAB_STREAM_ISA)
+#   energy-cpu  the CPU's energy from the node's power PMU: pi and triad, serial, openmp and cuda
 #   gpu     the GPU acceptance run (tools/node/gpu/device-run.sh)
 #   multi   the multi-GPU comparison (run on 2+ GPUs)
 #   pymodels  Python's ways around the GIL (threads, a thread pool, processes, dask.delayed,
@@ -64,7 +65,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1  # the repository root, two folders up
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|likwid-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
 shift
 # shellcheck source=tools/node/device-common.sh
 . tools/node/device-common.sh
@@ -388,6 +389,24 @@ for f in glob.glob(sys.argv[1] + "/*/*/results.json"):
                   f"best {b / min(r['reps_s']):.4g} B/s")
 PY
     done
+    ;;
+  energy-cpu)
+    # The CPU's energy where the node tells it: its power PMU (no powercap on the node), read as
+    # root; pi and triad on openmp at all cores and serial at one, beside the GPU's.
+    ensure_build parlab
+    say "power PMU: $(ls /sys/bus/event_source/devices/power/events 2>&1 | paste -sd' '); perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid)"
+    timeout 200 "$bin" run -k pi,triad -b serial,openmp,cuda -t "1,$jobs" -r 5 --out "$work/results" -q --no-report \
+      >"$work/energy-cpu.log" 2>&1
+    say "run: exit $?"
+    python3 - "$work/results" <<'PY' | tee -a "$summary"
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*/*/results.json"):
+    d = json.load(open(f))
+    print("  context.energy:", json.dumps(d["context"]["energy"]))
+    for r in d["records"]:
+        m = {k: v for k, v in r.get("metrics", {}).items() if k.startswith(("j_", "energy"))}
+        print(f"  {r['backend']:7s} {r['kernel']:6s} t={r['threads']:<3d} {r['status']:4s} {json.dumps(m)} {r.get('energy', '')}")
+PY
     ;;
   gpu)
     step "GPU acceptance"
