@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 namespace parlab {
@@ -116,7 +117,7 @@ EnergyMeter* cpu_meter(std::string& why) {
   Meters& m = meters();
   std::lock_guard lock(m.m);
   if (!m.cpu_tried) {
-    m.cpu = open_cpu_energy(m.cpu_why);
+    m.cpu = open_moving_cpu_energy(m.cpu_why, std::chrono::milliseconds(250));
     m.cpu_tried = true;
   }
   why = m.cpu_why;
@@ -180,6 +181,29 @@ std::unique_ptr<EnergyMeter> open_cpu_energy(std::string& why) {
   if (auto m = open_perf_power(perf_why)) return m;
   why = rapl_why + "; " + perf_why;
   return nullptr;
+}
+
+bool advances_within(EnergyMeter& m, std::chrono::milliseconds wait) {
+  const auto first = m.joules();
+  if (!first) return false;
+  const auto until = std::chrono::steady_clock::now() + wait;
+  do {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const auto now = m.joules();
+    if (!now) return false;
+    if (*now != *first) return true;
+  } while (std::chrono::steady_clock::now() < until);
+  return false;
+}
+
+std::unique_ptr<EnergyMeter> open_moving_cpu_energy(std::string& why, std::chrono::milliseconds wait) {
+  auto m = open_cpu_energy(why);
+  if (m && !advances_within(*m, wait)) {
+    why = m->describe() + ": opened, but the counter did not advance in " + std::to_string(wait.count()) +
+          " ms (a counter that never moves, as some virtual machines expose)";
+    return nullptr;
+  }
+  return m;
 }
 
 std::unique_ptr<EnergyMeter> open_nvml(int device, std::string& why) {

@@ -4,6 +4,7 @@
 // counter that cannot be read, or that did not advance, is unavailable with its reason, never 0 J.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +40,15 @@ std::unique_ptr<EnergyMeter> open_perf_power(std::string& why);
 // The CPU's meter: RAPL through powercap, else the perf power PMU; null with both reasons in `why`
 // ("<RAPL's>; <the PMU's>") when neither opens.
 std::unique_ptr<EnergyMeter> open_cpu_energy(std::string& why);
+
+// open_cpu_energy, then a check that the counter moves: it must advance within `wait` (a package
+// uses energy even idle, and RAPL updates every millisecond). Some virtual machines expose a
+// counter that never moves; without the check every record would wait 10 s for it. Null with
+// the reason when it does not.
+std::unique_ptr<EnergyMeter> open_moving_cpu_energy(std::string& why, std::chrono::milliseconds wait);
+
+// Whether m's counter advances within `wait`, read every 5 ms.
+bool advances_within(EnergyMeter& m, std::chrono::milliseconds wait);
 
 // A sysfs CPU list ("0", "0,18", "0-3,8") as its CPUs, ascending as written; empty when malformed.
 std::vector<int> parse_cpu_list(const std::string& s);

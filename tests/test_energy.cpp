@@ -241,3 +241,57 @@ TEST(Energy, ParsesSysfsCpuLists) {
 
 }  // namespace
 }  // namespace parlab
+
+namespace parlab {
+namespace {
+
+// A meter whose counter is a function of the read count.
+class ScriptedMeter final : public EnergyMeter {
+ public:
+  explicit ScriptedMeter(double step) : step_(step) {}
+  std::optional<double> joules() override { return step_ * static_cast<double>(reads_++); }
+  std::string describe() const override { return "scripted"; }
+
+ private:
+  double step_;
+  long reads_ = 0;
+};
+
+TEST(Energy, AStillCounterIsNoMeter) {
+  ScriptedMeter still(0.0), moving(1e-3);
+  EXPECT_FALSE(advances_within(still, std::chrono::milliseconds(30)));
+  EXPECT_TRUE(advances_within(moving, std::chrono::milliseconds(30)));
+  // The product's opening: a RAPL domain whose counter never moves (as some virtual machines
+  // expose) is refused with its reason; one that moves is taken.
+  const auto root =
+      std::filesystem::temp_directory_path() / ("parlab-powercap-still-test-" + std::to_string(getpid()));
+  std::filesystem::remove_all(root);
+  std::filesystem::create_directories(root / "intel-rapl:0");
+  std::ofstream(root / "intel-rapl:0" / "energy_uj") << "2500000\n";
+  {
+    ScopedEnv env("PARLAB_POWERCAP_ROOT", root.string());
+    FakeSysfs events("parlab-event-source-still-test");  // no power PMU behind it
+    ScopedEnv perf_env("PARLAB_EVENT_SOURCE_ROOT", events.root().string());
+    std::string why;
+    EXPECT_EQ(open_moving_cpu_energy(why, std::chrono::milliseconds(50)), nullptr);
+    EXPECT_EQ(why.rfind("rapl: ", 0), 0u) << why;
+    EXPECT_NE(why.find("did not advance in 50 ms"), std::string::npos) << why;
+    // A writer moves the counter while the check waits.
+    std::thread writer([&root] {
+      for (int i = 1; i <= 40; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        // Written aside and renamed over: a reader never sees a half-written file.
+        std::ofstream(root / "intel-rapl:0" / "energy_uj.new") << 2500000 + 1000 * i << "\n";
+        std::filesystem::rename(root / "intel-rapl:0" / "energy_uj.new", root / "intel-rapl:0" / "energy_uj");
+      }
+    });
+    auto m = open_moving_cpu_energy(why, std::chrono::milliseconds(1000));
+    writer.join();
+    ASSERT_NE(m, nullptr) << why;
+    EXPECT_EQ(m->describe().rfind("rapl: ", 0), 0u);
+  }
+  std::filesystem::remove_all(root);
+}
+
+}  // namespace
+}  // namespace parlab
