@@ -42,6 +42,8 @@ class PiWorkload final : public Workload {
 };
 
 // ---------------------------------------------------------------- STREAM
+// mpi/'s StreamRank holds the same over a rank's share, kept apart on purpose: core includes no
+// MPI, and a rank's validation and dot gather across ranks.
 template <class T>
 class StreamWorkload final : public Workload {
  public:

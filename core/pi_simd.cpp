@@ -110,6 +110,7 @@ __attribute__((target("avx512f"))) std::uint64_t pairs_avx512(std::uint64_t seed
   return static_cast<std::uint64_t>(_mm512_reduce_add_epi64(hits)) + tail_pairs(seed, j, e);
 }
 
+// pairs_avx512's twin for AVX2, kept apart for the reasons above pairs_avx512.
 __attribute__((target("avx2"))) std::uint64_t pairs_avx2(std::uint64_t seed, std::uint64_t b,
                                                         std::uint64_t e) {
   constexpr std::uint64_t kStep = 4 * kUnroll;

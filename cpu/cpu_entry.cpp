@@ -4,6 +4,9 @@
 
 namespace parlab {
 
+// Fills the fields as gpu_entry (gpu/backends.cpp) does, and stays apart from it on purpose: each
+// wing decides what its entries say (kind, processor, kernel table) and wings never include each
+// other (docs/design.md, "The wings and what each may include").
 BackendEntry cpu_entry(std::string name, std::string detail,
                        std::function<std::unique_ptr<Executor>(int)> make_executor) {
   BackendEntry e;

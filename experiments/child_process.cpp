@@ -55,31 +55,22 @@ class Pipe {
   int fds_[2] = {-1, -1};
 };
 
-// posix_spawn's attributes, destroyed on every path.
-class SpawnAttr {
+// One of posix_spawn's C objects (its attributes, its file actions), destroyed on every path.
+template <class T, int (*Init)(T*), int (*Destroy)(T*)>
+class SpawnObject {
  public:
-  SpawnAttr() { posix_spawnattr_init(&a_); }
-  ~SpawnAttr() { posix_spawnattr_destroy(&a_); }
-  SpawnAttr(const SpawnAttr&) = delete;
-  SpawnAttr& operator=(const SpawnAttr&) = delete;
-  posix_spawnattr_t* get() { return &a_; }
+  SpawnObject() { Init(&a_); }
+  ~SpawnObject() { Destroy(&a_); }
+  SpawnObject(const SpawnObject&) = delete;
+  SpawnObject& operator=(const SpawnObject&) = delete;
+  T* get() { return &a_; }
 
  private:
-  posix_spawnattr_t a_;
+  T a_;
 };
-
-// posix_spawn's file actions, destroyed on every path.
-class FileActions {
- public:
-  FileActions() { posix_spawn_file_actions_init(&a_); }
-  ~FileActions() { posix_spawn_file_actions_destroy(&a_); }
-  FileActions(const FileActions&) = delete;
-  FileActions& operator=(const FileActions&) = delete;
-  posix_spawn_file_actions_t* get() { return &a_; }
-
- private:
-  posix_spawn_file_actions_t a_;
-};
+using SpawnAttr = SpawnObject<posix_spawnattr_t, posix_spawnattr_init, posix_spawnattr_destroy>;
+using FileActions =
+    SpawnObject<posix_spawn_file_actions_t, posix_spawn_file_actions_init, posix_spawn_file_actions_destroy>;
 
 std::vector<std::string> child_environment(const std::vector<std::pair<std::string, std::string>>& set_env) {
   std::vector<std::string> env;

@@ -27,6 +27,9 @@ Factory checked_factory(std::string backend, std::vector<std::string> kernels, F
   };
 }
 
+// Fills the fields as cpu_entry (cpu/cpu_entry.cpp) does, and stays apart from it on purpose:
+// each wing decides what its entries say (kind, processor, kernel table) and wings never include
+// each other (docs/design.md, "The wings and what each may include").
 BackendEntry gpu_entry(std::string name, std::vector<std::string> kernels, Factory make, std::string detail) {
   BackendEntry e;
   e.name = std::move(name);

@@ -45,6 +45,8 @@ Validation probe_verdict(std::uint64_t runs, bool wrong, const std::string& how_
 }
 
 // ---------------------------------------------------------------- STREAM
+// Holds what core's StreamWorkload (core/cpu_workloads.cpp) holds, over this rank's share, and is
+// its own class on purpose: its validation and dot gather across ranks, which core cannot do.
 template <class T>
 class StreamRank final : public RankWorkload {
  public:

@@ -3,11 +3,14 @@ strict-skip check CI runs with (PARLAB_STRICT_SKIPS=1, or CI=true): a skip outsi
 fails the session, so a CI machine that lost a package (MPI, Chromium, Numba) cannot pass with
 fewer tests."""
 import copy
+import hashlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -36,6 +39,29 @@ def parlab_bin():
     if not os.access(path, os.X_OK):
         pytest.fail(f"parlab binary not found at {path}: build the release preset or set PARLAB_BIN")
     return path
+
+
+def run_dir_of(out):
+    """The one run directory under the results root `out` (OUT/<host>/<UTC timestamp>/)."""
+    (host,) = os.listdir(out)
+    (run,) = os.listdir(os.path.join(out, host))
+    return os.path.join(out, host, run)
+
+
+def interrupt_once_logged(args, env, log, marker):
+    """Starts parlab (`args`) and, once the peer's call log `log` shows `marker` (the invocation that
+    hangs has begun), sends it SIGINT. Returns (exit code, stderr, seconds from the signal to the
+    exit). The peer tests (BabelStream, likwid-bench) share it: one way to interrupt mid-peer."""
+    p = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (log.exists() and marker in log.read_text()):
+        time.sleep(0.05)
+    assert log.exists() and marker in log.read_text(), f"the {marker} invocation never started"
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    _, err = p.communicate(timeout=60)
+    return p.returncode, err, time.monotonic() - t0
 
 
 def run_plot(*args):
@@ -92,6 +118,20 @@ def write_doc(tmp_path, doc, name="run"):
     d.mkdir()
     (d / "results.json").write_text(json.dumps(doc))
     return d
+
+
+def plot_twice(tmp_path, doc):
+    """The figures' determinism check, one way for every figure family: writes `doc` as two runs
+    (a, b), plots each (plot.py must succeed) and returns, per run, its directory and {file name:
+    sha256} of its plots/ and report.html."""
+    runs = []
+    for name in ("a", "b"):
+        d = write_doc(tmp_path, doc, name)
+        res = run_plot(str(d))
+        assert res.returncode == 0, res.stderr
+        files = sorted((d / "plots").iterdir()) + [d / "report.html"]
+        runs.append((d, {f.name: hashlib.sha256(f.read_bytes()).hexdigest() for f in files}))
+    return runs
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,14 +6,12 @@ fault, never a crash; without a binary the records are unavailable with the reas
 a stand-in, tests/python/fakes/fake_babelstream.py, that prints BabelStream's --csv format."""
 import json
 import os
-import signal
 import stat
 import subprocess
 import sys
-import time
 
 import pytest
-from conftest import run_plot
+from conftest import interrupt_once_logged, run_dir_of, run_plot
 
 FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes", "fake_babelstream.py")
 WORDS = {"copy": 2, "mul": 2, "add": 3, "triad": 3, "dot": 2, "nstream": 4}
@@ -28,12 +26,6 @@ def peer_dir(tmp_path, model="omp", name=None):
     exe.write_text(f'#!/bin/sh\nFAKE_BABELSTREAM_MODEL={model} exec "{sys.executable}" "{FAKE}" "$@"\n')
     exe.chmod(exe.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
     return d
-
-
-def run_dir_of(out):
-    (host,) = os.listdir(out)
-    (run,) = os.listdir(os.path.join(out, host))
-    return os.path.join(out, host, run)
 
 
 def run(parlab_bin, tmp_path, args, env=None, fault="ok"):
@@ -284,17 +276,9 @@ def test_interrupting_parlab_stops_the_binary_and_leaves_the_measurement_to_resu
     wrapper = d / "omp-stream"
     wrapper.write_text(f'#!/bin/sh\ncase "$*" in *Triad*) export FAKE_BABELSTREAM_FAULT=hang;; esac\n'
                        f'exec "{sys.executable}" "{FAKE}" "$@"\n')
-    p = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (log.exists() and "Triad" in log.read_text()):
-        time.sleep(0.05)
-    assert log.exists() and "Triad" in log.read_text(), "the triad invocation never started"
-    time.sleep(0.3)
-    t0 = time.monotonic()
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
-    assert time.monotonic() - t0 < 20  # the binary was stopped, not waited for
-    assert p.returncode == 130, err
+    code, err, seconds = interrupt_once_logged(args, env, log, "Triad")
+    assert seconds < 20  # the binary was stopped, not waited for
+    assert code == 130, err
     doc = json.load(open(os.path.join(run_dir_of(out), "results.json")))
     assert doc["status"] == "incomplete"
     assert [(x["kernel"], x["status"]) for x in doc["records"]] == [("copy", "ok")]  # triad: not an error record

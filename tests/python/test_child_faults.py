@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from conftest import run_dir_of
 
 FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes", "fake_child.py")
 
@@ -36,12 +37,6 @@ SUITE = {
 def has_backend(parlab_bin, name):
     out = subprocess.run([parlab_bin, "list"], capture_output=True, text=True, timeout=120).stdout
     return any(line.split()[:1] == [name] and "available" in line.split()[2:3] for line in out.splitlines())
-
-
-def run_dir_of(out):
-    (host,) = os.listdir(out)
-    (run,) = os.listdir(os.path.join(out, host))
-    return os.path.join(out, host, run)
 
 
 def run_parlab(parlab_bin, args, env, timeout=300):

@@ -6,13 +6,12 @@ the reason. The binary is a stand-in, tests/python/fakes/fake_likwid_bench.py, t
 likwid-bench 5.2.2's report."""
 import json
 import os
-import signal
 import stat
 import subprocess
 import sys
-import time
 
 import pytest
+from conftest import interrupt_once_logged, run_dir_of
 
 FAKE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fakes", "fake_likwid_bench.py")
 SECONDS, ITERATIONS = 0.5, 64  # the fake's Time and iterations per thread
@@ -37,9 +36,7 @@ def run(parlab_bin, tmp_path, args, fault="ok", binary=None):
                        capture_output=True, text=True, env=env, timeout=300)
     doc = None
     if out.exists():
-        (host,) = os.listdir(out)
-        (run_dir,) = os.listdir(out / host)
-        doc = json.load(open(out / host / run_dir / "results.json"))
+        doc = json.load(open(os.path.join(run_dir_of(out), "results.json")))
     return r, doc
 
 
@@ -109,19 +106,9 @@ def test_interrupting_parlab_stops_likwid_bench_and_leaves_the_measurement_to_re
     env = {**os.environ, "PARLAB_LIKWID_BENCH": str(exe), "FAKE_LIKWID_FAULT": "ok", "FAKE_LIKWID_LOG": str(log)}
     args = [parlab_bin, "run", "-k", "copy,triad", "-b", "likwid-bench-nt", "-t", "1", "-n", "4096", "--reps", "1",
             "--out", str(out), "--no-report", "--quiet"]
-    p = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (log.exists() and "stream_mem" in log.read_text()):
-        time.sleep(0.05)
-    assert log.exists() and "stream_mem" in log.read_text(), "the triad invocation never started"
-    time.sleep(0.3)
-    t0 = time.monotonic()
-    p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=60)
-    assert time.monotonic() - t0 < 20 and p.returncode == 130, err
-    (host,) = os.listdir(out)
-    (run_dir,) = os.listdir(out / host)
-    doc = json.load(open(out / host / run_dir / "results.json"))
+    code, err, seconds = interrupt_once_logged(args, env, log, "stream_mem")
+    assert seconds < 20 and code == 130, err
+    doc = json.load(open(os.path.join(run_dir_of(out), "results.json")))
     assert doc["status"] == "incomplete"
     assert [(x["kernel"], x["status"]) for x in doc["records"]] == [("copy", "ok")]  # triad: not an error record
 

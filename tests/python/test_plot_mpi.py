@@ -2,7 +2,6 @@
 the mixed-mode comparison and their summary lines, grouped by the records' ranks and threads
 fields (the backend names below are deliberately not the real ones where that proves it)."""
 import copy
-import hashlib
 
 import pytest
 
@@ -11,7 +10,7 @@ from analysis.figures.mixed_mode import mixed_mode_series
 from analysis.figures.mpi import mpi_latency_series, mpi_scaling_series
 from analysis.figures.summary import run_summary
 from analysis.figures.throughput import throughput_figures
-from conftest import BASE_DOC, record, run_plot, write_doc
+from conftest import BASE_DOC, plot_twice, record
 
 
 def mpi_record(i, backend, ranks, threads, median, hosts=1, **kw):
@@ -156,20 +155,14 @@ def test_summary_has_one_line_per_mpi_figure(mpi_doc):
 
 
 def test_mpi_figures_are_written_and_deterministic(tmp_path, mpi_doc):
-    digests = []
-    for name in ("a", "b"):
-        d = write_doc(tmp_path, mpi_doc, name)
-        res = run_plot(str(d))
-        assert res.returncode == 0, res.stderr
-        files = sorted((d / "plots").iterdir())
-        digests.append([(f.name, hashlib.sha256(f.read_bytes()).hexdigest()) for f in files])
-    names = [n for n, _ in digests[0]]
+    (d, a), (_, b) = plot_twice(tmp_path, mpi_doc)
+    names = sorted(a)
     for want in ("mpi_speedup_strong_strong_pi_2p24_int32_t1.png", "mpi_speedup_strong_strong_pi_2p24_int32_t2.png",
                  "mpi_speedup_weak_weak_pi_2p20_int32_t1.png", "mpi_latency.png", "mpi_latency.svg",
                  "mixed_mode_mixed-mode_overhead_reduce_1000_int32.png"):
         assert want in names, names
-    assert digests[0] == digests[1]
-    html = (tmp_path / "a" / "report.html").read_text()
+    assert a == b
+    html = (d / "report.html").read_text()
     assert "over 1 rank" in html and "mixed mode at 4 cores" in html
 
 

@@ -126,15 +126,22 @@ def test_ctrl_c_stops_the_run_and_every_worker(tmp_path, parlab_bin, backend):
     assert_none_left(tag)
 
 
+def kill_a_worker(parlab_bin, tag, backend, size, reps, out, settle, timeout):
+    """Measures pi on `backend` with two workers and SIGKILLs one of them `settle` seconds after
+    both are up; returns parlab's (exit code, stderr)."""
+    proc = start(parlab_bin, tag, ["--kernel", "pi", "--backend", backend, "--threads", "2",
+                                   "--size", size, "--reps", str(reps)], out)
+    victim = min(wait_for_workers(proc, tag, 2))
+    time.sleep(settle)
+    os.kill(victim, signal.SIGKILL)
+    _, err = proc.communicate(timeout=timeout)
+    return proc.returncode, err
+
+
 def test_a_killed_process_worker_fails_the_record_and_the_rest_shut_down(tmp_path, parlab_bin):
     tag = uuid.uuid4().hex
-    proc = start(parlab_bin, tag, ["--kernel", "pi", "--backend", "py-processes", "--threads", "2",
-                                   "--size", "2^18", "--reps", "20"], tmp_path / "out")
-    victim = min(wait_for_workers(proc, tag, 2))
-    time.sleep(0.5)
-    os.kill(victim, signal.SIGKILL)
-    _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 1, err  # a failed measurement
+    code, err = kill_a_worker(parlab_bin, tag, "py-processes", "2^18", 20, tmp_path / "out", 0.5, 120)
+    assert code == 1, err  # a failed measurement
     (r,) = records(tmp_path / "out")
     assert r["status"] == "error" and "terminated abruptly" in r["reason"], r
     assert_none_left(tag)
@@ -144,13 +151,8 @@ def test_dask_reruns_a_killed_workers_task_and_stays_canonical(tmp_path, parlab_
     """dask.distributed's nanny restarts a killed worker and the scheduler reruns its tasks, so
     the count is still the canonical one; the restarted worker is shut down like the others."""
     tag = uuid.uuid4().hex
-    proc = start(parlab_bin, tag, ["--kernel", "pi", "--backend", "py-dask-distributed", "--threads", "2",
-                                   "--size", "2^17", "--reps", "6"], tmp_path / "out")
-    victim = min(wait_for_workers(proc, tag, 2))
-    time.sleep(1.0)
-    os.kill(victim, signal.SIGKILL)
-    _, err = proc.communicate(timeout=300)
-    assert proc.returncode == 0, err
+    code, err = kill_a_worker(parlab_bin, tag, "py-dask-distributed", "2^17", 6, tmp_path / "out", 1.0, 300)
+    assert code == 0, err
     (r,) = records(tmp_path / "out")
     assert r["status"] == "ok" and "the canonical count" in r["validation"]["detail"], r
     assert_none_left(tag)

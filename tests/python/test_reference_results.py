@@ -2071,6 +2071,16 @@ FIGURES += [
 ]
 
 
+def add_earlier_lines(claims, earlier):
+    """Adds to each claim whose name starts with a key of `earlier` that key's phrases (every key
+    must name at least one claim)."""
+    for prefix, lines in earlier.items():
+        hit = [i for i, c in enumerate(claims) if c.name.startswith(prefix)]
+        assert hit, prefix
+        for i in hit:
+            claims[i] = dataclasses.replace(claims[i], lines=claims[i].lines + lines)
+
+
 # The README lines of the entries above that were written before the scanner: each entry (by
 # name prefix) and the phrases of the lines that state its ordering.
 EARLIER_LINES = {
@@ -2098,11 +2108,7 @@ EARLIER_LINES = {
     "h200-x2: π at 4 ranks": ("interval of the ranks' / tbb's time 0.89–1.17×",),
     "node: 1 ranks": ("many threads (its time over the ranks' time",),
 }
-for _prefix, _lines in EARLIER_LINES.items():
-    _hit = [i for i, c in enumerate(NOISE_CLAIMS) if c.name.startswith(_prefix)]
-    assert _hit, _prefix
-    for i in _hit:
-        NOISE_CLAIMS[i] = dataclasses.replace(NOISE_CLAIMS[i], lines=NOISE_CLAIMS[i].lines + _lines)
+add_earlier_lines(NOISE_CLAIMS, EARLIER_LINES)
 
 
 NOISE_CLAIMS += [
@@ -2157,11 +2163,7 @@ EARLIER_LINES_2 = {
     "in rounds, ": ("and openmp below 0.97× on all five: the CPU goals",),
     "h200-x2: π at 4 ranks": ("threads up to 4 (4.36e9 vs pool 4.74e9)",),
 }
-for _prefix, _lines in EARLIER_LINES_2.items():
-    _hit = [i for i, c in enumerate(NOISE_CLAIMS) if c.name.startswith(_prefix)]
-    assert _hit, _prefix
-    for i in _hit:
-        NOISE_CLAIMS[i] = dataclasses.replace(NOISE_CLAIMS[i], lines=NOISE_CLAIMS[i].lines + _lines)
+add_earlier_lines(NOISE_CLAIMS, EARLIER_LINES_2)
 
 
 # The first stream-peers run (5 repetitions a side, parlab's statistic on both sides): its
@@ -2784,11 +2786,7 @@ EARLIER_LINES_3 = {
     f"{FINAL_SEC}, dot: openmp-static": ("99% interval of time 0.84–1.10×",),
     "h200-x4: cuda-multi-seq": ("cuda-multi-seq is level with one GPU on π", "its / one GPU's time 1.003–1.009×"),
 }
-for _prefix, _lines in EARLIER_LINES_3.items():
-    _hit = [i for i, c in enumerate(NOISE_CLAIMS) if c.name.startswith(_prefix)]
-    assert _hit, _prefix
-    for i in _hit:
-        NOISE_CLAIMS[i] = dataclasses.replace(NOISE_CLAIMS[i], lines=NOISE_CLAIMS[i].lines + _lines)
+add_earlier_lines(NOISE_CLAIMS, EARLIER_LINES_3)
 
 # Lines the scanner flags that order nothing measured against noise, each with its reason.
 NOT_ORDERINGS = [

@@ -2,14 +2,13 @@
 record's `limit`): the roofline figures, the first screen's shares, the scaling figures' bandwidth
 bound, and runs from before ceilings (nothing drawn, said so)."""
 import copy
-import hashlib
 
 from analysis.figures.load import processor_of
 from analysis.figures.roofline import roof_share, roofline_points, share_text
 from analysis.figures.scaling import scaling_bounds
 from analysis.figures.summary import run_summary, summary_html
 import pytest
-from conftest import BASE_DOC, record, run_plot, write_doc
+from conftest import BASE_DOC, plot_twice, record, run_plot, write_doc
 
 N = 1 << 24
 
@@ -158,18 +157,11 @@ def test_a_record_without_processor_falls_back_to_the_old_rule():
 
 
 def test_roofline_figures_drawn_and_deterministic(tmp_path, doc):
-    digests = []
-    for name in ("a", "b"):
-        d = write_doc(tmp_path, doc, name)
-        res = run_plot(str(d))
-        assert res.returncode == 0, res.stderr
-        names = sorted(p.name for p in (d / "plots").iterdir())
-        assert {"roofline_cpu.png", "roofline_cpu.svg", "roofline_gpu.png", "roofline_gpu.svg"} <= set(names)
-        digests.append({n: hashlib.sha256((d / "plots" / n).read_bytes()).hexdigest() for n in names
-                        if "roofline" in n})
-        html = (d / "report.html").read_text()
-        assert "roofline_cpu" in html
-    assert digests[0] == digests[1]
+    runs = plot_twice(tmp_path, doc)
+    for d, digests in runs:
+        assert {"roofline_cpu.png", "roofline_cpu.svg", "roofline_gpu.png", "roofline_gpu.svg"} <= set(digests)
+        assert "roofline_cpu" in (d / "report.html").read_text()
+    assert runs[0][1] == runs[1][1]
 
 
 def test_first_screen_gives_the_fastest_backends_share(doc):

@@ -1,0 +1,230 @@
+// `parlab run`: its options into a plan, checked whole before anything touches the disk, then
+// a run (or the resume of one) and its report.
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "args.hpp"
+#include "ceilings.hpp"
+#include "commands.hpp"
+#include "context.hpp"
+#include "estimate.hpp"
+#include "mpi_job.hpp"
+#include "rank_sweep.hpp"
+#include "registry.hpp"
+#include "runner.hpp"
+#include "suite.hpp"
+#include "core/error.hpp"
+
+namespace parlab {
+namespace {
+
+// A run's exit code once its report has been made: the report's failure is the run's too.
+int with_report(int run_code, const std::string& run_dir, const RunArgs& a, std::ostream& err) {
+  if ((run_code != 0 && run_code != 1) || a.no_report) return run_code;
+  const int report_code = cmd_report(run_dir, err, a.quiet);
+  if (report_code == 130) return 130;
+  // After a run the input is the run's own results.json: a report that fails is a failed step.
+  return run_code != 0 ? run_code : (report_code == 0 ? 0 : kExitFailure);
+}
+
+// --resume continues a run's own plan; every option that would change the plan is refused by
+// name rather than ignored. Output options (--format, --quiet, --no-report, --timeout) apply.
+void refuse_filters_with_resume(const RunArgs& a) {
+  const std::pair<const char*, const std::string*> plan_options[] = {
+      {"a suite", &a.suite}, {"--kernel", &a.kernel}, {"--backend", &a.backend}, {"--threads", &a.threads},
+      {"--size", &a.size},   {"--precision", &a.precision}, {"--reps", &a.reps}, {"--rounds", &a.rounds},
+      {"--seed", &a.seed}, {"--device", &a.device}, {"--ranks", &a.ranks}, {"--out", &a.out}};
+  std::string given;
+  for (const auto& [name, value] : plan_options) {
+    if (!value->empty()) given += (given.empty() ? "" : ", ") + std::string(name);
+  }
+  if (a.quick) given += (given.empty() ? "" : ", ") + std::string("--quick");
+  if (a.dry_run) given += (given.empty() ? "" : ", ") + std::string("--dry-run");
+  if (!given.empty()) {
+    throw UsageError("--resume continues the run's own plan in its own directory; it cannot apply " + given +
+                     " (start a new run for that)");
+  }
+}
+
+double parse_timeout(const std::string& value) {
+  if (value.empty()) return RunOptions::kDefaultChildTimeoutSeconds;
+  std::size_t used = 0;
+  double t = -1;
+  try {
+    t = std::stod(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used != value.size() || !(t >= 0) || t > 1e7) {
+    throw UsageError("invalid value '" + value + "' for --timeout: expected seconds from 0 to 1e7 (0: no limit)");
+  }
+  return t;
+}
+
+// --dry-run: what the run would measure, in one line per (study, kernel, backend).
+void print_plan(const Plan& plan, double at_least, std::ostream& out) {
+  int rounds = 1;
+  for (const auto& m : plan.specs) rounds = std::max(rounds, m.round);
+  out << "plan of suite '" << plan.suite << "': " << plan.specs.size() << " measurements"
+      << (rounds > 1 ? " (" + std::to_string(rounds) + " rounds of " + std::to_string(plan.specs.size() / rounds) + ")"
+                     : std::string())
+      << ", at least " << format_duration(at_least) << " (a lower bound)\n";
+  std::vector<std::string> lines;
+  std::map<std::string, std::size_t> counts;
+  for (const auto& m : plan.specs) {
+    const std::string key = "  " + m.study + "  " + m.kernel + "  " + m.backend +
+                            (m.interpreter.empty() ? "" : " [" + m.interpreter + (m.python_gil.empty() ? "" : " PYTHON_GIL=" + m.python_gil) + "]") +
+                            (m.ranks > 0 ? " (MPI jobs)" : "");
+    if (counts[key]++ == 0) lines.push_back(key);
+  }
+  for (const auto& l : lines) out << l << ": " << counts[l] << "\n";
+  for (const auto& w : plan.warnings) out << "warning: " << w << "\n";
+}
+
+}  // namespace
+
+int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
+            const char* const* argv) {
+  RunOptions options;
+  options.quiet = a.quiet;
+  // results.json is always written: it is the run's state, needed to resume and to plot.
+  options.write_csv = false;
+  for (const auto& f : split_list(a.format, "--format")) {
+    if (f == "csv") {
+      options.write_csv = true;
+    } else if (f != "json") {
+      throw UsageError("invalid value '" + f + "' for --format: accepted json, csv");
+    }
+  }
+
+  options.child_timeout_s = parse_timeout(a.timeout);
+  set_peer_timeout(options.child_timeout_s);  // the external peers are measured in another process too
+  // The hosts of every MPI job of this run (--ranks, a suite's "ranks", a resumed run's).
+  if (!a.hostfile.empty()) set_mpi_hostfile(a.hostfile);
+
+  if (!a.resume.empty()) {
+    refuse_filters_with_resume(a);
+    Runner runner(registry, err, options);
+    install_interrupt_handler();
+    const int code = runner.resume(a.resume);
+    return with_report(code, runner.run_dir().string(), a, err);
+  }
+
+  // Everything is parsed and the whole plan built before anything touches the disk, so bad
+  // input never leaves a half-written result directory.
+  const int max_threads = hardware_threads();
+  PlanOverrides o;
+  if (!a.kernel.empty()) o.kernels = split_list(a.kernel, "--kernel");
+  if (!a.backend.empty()) o.backends = split_list(a.backend, "--backend");
+  if (!a.threads.empty()) o.threads = parse_thread_list(a.threads, "--threads", max_threads);
+  if (!a.ranks.empty()) {
+    // Rank counts: the thread-list syntax ("max" is the hardware threads); every R >= 1.
+    o.ranks = parse_thread_list(a.ranks, "--ranks", max_threads, "rank count");
+    if (MpiJobScope::in_job()) throw UsageError("--ranks launches its own MPI jobs: run parlab outside mpirun");
+    std::vector<std::string> mpi_backends;
+    for (const auto& e : registry.entries()) {
+      if (e.kind == "mpi" && e.available) mpi_backends.push_back(e.name);
+    }
+    if (mpi_backends.empty()) throw UsageError("--ranks: no MPI backend is available (see `parlab list`)");
+    // Without --backend: the single-process CPU backends beside every MPI one, so the run holds
+    // the figures (and the pi counts and dot bits) to compare with.
+    if (o.backends.empty()) {
+      o.backends = {"cpu"};
+      o.backends.insert(o.backends.end(), mpi_backends.begin(), mpi_backends.end());
+    }
+  }
+  if (!a.size.empty()) {
+    std::vector<std::uint64_t> sizes;
+    for (const auto& s : split_list(a.size, "--size")) sizes.push_back(parse_count(s, "--size", 1));
+    o.sizes = sizes;
+  }
+  if (!a.precision.empty()) {
+    for (const auto& p : split_list(a.precision, "--precision")) {
+      const auto pp = precision_from_name(p);
+      if (!pp) throw UsageError("invalid value '" + p + "' for --precision: accepted float, double, int32");
+      o.precisions.push_back(*pp);
+    }
+  }
+  if (!a.reps.empty()) {
+    const std::uint64_t r = parse_count(a.reps, "--reps", 1);
+    if (r > 100000) throw UsageError("invalid value '" + a.reps + "' for --reps: at most 100000");
+    o.reps = static_cast<int>(r);
+  }
+  if (!a.rounds.empty()) {
+    const std::uint64_t r = parse_count(a.rounds, "--rounds", 1);
+    if (r > 1000) throw UsageError("invalid value '" + a.rounds + "' for --rounds: at most 1000");
+    o.rounds = static_cast<int>(r);
+  }
+  if (!a.seed.empty()) o.seed = parse_u64(a.seed, "--seed");
+  if (!a.device.empty()) {
+    const std::uint64_t d = parse_u64(a.device, "--device");
+    if (d > 1024) throw UsageError("invalid value '" + a.device + "' for --device: expected a GPU index");
+    o.device = static_cast<int>(d);
+  }
+  o.quick = a.quick;
+  std::string suite_name = a.suite;
+  if (suite_name.empty() && o.kernels.empty()) suite_name = "quick";  // the default suite
+  nlohmann::json suite;
+  if (!suite_name.empty()) suite = load_suite(suite_name);
+  Plan plan;
+  try {
+    plan = make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
+  } catch (const UsageError& e) {
+    // A suite given by path: its errors name the file too (a suite's "name" need not say which).
+    const std::filesystem::path given = suite_name;
+    if (suite_name.find('/') == std::string::npos && given.extension() != ".json") throw;
+    throw UsageError("suite file '" + suite_name + "': " + e.what());
+  }
+  // Entries measured by MPI jobs the runner launches (--ranks, a suite's "ranks"): the launcher
+  // must exist before anything starts, and ranks x threads beyond the cores is said up front.
+  int most_ranks = 0, most_threads = 1;
+  for (const auto& s : plan.specs) {
+    const BackendEntry* e = registry.find(s.backend);
+    if (s.ranks > 0 && e != nullptr && e->available) {
+      most_ranks = std::max(most_ranks, s.ranks);
+      most_threads = std::max(most_threads, s.threads);
+    }
+  }
+  if (most_ranks > 0) {
+    const MpiLauncher launcher = find_mpi_launcher();
+    plan.warnings.push_back("MPI jobs launched as: " + launcher.describe() + " -np R");
+    if (most_ranks * most_threads > max_threads) {
+      plan.warnings.push_back("up to " + std::to_string(most_ranks) + " MPI ranks x " + std::to_string(most_threads) +
+                              " threads on " + std::to_string(max_threads) +
+                              " hardware threads: oversubscribed points measure time-slicing");
+    }
+  }
+  // A lower bound from optimistic rates (experiments/estimate.hpp): a plan over an hour needs
+  // --yes, so a mistyped size cannot start a run of centuries.
+  const double at_least = min_seconds(plan, registry);
+  if (at_least > 3600 && !a.yes) {
+    throw UsageError("this plan would take at least " + format_duration(at_least) +
+                     " (a lower bound; check --size and --reps), pass --yes to run it anyway");
+  }
+  if (at_least > 600 && !a.quiet) {
+    err << "parlab: this plan takes at least " << format_duration(at_least) << "\n";
+  }
+  if (a.dry_run) {
+    print_plan(plan, at_least, out);
+    return kExitOk;
+  }
+  // plan.warnings go into the run's context; the runner prints them with the context's own.
+
+  nlohmann::json invocation = nlohmann::json::array();
+  for (int i = 0; i < argc; ++i) invocation.push_back(argv[i]);
+  // The roofs the records are held against (docs/ceilings.md): cached, or measured now.
+  if (!a.no_ceilings) options.ceilings = load_or_measure_ceilings(registry, false, err);
+  Runner runner(registry, err, options);
+  install_interrupt_handler();
+  const int code = runner.run_new(plan, a.out.empty() ? "results" : a.out, invocation);
+  return with_report(code, runner.run_dir().string(), a, err);
+}
+
+}  // namespace parlab

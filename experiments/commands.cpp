@@ -1,0 +1,161 @@
+// `parlab list`, `pi`, `report` and `compare`: the short commands (commands.hpp).
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "args.hpp"
+#include "child_process.hpp"
+#include "commands.hpp"
+#include "data_dir.hpp"
+#include "interpreters.hpp"
+#include "suite.hpp"
+#include "core/error.hpp"
+#include "core/kernels.hpp"
+
+namespace parlab {
+
+// ---------------------------------------------------------------- list
+int cmd_list(const Registry& registry, std::ostream& out) {
+  out << "backends:\n";
+  for (const auto& e : registry.entries()) {
+    out << "  " << std::left << std::setw(24) << e.name << std::setw(7) << e.kind
+        << (e.available ? "available    " : e.broken ? "FAILED       " : "unavailable  ")
+        << (e.available ? e.detail : e.reason)
+        << "\n";
+  }
+  list_interpreters(out);
+  out << "kernels:\n";
+  for (const auto& k : kernel_specs()) {
+    std::string precisions;
+    for (auto p : k.precisions) precisions += std::string(precisions.empty() ? "" : ",") + to_string(p);
+    out << "  " << std::left << std::setw(16) << k.name << std::setw(10) << to_string(k.family) << std::setw(14)
+        << precisions << "size = " << k.size_meaning << "\n";
+  }
+  out << "suites (" << suites_dir().string() << "):\n";
+  for (const auto& name : suite_names()) {
+    std::string description;
+    try {
+      description = load_suite(name).value("description", "");
+    } catch (const Error& e) {
+      description = std::string("unreadable: ") + e.what();
+    }
+    out << "  " << std::left << std::setw(16) << name << description << "\n";
+  }
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------- pi
+int cmd_pi(const Registry& registry, const PiArgs& a, std::ostream& out) {
+  // Validate every argument before any work, so a usage error never follows partial output.
+  const int threads = parse_threads(a.threads, "--threads");
+  const std::uint64_t samples = parse_count(a.samples, "--samples", 1);
+  const std::uint64_t seed = parse_u64(a.seed, "--seed");
+  const std::uint64_t device = parse_u64(a.device, "--device");
+  if (device > 1024) throw UsageError("invalid value '" + a.device + "' for --device: expected a GPU index");
+  const BackendEntry& backend = registry.get(a.backend);
+
+  const Problem p = pi_problem(samples, threads, seed, static_cast<int>(device));
+  auto workload = backend.make(p);
+  const auto t0 = std::chrono::steady_clock::now();
+  workload->run();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const Validation v = workload->validate();
+  const std::uint64_t hits = v.hits.value_or(0);
+  const PiCheck check = pi_check(hits, samples);
+
+  if (a.json) {
+    nlohmann::json j = {{"backend", backend.name}, {"threads", threads},     {"samples", samples},
+                        {"seed", seed},            {"hits", hits},           {"pi", check.estimate},
+                        {"sigmas", check.sigmas},  {"pass", v.pass},         {"seconds", seconds},
+                        {"samples_per_second", seconds > 0 ? static_cast<double>(samples) / seconds : 0.0}};
+    out << j.dump() << "\n";
+  } else {
+    std::ostringstream s;
+    s << std::setprecision(10);
+    s << "backend  " << backend.name << " (" << threads << " thread" << (threads == 1 ? "" : "s") << ")\n"
+      << "samples  " << samples << "\n"
+      << "seed     " << seed << "\n"
+      << "hits     " << hits << "\n"
+      << "pi       " << check.estimate << "\n"
+      << std::setprecision(3) << "check    " << (v.pass ? "pass" : "FAIL") << ": " << check.sigmas
+      << " sigma from N*pi/4 (limit 3)\n"
+      << "time     " << seconds << " s, " << (seconds > 0 ? static_cast<double>(samples) / seconds : 0.0)
+      << " samples/s\n";
+    out << s.str();
+  }
+  return v.pass ? kExitOk : kExitFailure;
+}
+
+// ---------------------------------------------------------------- plot / report
+namespace {
+
+// The Python scripts parlab starts, and their interpreter: $PARLAB_PYTHON overrides Debian's
+// python3 (where matplotlib and pandas are); a script is data_dir()/<name> unless `env_override`
+// names another file.
+std::vector<std::string> script_command(const std::string& name, const char* env_override) {
+  std::string script;
+  if (const char* s = std::getenv(env_override); s && *s) {
+    script = s;
+  } else {
+    script = (data_dir() / name).string();
+  }
+  std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (const char* p = std::getenv("PARLAB_PYTHON"); p && *p) python = p;
+  if (!std::filesystem::exists(script)) throw FailureError("script '" + script + "' not found");
+  return {python, script};
+}
+
+// Runs a script with this process's stdout; returns its exit code (-1 when it could not start).
+ChildOutput run_script(std::vector<std::string> args, std::ostream& err) {
+  std::cout << std::flush;
+  err << std::flush;
+  SpawnOptions options;
+  options.capture_stdout = false;
+  options.interrupted = &g_interrupted;
+  return run_child(args, options);
+}
+
+}  // namespace
+
+// Plots and report.html of a run ($PARLAB_PLOT_SCRIPT overrides experiments/analysis/plot.py). Its output
+// is the user's; a script that fails makes the command fail, with its message.
+int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet) {
+  std::vector<std::string> args = script_command("analysis/plot.py", "PARLAB_PLOT_SCRIPT");
+  args.push_back(run_dir);
+  if (quiet) args.push_back("--quiet");
+  const ChildOutput c = run_script(args, err);
+  if (c.exit_code == 0) return kExitOk;
+  if (c.interrupted || c.exit_code == 130) return 130;
+  // plot.py's own codes keep their meaning: 2 bad input (a missing or malformed run), 3 its bug.
+  if (c.exit_code == kExitUsage || c.exit_code == 3) return c.exit_code;
+  const std::string last = last_line(c.err_tail);  // the script's own last word, under the verdict
+  err << "parlab: the plots and report of " << run_dir << " failed: " << args[0] << " " << args[1] << " "
+      << c.describe_end() << (c.exit_code == -1 ? " (set PARLAB_PYTHON)" : "") << (last.empty() ? "" : ": " + last)
+      << "\n";
+  return kExitFailure;
+}
+
+// `parlab compare BASE NEW [options]`: experiments/analysis/compare.py, whose exit code is the command's
+// (0 compared, 1 --fail-if-slower tripped, 2 bad input, 3 internal error, 130 interrupted).
+// Exit 1 means "slower" to a CI gate or `git bisect run`, so nothing else may turn into 1: a
+// script that cannot start is an environment error (2), one that dies otherwise a bug (3).
+int cmd_compare(const std::vector<std::string>& passed, std::ostream& err) {
+  std::vector<std::string> args = script_command("analysis/compare.py", "PARLAB_COMPARE_SCRIPT");
+  args.insert(args.end(), passed.begin(), passed.end());
+  const ChildOutput c = run_script(args, err);
+  if (c.interrupted || c.exit_code == 130) return 130;
+  if (c.exit_code >= 0 && c.exit_code <= 3) return c.exit_code;
+  err << "parlab: compare: " << args[0] << " " << args[1] << " " << c.describe_end()
+      << (c.exit_code == -1 ? " (set PARLAB_PYTHON)" : "") << "\n";
+  return c.exit_code == -1 ? kExitUsage : 3;
+}
+
+}  // namespace parlab

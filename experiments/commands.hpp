@@ -1,0 +1,66 @@
+// The handlers of `parlab list`, `pi`, `run`, `report` and `compare`: run_cli (cli.cpp) parses
+// the command line into these arguments and calls one. The others live beside what they serve:
+// cmd_ceilings in ceilings.hpp, cmd_interpreter_info and cmd_measure_spec in interpreters.hpp.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "suite.hpp"
+#include "core/workload.hpp"
+
+namespace parlab {
+
+// The exit codes every command keeps (docs/design.md, "Failure semantics").
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+
+// `parlab list`: the registry, the interpreters, the kernel catalogue and the suites.
+int cmd_list(const Registry& registry, std::ostream& out);
+
+// ---------------------------------------------------------------- pi
+struct PiArgs {
+  std::string backend = "serial";
+  std::string threads = "1";
+  std::string samples = "2^24";
+  std::string seed = std::to_string(kDefaultSeed);
+  std::string device = "0";
+  bool json = false;
+};
+
+int cmd_pi(const Registry& registry, const PiArgs& a, std::ostream& out);
+
+// ---------------------------------------------------------------- run
+struct RunArgs {
+  std::string suite;
+  std::string kernel, backend, threads, size, precision, reps, rounds, seed, device;
+  std::string out;  // empty: "results"
+  std::string format = "json,csv";
+  std::string resume;
+  std::string ranks;  // MPI job sizes for the mpi backends
+  std::string hostfile;  // the hosts those MPI jobs run on (empty: this one)
+  std::string timeout;  // seconds per measurement in another process
+  std::string peer_dir;  // where BabelStream's binaries are (overrides PARLAB_BABELSTREAM_DIR)
+  bool quick = false;
+  bool quiet = false;
+  bool no_report = false;
+  bool yes = false;      // run even when the plan's estimate is over an hour
+  bool dry_run = false;  // plan, print, write nothing
+  bool no_ceilings = false;  // no roofs in the context, no `limit` in the records
+};
+
+// `parlab run`: a new run of a suite or of the filters given, or --resume of an interrupted one,
+// then its report unless --no-report. argv is recorded as the run's invocation.
+int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
+            const char* const* argv);
+
+// ---------------------------------------------------------------- report / compare
+// The plots and report.html of a run directory (experiments/analysis/plot.py).
+int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet);
+
+// `parlab compare BASE NEW [options]` (experiments/analysis/compare.py).
+int cmd_compare(const std::vector<std::string>& passed, std::ostream& err);
+
+}  // namespace parlab
