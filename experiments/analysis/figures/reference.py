@@ -3,7 +3,7 @@ backend's share of its roof beside each reference run's, compared by the fractio
 each machine's own roof), never by time.
 
 The reference runs are listed in an index, reference-runs.json, in a folder of runs:
-  {"runs": [{"name": "dev-2core", "path": "dev-2core/20261125T145036Z",
+  {"runs": [{"name": "dev-2core", "path": "dev-2core/20261125T182248Z",
              "description": "the 2-core development machine"}, ...]}
 each path relative to the index's folder, a run directory holding results.json. Adding a
 reference run is a data change: commit the run under results/ and add its line to
