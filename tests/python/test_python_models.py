@@ -126,12 +126,34 @@ def test_ctrl_c_stops_the_run_and_every_worker(tmp_path, parlab_bin, backend):
     assert_none_left(tag)
 
 
+def ready_workers(proc, tag, n, timeout=120.0):
+    """The worker processes once n of them have run parlab's bootstrap (they name themselves
+    parlab-worker, embed/workloads/parlab_tasks.py): up, not still starting."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        ready = []
+        for pid in workers_of(tag, proc.pid):
+            try:
+                with open(f"/proc/{pid}/comm") as f:
+                    if f.read().strip() == "parlab-worker":
+                        ready.append(pid)
+            except OSError:
+                pass
+        if len(ready) >= n:
+            return ready
+        time.sleep(0.05)
+    pytest.fail(f"{n} workers were not ready within {timeout} s")
+
+
 def kill_a_worker(parlab_bin, tag, backend, size, reps, out, settle, timeout):
     """Measures pi on `backend` with two workers and SIGKILLs one of them `settle` seconds after
-    both are up; returns parlab's (exit code, stderr)."""
+    both are ready (their processes appearing is not enough: on a loaded machine a worker killed
+    while it still starts stalls the pool's start-up for its whole timeout); returns parlab's
+    (exit code, stderr)."""
     proc = start(parlab_bin, tag, ["--kernel", "pi", "--backend", backend, "--threads", "2",
                                    "--size", size, "--reps", str(reps)], out)
-    victim = min(wait_for_workers(proc, tag, 2))
+    victim = min(ready_workers(proc, tag, 2))
     time.sleep(settle)
     os.kill(victim, signal.SIGKILL)
     _, err = proc.communicate(timeout=timeout)
@@ -151,7 +173,7 @@ def test_dask_reruns_a_killed_workers_task_and_stays_canonical(tmp_path, parlab_
     """dask.distributed's nanny restarts a killed worker and the scheduler reruns its tasks, so
     the count is still the canonical one; the restarted worker is shut down like the others."""
     tag = uuid.uuid4().hex
-    code, err = kill_a_worker(parlab_bin, tag, "py-dask-distributed", "2^17", 6, tmp_path / "out", 1.0, 300)
+    code, err = kill_a_worker(parlab_bin, tag, "py-dask-distributed", "2^19", 6, tmp_path / "out", 0.2, 300)
     assert code == 0, err
     (r,) = records(tmp_path / "out")
     assert r["status"] == "ok" and "the canonical count" in r["validation"]["detail"], r
