@@ -497,6 +497,7 @@ ProbeResult BandwidthProbe::measure(BandwidthKernel kernel, const std::vector<st
   // A read roof under the copy roof would be no roof: the reads take the widest loads there are,
   // as the streaming stores do (core/stream_store.hpp).
   [[maybe_unused]] const bool wide_reads = ceiling_isa() == CeilingIsa::avx512;
+  const StreamStoreIsa store_isa = stream_store_isa();  // outside the body, read once
   // copy and triad are parlab's own: core/stream_store.hpp's streaming path over core/stream.hpp's
   // element bodies, the code a STREAM record of arrays past the cache runs.
   const std::function<void(std::uint64_t, std::uint64_t)> body = [&](std::uint64_t lo, std::uint64_t hi) {
@@ -520,10 +521,10 @@ ProbeResult BandwidthProbe::measure(BandwidthKernel kernel, const std::vector<st
         break;
       }
       case BandwidthKernel::copy_nt:
-        stream_range_streaming<double>(StreamKernel::copy, t.a.data(), t.b.data(), t.c.data(), s, lo, hi);
+        stream_range_streaming<double>(StreamKernel::copy, t.a.data(), t.b.data(), t.c.data(), s, lo, hi, store_isa);
         break;
       case BandwidthKernel::triad_nt:
-        stream_range_streaming<double>(StreamKernel::triad, t.a.data(), t.b.data(), t.c.data(), s, lo, hi);
+        stream_range_streaming<double>(StreamKernel::triad, t.a.data(), t.b.data(), t.c.data(), s, lo, hi, store_isa);
         break;
     }
   };
@@ -556,7 +557,7 @@ ProbeResult BandwidthProbe::measure(BandwidthKernel kernel, const std::vector<st
   std::ostringstream what;
   what << name;
   // The store width matters to the roof: a 64-byte store writes a whole line at once.
-  if (kernel != BandwidthKernel::read) what << ", non-temporal " << to_string(stream_store_isa()) << " stores";
+  if (kernel != BandwidthKernel::read) what << ", non-temporal " << to_string(store_isa) << " stores";
   what << ", " << arrays << " array(s), " << threads() << " thread(s) pinned one per logical CPU in chunks of "
        << Team::kGrain << " doubles, best of " << reps << " per working set";
   return best_bandwidth_candidate(what.str(), candidates);

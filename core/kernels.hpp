@@ -54,7 +54,9 @@ template <class T>
 inline void stream_run(Executor& ex, StreamKernel k, T* a, T* b, T* c, Index n, StreamStores stores) {
   const T s = StreamInit<T>::scalar;
   if (stores == StreamStores::streaming) {
-    ex.parallel_for(n, kArrayGrain, [=](Index lo, Index hi) { stream_range_streaming(k, a, b, c, s, lo, hi); });
+    const StreamStoreIsa isa = stream_store_isa();  // outside the bodies: a bad PARLAB_STREAM_ISA throws here
+    ex.parallel_for(n, kArrayGrain,
+                    [=](Index lo, Index hi) { stream_range_streaming(k, a, b, c, s, lo, hi, isa); });
   } else {
     ex.parallel_for(n, kArrayGrain, [=](Index lo, Index hi) { stream_range(k, a, b, c, s, lo, hi); });
   }

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "core/pi_simd.hpp"
+#include "core/stream_store.hpp"
 #include "parlab/build_commit.hpp"
 #include "parlab/build_info.hpp"
 
@@ -130,6 +131,9 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
   // Which SIMD path the CPU pi kernel runs here (core/pi_simd.hpp): it changes CPU pi rates
   // by up to 3.6x, so a figure must say which one it shows.
   ctx["build"]["pi_cpu_path"] = std::string(to_string(pi_active_isa()));
+  // The width of the streaming stores (core/stream_store.hpp): it changed copy's rate 2.7x on
+  // the H100 node. Read here too so a bad PARLAB_STREAM_ISA stops the run at its start.
+  ctx["build"]["stream_store_path"] = std::string(to_string(stream_store_isa()));
 
   // Library versions come from the backends themselves (their `detail`), so the block says
   // what was actually linked and found at run time: TBB, OpenMP, CUDA and the GPU, Python.

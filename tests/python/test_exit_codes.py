@@ -521,3 +521,13 @@ def test_python_helpers_state_the_contract_in_help():
     for script in (os.path.join(ROOT, "experiments", "analysis", "compare.py"), os.path.join(ROOT, "experiments", "analysis", "plot.py"), RATIOS):
         res = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True, timeout=60)
         assert res.returncode == 0 and "Exit codes" in res.stdout and "130 interrupted" in " ".join(res.stdout.split()), script
+
+
+@pytest.mark.parametrize("var,kernel", [("PARLAB_STREAM_ISA", "triad"), ("PARLAB_PI_ISA", "pi")])
+def test_a_bad_isa_override_stops_the_run_with_2(tmp_path, parlab_bin, var, kernel):
+    # Read when the run's context is written, before any measurement: the environment's fault,
+    # never a failed record.
+    res = subprocess.run([parlab_bin, "run", "-k", kernel, "-b", "pool", "-t", "2", "-n", "2^25", "-r", "1",
+                          "--no-ceilings", "--no-report", "-q", "--out", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120, env=dict(os.environ, **{var: "bogus"}))
+    assert res.returncode == 2 and f"{var}='bogus'" in res.stderr, res.stderr
