@@ -10,10 +10,12 @@
 #include <string_view>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "ceilings.hpp"
 #include "commands.hpp"
 #include "interpreters.hpp"
+#include "migrate.hpp"
 #include "mpi_job.hpp"
 #include "python_part.hpp"
 #include "registry.hpp"
@@ -153,6 +155,13 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   report->alias("plot");
   report->add_option("run_dir", report_dir, "A run directory holding results.json")->required();
 
+  std::vector<std::string> migrate_runs;
+  bool migrate_dry_run = false;
+  auto* migrate = app.add_subcommand("migrate", "Bring runs written by an older parlab to the current results schema, in "
+                                                "place (records get their kernel's family from the catalogue)");
+  migrate->add_option("runs", migrate_runs, "Run directories (or their results.json)")->required();
+  migrate->add_flag("--dry-run", migrate_dry_run, "Say what would change, write nothing");
+
   // Everything after `compare` is the comparison script's own command line (its --help included).
   auto* compare = app.add_subcommand("compare",
                                      "Hold a run against another (a reference or yesterday's): per-record change with "
@@ -221,6 +230,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     if (*run) return cmd_run(registry, run_args, out, err, argc, argv);
     if (*report) return cmd_report(report_dir, err, false);
     if (*ceilings) return cmd_ceilings(registry, ceilings_remeasure, ceilings_json, out, err);
+    if (*migrate) return cmd_migrate(registry, migrate_runs, migrate_dry_run, out, err);
     if (*compare) return cmd_compare(compare->remaining(), err);
     if (*interpreter_info) return cmd_interpreter_info(out);
     if (*measure_spec) return cmd_measure_spec(registry, spec_json, out);

@@ -1,6 +1,7 @@
 // The handlers of `parlab list`, `pi`, `run`, `report` and `compare`: run_cli (cli.cpp) parses
 // the command line into these arguments and calls one. The others live beside what they serve:
-// cmd_ceilings in ceilings.hpp, cmd_interpreter_info and cmd_measure_spec in interpreters.hpp.
+// cmd_ceilings in ceilings.hpp, cmd_migrate in migrate.hpp, cmd_interpreter_info and
+// cmd_measure_spec in interpreters.hpp.
 #pragma once
 
 #include <iosfwd>

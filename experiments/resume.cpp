@@ -113,13 +113,13 @@ int Runner::resume(const std::filesystem::path& dir) {
   }
   // A run of another schema was planned by another parlab, whose records this one would not
   // write alike: it is finished by the parlab that started it.
-  if (doc_.is_object() && doc_.contains("schema") && doc_["schema"].is_string() && doc_["schema"] != kSchema) {
+  if (doc_.is_object() && doc_.contains("schema") && doc_["schema"].is_string() && doc_["schema"] != kResultsSchema) {
     throw UsageError("--resume: '" + dir.string() + "' holds a run of schema " + doc_["schema"].get<std::string>() +
-                     "; this parlab resumes runs of " + kSchema + " only (finish it with the parlab that started it)");
+                     "; this parlab resumes runs of " + kResultsSchema + " only (finish it with the parlab that started it)");
   }
-  if (!doc_.is_object() || !doc_.contains("schema") || doc_["schema"] != kSchema || !doc_.contains("plan") ||
+  if (!doc_.is_object() || !doc_.contains("schema") || doc_["schema"] != kResultsSchema || !doc_.contains("plan") ||
       !doc_.contains("records")) {
-    throw UsageError("--resume: '" + dir.string() + "' does not hold a parlab run (schema " + kSchema + ")");
+    throw UsageError("--resume: '" + dir.string() + "' does not hold a parlab run (schema " + kResultsSchema + ")");
   }
   check_resumable(doc_, dir / "results.json");
   if (doc_.value("status", "") == "complete") {

@@ -223,7 +223,7 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
 
   json specs = json::array();
   for (const auto& s : plan.specs) specs.push_back(to_json(s));
-  doc_ = {{"schema", kSchema},     {"status", "incomplete"}, {"suite", plan.suite},
+  doc_ = {{"schema", kResultsSchema},     {"status", "incomplete"}, {"suite", plan.suite},
           {"invocation", invocation}, {"context", context},   {"plan", specs},
           {"records", json::array()}, {"consistency", json::array()}};
   save();

@@ -71,15 +71,16 @@ class Runner {
   void check_consistency();
   void save();
 
-  // The results.json schema this parlab writes (run_new) and the only one it resumes (resume.cpp).
-  static constexpr const char* kSchema = "parlab-results/2";
-
   const Registry& registry_;
   std::ostream& log_;
   RunOptions options_;
   std::filesystem::path dir_;
   nlohmann::json doc_;
 };
+
+// The results.json schema this parlab writes (Runner::run_new), the only one it resumes
+// (resume.cpp), and the one `parlab migrate` brings older runs to (migrate.cpp).
+inline constexpr const char* kResultsSchema = "parlab-results/2";
 
 // Creates `dir` and checks it is writable; throws UsageError naming it otherwise.
 void ensure_writable_dir(const std::filesystem::path& dir, const std::string& what);

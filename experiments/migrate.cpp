@@ -1,0 +1,149 @@
+// `parlab migrate` (migrate.hpp).
+#include "migrate.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <string_view>
+#include <utility>
+
+#include "commands.hpp"
+#include "core/error.hpp"
+#include "core/kernels.hpp"
+#include "runner.hpp"
+
+namespace parlab {
+
+namespace {
+
+using json = nlohmann::json;
+
+// The schemas parlab has written. Schema 2 renamed two families; their old names, here only:
+// records of schema 1 are read after `parlab migrate` has renamed them.
+constexpr std::string_view kSchema1 = "parlab-results/1";
+const std::pair<std::string_view, std::string_view> kFamilyRenames[] = {{"seed", "basic"},
+                                                                        {"study", "practice"}};
+
+// The family a record of `kernel` on `backend` carries today: the catalogue's, or the backend's
+// own where the backend runs the kernel (kernel_family also answers for kernels the backend does
+// not run, which an old record must not be given). Empty when this build knows neither.
+std::string family_today(const Registry& registry, const std::string& kernel, const std::string& backend) {
+  if (find_kernel(kernel) != nullptr) return kernel_family(kernel, nullptr);
+  const BackendEntry* entry = registry.find(backend);
+  if (entry == nullptr) return {};
+  for (const auto& k : entry->kernels) {
+    if (k == kernel) return kernel_family(kernel, entry);
+  }
+  return {};
+}
+
+std::string text_of(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::filesystem::path results_file(const std::string& run) {
+  const std::filesystem::path p(run);
+  return std::filesystem::is_directory(p) ? p / "results.json" : p;
+}
+
+}  // namespace
+
+Migration migrate_results(json doc, const Registry& registry, const std::string& where) {
+  if (!doc.is_object()) throw UsageError(where + ": not a parlab results file (expected a JSON object)");
+  Migration m;
+  m.from_schema = text_of(doc, "schema");
+  if (m.from_schema != kResultsSchema && m.from_schema != kSchema1) {
+    throw UsageError(where + ": schema is '" + m.from_schema + "', expected '" + kResultsSchema +
+                     "' or an older one ('" + std::string(kSchema1) + "')");
+  }
+  if (!doc.contains("records") || !doc["records"].is_array())
+    throw UsageError(where + ": 'records' must be a list");
+  const bool old = m.from_schema == kSchema1;
+  std::string unknown;  // the records this build cannot give a family, said together
+  int n_unknown = 0;
+  for (std::size_t i = 0; i < doc["records"].size(); ++i) {
+    json& r = doc["records"][i];
+    const std::string kernel = r.is_object() ? text_of(r, "kernel") : std::string();
+    if (kernel.empty()) throw UsageError(where + ": record " + std::to_string(i) + " has no 'kernel'");
+    if (r.contains("family") && r["family"].is_string()) {
+      for (const auto& [was, is] : kFamilyRenames) {
+        if (old && r["family"] == was) {
+          r["family"] = is;
+          ++m.families_renamed;
+        }
+      }
+    } else if (std::string family = family_today(registry, kernel, text_of(r, "backend")); !family.empty()) {
+      r["family"] = family;
+      ++m.families_added;
+    } else if (++n_unknown <= 3) {
+      unknown += (unknown.empty() ? "" : "; ") + std::string("record ") + std::to_string(i) + " (kernel '" +
+                 kernel + "' on backend '" + text_of(r, "backend") + "')";
+    }
+    // The arrays the workload allocated, as the runner records them today (runner.cpp): only on a
+    // measured record (one with `work`), and only where the kernel allocates any.
+    if (r.contains("work") && r["work"].is_object() && !r["work"].contains("footprint_bytes") &&
+        r.contains("size") && r["size"].is_number_unsigned()) {
+      const auto precision = precision_from_name(text_of(r, "precision"));
+      const std::uint64_t size_y =
+          r.value("size_y", json(0)).is_number_unsigned() ? r["size_y"].get<std::uint64_t>() : 0;
+      if (precision && find_kernel(kernel) != nullptr) {
+        if (const double bytes =
+                kernel_host_bytes(kernel, *precision, r["size"].get<std::uint64_t>(), size_y);
+            bytes > 0) {
+          r["work"]["footprint_bytes"] = bytes;
+          ++m.footprints_added;
+        }
+      }
+    }
+  }
+  if (n_unknown > 0) {
+    throw UsageError(where + ": " + std::to_string(n_unknown) +
+                     " record(s) of a kernel this build does not know, so " +
+                     "no family to give them: " + unknown + (n_unknown > 3 ? "; ..." : "") +
+                     " (a kernel of a wing built without here, such as CUDA's, needs a build with it)");
+  }
+  if (old) {
+    doc["migrated_from"] = m.from_schema;
+    doc["schema"] = kResultsSchema;
+  }
+  m.doc = std::move(doc);
+  return m;
+}
+
+int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, bool dry_run,
+                std::ostream& out, std::ostream& err) {
+  int code = kExitOk;
+  for (const std::string& run : runs) {
+    const std::filesystem::path file = results_file(run);
+    try {
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(file, ec)) {
+        throw UsageError(file.string() +
+                         ": no such file (expected a parlab run directory or its results.json)");
+      }
+      std::ifstream in(file);
+      json doc = json::parse(in, nullptr, false);
+      if (doc.is_discarded()) throw UsageError(file.string() + ": not valid JSON");
+      const Migration m = migrate_results(std::move(doc), registry, file.string());
+      if (!m.changed()) {
+        out << run << ": already " << kResultsSchema << ", nothing to do\n";
+        continue;
+      }
+      std::ostringstream what;
+      what << (m.from_schema != kResultsSchema ? m.from_schema + " -> " + kResultsSchema + "; "
+                                               : std::string())
+           << m.families_added << " record(s) given their family, " << m.families_renamed << " renamed, "
+           << m.footprints_added << " given their footprint";
+      if (!dry_run) write_atomically(file, m.doc.dump(1) + "\n");  // the runner's own format
+      out << run << ": " << (dry_run ? "would migrate (dry run): " : "migrated: ") << what.str() << "\n";
+    } catch (const Error& e) {  // bad input, or a file that cannot be written: 2 either way
+      err << "parlab: migrate: " << e.what() << " (left as it was)\n";
+      code = kExitUsage;
+    }
+  }
+  return code;
+}
+
+}  // namespace parlab
