@@ -23,7 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "experiments"))
 from analysis.exit_codes import run_command  # noqa: E402
-from analysis.figures.load import InputError, fastest_bytes_per_s, kernel_order, load_run  # noqa: E402
+from analysis.figures.load import InputError, fastest_bytes_per_s, kernels_in_order, load_run  # noqa: E402
 
 
 def mean_bytes_per_s(r: dict) -> float:
@@ -73,7 +73,7 @@ def table(path: str) -> int:
     rounds = max((r.get("rounds", 1) for r in records), default=0)
     print(f"# parlab / BabelStream per kernel, {path} ({rounds} round{'s' if rounds != 1 else ''})")
     for study in sorted({r["study"] for r in records}):
-        for kernel in sorted({r["kernel"] for r in records if r["study"] == study}, key=kernel_order):
+        for kernel in kernels_in_order(r for r in records if r["study"] == study):
             rs = [r for r in records if r["study"] == study and r["kernel"] == kernel and r not in bad]
             peers = [r for r in rs if r.get("kind") == "peer" and r["backend"].startswith("babelstream")]
             for lk in (r for r in rs if r.get("kind") == "peer" and r["backend"].startswith("likwid-bench")):

@@ -68,9 +68,25 @@ def run_plot(*args):
     return subprocess.run([sys.executable, PLOT, *args], capture_output=True, text=True)
 
 
+# The families of the kernels the fixtures' records use, as parlab writes them into every record
+# (test_kernel_families.py holds the catalogue's against `parlab list`).
+FIXTURE_FAMILIES = {
+    "pi": "pi", **dict.fromkeys(("copy", "mul", "add", "triad", "dot", "nstream"), "stream"),
+    **dict.fromkeys(("plus_one", "add2d", "matmul"), "basic"),
+    **dict.fromkeys(("count_racy", "count_atomic", "count_local", "rng_shared", "rng_counter", "sum_order",
+                     "sum_canonical", "py_count_racy", "py_count_racy_call", "py_count_locked", "py_numpy_add_racy"),
+                    "race"),
+    **dict.fromkeys(("overhead_empty", "overhead_for", "overhead_reduce"), "overhead"),
+    **dict.fromkeys(("mpi_barrier", "mpi_allreduce", "mpi_bcast"), "comm"),
+    **dict.fromkeys(("transfer_pageable", "transfer_pinned", "transfer_many_small", "transfer_one_large",
+                     "logging_every_step", "logging_on_device"), "practice"),
+}
+
+
 def record(i, backend, threads, median, kernel="pi", size=1 << 20, scaling="strong", study="s", kind="cpu",
            precision="int32", status="ok"):
-    r = {"id": i, "study": study, "scaling": scaling, "kernel": kernel, "backend": backend, "kind": kind,
+    r = {"id": i, "study": study, "scaling": scaling, "kernel": kernel, "family": FIXTURE_FAMILIES[kernel],
+         "backend": backend, "kind": kind,
          "threads": threads, "size": size, "size_y": 0, "precision": precision, "seed": 42, "reps": 3,
          "warmup": 1, "min_rep_seconds": 0.0, "device": 0, "status": status}
     if status == "ok":
@@ -80,6 +96,8 @@ def record(i, backend, threads, median, kernel="pi", size=1 << 20, scaling="stro
                   "rate": {"samples_per_s": size / median} if kernel == "pi" else {"bytes_per_s": 24 * size / median},
                   "work": {"samples": size, "bytes": 0, "flops": 0},
                   "validation": {"pass": True, "detail": "ok"}, "checksum": 3.14, "hits": 823549})
+        if r["family"] in ("stream", "basic"):  # the arrays it allocated: three of doubles
+            r["work"]["footprint_bytes"] = 24 * size
     else:
         r["reason"] = "not built"
     return r

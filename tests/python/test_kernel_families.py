@@ -1,33 +1,37 @@
-"""A kernel is data, once: records carry their kernel's `family`, so the figures route by family.
-The one table of kernel names the plot code keeps (LEGACY_FAMILIES) is frozen, for committed
-records from before records carried a family; a new kernel needs no entry in it. Records of
-schema 1 read as schema 2 (the families "seed" and "study" renamed "basic" and "practice")."""
+"""A kernel is data, once: every record carries its kernel's `family`, so the figures route by
+family and the plot code keeps no list of kernel names. A run of an older schema (records named
+two families otherwise, and the oldest carry no family at all) is brought to the current one by
+`parlab migrate`, which takes what the records lack from the catalogue; the loader refuses such a
+run and names the command."""
+import glob
 import json
 import os
 import subprocess
 
-from conftest import ROOT
-from analysis.figures.load import FAMILY_RENAMES, LEGACY_FAMILIES, SCHEMA, family_of, footprint_bytes, load_run, ok_records
+import pytest
+
+from conftest import FIXTURE_FAMILIES, ROOT, run_plot
+from analysis.figures.load import SCHEMA, InputError, family_of, footprint_bytes, load_run, ok_records
 
 # The families records carry: the catalogue's, and the wings' own kernels' (race, practice).
 FAMILIES = {"pi", "stream", "basic", "race", "overhead", "comm", "practice"}
 
-# LEGACY_FAMILIES as it was frozen, under the family names of schema 1: older records depend on it,
-# so it never changes (a new kernel's records carry their family instead).
-FROZEN = [
-    ("pi", "pi"),
-    ("copy", "stream"), ("mul", "stream"), ("add", "stream"), ("triad", "stream"), ("dot", "stream"),
-    ("nstream", "stream"),
-    ("plus_one", "seed"), ("add2d", "seed"), ("matmul", "seed"),
-    ("count_racy", "race"), ("count_atomic", "race"), ("count_local", "race"), ("rng_shared", "race"),
-    ("rng_counter", "race"), ("sum_order", "race"), ("sum_canonical", "race"),
-    ("overhead_empty", "overhead"), ("overhead_for", "overhead"), ("overhead_reduce", "overhead"),
-    ("mpi_barrier", "comm"), ("mpi_allreduce", "comm"), ("mpi_bcast", "comm"),
-    ("py_count_racy", "race"), ("py_count_racy_call", "race"), ("py_count_locked", "race"),
-    ("py_numpy_add_racy", "race"),
-    ("transfer_pageable", "study"), ("transfer_pinned", "study"), ("transfer_many_small", "study"),
-    ("transfer_one_large", "study"), ("logging_every_step", "study"), ("logging_on_device", "study"),
-]
+# The family each kernel had when records began to carry one (schema 1's names). The plot code kept
+# this table to read the records written before; `parlab migrate` now gives them their family from
+# the catalogue instead, and the migrated committed runs are held against it here.
+SCHEMA_1_FAMILIES = {
+    "pi": "pi",
+    "copy": "stream", "mul": "stream", "add": "stream", "triad": "stream", "dot": "stream", "nstream": "stream",
+    "plus_one": "seed", "add2d": "seed", "matmul": "seed",
+    "count_racy": "race", "count_atomic": "race", "count_local": "race", "rng_shared": "race",
+    "rng_counter": "race", "sum_order": "race", "sum_canonical": "race",
+    "overhead_empty": "overhead", "overhead_for": "overhead", "overhead_reduce": "overhead",
+    "mpi_barrier": "comm", "mpi_allreduce": "comm", "mpi_bcast": "comm",
+    "py_count_racy": "race", "py_count_racy_call": "race", "py_count_locked": "race", "py_numpy_add_racy": "race",
+    "transfer_pageable": "study", "transfer_pinned": "study", "transfer_many_small": "study",
+    "transfer_one_large": "study", "logging_every_step": "study", "logging_on_device": "study",
+}
+SCHEMA_2_NAMES = {"seed": "basic", "study": "practice"}
 
 
 def listed_kernels(parlab_bin):
@@ -43,42 +47,117 @@ def listed_kernels(parlab_bin):
     return rows
 
 
-def test_the_legacy_table_is_frozen():
-    assert list(LEGACY_FAMILIES.items()) == FROZEN
+def committed_runs():
+    return sorted(glob.glob(os.path.join(ROOT, "results", "**", "results.json"), recursive=True))
 
 
-def test_every_catalogue_kernel_routes_by_its_family(parlab_bin):
+def test_every_catalogue_kernel_has_a_known_family_and_the_fixtures_agree(parlab_bin):
     catalogue = listed_kernels(parlab_bin)
     assert len(catalogue) > 20
     for kernel, family in catalogue:
         assert family in FAMILIES, (kernel, family)
-        # A record of it routes by the family it carries, whether or not the frozen table knows it.
         assert family_of({"kernel": kernel, "family": family}) == family
-        # An older record of a kernel the frozen table knows reads as the same family.
-        if kernel in LEGACY_FAMILIES:
-            assert family_of({"kernel": kernel}) == family, kernel
+        # The fixtures of the figure tests give their records the family parlab would.
+        assert FIXTURE_FAMILIES.get(kernel, family) == family, kernel
 
 
-def test_a_schema_1_run_reads_as_schema_2():
-    # A committed run of schema 1 whose records carry no family (matmul, the GPU transfers).
-    doc = load_run(os.path.join(ROOT, "results", "h200-node-16core", "20261121T162602Z"))
+def test_every_committed_run_is_current_and_kept_its_families():
+    runs = committed_runs()
+    assert len(runs) > 50
+    migrated = 0
+    for path in runs:
+        doc = load_run(path)  # refuses an older schema
+        assert doc["schema"] == SCHEMA, path
+        migrated += doc.get("migrated_from") == "parlab-results/1"
+        for r in doc["records"]:
+            assert family_of(r) in FAMILIES | {"peak"}, (path, r["kernel"])
+            # A migrated record has the family its kernel had then, under today's name.
+            if doc.get("migrated_from") and r["kernel"] in SCHEMA_1_FAMILIES:
+                then = SCHEMA_1_FAMILIES[r["kernel"]]
+                assert r["family"] == SCHEMA_2_NAMES.get(then, then), (path, r["kernel"])
+    assert migrated > 40
+
+
+def old_run(tmp_path, records, name="old"):
+    d = tmp_path / name
+    d.mkdir()
+    doc = {"schema": "parlab-results/1", "status": "complete", "suite": "fixture", "context": {}, "plan": [],
+           "consistency": [], "records": records}
+    (d / "results.json").write_text(json.dumps(doc, indent=1) + "\n")
+    return d
+
+
+def measured(kernel, backend, size, precision, **extra):
+    return {"kernel": kernel, "backend": backend, "threads": 1, "size": size, "size_y": 0, "precision": precision,
+            "status": "ok", "time_s": {"median": 1.0}, "work": {"samples": 0, "bytes": 1.0, "flops": 0}, **extra}
+
+
+def migrate(parlab_bin, *args):
+    return subprocess.run([parlab_bin, "migrate", *map(str, args)], capture_output=True, text=True)
+
+
+def test_migrate_gives_old_records_their_family_and_footprint_from_the_catalogue(tmp_path, parlab_bin):
+    run = old_run(tmp_path, [
+        measured("plus_one", "serial", 1001, "int32"),                 # the oldest: no family, no footprint
+        measured("add2d", "pool", 64, "float", family="seed"),         # a family of schema 1's name
+        measured("count_racy", "threads", 8, "int32"),                 # the lab
+        {"kernel": "overhead_empty", "backend": "tbb", "threads": 2, "size": 8, "status": "unavailable"},
+        measured("triad", "serial", 16, "double", family="stream",
+                 work={"samples": 0, "bytes": 384.0, "flops": 32.0, "footprint_bytes": 384.0}),
+    ])
+    # The loader does not guess: it names the command.
+    with pytest.raises(InputError, match=r"parlab migrate .*parlab-results/2"):
+        load_run(str(run))
+    res = run_plot(str(run))
+    assert res.returncode == 2 and "parlab migrate" in res.stderr, res.stderr
+
+    before = (run / "results.json").read_bytes()
+    res = migrate(parlab_bin, "--dry-run", run)
+    assert res.returncode == 0 and "would migrate" in res.stdout, res.stdout + res.stderr
+    assert (run / "results.json").read_bytes() == before
+
+    res = migrate(parlab_bin, run)
+    assert res.returncode == 0, res.stderr
+    assert "parlab-results/1 -> parlab-results/2; 3 record(s) given their family, 1 renamed, 2 given their footprint" \
+        in res.stdout, res.stdout
+    doc = load_run(str(run))
     assert doc["schema"] == SCHEMA and doc["migrated_from"] == "parlab-results/1"
-    families = {r["kernel"]: r["family"] for r in doc["records"]}
-    assert families["matmul"] == "basic"
-    assert families["transfer_many_small"] == "practice"
-    assert set(families.values()) <= FAMILIES
+    by = {r["kernel"]: r for r in doc["records"]}
+    assert [by[k]["family"] for k in ("plus_one", "add2d", "count_racy", "overhead_empty", "triad")] == \
+        ["basic", "basic", "race", "overhead", "stream"]
+    assert footprint_bytes(by["plus_one"]) == 2 * 4 * 1001      # two int32 arrays
+    assert footprint_bytes(by["add2d"]) == 3 * 4 * 64 * 64      # three float grids, square
+    assert footprint_bytes(by["count_racy"]) is None            # a counter allocates nothing
+    assert footprint_bytes(by["triad"]) == 384.0                # kept as written
+    assert [r["kernel"] for r in ok_records(doc, lab=True)] == ["count_racy"]
+    # Everything else is kept as it was.
+    assert json.loads(before)["records"][0]["work"]["bytes"] == by["plus_one"]["work"]["bytes"]
+
+    # Again: nothing to do, the file untouched.
+    after = (run / "results.json").read_bytes()
+    res = migrate(parlab_bin, run / "results.json")
+    assert res.returncode == 0 and "nothing to do" in res.stdout, res.stdout
+    assert (run / "results.json").read_bytes() == after
 
 
-def test_a_schema_1_record_with_an_old_family_name_migrates(tmp_path):
-    (tmp_path / "results.json").write_text(json.dumps({
-        "schema": "parlab-results/1", "status": "complete", "context": {}, "records": [
-            {"kernel": "plus_one", "family": "seed", "backend": "serial", "threads": 1, "size": 8,
-             "status": "unavailable"},
-            {"kernel": "logging_on_device", "family": "study", "backend": "cuda", "threads": 1, "size": 8,
-             "status": "unavailable"}]}))
-    doc = load_run(str(tmp_path))
-    assert [r["family"] for r in doc["records"]] == ["basic", "practice"]
-    assert FAMILY_RENAMES == {"seed": "basic", "study": "practice"}
+def test_migrate_leaves_a_run_it_cannot_complete_as_it_was_and_does_the_others(tmp_path, parlab_bin):
+    unknown = old_run(tmp_path, [measured("pi", "serial", 8, "int32"),
+                                 measured("warp_shuffle", "cuda", 8, "int32")], name="unknown")
+    fine = old_run(tmp_path, [measured("pi", "serial", 8, "int32")], name="fine")
+    not_json = tmp_path / "not-json"
+    not_json.mkdir()
+    (not_json / "results.json").write_text("{")
+    before = (unknown / "results.json").read_bytes()
+    res = migrate(parlab_bin, unknown, fine, not_json, tmp_path / "missing")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "record 1 (kernel 'warp_shuffle' on backend 'cuda')" in res.stderr and "left as it was" in res.stderr
+    assert "not valid JSON" in res.stderr and "no such file" in res.stderr
+    assert (unknown / "results.json").read_bytes() == before
+    assert load_run(str(fine))["records"][0]["family"] == "pi"
+    newer = old_run(tmp_path, [], name="newer")
+    (newer / "results.json").write_text(json.dumps({"schema": "parlab-results/9", "records": []}))
+    res = migrate(parlab_bin, newer)
+    assert res.returncode == 2 and "schema is 'parlab-results/9'" in res.stderr, res.stderr
 
 
 def test_records_carry_the_catalogues_family_and_work(tmp_path, parlab_bin):
@@ -96,10 +175,6 @@ def test_records_carry_the_catalogues_family_and_work(tmp_path, parlab_bin):
         assert family_of(r) == r["family"]
         assert "work" in r and {"samples", "bytes", "flops"} <= set(r["work"]) <= {"samples", "bytes", "flops",
                                                                                   "footprint_bytes"}, r
-        # A record from before footprint_bytes reads as the same footprint (the legacy table).
-        legacy = dict(r, work={k: v for k, v in r["work"].items() if k != "footprint_bytes"})
-        if "footprint_bytes" in r["work"] and r["family"] in ("stream", "basic") and r["kernel"] != "add2d":
-            assert footprint_bytes(legacy) == r["work"]["footprint_bytes"], r
     by_kernel = {r["kernel"]: r for r in doc["records"]}
     assert by_kernel["triad"]["work"] == {"samples": 0, "bytes": 3 * 8 * 257, "flops": 2 * 257,
                                           "footprint_bytes": 3 * 8 * 257}
@@ -107,14 +182,14 @@ def test_records_carry_the_catalogues_family_and_work(tmp_path, parlab_bin):
     assert by_kernel["add2d"]["work"] == {"samples": 0, "bytes": 12 * 257 * 257, "flops": 257 * 257,
                                           "footprint_bytes": 12 * 257 * 257}
     assert by_kernel["pi"]["work"] == {"samples": 257, "bytes": 0, "flops": 0}  # nothing allocated per point
+    # A current run needs no migration.
+    res = migrate(parlab_bin, run_dir)
+    assert res.returncode == 0 and "nothing to do" in res.stdout, res.stdout
 
 
 def test_a_record_of_a_new_kernel_is_routed_by_its_family():
-    # No name list to extend: a race-family record of a kernel the table has never heard of is a lab
-    # record, and one without a family and unknown kernel is a canonical one.
+    # No name list to extend: a race-family record of a kernel never heard of is a lab record.
     new = {"kernel": "count_new", "family": "race", "status": "ok"}
-    old = {"kernel": "count_racy", "status": "ok"}
-    assert family_of(new) == "race" and family_of(old) == "race"
-    doc = {"records": [new, old, {"kernel": "pi", "status": "ok"}]}
-    assert [r["kernel"] for r in ok_records(doc, lab=True)] == ["count_new", "count_racy"]
+    doc = {"records": [new, {"kernel": "pi", "family": "pi", "status": "ok"}]}
+    assert [r["kernel"] for r in ok_records(doc, lab=True)] == ["count_new"]
     assert [r["kernel"] for r in ok_records(doc)] == ["pi"]

@@ -14,6 +14,8 @@ def bandwidth_figures(p: Plotter, doc: dict) -> None:
         # its arithmetic, and its bytes are compulsory traffic, not what the caches serve.
         if "bytes_per_s" not in r.get("rate", {}) or arithmetic_intensity(r) >= 1 or family_of(r) == "practice":
             continue
+        if footprint_bytes(r) is None:  # allocated no arrays: nothing to place against the caches
+            continue
         groups[(r["kernel"], r.get("precision", ""))][(r["backend"], r["threads"])].append(r)
     caches = doc["context"].get("cpu", {}).get("caches", []) or []
     for (kernel, precision), lines in sorted(groups.items()):

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .labels import fmt_size
-from .load import family_of, kernel_order, ok_records
+from .load import family_of, kernels_in_order, ok_records
 from ..writer import Plotter
 
 
@@ -13,7 +13,7 @@ def gpu_study_figures(p: Plotter, doc: dict) -> None:
     transfers = [r for r in recs if r["kernel"].startswith("transfer_") and "bytes_per_s" in r.get("rate", {})]
     if transfers:
         fig, ax = p.plt.subplots(figsize=(8, 4.5))
-        for kernel in sorted({r["kernel"] for r in transfers}, key=kernel_order):
+        for kernel in kernels_in_order(transfers):
             rs = sorted((r for r in transfers if r["kernel"] == kernel), key=lambda r: r["size"])
             if rs:
                 ax.plot([r["size"] for r in rs], [r["rate"]["bytes_per_s"] / 1e9 for r in rs], marker="o",

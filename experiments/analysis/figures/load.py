@@ -7,39 +7,20 @@ import math
 import os
 
 SCHEMA = "parlab-results/2"
-# Schema 2 renamed two families: "seed" (plus_one, add2d, matmul) is "basic", and "study" (the GPU
-# transfer and logging kernels) is "practice". load_run migrates a schema-1 run's records to these
-# names; family_of maps a record it is given directly.
+# Runs of an older schema are not read here: `parlab migrate` brings them to this one in place,
+# with what only the catalogue knows (docs/records.md, "Runs of an older schema").
 OLD_SCHEMAS = ("parlab-results/1",)
-FAMILY_RENAMES = {"seed": "basic", "study": "practice"}
-# A record's family routes it to its figures (figure modules never list kernel names). Records carry
-# `family` (the catalogue's, core/kernel_catalogue.cpp, or the wing's for its own kernels); committed
-# records from before they did do not, and for them only this table gives the family they would
-# have carried, under the names of that time. It is frozen: it serves older records only, and a new
-# kernel needs no entry here (its records carry their family). The catalogue's kernels then were
-# these, in its order, then the wings' own; tests/python/test_kernel_families.py checks that the
-# table is unchanged.
-LEGACY_FAMILIES = {
-    "pi": "pi",
-    "copy": "stream", "mul": "stream", "add": "stream", "triad": "stream", "dot": "stream", "nstream": "stream",
-    "plus_one": "seed", "add2d": "seed", "matmul": "seed",
-    "count_racy": "race", "count_atomic": "race", "count_local": "race", "rng_shared": "race", "rng_counter": "race",
-    "sum_order": "race", "sum_canonical": "race",
-    "overhead_empty": "overhead", "overhead_for": "overhead", "overhead_reduce": "overhead",
-    "mpi_barrier": "comm", "mpi_allreduce": "comm", "mpi_bcast": "comm",
-    "py_count_racy": "race", "py_count_racy_call": "race", "py_count_locked": "race", "py_numpy_add_racy": "race",
-    "transfer_pageable": "study", "transfer_pinned": "study", "transfer_many_small": "study",
-    "transfer_one_large": "study", "logging_every_step": "study", "logging_on_device": "study",
-}
+# A record's family routes it to its figures (figure modules never list kernel names). Every record
+# of this schema carries `family`: the catalogue's (core/kernel_catalogue.cpp), or for a wing's own
+# kernels the wing's.
 # The lab (race lab and overhead probes) gets figures of its own, never speed figures.
 LAB_FAMILIES = ("race", "overhead")
 
 
 def family_of(r: dict) -> str:
-    """The record's kernel family by this schema's names: its `family`, or for a record from before
-    records carried one, the family its kernel had then."""
-    family = r.get("family") or LEGACY_FAMILIES.get(r["kernel"], "")
-    return FAMILY_RENAMES.get(family, family)
+    """The record's kernel family (its `family`; empty on a record that carries none)."""
+    family = r.get("family")
+    return family if isinstance(family, str) else ""
 
 
 def processor_of(r: dict) -> str:
@@ -53,36 +34,10 @@ def processor_of(r: dict) -> str:
     return "gpu" if r.get("kind") == "gpu" or "cuda" in str(r.get("backend", "")) else "cpu"
 
 
-def migrate(doc: dict) -> dict:
-    """A run of an older schema as this one: each record's `family` under this schema's name (from
-    the frozen table where the record has none). The old version is kept as `migrated_from`."""
-    if doc.get("schema") in OLD_SCHEMAS:
-        for r in doc.get("records", []):
-            if isinstance(r, dict) and "kernel" in r and family_of(r):
-                r["family"] = family_of(r)
-        doc["migrated_from"] = doc["schema"]
-        doc["schema"] = SCHEMA
-    return doc
-
-
-def kernel_order(kernel: str):
-    """A sort key putting kernels in the catalogue's display order (unknown ones last, by name)."""
-    order = list(LEGACY_FAMILIES)
-    return (order.index(kernel), "") if kernel in order else (len(order), kernel)
-
-
-def _kernels_of(family: str) -> tuple:
-    return tuple(k for k, f in LEGACY_FAMILIES.items() if f == family)
-
-
-# The kernel sets by family, for callers of the single-file plot.py (figures use family_of).
-RACE_KERNELS = _kernels_of("race")
-OVERHEAD_KERNELS = _kernels_of("overhead")
-LAB_KERNELS = RACE_KERNELS + OVERHEAD_KERNELS
-STUDY_KERNELS = _kernels_of("study")  # the GPU practices (the frozen table's name for them)
-TRANSFER_KERNELS = tuple(k for k in STUDY_KERNELS if k.startswith("transfer_"))
-LOGGING_KERNELS = tuple(k for k in STUDY_KERNELS if k.startswith("logging_"))
-MPI_PROBE_KERNELS = _kernels_of("comm")
+def kernels_in_order(records) -> list:
+    """The records' kernels, each once, in the order the run measured them first (a plan runs
+    kernels in its suite's order, else the catalogue's)."""
+    return list(dict.fromkeys(r["kernel"] for r in records))
 
 
 class InputError(Exception):
@@ -104,9 +59,11 @@ def load_run(run_dir: str) -> dict:
         raise InputError(f"{path}: not valid JSON: {e}") from None
     if not isinstance(doc, dict):
         raise InputError(f"{path}: expected a JSON object")
-    if doc.get("schema") != SCHEMA and doc.get("schema") not in OLD_SCHEMAS:
+    if doc.get("schema") in OLD_SCHEMAS:
+        raise InputError(f"{path}: written by an older parlab (schema {doc['schema']!r}); "
+                         f"`parlab migrate {run_dir}` brings it to {SCHEMA!r} in place")
+    if doc.get("schema") != SCHEMA:
         raise InputError(f"{path}: schema is {doc.get('schema')!r}, expected {SCHEMA!r}")
-    migrate(doc)
     for key in ("context", "records", "status"):
         if key not in doc:
             raise InputError(f"{path}: missing key {key!r}")
@@ -202,18 +159,10 @@ def element_bytes(r: dict) -> int:
     return {"double": 8, "float": 4, "int32": 4}.get(r.get("precision"), 8)
 
 
-# Arrays a workload allocated, in words per element, for records from before records carried
-# work.footprint_bytes (the catalogue's host words then): plus_one two, the STREAM set three.
-# Frozen like LEGACY_FAMILIES: newer records carry their footprint, so no kernel is added here.
-LEGACY_HOST_WORDS = {"plus_one": 2}
-
-
 def footprint_bytes(r: dict) -> float:
-    """Bytes of every array the record's workload allocated (work.footprint_bytes), or for an
-    older record, its arrays as the catalogue had them then."""
-    if "footprint_bytes" in r.get("work", {}):
-        return r["work"]["footprint_bytes"]
-    return r["size"] * element_bytes(r) * LEGACY_HOST_WORDS.get(r["kernel"], 3)
+    """Bytes of every array the record's workload allocated (work.footprint_bytes); None where it
+    allocated none."""
+    return r.get("work", {}).get("footprint_bytes")
 
 
 def fastest_bytes_per_s(r: dict):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .load import family_of, kernel_order, ok_records, ranks_of
+from .load import family_of, kernels_in_order, ok_records, ranks_of
 from ..writer import Plotter
 
 
@@ -15,7 +15,7 @@ def overhead_figures(p: Plotter, doc: dict) -> None:
     recs = [r for r in ok_records(doc, lab=True) if family_of(r) == "overhead" and ranks_of(r) is None]
     if not recs:
         return
-    kernels = sorted({r["kernel"] for r in recs}, key=kernel_order)
+    kernels = kernels_in_order(recs)
     fig, axes = p.plt.subplots(1, len(kernels), figsize=(4.2 * len(kernels), 3.8), squeeze=False)
     for ax, kernel in zip(axes[0], kernels):
         rs = [r for r in recs if r["kernel"] == kernel]

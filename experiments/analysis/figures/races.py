@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .labels import interpreter_suffix, interpreter_tag
-from .load import family_of, kernel_order, ok_records
+from .load import family_of, kernels_in_order, ok_records
 from ..writer import Plotter
 
 
@@ -12,7 +12,7 @@ def race_figures(p: Plotter, doc: dict) -> None:
     recs = [r for r in ok_records(doc, lab=True) if family_of(r) == "race" and "metrics" in r]
     if not recs:
         return
-    kernels = sorted({r["kernel"] for r in recs}, key=kernel_order)
+    kernels = kernels_in_order(recs)
     fig, axes = p.plt.subplots(len(kernels), 2, figsize=(11, 2.4 * len(kernels)), squeeze=False)
     for row, kernel in enumerate(kernels):
         rs = sorted((r for r in recs if r["kernel"] == kernel),

@@ -20,7 +20,7 @@ import json
 import os
 
 from .labels import fmt_rate, fmt_size
-from .load import InputError, kernel_order, load_run, rate_of
+from .load import InputError, kernels_in_order, load_run, rate_of
 from .roofline import roof_share
 from .summary import fastest_of, speed_groups
 
@@ -148,7 +148,8 @@ def reference_rows(doc: dict, refs: list[dict]) -> list[dict]:
     ours = speed_groups(doc, by_processor=True)
     theirs = [(ref["name"], speed_groups(ref["doc"], by_processor=True)) for ref in refs]
     rows = []
-    for key in sorted(ours, key=lambda k: (k[0], kernel_order(k[1]), k[2], k[3])):
+    order = kernels_in_order(doc["records"])
+    for key in sorted(ours, key=lambda k: (k[0], order.index(k[1]), k[2], k[3])):
         study, kernel, precision, processor = key
         size, best = fastest_of(ours[key])
         row = {"study": study, "kernel": kernel, "precision": precision, "processor": processor,

@@ -6,7 +6,7 @@ from collections import defaultdict
 
 from .gil import gil_series
 from .labels import fmt_rate, fmt_size, fmt_time, interpreter_suffix
-from .load import family_of, kernel_order, ok_records, processor_of, rate_of, ranks_of
+from .load import family_of, kernels_in_order, ok_records, processor_of, rate_of, ranks_of
 from .mixed_mode import mixed_mode_series
 from .mpi import MPI_PROBE_NAMES, mpi_latency_series, mpi_scaling_series
 from .roofline import ceilings_of, roof_share, share_text
@@ -146,7 +146,7 @@ def mpi_summary(doc: dict) -> list[dict]:
         rows.append({"study": study, "kernel": kernel, "precision": precision, "size": base, "finding": [text]})
     lat = mpi_latency_series(doc)
     probes = [r for r in ok_records(doc) if family_of(r) == "comm" and ranks_of(r) is not None]
-    for kernel in sorted({r["kernel"] for r in probes}, key=kernel_order):
+    for kernel in kernels_in_order(probes):
         recs = [r for r in probes if r["kernel"] == kernel]
         lines = [(label, pts) for label, pts in lat["probes"].items() if label.startswith(MPI_PROBE_NAMES[kernel] + " (")]
         if not recs or not lines:
