@@ -1,5 +1,5 @@
-"""Loading a run: results.json checked against what the figures need, the kernel sets that
-route records to their figures, and the record helpers every figure shares."""
+"""Loading a run: results.json checked against what the figures need, the record's family that
+routes it to its figures, and the record helpers every figure shares."""
 from __future__ import annotations
 
 import json
