@@ -1,5 +1,6 @@
 // The kernel catalogue: every canonical kernel parlab knows, its family, precisions, what --size
 // counts, its work model and how it is validated, plus precision and family names.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -171,6 +172,10 @@ const KernelSpec* find_kernel(std::string_view name) {
 
 std::string kernel_family(std::string_view kernel, const BackendEntry* backend) {
   if (const KernelSpec* k = find_kernel(kernel)) return to_string(k->family);
-  return backend != nullptr ? backend->own_family : std::string();
+  // A wing's own family covers only the kernels that backend runs: a record of another (an old
+  // one given to `parlab migrate`, or one the backend does not implement) gets none.
+  if (backend == nullptr) return {};
+  const auto& runs = backend->kernels;
+  return std::find(runs.begin(), runs.end(), kernel) != runs.end() ? backend->own_family : std::string();
 }
 }  // namespace parlab

@@ -298,8 +298,8 @@ class Registry {
   std::vector<BackendEntry> entries_;
 };
 
-// A record's `family`: the catalogue's family of `kernel`, else the own family of the backend
-// that runs it (BackendEntry::own_family); empty when neither knows the kernel.
+// A record's `family`: the catalogue's family of `kernel`, else the own family of `backend` where
+// it runs the kernel (BackendEntry::own_family, BackendEntry::kernels); empty otherwise.
 std::string kernel_family(std::string_view kernel, const BackendEntry* backend);
 
 }  // namespace parlab

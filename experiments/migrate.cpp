@@ -25,19 +25,6 @@ constexpr std::string_view kSchema1 = "parlab-results/1";
 const std::pair<std::string_view, std::string_view> kFamilyRenames[] = {{"seed", "basic"},
                                                                         {"study", "practice"}};
 
-// The family a record of `kernel` on `backend` carries today: the catalogue's, or the backend's
-// own where the backend runs the kernel (kernel_family also answers for kernels the backend does
-// not run, which an old record must not be given). Empty when this build knows neither.
-std::string family_today(const Registry& registry, const std::string& kernel, const std::string& backend) {
-  if (find_kernel(kernel) != nullptr) return kernel_family(kernel, nullptr);
-  const BackendEntry* entry = registry.find(backend);
-  if (entry == nullptr) return {};
-  for (const auto& k : entry->kernels) {
-    if (k == kernel) return kernel_family(kernel, entry);
-  }
-  return {};
-}
-
 std::string text_of(const json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
@@ -74,7 +61,8 @@ Migration migrate_results(json doc, const Registry& registry, const std::string&
           ++m.families_renamed;
         }
       }
-    } else if (std::string family = family_today(registry, kernel, text_of(r, "backend")); !family.empty()) {
+    } else if (std::string family = kernel_family(kernel, registry.find(text_of(r, "backend")));
+               !family.empty()) {
       r["family"] = family;
       ++m.families_added;
     } else if (++n_unknown <= 3) {
@@ -99,10 +87,10 @@ Migration migrate_results(json doc, const Registry& registry, const std::string&
     }
   }
   if (n_unknown > 0) {
-    throw UsageError(where + ": " + std::to_string(n_unknown) +
-                     " record(s) of a kernel this build does not know, so " +
-                     "no family to give them: " + unknown + (n_unknown > 3 ? "; ..." : "") +
-                     " (a kernel of a wing built without here, such as CUDA's, needs a build with it)");
+    throw UsageError(
+        where + ": " + std::to_string(n_unknown) + " record(s) of a kernel this build does not know, so " +
+        "no family to give them: " + unknown + (n_unknown > 3 ? "; ..." : "") +
+        " (a kernel of a wing this build lacks, such as CUDA's: migrate with a build that has it)");
   }
   if (old) {
     doc["migrated_from"] = m.from_schema;

@@ -82,8 +82,11 @@ TEST(WorkModel, EveryEntryHasAFamilyAndAValidation) {
   // A wing's own studies take their backend's family.
   BackendEntry study;
   study.own_family = "study";
+  study.kernels = {"transfer_pinned"};
   EXPECT_EQ(kernel_family("transfer_pinned", &study), "study");
   EXPECT_EQ(kernel_family("transfer_pinned", nullptr), "");
+  // Only the kernels it runs: another wing's kernel is not given this backend's family.
+  EXPECT_EQ(kernel_family("py_count_racy", &study), "");
 }
 
 }  // namespace
