@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "core/kernels.hpp"
-#include "experiments/registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "core/lab.hpp"
-#include "experiments/registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 
 namespace {
 

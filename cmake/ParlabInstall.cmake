@@ -1,5 +1,5 @@
 # The install layout, the build tree's mirror of it, the commit a binary was built from, and the
-# Debian package (docs/design.md, "Builds and dependencies"; experiments/data_dir.hpp):
+# Debian package (docs/design.md, "Builds and dependencies"; experiments/io/data_dir.hpp):
 #   bin/parlab
 #   share/parlab/{suites/, analysis/ (the Python analysis package: plot.py, compare.py, figures/),
 #                 schema/, python/, reference/ (the reference runs report.html compares a run with)}
@@ -19,7 +19,7 @@ file(CREATE_LINK "${PROJECT_SOURCE_DIR}/embed/workloads" "${_parlab_mirror}/pyth
 file(CREATE_LINK "${PROJECT_SOURCE_DIR}/results" "${_parlab_mirror}/reference" SYMBOLIC)
 # Only a build tree knows of the free-threaded child parlab (the release-ft preset's build).
 file(WRITE "${_parlab_mirror}/interpreters"
-     "# parlab binaries of other interpreters this build tree knows of (experiments/data_dir.hpp)\n"
+     "# parlab binaries of other interpreters this build tree knows of (experiments/io/data_dir.hpp)\n"
      "${PROJECT_SOURCE_DIR}/build/release-ft/experiments/parlab\n")
 
 install(TARGETS parlab RUNTIME DESTINATION bin)

@@ -17,7 +17,7 @@
 
 namespace parlab {
 
-// One roof as a probe found it (experiments/ceilings.cpp turns it into the JSON of docs/ceilings.md).
+// One roof as a probe found it (experiments/machine/ceilings.cpp turns it into the JSON of docs/ceilings.md).
 // `inputs` only for a theoretical roof (units x clock x operations per cycle): the numbers it is
 // the product of, by name.
 struct Roof {

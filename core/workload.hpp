@@ -275,14 +275,14 @@ struct BackendEntry {
   std::string own_family;
   // Samples a thread takes at a time (Python threads call parlab.pi in blocks), 0 when work is
   // split evenly. A run whose per-thread share is below it measures one thread doing everything,
-  // so the plan refuses such sizes in a suite and warns on the command line (experiments/suite.cpp).
+  // so the plan refuses such sizes in a suite and warns on the command line (experiments/plan/suite.cpp).
   std::uint64_t work_unit = 0;
   std::function<std::unique_ptr<Workload>(const Problem&)> make;
   std::function<std::unique_ptr<Executor>(int threads)> make_executor;  // CPU backends only
 };
 
 // The runtime registry. Each backend folder exports one register_* function that adds its
-// entry; registration is explicit (see experiments/registry.cpp), no static initialisers.
+// entry; registration is explicit (see experiments/wiring/make_registry.cpp), no static initialisers.
 class Registry {
  public:
   void add(BackendEntry entry);

@@ -1,6 +1,6 @@
 // The registration functions of the CPU backends, one per backend file. Each adds its entry
 // (name, availability, kernels, factories) to the runtime registry. Only those whose
-// dependencies were found at configure time are compiled; experiments/registry.cpp calls them.
+// dependencies were found at configure time are compiled; experiments/wiring/make_registry.cpp calls them.
 #pragma once
 
 #include "core/workload.hpp"

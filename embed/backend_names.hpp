@@ -1,6 +1,6 @@
 // The name of every Python backend, whether or not this build has the embedded interpreter. A
 // build without embed/ (no python3-dev) registers each as unavailable with the reason
-// (experiments/registry.cpp), so a suite that names them, such as quick, loads everywhere and its
+// (experiments/wiring/make_registry.cpp), so a suite that names them, such as quick, loads everywhere and its
 // records say why they did not run. Plain C++: it is included where libpython is absent.
 // tests/embed checks that the embed/ part registers exactly these.
 #pragma once

@@ -8,7 +8,7 @@
 #include "core/kernel_table.hpp"
 #include "embed/model_workloads.hpp"
 #include "embed/race_workloads.hpp"
-#include "embed/workloads.hpp"
+#include "embed/kernel_workloads.hpp"
 
 namespace parlab {
 namespace {

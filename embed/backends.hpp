@@ -1,4 +1,4 @@
-// The Python part's entry in the runtime registry (experiments/registry.cpp calls
+// The Python part's entry in the runtime registry (experiments/wiring/make_registry.cpp calls
 // add_python_backends), and the interpreter its backends share.
 #pragma once
 

@@ -1,4 +1,4 @@
-#include "embed/workloads.hpp"
+#include "embed/kernel_workloads.hpp"
 
 #include <time.h>
 

@@ -1,5 +1,5 @@
 // The name of every CUDA backend, whether or not this build has the CUDA part. A build without
-// gpu/ (no CUDA toolkit) registers each as unavailable with the reason (experiments/registry.cpp),
+// gpu/ (no CUDA toolkit) registers each as unavailable with the reason (experiments/wiring/make_registry.cpp),
 // so a suite that names them, such as multi-gpu, plans everywhere and its records say why they did
 // not run. Plain C++: it is included where the CUDA runtime is absent. gpu/backends.cpp registers
 // exactly these, and tests/gpu checks it.

@@ -1,4 +1,4 @@
-// The CUDA backends (kind "gpu"), registered by experiments/registry.cpp.
+// The CUDA backends (kind "gpu"), registered by experiments/wiring/make_registry.cpp.
 //
 // Entries:
 //   cuda                   one GPU (Problem::device): pi, the STREAM set (float, double),

@@ -1,4 +1,4 @@
-// The MPI backends (kind "mpi"), registered by experiments/registry.cpp after the CPU and GPU
+// The MPI backends (kind "mpi"), registered by experiments/wiring/make_registry.cpp after the CPU and GPU
 // backends, whose factories they compose with (mpi/ includes no other wing):
 //
 //   mpi+serial, mpi+pool, mpi+tbb, mpi+openmp   every rank runs its share with that CPU

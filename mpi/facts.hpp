@@ -1,4 +1,4 @@
-// What the results' context records about MPI (experiments/mpi_job.hpp fills it, from
+// What the results' context records about MPI (experiments/wiring/mpi_job.hpp fills it, from
 // mpi/backends.hpp's mpi_job::facts() where the MPI part is built). Plain C++: included where
 // mpi.h is absent.
 #pragma once

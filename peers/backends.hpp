@@ -1,5 +1,5 @@
 // External peers (kind "peer"): STREAM binaries built outside parlab, from BabelStream's own
-// sources, measured by parlab beside its own backends, registered by experiments/registry.cpp.
+// sources, measured by parlab beside its own backends, registered by experiments/wiring/make_registry.cpp.
 //
 // Entries (none is in the default set: a suite or --backend names them):
 //   babelstream-omp    <dir>/omp-stream  (BabelStream's OpenMP model), OMP_NUM_THREADS = threads
@@ -40,7 +40,7 @@
 
 namespace parlab {
 
-// How a peer binary ended, as parlab's spawn helper (experiments/child_process.hpp) reports it.
+// How a peer binary ended, as parlab's spawn helper (experiments/io/child_process.hpp) reports it.
 // The wing does not start processes itself: experiments/ hands it run_child, so there is one
 // spawn path in parlab (posix_spawn, stderr passed on and its tail kept, a time limit, and
 // this process's SIGINT forwarded).

@@ -1,4 +1,4 @@
-// The roof choice (experiments/limit.cpp) on synthetic records and ceilings, the ceilings cache,
+// The roof choice (experiments/machine/limit.cpp) on synthetic records and ceilings, the ceilings cache,
 // and the CPU probes' plumbing (not their speed: speed is shown by measurement, not by tests).
 // The energy meters' tests are test_energy.cpp.
 #include <gtest/gtest.h>
@@ -16,8 +16,8 @@
 
 #include "core/ceilings_cpu.hpp"
 #include "core/error.hpp"
-#include "experiments/ceilings.hpp"
-#include "experiments/limit.hpp"
+#include "experiments/machine/ceilings.hpp"
+#include "experiments/machine/limit.hpp"
 #include "test_support.hpp"
 
 namespace parlab {

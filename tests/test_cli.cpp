@@ -11,9 +11,9 @@
 #include <sstream>
 
 #include "core/pi.hpp"
-#include "experiments/args.hpp"
-#include "experiments/cli.hpp"
-#include "experiments/context.hpp"
+#include "experiments/plan/args.hpp"
+#include "experiments/cli/cli.hpp"
+#include "experiments/machine/context.hpp"
 #include "test_support.hpp"
 
 namespace parlab {

@@ -1,4 +1,4 @@
-// The energy meters (experiments/energy.cpp, energy_perf.cpp) on fake sysfs trees and synthetic
+// The energy meters (experiments/machine/energy.cpp, energy_perf.cpp) on fake sysfs trees and synthetic
 // counters: each reason a meter is unavailable, the CPU's order (RAPL, then the perf power PMU),
 // and the measurement's span of counter advances. Real joules are shown by runs, not by tests.
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "experiments/energy.hpp"
+#include "experiments/machine/energy.hpp"
 #include "test_support.hpp"
 
 namespace parlab {

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "experiments/registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 #include "parlab/promise.hpp"
 
 namespace parlab {

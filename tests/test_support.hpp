@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/workload.hpp"
-#include "experiments/registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 
 namespace parlab::test {
 

@@ -1,4 +1,4 @@
-#include "cli.hpp"
+#include "experiments/cli/cli.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -12,14 +12,14 @@
 #include <utility>
 #include <vector>
 
-#include "ceilings.hpp"
-#include "commands.hpp"
-#include "interpreters.hpp"
-#include "migrate.hpp"
-#include "mpi_job.hpp"
-#include "python_part.hpp"
-#include "registry.hpp"
-#include "runner.hpp"
+#include "experiments/machine/ceilings.hpp"
+#include "experiments/cli/commands.hpp"
+#include "experiments/machine/interpreters.hpp"
+#include "experiments/run/migrate.hpp"
+#include "experiments/wiring/mpi_job.hpp"
+#include "experiments/wiring/python_part.hpp"
+#include "experiments/wiring/make_registry.hpp"
+#include "experiments/run/runner.hpp"
 #include "core/error.hpp"
 #include "parlab/build_commit.hpp"
 #include "parlab/build_info.hpp"
@@ -144,7 +144,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   ceilings->add_flag("--remeasure", ceilings_remeasure, "Measure again even when this machine and build has them cached");
   ceilings->add_flag("--json", ceilings_json, "Print the ceilings block as JSON (the context.ceilings of a run)");
 
-  // Internal: how a run reaches the interpreter of another parlab build (experiments/interpreters.hpp).
+  // Internal: how a run reaches the interpreter of another parlab build (experiments/machine/interpreters.hpp).
   auto* interpreter_info = app.add_subcommand("interpreter-info", "")->group("");
   std::string spec_json;
   auto* measure_spec = app.add_subcommand("measure-spec", "")->group("");

@@ -10,16 +10,18 @@
 #include <utility>
 #include <vector>
 
-#include "args.hpp"
-#include "ceilings.hpp"
-#include "commands.hpp"
-#include "context.hpp"
-#include "estimate.hpp"
-#include "mpi_job.hpp"
-#include "rank_sweep.hpp"
-#include "registry.hpp"
-#include "runner.hpp"
-#include "suite.hpp"
+#include "experiments/plan/args.hpp"
+#include "experiments/machine/ceilings.hpp"
+#include "experiments/cli/commands.hpp"
+#include "experiments/machine/context.hpp"
+#include "experiments/plan/estimate.hpp"
+#include "experiments/wiring/mpi_job.hpp"
+#include "experiments/run/rank_sweep.hpp"
+#include "experiments/wiring/make_registry.hpp"
+#include "experiments/run/runner.hpp"
+#include "experiments/io/files.hpp"
+#include "experiments/io/interrupt.hpp"
+#include "experiments/plan/suite.hpp"
 #include "core/error.hpp"
 
 namespace parlab {
@@ -201,7 +203,7 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
                               " hardware threads: oversubscribed points measure time-slicing");
     }
   }
-  // A lower bound from optimistic rates (experiments/estimate.hpp): a plan over an hour needs
+  // A lower bound from optimistic rates (experiments/plan/estimate.hpp): a plan over an hour needs
   // --yes, so a mistyped size cannot start a run of centuries.
   const double at_least = min_seconds(plan, registry);
   if (at_least > 3600 && !a.yes) {

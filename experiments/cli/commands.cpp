@@ -11,12 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "args.hpp"
-#include "child_process.hpp"
-#include "commands.hpp"
-#include "data_dir.hpp"
-#include "interpreters.hpp"
-#include "suite.hpp"
+#include "experiments/plan/args.hpp"
+#include "experiments/io/child_process.hpp"
+#include "experiments/io/interrupt.hpp"
+#include "experiments/cli/commands.hpp"
+#include "experiments/io/data_dir.hpp"
+#include "experiments/machine/interpreters.hpp"
+#include "experiments/plan/suite.hpp"
 #include "core/error.hpp"
 #include "core/kernels.hpp"
 

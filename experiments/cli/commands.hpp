@@ -1,14 +1,13 @@
-// The handlers of `parlab list`, `pi`, `run`, `report` and `compare`: run_cli (cli.cpp) parses
-// the command line into these arguments and calls one. The others live beside what they serve:
-// cmd_ceilings in ceilings.hpp, cmd_migrate in migrate.hpp, cmd_interpreter_info and
-// cmd_measure_spec in interpreters.hpp.
+// The handlers of parlab's commands: run_cli (cli.cpp) parses the command line into these
+// arguments and calls one. Two print a lower layer's facts and live beside them: cmd_ceilings in
+// machine/ceilings.hpp, cmd_interpreter_info in machine/interpreters.hpp.
 #pragma once
 
 #include <iosfwd>
 #include <string>
 #include <vector>
 
-#include "suite.hpp"
+#include "experiments/plan/suite.hpp"
 #include "core/workload.hpp"
 
 namespace parlab {
@@ -63,5 +62,15 @@ int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet);
 
 // `parlab compare BASE NEW [options]` (experiments/analysis/compare.py).
 int cmd_compare(const std::vector<std::string>& passed, std::ostream& err);
+
+// ---------------------------------------------------------------- migrate
+// `parlab migrate RUN...` (cmd_migrate.cpp): each run to the current schema, in place.
+int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, bool dry_run,
+                std::ostream& out, std::ostream& err);
+
+// ---------------------------------------------------------------- measure-spec
+// `parlab measure-spec JSON` (cmd_measure_spec.cpp): measures one plan entry in this process and
+// prints its record (or null when interrupted by SIGINT/SIGTERM) as one JSON line on `out`.
+int cmd_measure_spec(const Registry& registry, const std::string& spec_json, std::ostream& out);
 
 }  // namespace parlab

@@ -1,5 +1,5 @@
 #include <iostream>
 
-#include "cli.hpp"
+#include "experiments/cli/cli.hpp"
 
 int main(int argc, char** argv) { return parlab::run_cli(argc, argv, std::cout, std::cerr); }

@@ -1,4 +1,4 @@
-#include "child_process.hpp"
+#include "experiments/io/child_process.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -18,8 +18,6 @@
 extern char** environ;
 
 namespace parlab {
-
-std::atomic<bool> g_interrupted{false};
 
 namespace {
 

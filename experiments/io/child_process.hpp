@@ -1,7 +1,7 @@
 // Runs another program: the one way parlab starts a process of its own — the parlab of another
-// interpreter (interpreters.cpp), the MPI jobs a run launches (rank_sweep.cpp), the plot
-// script (cli.cpp), and the external peers' binaries (peers/, through
-// registry.cpp). What a measurement in another process turns into is child_record.hpp's job.
+// interpreter (run/interpreter_child.cpp), the MPI jobs a run launches (run/rank_sweep.cpp), the
+// plot script (cli/commands.cpp), and the external peers' binaries (peers/, through
+// wiring/make_registry.cpp). What a measurement in another process turns into is child_record.hpp's job.
 #pragma once
 
 #include <atomic>
@@ -10,11 +10,6 @@
 #include <vector>
 
 namespace parlab {
-
-// This process's interruption: set by the runner's SIGINT/SIGTERM handler (runner.hpp declares
-// it too). Defined here, in the library every registry-making binary links, so make_registry can
-// hand the external peers (peers/) a run_child that watches it.
-extern std::atomic<bool> g_interrupted;
 
 struct SpawnOptions {
   // Each (NAME, value) replaces NAME in this process's environment for the child.

@@ -1,9 +1,9 @@
-#include "data_dir.hpp"
+#include "experiments/io/data_dir.hpp"
 
 #include <cstdlib>
 #include <fstream>
 
-#include "child_process.hpp"
+#include "experiments/io/child_process.hpp"
 #include "core/error.hpp"
 
 namespace parlab {

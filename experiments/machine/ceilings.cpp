@@ -1,5 +1,5 @@
 // `parlab ceilings`, the ceilings cache and the measurement that fills it (docs/ceilings.md).
-#include "ceilings.hpp"
+#include "experiments/machine/ceilings.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -12,13 +12,13 @@
 #include <sstream>
 #include <vector>
 
-#include "context.hpp"
+#include "experiments/machine/context.hpp"
 #include "core/ceilings_cpu.hpp"
 #include "core/error.hpp"
 #include "parlab/build_commit.hpp"
 #include "parlab/build_info.hpp"
-#include "registry.hpp"
-#include "runner.hpp"
+#include "experiments/wiring/make_registry.hpp"
+#include "experiments/io/files.hpp"
 
 namespace parlab {
 namespace {

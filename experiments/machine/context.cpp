@@ -1,7 +1,7 @@
-#include "context.hpp"
+#include "experiments/machine/context.hpp"
 
-#include "mpi_job.hpp"
-#include "python_part.hpp"
+#include "experiments/wiring/mpi_job.hpp"
+#include "experiments/wiring/python_part.hpp"
 
 #include <unistd.h>
 

@@ -1,6 +1,6 @@
 // NVML through dlopen, RAPL through powercap, and the choice of the CPU's meter (energy.hpp; the
 // perf power PMU is energy_perf.cpp).
-#include "energy.hpp"
+#include "experiments/machine/energy.hpp"
 
 #include <dlfcn.h>
 

@@ -1,7 +1,7 @@
 // The perf `power` PMU's package-energy counter (energy.hpp's open_perf_power): the kernel's own
 // reading of the RAPL energy-status MSRs, for machines whose powercap files are absent or root-only
 // while perf events are allowed (perf_event_paranoid <= 0, CAP_PERFMON or CAP_SYS_ADMIN).
-#include "energy.hpp"
+#include "experiments/machine/energy.hpp"
 
 #include <linux/perf_event.h>
 #include <sys/syscall.h>

@@ -1,4 +1,4 @@
-#include "interpreters.hpp"
+#include "experiments/machine/interpreters.hpp"
 
 #include <unistd.h>
 
@@ -11,13 +11,12 @@
 #include <ostream>
 #include <sstream>
 
-#include "python_part.hpp"
+#include "experiments/wiring/python_part.hpp"
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
-#include "data_dir.hpp"
-#include "runner.hpp"
-#include "child_process.hpp"
-#include "child_record.hpp"
-#include "suite.hpp"
+#include "experiments/io/data_dir.hpp"
+#include "experiments/io/child_process.hpp"
 
 
 namespace parlab {
@@ -27,11 +26,6 @@ using nlohmann::json;
 
 // How long `parlab interpreter-info` may take: it starts an interpreter and answers.
 constexpr double kInfoTimeoutSeconds = 60;
-
-std::vector<std::pair<std::string, std::string>> gil_env(const std::string& python_gil) {
-  if (python_gil.empty()) return {};  // the inherited PYTHON_GIL
-  return {{"PYTHON_GIL", python_gil}};
-}
 
 std::vector<std::string> other_binaries() {
   const char* env = std::getenv("PARLAB_INTERPRETERS");
@@ -117,6 +111,12 @@ std::vector<InterpreterMode> discover() {
 
 }  // namespace
 
+std::vector<std::pair<std::string, std::string>> gil_env(const std::string& python_gil) {
+  if (python_gil.empty()) return {};  // the inherited PYTHON_GIL
+  return {{"PYTHON_GIL", python_gil}};
+}
+
+
 std::string InterpreterMode::describe() const {
   std::string s = interpreter;
   if (!python_gil.empty()) s += ", PYTHON_GIL=" + python_gil;
@@ -145,41 +145,6 @@ int cmd_interpreter_info(std::ostream& out) {
   }
   out << j.dump() << "\n";
   return 0;
-}
-
-int cmd_measure_spec(const Registry& registry, const std::string& spec_json, std::ostream& out) {
-  json j;
-  try {
-    j = json::parse(spec_json);
-  } catch (const json::exception& e) {
-    throw UsageError(std::string("measure-spec: not JSON: ") + e.what());
-  }
-  const std::size_t index = j.value("id", std::size_t{0});
-  MeasurementSpec spec = spec_from_json(j);
-  // Measured here, in this process's own interpreter: the parent chose this binary for it.
-  spec.interpreter.clear();
-  spec.python_gil.clear();
-  install_interrupt_handler();
-  Runner runner(registry, std::cerr, RunOptions{});
-  out << runner.measure_one(spec, index).dump() << "\n";
-  return 0;
-}
-
-json measure_in_child(const InterpreterMode& mode, const json& spec, std::size_t index, double timeout_s) {
-  ChildJob job;
-  job.argv = {mode.parlab, "measure-spec"};
-  job.set_env = gil_env(mode.python_gil);
-  job.what = "the child parlab (" + mode.describe() + ")";
-  job.fields = {{"kind", "python"}, {"interpreter", mode.interpreter}, {"python_build", mode.python_build}};
-  if (!mode.python_gil.empty()) job.fields["python_gil"] = mode.python_gil;
-  job.timeout_s = timeout_s;
-  json rec = measure_in_child_process(job, spec, index);
-  if (rec.is_object() && rec.value("status", "") != "error") {
-    // The plan entry's own fields, as the parent planned them.
-    rec["interpreter"] = rec.value("interpreter", mode.interpreter);
-    if (!mode.python_gil.empty()) rec["python_gil"] = mode.python_gil;
-  }
-  return rec;
 }
 
 void list_interpreters(std::ostream& out) {

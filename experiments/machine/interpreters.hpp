@@ -13,9 +13,9 @@
 #pragma once
 
 #include <string>
+#include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
 
 namespace parlab {
 
@@ -40,16 +40,8 @@ const InterpreterMode* find_interpreter_mode(const std::string& interpreter, con
 // `parlab interpreter-info`: this binary's interpreter as one JSON object on `out`.
 int cmd_interpreter_info(std::ostream& out);
 
-// `parlab measure-spec JSON`: measures one plan entry in this process and prints its record
-// (or null when interrupted by SIGINT/SIGTERM) as one JSON line on `out`.
-class Registry;
-int cmd_measure_spec(const Registry& registry, const std::string& spec_json, std::ostream& out);
-
-// Measures `spec` (a plan entry naming `mode`) in a child process of mode.parlab with
-// PYTHON_GIL set as the mode says, through measure_in_child_process (child_record.hpp): the
-// child's record, a failed record naming the fault, or null when this process was interrupted.
-nlohmann::json measure_in_child(const InterpreterMode& mode, const nlohmann::json& spec, std::size_t index,
-                                double timeout_s);
+// The environment a child runs `mode` in: PYTHON_GIL as the mode says (none: inherited).
+std::vector<std::pair<std::string, std::string>> gil_env(const std::string& python_gil);
 
 // For `parlab list`: one line per interpreter mode, with availability and reason.
 void list_interpreters(std::ostream& out);

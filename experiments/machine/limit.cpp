@@ -1,5 +1,5 @@
 // record_limit: the one place a record is held against a roof.
-#include "limit.hpp"
+#include "experiments/machine/limit.hpp"
 
 #include <string>
 #include <vector>

@@ -1,4 +1,4 @@
-#include "args.hpp"
+#include "experiments/plan/args.hpp"
 
 #include <algorithm>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "estimate.hpp"
+#include "experiments/plan/estimate.hpp"
 
 #include <algorithm>
 #include <cstdio>

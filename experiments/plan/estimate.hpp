@@ -9,7 +9,7 @@
 #include <string>
 
 #include "core/workload.hpp"
-#include "suite.hpp"
+#include "experiments/plan/suite.hpp"
 
 namespace parlab {
 

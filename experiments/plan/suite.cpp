@@ -1,4 +1,4 @@
-#include "suite.hpp"
+#include "experiments/plan/suite.hpp"
 
 #include <unistd.h>
 
@@ -11,10 +11,10 @@
 #include <sstream>
 #include <utility>
 
-#include "args.hpp"
+#include "experiments/plan/args.hpp"
 #include "core/error.hpp"
-#include "interpreters.hpp"
-#include "data_dir.hpp"
+#include "experiments/machine/interpreters.hpp"
+#include "experiments/io/data_dir.hpp"
 
 namespace parlab {
 namespace {

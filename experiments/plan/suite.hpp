@@ -13,7 +13,7 @@
 // "kernel" may be a name or a list; "backends" is "all" (every backend in the default set that
 // runs the kernel), a kind ("cpu", "gpu", "python") or a list of names; "threads" takes the CLI's
 // thread-list syntax; "scaling": "weak" multiplies each size by the thread count; "interpreters":
-// "all" measures Python backends in every interpreter mode found (experiments/interpreters.hpp),
+// "all" measures Python backends in every interpreter mode found (experiments/machine/interpreters.hpp),
 // "others" in every one but this process's own (none when none is found), "this" (the default)
 // in this process's own only; "ranks" (the thread-list syntax) measures each mpi backend in an
 // MPI job of each of those sizes ("weak" then also multiplies by the ranks). "rounds": R measures
@@ -53,7 +53,7 @@ struct MeasurementSpec {
   int warmup = 1;
   double min_rep_seconds = 0.0;  // repeat the kernel inside one repetition until this long
   int device = 0;
-  // Python records: the interpreter that measures it (experiments/interpreters.hpp), as its
+  // Python records: the interpreter that measures it (experiments/machine/interpreters.hpp), as its
   // label ("3.13.5 free-threaded"), and the PYTHON_GIL its process runs with ("0", "1"). Both
   // empty: this process's own interpreter, as its environment says.
   std::string interpreter;

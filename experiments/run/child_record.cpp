@@ -1,10 +1,10 @@
-#include "child_record.hpp"
+#include "experiments/run/child_record.hpp"
 
 #include <sstream>
 #include <string>
 
-#include "child_process.hpp"
-#include "runner.hpp"
+#include "experiments/io/child_process.hpp"
+#include "experiments/io/interrupt.hpp"
 
 namespace parlab {
 namespace {

@@ -1,6 +1,6 @@
 // A measurement made in another process: the one path by which a plan entry measured by another
-// parlab (a child of another interpreter, experiments/interpreters.hpp) or by an MPI job
-// (experiments/rank_sweep.hpp) becomes a record of this run (docs/design.md, "Failure semantics").
+// parlab (a child of another interpreter, experiments/machine/interpreters.hpp) or by an MPI job
+// (experiments/run/rank_sweep.hpp) becomes a record of this run (docs/design.md, "Failure semantics").
 //
 // The child prints the record as its last non-empty line of stdout. Every way that can go wrong
 // — it cannot start, exits non-zero, is killed by a signal, prints nothing, prints something

@@ -1,5 +1,6 @@
-// `parlab migrate` (migrate.hpp).
-#include "migrate.hpp"
+// An older run brought to the current results schema (migrate.hpp); the command is
+// cli/cmd_migrate.cpp.
+#include "experiments/run/migrate.hpp"
 
 #include <filesystem>
 #include <fstream>
@@ -8,10 +9,9 @@
 #include <string_view>
 #include <utility>
 
-#include "commands.hpp"
 #include "core/error.hpp"
 #include "core/kernels.hpp"
-#include "runner.hpp"
+#include "experiments/run/runner.hpp"
 
 namespace parlab {
 
@@ -28,11 +28,6 @@ const std::pair<std::string_view, std::string_view> kFamilyRenames[] = {{"seed",
 std::string text_of(const json& j, const char* key) {
   const auto it = j.find(key);
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::filesystem::path results_file(const std::string& run) {
-  const std::filesystem::path p(run);
-  return std::filesystem::is_directory(p) ? p / "results.json" : p;
 }
 
 }  // namespace
@@ -98,40 +93,6 @@ Migration migrate_results(json doc, const Registry& registry, const std::string&
   }
   m.doc = std::move(doc);
   return m;
-}
-
-int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, bool dry_run,
-                std::ostream& out, std::ostream& err) {
-  int code = kExitOk;
-  for (const std::string& run : runs) {
-    const std::filesystem::path file = results_file(run);
-    try {
-      std::error_code ec;
-      if (!std::filesystem::is_regular_file(file, ec)) {
-        throw UsageError(file.string() +
-                         ": no such file (expected a parlab run directory or its results.json)");
-      }
-      std::ifstream in(file);
-      json doc = json::parse(in, nullptr, false);
-      if (doc.is_discarded()) throw UsageError(file.string() + ": not valid JSON");
-      const Migration m = migrate_results(std::move(doc), registry, file.string());
-      if (!m.changed()) {
-        out << run << ": already " << kResultsSchema << ", nothing to do\n";
-        continue;
-      }
-      std::ostringstream what;
-      what << (m.from_schema != kResultsSchema ? m.from_schema + " -> " + kResultsSchema + "; "
-                                               : std::string())
-           << m.families_added << " record(s) given their family, " << m.families_renamed << " renamed, "
-           << m.footprints_added << " given their footprint";
-      if (!dry_run) write_atomically(file, m.doc.dump(1) + "\n");  // the runner's own format
-      out << run << ": " << (dry_run ? "would migrate (dry run): " : "migrated: ") << what.str() << "\n";
-    } catch (const Error& e) {  // bad input, or a file that cannot be written: 2 either way
-      err << "parlab: migrate: " << e.what() << " (left as it was)\n";
-      code = kExitUsage;
-    }
-  }
-  return code;
 }
 
 }  // namespace parlab

@@ -34,7 +34,6 @@ Migration migrate_results(nlohmann::json doc, const Registry& registry, const st
 // Each RUN (a run directory or its results.json) migrated and rewritten atomically, or with
 // dry_run only said. A run that cannot be migrated is left as it was and said; the others are
 // still done. 0 when every run is current now (or would be), 2 when one could not be migrated.
-int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, bool dry_run,
-                std::ostream& out, std::ostream& err);
+
 
 }  // namespace parlab

@@ -1,4 +1,4 @@
-#include "rank_sweep.hpp"
+#include "experiments/run/rank_sweep.hpp"
 
 #include <unistd.h>
 
@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "child_process.hpp"
-#include "child_record.hpp"
+#include "experiments/io/child_process.hpp"
+#include "experiments/run/child_record.hpp"
 #include "core/error.hpp"
 
 

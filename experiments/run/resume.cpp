@@ -6,9 +6,9 @@
 #include <string>
 #include <utility>
 
-#include "context.hpp"
+#include "experiments/machine/context.hpp"
 #include "core/error.hpp"
-#include "runner.hpp"
+#include "experiments/run/runner.hpp"
 
 namespace parlab {
 

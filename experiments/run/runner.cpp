@@ -1,7 +1,7 @@
 // Runner: starting a run, measuring its plan's records one by one in this process or a child,
 // the pi consistency check and the summary, and the result files (results.json, results.csv).
 // Resuming an interrupted run is resume.cpp.
-#include "runner.hpp"
+#include "experiments/run/runner.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -18,28 +18,23 @@
 #include <numeric>
 #include <sstream>
 
-#include "python_part.hpp"
-#include "context.hpp"
-#include "energy.hpp"
-#include "limit.hpp"
-#include "estimate.hpp"
-#include "interpreters.hpp"
-#include "rank_sweep.hpp"
+#include "experiments/wiring/python_part.hpp"
+#include "experiments/machine/context.hpp"
+#include "experiments/machine/energy.hpp"
+#include "experiments/machine/limit.hpp"
+#include "experiments/plan/estimate.hpp"
+#include "experiments/run/interpreter_child.hpp"
+#include "experiments/run/rank_sweep.hpp"
 #include "core/error.hpp"
+#include "experiments/io/files.hpp"
+#include "experiments/io/interrupt.hpp"
 
 namespace parlab {
-
-// g_interrupted is defined in child_process.cpp, beside the spawn helper that watches it.
 
 namespace {
 
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
-
-extern "C" void on_interrupt(int sig) {
-  g_interrupted.store(true);
-  std::signal(sig, SIG_DFL);  // a second Ctrl-C (or SIGTERM) ends the process at once
-}
 
 std::string utc_stamp(const char* format) {
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
@@ -127,41 +122,6 @@ std::string csv_value(const json& j) {
 }
 
 }  // namespace
-
-void install_interrupt_handler() {
-  g_interrupted.store(false);
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
-}
-
-void ensure_writable_dir(const std::filesystem::path& dir, const std::string& what) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir)) {
-    throw UsageError(what + " '" + dir.string() + "' cannot be created: " + (ec ? ec.message() : "not a directory"));
-  }
-  if (access(dir.c_str(), W_OK) != 0) throw UsageError(what + " '" + dir.string() + "' is not writable");
-}
-
-void write_atomically(const std::filesystem::path& path, const std::string& text) {
-  const std::filesystem::path tmp = path.string() + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw FailureError("cannot write '" + tmp.string() + "'");
-  std::size_t off = 0;
-  while (off < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-    if (n <= 0) {
-      ::close(fd);
-      throw FailureError("write to '" + tmp.string() + "' failed");
-    }
-    off += static_cast<std::size_t>(n);
-  }
-  ::fsync(fd);  // the data is on disk before the rename makes it visible
-  ::close(fd);
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) throw FailureError("cannot rename '" + tmp.string() + "' to '" + path.string() + "': " + ec.message());
-}
 
 std::string records_to_csv(const json& records) {
   static const char* const kColumns[] = {

@@ -25,7 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/workload.hpp"
-#include "suite.hpp"
+#include "experiments/plan/suite.hpp"
 
 namespace parlab {
 
@@ -40,11 +40,6 @@ struct RunOptions {
   nlohmann::json ceilings;
   static constexpr double kDefaultChildTimeoutSeconds = 1800;
 };
-
-// Set by the SIGINT and SIGTERM handlers; the runner stops between repetitions when it is true,
-// and a child process then gets SIGINT (experiments/child_process.hpp).
-extern std::atomic<bool> g_interrupted;
-void install_interrupt_handler();
 
 class Runner {
  public:
@@ -61,7 +56,7 @@ class Runner {
   const std::filesystem::path& run_dir() const { return dir_; }
 
   // One plan entry measured in this process, whatever interpreter it names (the child side of
-  // experiments/interpreters.hpp): the record, or null when interrupted.
+  // experiments/machine/interpreters.hpp): the record, or null when interrupted.
   nlohmann::json measure_one(const MeasurementSpec& spec, std::size_t index) { return measure(spec, index); }
 
  private:
@@ -81,12 +76,6 @@ class Runner {
 // The results.json schema this parlab writes (Runner::run_new), the only one it resumes
 // (resume.cpp), and the one `parlab migrate` brings older runs to (migrate.cpp).
 inline constexpr const char* kResultsSchema = "parlab-results/2";
-
-// Creates `dir` and checks it is writable; throws UsageError naming it otherwise.
-void ensure_writable_dir(const std::filesystem::path& dir, const std::string& what);
-
-// Writes `text` to `path` atomically (temporary file in the same directory, then rename).
-void write_atomically(const std::filesystem::path& path, const std::string& text);
 
 // One CSV row per record, header first.
 std::string records_to_csv(const nlohmann::json& records);

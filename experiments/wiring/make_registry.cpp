@@ -1,9 +1,10 @@
-#include "registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 
 #include <cstdlib>
 #include <sstream>
 
-#include "child_process.hpp"
+#include "experiments/io/child_process.hpp"
+#include "experiments/io/interrupt.hpp"
 #include "cpu/backends.hpp"
 #include "gpu/backend_names.hpp"
 #include "embed/backend_names.hpp"

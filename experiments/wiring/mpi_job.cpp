@@ -1,7 +1,7 @@
-#include "mpi_job.hpp"
+#include "experiments/wiring/mpi_job.hpp"
 
 #include "parlab/build_info.hpp"
-#include "registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 
 #if defined(PARLAB_HAVE_MPI)
 #include "mpi/backends.hpp"

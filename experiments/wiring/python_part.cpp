@@ -1,4 +1,4 @@
-#include "python_part.hpp"
+#include "experiments/wiring/python_part.hpp"
 
 #include "parlab/build_info.hpp"
 

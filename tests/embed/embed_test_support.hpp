@@ -8,7 +8,7 @@
 #include "core/workload.hpp"
 #include "embed/interpreter.hpp"
 #include "embed/backends.hpp"
-#include "experiments/registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 
 namespace parlab::test {
 

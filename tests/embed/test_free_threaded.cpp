@@ -9,10 +9,10 @@
 #include <string>
 
 #include "core/pi.hpp"
-#include "embed/workloads.hpp"
+#include "embed/kernel_workloads.hpp"
 #include "embed_test_support.hpp"
-#include "experiments/python_part.hpp"
-#include "experiments/registry.hpp"
+#include "experiments/wiring/python_part.hpp"
+#include "experiments/wiring/make_registry.hpp"
 
 namespace parlab {
 namespace {

@@ -8,9 +8,9 @@
 
 #include "core/pi.hpp"
 #include "embed/backend_names.hpp"
-#include "embed/workloads.hpp"
+#include "embed/kernel_workloads.hpp"
 #include "embed_test_support.hpp"
-#include "experiments/registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 
 namespace parlab {
 namespace {

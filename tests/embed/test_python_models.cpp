@@ -16,7 +16,7 @@
 #include "core/pi.hpp"
 #include "embed/model_workloads.hpp"
 #include "embed_test_support.hpp"
-#include "experiments/registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 
 namespace parlab {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "embed/race_workloads.hpp"
 #include "embed_test_support.hpp"
-#include "experiments/registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 #include "validation_metric.hpp"
 
 namespace parlab {

@@ -1,5 +1,5 @@
 # mpi_backend_names_agree: the MPI backends registered by mpi/backends.cpp (WITH: a build with the
-# MPI part) must be exactly the names experiments/registry.cpp lists as unavailable in a build
+# MPI part) must be exactly the names experiments/wiring/make_registry.cpp lists as unavailable in a build
 # without it (WITHOUT), so that a suite naming one loads everywhere and its records say why.
 #   cmake -DWITH=... -DWITHOUT=... -P compare_names.cmake
 foreach(side WITH WITHOUT)
@@ -22,7 +22,7 @@ list(REMOVE_ITEM _only_without ${_WITH})
 if(_only_with OR _only_without OR NOT _WITH STREQUAL _WITHOUT)
   message(FATAL_ERROR "the MPI backend names disagree:\n"
                       "  registered by mpi/backends.cpp only: ${_only_with}\n"
-                      "  listed by experiments/registry.cpp (no MPI part) only: ${_only_without}\n"
+                      "  listed by experiments/wiring/make_registry.cpp (no MPI part) only: ${_only_without}\n"
                       "  (sorted: ${_WITH} against ${_WITHOUT})")
 endif()
 message(STATUS "both list: ${_WITH}")

@@ -23,7 +23,7 @@
 
 #include "core/kernels.hpp"
 #include "core/pi.hpp"
-#include "experiments/registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 #include "mpi/runtime.hpp"
 #include "mpi/workloads.hpp"
 #if defined(PARLAB_TEST_HAVE_CUDA)

@@ -18,7 +18,7 @@
 #include <cstring>
 #include <string>
 
-#include "experiments/registry.hpp"
+#include "experiments/wiring/make_registry.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 2) {

@@ -27,7 +27,7 @@ def processor_of(r: dict) -> str:
     """"gpu" or "cpu": where the record ran, its `processor` field (set from the backend's
     registry entry, docs/records.md). The fallback is for OLDER records only, written before the
     field existed: the rule of those days, kind "gpu" or "cuda" in the backend's name (the same as
-    experiments/limit.cpp's record_on_gpu; it put py-cupy and py-torch on the CPU)."""
+    experiments/machine/limit.cpp's record_on_gpu; it put py-cupy and py-torch on the CPU)."""
     p = r.get("processor")
     if isinstance(p, str):
         return "gpu" if p == "gpu" else "cpu"
@@ -90,7 +90,7 @@ def load_run(run_dir: str) -> dict:
     return doc
 
 
-# A measurement's fields as the plan gives them (experiments/suite.cpp, to_json of a
+# A measurement's fields as the plan gives them (experiments/plan/suite.cpp, to_json of a
 # MeasurementSpec) but its round: what the records of one measurement in a run made in rounds
 # have in common.
 SPEC_FIELDS = ("study", "scaling", "kernel", "backend", "threads", "size", "size_y", "precision", "seed", "reps",
@@ -98,7 +98,7 @@ SPEC_FIELDS = ("study", "scaling", "kernel", "backend", "threads", "size", "size
 
 
 def _aggregates(v: list) -> dict:
-    """The runner's time_s of repetitions v (experiments/runner.cpp, aggregates)."""
+    """The runner's time_s of repetitions v (experiments/run/runner.cpp, aggregates)."""
     v = sorted(v)
     n = len(v)
     median = v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])

@@ -1,0 +1,17 @@
+// Files every layer writes: created whole or not at all (docs/design.md, "Failure semantics").
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace parlab {
+
+// Creates `dir` and checks it is writable; throws UsageError naming it (as `what`) otherwise.
+void ensure_writable_dir(const std::filesystem::path& dir, const std::string& what);
+
+// Writes `text` to `path` atomically: a temporary file in the same directory, unique to this
+// writer (so two writers never share one), flushed to disk, then renamed over `path`. On any
+// failure the temporary file is removed and FailureError names the path; `path` is unchanged.
+void write_atomically(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace parlab
