@@ -1,13 +1,14 @@
 // `parlab migrate RUN...` (commands.hpp): each run brought to the current schema in place by
 // migrate_results (run/migrate.hpp), written atomically.
 #include <filesystem>
-#include <fstream>
 #include <ostream>
 #include <sstream>
 
 #include "core/error.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/io/files.hpp"
+#include "experiments/io/read.hpp"
+#include "experiments/io/text.hpp"
 #include "experiments/run/migrate.hpp"
 #include "experiments/run/runner.hpp"
 
@@ -17,9 +18,18 @@ namespace {
 
 using json = nlohmann::json;
 
+// The results.json of `run` (a run directory or the file itself), through any symlinks: the file
+// a migration rewrites in place is the one the link points to, and the link stays a link.
 std::filesystem::path results_file(const std::string& run) {
+  std::error_code ec;
   const std::filesystem::path p(run);
-  return std::filesystem::is_directory(p) ? p / "results.json" : p;
+  const std::filesystem::path file = std::filesystem::is_directory(p, ec) ? p / "results.json" : p;
+  if (!std::filesystem::exists(file, ec)) {
+    throw UsageError("'" + valid_utf8(file.string()) + "': no such file (expected a parlab run directory or its results.json)");
+  }
+  const std::filesystem::path target = std::filesystem::canonical(file, ec);
+  if (ec) throw UsageError("'" + valid_utf8(file.string()) + "' cannot be resolved: " + ec.message());
+  return target;
 }
 
 }  // namespace
@@ -28,17 +38,10 @@ int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, 
                 std::ostream& out, std::ostream& err) {
   int code = kExitOk;
   for (const std::string& run : runs) {
-    const std::filesystem::path file = results_file(run);
     try {
-      std::error_code ec;
-      if (!std::filesystem::is_regular_file(file, ec)) {
-        throw UsageError(file.string() +
-                         ": no such file (expected a parlab run directory or its results.json)");
-      }
-      std::ifstream in(file);
-      json doc = json::parse(in, nullptr, false);
-      if (doc.is_discarded()) throw UsageError(file.string() + ": not valid JSON");
-      const Migration m = migrate_results(std::move(doc), registry, file.string());
+      const std::filesystem::path file = results_file(run);
+      json doc = read_json_file(file, "results file");
+      const Migration m = migrate_results(std::move(doc), registry, valid_utf8(file.string()));
       if (!m.changed()) {
         out << run << ": already " << kResultsSchema << ", nothing to do\n";
         continue;
@@ -48,7 +51,8 @@ int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, 
                                                : std::string())
            << m.families_added << " record(s) given their family, " << m.families_renamed << " renamed, "
            << m.footprints_added << " given their footprint";
-      if (!dry_run) write_atomically(file, m.doc.dump(1) + "\n");  // the runner's own format
+      // The runner's own format.
+      if (!dry_run) write_atomically(file, m.doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
       out << run << ": " << (dry_run ? "would migrate (dry run): " : "migrated: ") << what.str() << "\n";
     } catch (const Error& e) {  // bad input, or a file that cannot be written: 2 either way
       err << "parlab: migrate: " << e.what() << " (left as it was)\n";

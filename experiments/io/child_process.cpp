@@ -14,6 +14,7 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "experiments/io/text.hpp"
 
 extern char** environ;
 
@@ -158,16 +159,23 @@ ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& 
   if (options.capture_stdout) posix_spawn_file_actions_adddup2(actions.get(), out_pipe.write_end(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(actions.get(), err_pipe.write_end(), STDERR_FILENO);
   SpawnAttr attr;
+  // parlab ignores SIGPIPE (cli/main.cpp); a child gets the default back, as from a shell.
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(attr.get(), &defaults);
+  short flags = POSIX_SPAWN_SETSIGDEF;
   if (options.own_process_group) {
-    posix_spawnattr_setflags(attr.get(), POSIX_SPAWN_SETPGROUP);
+    flags |= POSIX_SPAWN_SETPGROUP;
     posix_spawnattr_setpgroup(attr.get(), 0);  // a new group whose id is the child's pid
   }
+  posix_spawnattr_setflags(attr.get(), flags);
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, args[0], actions.get(), attr.get(), args.data(), envp.data());
   out_pipe.close_write();
   err_pipe.close_write();
   if (rc != 0) {
-    r.start_error = std::string(argv[0]) + ": " + std::strerror(rc);
+    r.start_error = valid_utf8(argv[0]) + ": " + std::strerror(rc);
     return r;
   }
   if (!options.capture_stdout) out_pipe.close_read();
@@ -211,6 +219,7 @@ ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& 
     }
   };
   std::string err_all;
+  Utf8Stream passed_on;  // the child's stderr, passed on to ours as valid UTF-8
   char buf[65536];
   int open_fds = options.capture_stdout ? 2 : 1;
   while (open_fds > 0) {
@@ -237,7 +246,8 @@ ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& 
       if (is_out) {
         r.out.append(buf, static_cast<std::size_t>(got));
       } else {
-        write_all(STDERR_FILENO, buf, static_cast<std::size_t>(got));
+        const std::string text = passed_on.feed(std::string_view(buf, static_cast<std::size_t>(got)));
+        write_all(STDERR_FILENO, text.data(), text.size());
         err_all.append(buf, static_cast<std::size_t>(got));
         if (err_all.size() > 4 * kTailBytes) err_all.erase(0, err_all.size() - kTailBytes);
       }
@@ -260,7 +270,11 @@ ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& 
     r.signal = WTERMSIG(status);
     r.exit_code = 128 + r.signal;
   }
+  if (const std::string rest = passed_on.finish(); !rest.empty()) write_all(STDERR_FILENO, rest.data(), rest.size());
   r.err_tail = err_all.size() > kTailBytes ? err_all.substr(err_all.size() - kTailBytes) : err_all;
+  // What a child printed enters records and messages: made valid UTF-8 here, once (text.hpp).
+  r.err_tail = valid_utf8(r.err_tail);
+  r.out = valid_utf8(r.out);
   return r;
 }
 

@@ -35,8 +35,8 @@ struct ChildOutput {
   bool timed_out = false;     // stopped because SpawnOptions::timeout_s passed
   bool interrupted = false;   // stopped because *SpawnOptions::interrupted became true
   std::string start_error;    // why it could not start
-  std::string out;            // its stdout, when captured
-  std::string err_tail;       // the last few KiB of its stderr (which is also passed on to ours)
+  std::string out;            // its stdout, when captured (valid UTF-8: text.hpp)
+  std::string err_tail;       // the last few KiB of its stderr (passed on to ours), valid UTF-8
 
   // "exit 3", "killed by SIGKILL", "timed out after 600 s", "could not start: No such file..."
   std::string describe_end() const;

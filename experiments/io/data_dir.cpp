@@ -1,12 +1,17 @@
 #include "experiments/io/data_dir.hpp"
 
 #include <cstdlib>
-#include <fstream>
+#include <sstream>
 
 #include "experiments/io/child_process.hpp"
 #include "core/error.hpp"
+#include "experiments/io/read.hpp"
 
 namespace parlab {
+
+namespace {
+constexpr std::size_t kMaxListBytes = std::size_t{1} << 16;  // a few paths
+}  // namespace
 
 std::filesystem::path data_dir() {
   if (const char* env = std::getenv("PARLAB_DATA_DIR"); env != nullptr && *env != '\0') return env;
@@ -34,7 +39,8 @@ std::vector<std::string> default_interpreter_binaries() {
   } catch (const Error&) {
     return paths;
   }
-  std::ifstream in(file);
+  if (!std::filesystem::exists(file, ec)) return paths;
+  std::istringstream in(read_regular_file(file, "the build tree's interpreters list", kMaxListBytes));
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line[0] != '#') paths.push_back(line);
   }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -19,6 +20,8 @@
 #include "parlab/build_info.hpp"
 #include "experiments/wiring/make_registry.hpp"
 #include "experiments/io/files.hpp"
+#include "experiments/io/read.hpp"
+#include "experiments/io/text.hpp"
 
 namespace parlab {
 namespace {
@@ -170,6 +173,48 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
   return set;
 }
 
+// A cache file is a few kilobytes.
+constexpr std::size_t kMaxCacheBytes = std::size_t{1} << 20;
+// No real machine has a roof below 1 of its unit per second (or a cache below a byte).
+constexpr double kMinRoof = 1.0;
+
+// What makes a parsed cache untrustworthy (experiments/schema/ceilings.schema.json says the same),
+// or empty when nothing does. A roof must be finite and above 0: it divides every record's rate.
+std::string cache_problem(const json& c) {
+  if (!c.is_object()) return "not a JSON object";
+  if (!c.contains("roofs") || !c["roofs"].is_object()) return "no object 'roofs'";
+  if (!c.contains("measured_utc") || !c["measured_utc"].is_string()) return "no string 'measured_utc'";
+  for (const auto& [name, r] : c["roofs"].items()) {
+    const std::string where = "roof '" + quoted_value(name, 60) + "'";
+    if (!r.is_object()) return where + " is not an object";
+    for (const char* key : {"unit", "method", "how", "measured_utc"}) {
+      if (!r.contains(key) || !r[key].is_string()) return where + ": no string '" + key + "'";
+    }
+    if (!r.contains("value") || !r["value"].is_number()) return where + ": no number 'value'";
+    const double v = r["value"].get<double>();
+    if (!std::isfinite(v) || v < kMinRoof) return where + ": value " + quoted_json(r["value"]) + " is not a rate above 0";
+    if (!r.contains("threads") || !r["threads"].is_number_integer() || r["threads"].get<long long>() < 0 ||
+        r["threads"].get<long long>() > (1 << 20)) {
+      return where + ": 'threads' is not a thread count";
+    }
+  }
+  if (c.contains("unavailable")) {
+    if (!c["unavailable"].is_object()) return "'unavailable' is not an object";
+    for (const auto& [name, why] : c["unavailable"].items()) {
+      if (!why.is_string()) return "unavailable '" + quoted_value(name, 60) + "' has no reason";
+    }
+  }
+  if (c.contains("warnings")) {
+    if (!c["warnings"].is_array()) return "'warnings' is not a list";
+    for (const auto& w : c["warnings"]) {
+      if (!w.is_string()) return "a warning is not text";
+    }
+  }
+  if (c.contains("seconds") && !c["seconds"].is_number()) return "'seconds' is not a number";
+  if (c.contains("quick") && !c["quick"].is_boolean()) return "'quick' is not true or false";
+  return "";
+}
+
 }  // namespace
 
 std::optional<std::filesystem::path> ceilings_cache_file() {
@@ -224,17 +269,20 @@ json measure_ceilings(const Registry& registry, std::ostream& log) {
 
 json load_or_measure_ceilings(const Registry& registry, bool remeasure, std::ostream& log) {
   const auto file = ceilings_cache_file();
-  if (file && !remeasure && std::filesystem::exists(*file)) {
-    std::ifstream in(*file);
+  std::error_code no_throw;  // a cache path that cannot be looked at is read below, and refused there
+  if (file && !remeasure && (std::filesystem::exists(*file, no_throw) || std::filesystem::is_symlink(*file, no_throw))) {
+    // A cache that fails any check is measured again, never trusted: one wrong value would
+    // otherwise stop every later run on this machine.
     try {
-      json c = json::parse(in);
-      if (c.is_object() && c.contains("roofs") && c["roofs"].is_object()) {
+      json c = read_json_file(*file, "ceilings cache", {kMaxCacheBytes, ReadLimits{}.max_depth});
+      if (const std::string why = cache_problem(c); why.empty()) {
         c["cache"] = file->string();
         return c;
+      } else {
+        log << "parlab: ceilings cache " << file->string() << ": " << why << "; measuring again\n";
       }
-      log << "parlab: ceilings cache " << file->string() << " holds no roofs: measuring again\n";
-    } catch (const json::parse_error&) {
-      log << "parlab: ceilings cache " << file->string() << " is not valid JSON: measuring again\n";
+    } catch (const UsageError& e) {
+      log << "parlab: " << e.what() << "; measuring again\n";
     }
   }
   log << "parlab: " << (remeasure ? "measuring" : "no ceilings cached for this machine and build: measuring")
@@ -270,7 +318,8 @@ int cmd_ceilings(const Registry& registry, bool remeasure, bool as_json, std::os
         << human(r.value("value", 0.0), r.value("unit", "")) << "  " << std::setw(11) << r.value("method", "")
         << "  t=" << std::left << std::setw(3) << r.value("threads", 0) << " " << r.value("how", "") << "\n";
   }
-  for (const auto& [name, why] : c["unavailable"].items()) {
+  const json unavailable = c.value("unavailable", json::object());
+  for (const auto& [name, why] : unavailable.items()) {
     out << "  " << std::left << std::setw(20) << name << " unavailable: " << why.get<std::string>() << "\n";
   }
   for (const auto& w : c.value("warnings", json::array())) out << "warning: " << w.get<std::string>() << "\n";

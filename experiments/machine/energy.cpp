@@ -5,14 +5,19 @@
 #include <dlfcn.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 #include <vector>
+
+#include "core/error.hpp"
+#include "experiments/io/read.hpp"
 
 namespace parlab {
 namespace {
@@ -20,6 +25,8 @@ namespace {
 using json = nlohmann::json;
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kMaxCounterBytes = 4096;  // a sysfs counter is one number
 
 // --- RAPL -----------------------------------------------------------------------------------
 // One package domain: energy_uj counts microjoules and wraps at max_energy_range_uj.
@@ -30,10 +37,15 @@ struct RaplDomain {
   double total_uj = 0;
 };
 
+// A counter file's number: nullopt when it is not a regular file (never waited on), unreadable,
+// not a number, or outside [0, 2^63) (energy_uj and its range are non-negative 64-bit counts).
 std::optional<double> read_number(const fs::path& p) {
-  std::ifstream in(p);
-  double v = 0;
-  if (in >> v) return v;
+  try {
+    std::istringstream in(read_regular_file(p, "energy counter", kMaxCounterBytes));
+    double v = 0;
+    if (in >> v && std::isfinite(v) && v >= 0 && v < 9.3e18) return v;
+  } catch (const UsageError&) {
+  }
   return std::nullopt;
 }
 

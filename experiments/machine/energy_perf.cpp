@@ -15,10 +15,14 @@
 #include <fstream>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
+
+#include "core/error.hpp"
+#include "experiments/io/read.hpp"
 
 namespace parlab {
 namespace {
@@ -55,9 +59,13 @@ class PerfFd {
 
 // A sysfs file's first line, without its newline; nullopt when it cannot be read.
 std::optional<std::string> read_line(const fs::path& p) {
-  std::ifstream in(p);
   std::string s;
-  if (!std::getline(in, s)) return std::nullopt;
+  try {
+    std::istringstream in(read_regular_file(p, "perf PMU file", std::size_t{1} << 16));  // never waited on
+    if (!std::getline(in, s)) return std::nullopt;
+  } catch (const UsageError&) {
+    return std::nullopt;
+  }
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   return s;
 }

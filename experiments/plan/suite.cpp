@@ -13,6 +13,7 @@
 
 #include "experiments/plan/args.hpp"
 #include "core/error.hpp"
+#include "experiments/io/read.hpp"
 #include "experiments/machine/interpreters.hpp"
 #include "experiments/io/data_dir.hpp"
 
@@ -20,6 +21,9 @@ namespace parlab {
 namespace {
 
 using nlohmann::json;
+
+// A suite is a few kilobytes; a file far larger is not one.
+constexpr std::size_t kMaxSuiteBytes = std::size_t{4} << 20;
 
 std::vector<std::string> string_list(const json& j, const std::string& where) {
   if (j.is_string()) return {j.get<std::string>()};
@@ -50,14 +54,14 @@ int positive_int(const json& j, const std::string& where) {
 // a failure (exit 1) instead of bad input (exit 2).
 std::string string_value(const json& obj, const char* key, const std::string& fallback, const std::string& where) {
   if (!obj.contains(key)) return fallback;
-  if (!obj.at(key).is_string()) throw UsageError(where + " " + key + ": expected a string, got " + obj.at(key).dump());
+  if (!obj.at(key).is_string()) throw UsageError(where + " " + key + ": expected a string, got " + quoted_json(obj.at(key)));
   return obj.at(key).get<std::string>();
 }
 
 // A GPU index (the "device" key): a non-negative integer.
 int device_value(const json& j, const std::string& where) {
   if (!j.is_number_integer() || j.get<long long>() < 0 || j.get<long long>() > 1024) {
-    throw UsageError(where + ": expected a GPU index (an integer from 0 to 1024), got " + j.dump());
+    throw UsageError(where + ": expected a GPU index (an integer from 0 to 1024), got " + quoted_json(j));
   }
   return static_cast<int>(j.get<long long>());
 }
@@ -203,35 +207,31 @@ const std::pair<const char*, const char*> kRenamedSuites[] = {{"peers", "librari
 
 json load_suite(const std::string& name_or_path) {
   std::filesystem::path path = name_or_path;
+  std::error_code no_throw;  // a path that cannot be looked at (a symlink loop) is read below, and refused there
   const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
-                               (path.extension() == ".json" && std::filesystem::exists(path));
+                               (path.extension() == ".json" && std::filesystem::exists(path, no_throw));
   if (!looks_like_path) {
     path = suites_dir() / (name_or_path + ".json");
     for (const auto& [old_name, new_name] : kRenamedSuites) {
-      if (name_or_path == old_name && !std::filesystem::exists(path)) {
+      if (name_or_path == old_name && !std::filesystem::exists(path, no_throw)) {
         std::cerr << "parlab: the suite '" << old_name << "' is now called '" << new_name << "'; running '"
                   << new_name << "'\n";
         path = suites_dir() / (std::string(new_name) + ".json");
       }
     }
   }
-  if (std::filesystem::is_directory(path)) {
+  if (std::filesystem::is_directory(path, no_throw)) {
     throw UsageError("suite '" + name_or_path + "' is a directory; expected a suite name or a .json file");
   }
-  std::ifstream in(path);
-  if (!in) {
-    if (looks_like_path) throw UsageError("suite file '" + path.string() + "' cannot be read");
+  if (!std::filesystem::exists(path, no_throw) && !std::filesystem::is_symlink(path, no_throw)) {
+    if (looks_like_path) throw UsageError("suite file '" + path.string() + "' does not exist");
     std::string accepted;
     for (const auto& n : suite_names()) accepted += (accepted.empty() ? "" : ", ") + n;
     throw UsageError("unknown suite '" + name_or_path + "' (accepted: " + accepted + ", or a path to a .json file)");
   }
-  try {
-    json j = json::parse(in);
-    if (!j.is_object()) throw UsageError("suite file '" + path.string() + "': expected a JSON object");
-    return j;
-  } catch (const json::exception& e) {  // parse_error, and reading errors of an odd file
-    throw UsageError("suite file '" + path.string() + "' is not valid JSON: " + e.what());
-  }
+  json j = read_json_file(path, "suite file", {kMaxSuiteBytes, ReadLimits{}.max_depth});
+  if (!j.is_object()) throw UsageError("suite file '" + path.string() + "': expected a JSON object");
+  return j;
 }
 
 Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& registry, int max_threads) {

@@ -2,13 +2,13 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -16,6 +16,8 @@
 #include "experiments/io/child_process.hpp"
 #include "experiments/run/child_record.hpp"
 #include "core/error.hpp"
+#include "experiments/io/read.hpp"
+#include "experiments/io/text.hpp"
 
 
 namespace parlab {
@@ -39,6 +41,42 @@ std::string& chosen_hostfile() {
   return path;
 }
 
+// A hostfile is a few lines per host; a megabyte is far beyond any real one.
+constexpr std::size_t kMaxHostfileBytes = std::size_t{1} << 20;
+constexpr std::size_t kMaxHostNameBytes = 253;  // RFC 1035's longest name
+
+// A hostfile line's host: a DNS name, an IPv4 or an IPv6 address (RFC 1123's characters, plus
+// '_' and ':'), at most 253 bytes.
+bool is_host_name(const std::string& h) {
+  if (h.empty() || h.size() > kMaxHostNameBytes) return false;
+  for (const char c : h) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '-' || c == '_' || c == ':';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// Whether `text` names `host` as Open MPI names the host of a fault: "node HOST", "host: HOST",
+// "hostname \"HOST\"" (any of node, host, Node, Host, hostname, then ':', ' ' or '"', then the
+// host ending a word). Plain searches, linear in the text: no regular expression is built from a
+// name the user gave.
+bool names_host(const std::string& text, const std::string& host) {
+  for (std::size_t at = text.find(host); at != std::string::npos; at = text.find(host, at + 1)) {
+    const std::size_t end = at + host.size();
+    if (end < text.size() && word_char(text[end]) && word_char(host.back())) continue;
+    std::size_t k = at;
+    while (k > 0 && (text[k - 1] == ' ' || text[k - 1] == ':' || text[k - 1] == '"')) --k;
+    if (k == at || text.substr(k, at - k).find_first_of(" :") == std::string::npos) continue;
+    for (const std::string_view word : {"hostname", "node", "host", "Node", "Host"}) {
+      if (k >= word.size() && std::string_view(text).substr(k - word.size(), word.size()) == word) return true;
+    }
+  }
+  return false;
+}
+
 // The hosts of `hosts` that the launcher's messages name as a place: Open MPI says "on node H",
 // "Remote daemon ... on node H", "node: H", and an rsh/ssh agent "connect to host H". The local
 // "[H:pid]" prefix of every Open MPI line names nothing at fault, so bare mentions do not count.
@@ -52,13 +90,7 @@ std::vector<std::string> hosts_named(const std::vector<std::string>& hosts, cons
   }
   std::vector<std::string> named;
   for (const auto& h : hosts) {
-    std::string quoted;
-    for (char ch : h) {
-      if (std::string("\\^$.|?*+()[]{}").find(ch) != std::string::npos) quoted += '\\';
-      quoted += ch;
-    }
-    const std::regex place("(node|host|Node|Host|hostname)[: ]+\"?" + quoted + "(\\b|$)");
-    if (std::regex_search(text, place)) named.push_back(h);
+    if (names_host(text, h)) named.push_back(h);
   }
   return named;
 }
@@ -87,16 +119,37 @@ std::string joined(const std::vector<std::string>& words) {
 }  // namespace
 
 std::vector<std::string> hostfile_hosts(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("--hostfile: cannot read '" + path + "'");
+  // Open MPI's hostfile grammar, the part parlab passes on: `HOST [slots=N] [max_slots=N]`, and
+  // `#` comments. A line outside it is the user's to fix (exit 2), not an mpirun error record.
+  const std::string text = read_regular_file(path, "--hostfile", kMaxHostfileBytes);
   std::vector<std::string> hosts;
-  for (std::string line; std::getline(in, line);) {
+  std::istringstream lines(text);
+  int number = 0;
+  for (std::string line; std::getline(lines, line);) {
+    ++number;
+    const std::string where = "--hostfile '" + valid_utf8(path) + "', line " + std::to_string(number);
     line = line.substr(0, line.find('#'));
     std::istringstream words(line);
     std::string host;
-    if (words >> host) hosts.push_back(host);
+    if (!(words >> host)) continue;
+    if (!is_host_name(host)) {
+      throw UsageError(where + ": '" + quoted_value(host, 80) + "' is not a host name (letters, digits, '.', '-', '_', ':' up to 253)");
+    }
+    for (std::string option; words >> option;) {
+      const auto eq = option.find('=');
+      const std::string key = option.substr(0, eq);
+      if (eq == std::string::npos || (key != "slots" && key != "max_slots" && key != "max-slots")) {
+        throw UsageError(where + ": '" + quoted_value(option, 80) + "' is not slots=N or max_slots=N");
+      }
+      const std::string value = option.substr(eq + 1);
+      if (value.empty() || value.size() > 6 || value.find_first_not_of("0123456789") != std::string::npos ||
+          std::stoi(value) < 1) {
+        throw UsageError(where + ": " + key + " must be a whole number from 1, got '" + quoted_value(value, 40) + "'");
+      }
+    }
+    hosts.push_back(host);
   }
-  if (hosts.empty()) throw UsageError("--hostfile: '" + path + "' names no host");
+  if (hosts.empty()) throw UsageError("--hostfile: '" + valid_utf8(path) + "' names no host");
   return hosts;
 }
 

@@ -1,13 +1,17 @@
 // Resuming a run: reading the results.json of an interrupted run, checking every key that
 // resuming reads (the file may have been edited by hand), then handing the plan's missing
 // records to Runner::execute (runner.cpp).
+#include <cstdint>
+#include <algorithm>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <string>
 #include <utility>
 
 #include "experiments/machine/context.hpp"
 #include "core/error.hpp"
+#include "experiments/io/read.hpp"
 #include "experiments/run/runner.hpp"
 
 namespace parlab {
@@ -70,14 +74,33 @@ void check_resumable(const json& doc, const std::filesystem::path& file) {
     } catch (const UsageError& e) {
       bad(at, std::string("is malformed: ") + e.what());
     }
+    // The values make_plan would have refused: an edited plan is refused as the flags would be.
+    const auto at_least = [&](const char* key, long long lo) {
+      if (plan[i][key].get<long long>() < lo) {
+        bad(at + "." + key, "must be at least " + std::to_string(lo) + ", not " + quoted_json(plan[i][key]));
+      }
+    };
+    at_least("threads", 1);
+    at_least("reps", 1);
+    at_least("warmup", 0);
+    at_least("device", 0);
+    if (const double s = plan[i]["min_rep_seconds"].get<double>(); !(s >= 0 && s < 1e6)) {
+      bad(at + ".min_rep_seconds", "must be a number of seconds from 0");
+    }
   }
   // The records: what the resumed run reads of them (the ids done, the summary, the pi check).
   const json& records = doc["records"];
+  std::set<std::uint64_t> ids;
   for (std::size_t i = 0; i < records.size(); ++i) {
     const std::string at = "records[" + std::to_string(i) + "]";
     const json& r = records[i];
     if (!r.is_object()) bad(at, "must be an object, not " + type(r));
-    if (!r.contains("id") || !r["id"].is_number_unsigned()) bad(at + ".id", "must be a plan index (an unsigned integer)");
+    if (!r.contains("id") || !r["id"].is_number_unsigned() || r["id"].get<std::uint64_t>() >= plan.size()) {
+      bad(at + ".id", "must be a plan index (an unsigned integer below " + std::to_string(plan.size()) + ")");
+    }
+    if (!ids.insert(r["id"].get<std::uint64_t>()).second) {
+      bad(at + ".id", "repeats the id " + r["id"].dump() + " of an earlier record: each plan entry has one record");
+    }
     for (const char* key : {"status", "kernel", "backend"}) {
       if (!r.contains(key) || !r[key].is_string()) bad(at + "." + key, "must be a string");
     }
@@ -104,13 +127,13 @@ void check_resumable(const json& doc, const std::filesystem::path& file) {
 
 int Runner::resume(const std::filesystem::path& dir) {
   dir_ = dir;
-  std::ifstream in(dir / "results.json");
-  if (!in) throw UsageError("--resume: '" + (dir / "results.json").string() + "' cannot be read");
-  try {
-    doc_ = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw UsageError("--resume: '" + (dir / "results.json").string() + "' is not valid JSON: " + e.what());
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw UsageError("--resume: '" + dir.string() + "' is not a run directory (give the folder that holds results.json)");
   }
+  // The lock before the read: what this process reads is what no other writer is changing.
+  lock_.emplace(dir);
+  doc_ = read_json_file(dir / "results.json", "--resume: results file");
   // A run of another schema was planned by another parlab, whose records this one would not
   // write alike: it is finished by the parlab that started it.
   if (doc_.is_object() && doc_.contains("schema") && doc_["schema"].is_string() && doc_["schema"] != kResultsSchema) {
@@ -122,6 +145,18 @@ int Runner::resume(const std::filesystem::path& dir) {
     throw UsageError("--resume: '" + dir.string() + "' does not hold a parlab run (schema " + kResultsSchema + ")");
   }
   check_resumable(doc_, dir / "results.json");
+  // A kernel or backend this parlab does not know is the user's edit (exit 2), not an error record.
+  for (std::size_t i = 0; i < doc_["plan"].size(); ++i) {
+    const json& s = doc_["plan"][i];
+    const std::string at = "--resume: '" + (dir / "results.json").string() + "': key 'plan[" + std::to_string(i) + "]";
+    const BackendEntry* entry = registry_.find(s["backend"].get<std::string>());
+    if (entry == nullptr) throw UsageError(at + ".backend' names no backend of this parlab: " + quoted_json(s["backend"]));
+    const std::string kernel = s["kernel"].get<std::string>();
+    // An entry unavailable in this build lists no kernels; its records say it is unavailable.
+    if (entry->available && std::find(entry->kernels.begin(), entry->kernels.end(), kernel) == entry->kernels.end()) {
+      throw UsageError(at + ".kernel' names no kernel that " + entry->name + " runs: " + quoted_json(s["kernel"]));
+    }
+  }
   if (doc_.value("status", "") == "complete") {
     if (!options_.quiet) log_ << "parlab: run in '" << dir.string() << "' is already complete\n";
     return 0;

@@ -153,7 +153,9 @@ Runner::Runner(const Registry& registry, std::ostream& log, RunOptions options)
     : registry_(registry), log_(log), options_(options) {}
 
 void Runner::save() {
-  write_atomically(dir_ / "results.json", doc_.dump(1) + "\n");
+  // error_handler replace: text is made valid UTF-8 where it enters (io/text.hpp); should any
+  // byte slip past that, one record's text is marked, never the whole run lost.
+  write_atomically(dir_ / "results.json", doc_.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
   if (options_.write_csv) write_atomically(dir_ / "results.csv", records_to_csv(doc_["records"]));
 }
 
@@ -180,6 +182,7 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
   dir_ = host_dir / stamp;
   for (int k = 1; std::filesystem::exists(dir_); ++k) dir_ = host_dir / (stamp + "-" + std::to_string(k));
   std::filesystem::create_directory(dir_);
+  lock_.emplace(dir_);
 
   json specs = json::array();
   for (const auto& s : plan.specs) specs.push_back(to_json(s));

@@ -19,12 +19,14 @@
 #include <atomic>
 #include <filesystem>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "core/workload.hpp"
+#include "experiments/io/run_lock.hpp"
 #include "experiments/plan/suite.hpp"
 
 namespace parlab {
@@ -71,6 +73,7 @@ class Runner {
   RunOptions options_;
   std::filesystem::path dir_;
   nlohmann::json doc_;
+  std::optional<RunLock> lock_;  // held from the run directory's creation (or resume) to the end
 };
 
 // The results.json schema this parlab writes (Runner::run_new), the only one it resumes

@@ -24,6 +24,7 @@ FAULTS = {
     "null": "interruption that this run did not receive",
     "wrongshape": "for another measurement",
     "notrecord": "not a record",
+    "badbytes": "exited with 3",  # and its bytes that are not UTF-8 cost no record
 }
 
 SUITE = {
@@ -89,7 +90,7 @@ def test_a_working_fake_child_gives_ok_records(tmp_path, parlab_bin, python_part
     assert [rec["status"] for rec in doc["records"]] == ["ok"] * 4
 
 
-@pytest.mark.parametrize("fault", ["garbled", "exit3", "sigkill", "hang", "wrongshape"])
+@pytest.mark.parametrize("fault", ["garbled", "exit3", "sigkill", "hang", "wrongshape", "badbytes"])
 def test_mpi_job_fault_is_a_failed_record(tmp_path, parlab_bin, fault):
     if not has_backend(parlab_bin, "mpi+serial"):
         pytest.fail("this parlab has no available mpi+serial: the CI builds have the MPI part")

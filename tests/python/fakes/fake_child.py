@@ -5,7 +5,8 @@
 
 FAKE_CHILD_FAULT says how a measurement goes wrong: garbled (not JSON), exit3, sigkill, hang,
 empty (exit 0, no output), null (reports an interruption nobody sent), wrongshape (a record for
-another measurement), notrecord (a JSON list), ok (a well-formed record, so a test can tell the
+another measurement), notrecord (a JSON list), badbytes (bytes that are not UTF-8 on stderr and
+stdout, then exit 3), ok (a well-formed record, so a test can tell the
 fake works). Each fault writes a line to stderr first, which the failed record must carry."""
 import json
 import os
@@ -43,6 +44,12 @@ elif fault == "wrongshape":
     print(json.dumps({**spec, "kernel": "triad", "status": "ok"}))
 elif fault == "notrecord":
     print(json.dumps([1, 2, 3]))
+elif fault == "badbytes":
+    sys.stderr.buffer.write(b"\xff\xfe\x80 not utf-8 \xc3\x28 \xed\xa0\x80\n")
+    sys.stderr.flush()
+    sys.stdout.buffer.write(b"{\"kernel\": \"\xff\"}\n")
+    sys.stdout.flush()
+    sys.exit(3)
 elif fault == "ok":
     rec = dict(spec)
     rec.update({"status": "ok", "kind": "python", "reps_s": [0.01, 0.011], "inner": 1,
