@@ -1,0 +1,317 @@
+"""Hostile inputs: whatever file, pipe, signal or environment a user (or an accident) hands parlab,
+it answers with the contract's exit code (docs/design.md, "Failure semantics") and a message, and
+nothing written before is lost or changed. Every case names its surface, its input and the code
+it must give; each runs under a time limit, so a hang fails instead of stalling CI.
+
+The file kinds are given to every reader of JSON (a suite, a run to resume, a run to migrate,
+compare's and report's runs, the ceilings cache) and, where they apply, to the hostfile reader."""
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from conftest import run_dir_of
+
+LIMIT_S = 120  # per command: a FIFO or a device that is waited on fails here instead of hanging CI
+
+
+# ------------------------------------------------------------------------------------------------
+# Hostile files: name -> a function that makes one at `path` (or leaves it missing).
+
+def _write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+KINDS = {
+    "missing": lambda p: None,
+    "directory": lambda p: os.mkdir(p),
+    "fifo": lambda p: os.mkfifo(p),
+    "empty": lambda p: _write(p, b""),
+    "utf16": lambda p: _write(p, '{"name": "x"}'.encode("utf-16")),
+    "binary": lambda p: _write(p, bytes(range(256)) * 16),
+    "deep": lambda p: _write(p, b"[" * 200_000),
+    "truncated": lambda p: _write(p, b'{"schema": "parlab-results/2", "records": [{"id": 0, '),
+    "array": lambda p: _write(p, b"[1, 2, 3]"),
+    "number": lambda p: _write(p, b"5"),
+    "nan": lambda p: _write(p, b'{"schema": NaN, "records": [Infinity]}'),
+    "symlink_loop": lambda p: (os.symlink(p + ".b", p), os.symlink(p, p + ".b")),
+    "chardev": lambda p: os.symlink("/dev/zero", p),
+}
+
+# Kinds that cannot be a hostfile: these parse as one (a bare word is a host name).
+NOT_HOSTFILE_KINDS = {"number", "nan"}
+
+
+def make(kind, path):
+    KINDS[kind](str(path))
+    return str(path)
+
+
+def snapshot(root):
+    """Every regular file under root (not following links) and its digest: what a command must not
+    change."""
+    out = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in filenames:
+            p = os.path.join(dirpath, name)
+            if os.path.islink(p) or not os.path.isfile(p):
+                out[p] = "special"
+                continue
+            with open(p, "rb") as f:
+                out[p] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def run(parlab_bin, args, env=None, cwd=None):
+    return subprocess.run([parlab_bin, *args], capture_output=True, timeout=LIMIT_S, cwd=cwd,
+                          env={**os.environ, **(env or {})})
+
+
+def check(r, code, tmp_path, before):
+    err = r.stderr.decode("utf-8")  # parlab's messages are UTF-8, whatever it was given
+    assert r.returncode == code, (r.returncode, err[-2000:])
+    assert "Traceback" not in err and "json.exception" not in err, err[-2000:]
+    if code == 2:
+        assert err.strip(), "an input error must say what is wrong"
+        assert max(len(line) for line in err.splitlines()) < 1200, "a message quotes at most a short value"
+    assert snapshot(tmp_path) == before, "a refused input must leave every file as it was"
+
+
+# ------------------------------------------------------------------------------------------------
+# The readers of JSON files.
+
+READERS = ["suite", "resume", "migrate", "compare", "report"]
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("reader", READERS)
+def test_a_hostile_json_file_is_an_input_error(tmp_path, parlab_bin, reader, kind):
+    if reader in ("resume", "report"):
+        run_dir = tmp_path / "run"
+        run_dir.mkdir()
+        target = make(kind, run_dir / "results.json")
+        args = {"resume": ["run", "--resume", str(run_dir)], "report": ["report", str(run_dir)]}[reader]
+    else:
+        target = make(kind, tmp_path / "input.json")
+        args = {"suite": ["run", target, "--dry-run"], "migrate": ["migrate", target],
+                "compare": ["compare", target, target]}[reader]
+    (tmp_path / "sentinel.txt").write_text("written before\n")
+    before = snapshot(tmp_path)
+    r = run(parlab_bin, args, env={"PARLAB_CEILINGS_QUICK": "1"})
+    check(r, 2, tmp_path, before)
+
+
+@pytest.mark.parametrize("kind", sorted(set(KINDS) - NOT_HOSTFILE_KINDS))
+def test_a_hostile_hostfile_is_an_input_error(tmp_path, parlab_bin, kind):
+    target = make(kind, tmp_path / "hosts")
+    before = snapshot(tmp_path)
+    r = run(parlab_bin, ["run", "-k", "pi", "-b", "mpi+serial", "--ranks", "1", "-n", "2^12", "-r", "1",
+                         "--hostfile", target, "--dry-run"])
+    check(r, 2, tmp_path, before)
+
+
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_a_hostile_ceilings_cache_is_measured_again(tmp_path, parlab_bin, kind):
+    cache = tmp_path / "cache"
+    env = {"PARLAB_CEILINGS_CACHE": str(cache), "PARLAB_CEILINGS_QUICK": "1"}
+    first = run(parlab_bin, ["ceilings", "--json"], env=env)
+    assert first.returncode == 0, first.stderr.decode()
+    (file,) = list(cache.iterdir())
+    os.unlink(file)
+    make(kind, file)
+    r = run(parlab_bin, ["ceilings", "--json"], env=env)
+    err = r.stderr.decode("utf-8")
+    assert r.returncode == 0, err
+    if kind != "missing":
+        assert "measuring again" in err, err
+    c = json.loads(r.stdout)
+    assert c["roofs"] and all(v["value"] > 0 for v in c["roofs"].values())
+
+
+# Caches that parse but must not be trusted: each is measured again, never used.
+BAD_ROOFS = {
+    "roof_is_a_number": lambda roof: 5,
+    "value_zero": lambda roof: {**roof, "value": 0},
+    "value_negative": lambda roof: {**roof, "value": -3.5},
+    "value_tiny": lambda roof: {**roof, "value": 1e-300},
+    "value_string": lambda roof: {**roof, "value": "fast"},
+    "value_missing": lambda roof: {k: v for k, v in roof.items() if k != "value"},
+    "unit_missing": lambda roof: {k: v for k, v in roof.items() if k != "unit"},
+    "threads_negative": lambda roof: {**roof, "threads": -1},
+    "threads_float": lambda roof: {**roof, "threads": 1.5},
+}
+
+
+@pytest.mark.parametrize("fault", sorted(BAD_ROOFS))
+def test_a_cache_with_a_wrong_roof_is_measured_again_and_runs_go_on(tmp_path, parlab_bin, fault):
+    cache = tmp_path / "cache"
+    env = {"PARLAB_CEILINGS_CACHE": str(cache), "PARLAB_CEILINGS_QUICK": "1"}
+    assert run(parlab_bin, ["ceilings"], env=env).returncode == 0
+    (file,) = list(cache.iterdir())
+    doc = json.loads(file.read_text())
+    name = sorted(doc["roofs"])[0]
+    doc["roofs"][name] = BAD_ROOFS[fault](doc["roofs"][name])
+    file.write_text(json.dumps(doc))
+    r = run(parlab_bin, ["ceilings"], env=env)
+    assert r.returncode == 0 and "measuring again" in r.stderr.decode(), r.stderr.decode()
+    # And a run on this machine measures and records, its roofs valid.
+    out = tmp_path / "out"
+    r = run(parlab_bin, ["run", "-k", "triad", "-b", "serial", "-n", "2^12", "-r", "1", "--out", str(out),
+                         "--no-report"], env=env)
+    assert r.returncode == 0, r.stderr.decode()
+    doc = json.load(open(os.path.join(run_dir_of(out), "results.json")))
+    assert [rec["status"] for rec in doc["records"]] == ["ok"]
+
+
+# ------------------------------------------------------------------------------------------------
+# Hostfiles: Open MPI's grammar, the part parlab passes on.
+
+HOSTFILES = {
+    "slots_negative": (b"localhost slots=-1\n", 2),
+    "slots_word": (b"localhost slots=abc\n", 2),
+    "slots_zero": (b"localhost slots=0\n", 2),
+    "slots_huge": (b"localhost slots=99999999999\n", 2),
+    "unknown_option": (b"localhost cpus=4\n", 2),
+    "shell_payload": (b"$(touch /tmp/parlab-pwned) slots=1\n", 2),
+    "long_name": (b"h" * 100_000 + b"\n", 2),
+    "only_comments": (b"# no host here\n\n   # nor here\n", 2),
+    "not_utf8_name": (b"\xff\xfehost\n", 2),
+    "valid": (b"localhost slots=2 # this machine\n", 0),
+    "valid_max_slots": (b"localhost slots=1 max_slots=4\n", 0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTFILES))
+def test_hostfile_grammar(tmp_path, parlab_bin, case):
+    data, code = HOSTFILES[case]
+    hosts = tmp_path / "hosts"
+    hosts.write_bytes(data)
+    before = snapshot(tmp_path)
+    r = run(parlab_bin, ["run", "-k", "pi", "-b", "mpi+serial", "--ranks", "1", "-n", "2^12", "-r", "1",
+                         "--hostfile", str(hosts), "--dry-run"])
+    check(r, code, tmp_path, before)
+    assert not os.path.exists("/tmp/parlab-pwned")
+
+
+# ------------------------------------------------------------------------------------------------
+# Resume: an edited plan is refused as the same flags would be (2), never error records.
+
+def _interrupted_run(tmp_path, parlab_bin):
+    """A real run directory, made resumable by marking it incomplete and dropping its last record."""
+    out = tmp_path / "out"
+    r = run(parlab_bin, ["run", "-k", "pi", "-b", "serial", "-n", "2^12,2^13", "-r", "1", "--out", str(out),
+                         "--no-report"])
+    assert r.returncode == 0, r.stderr.decode()
+    d = run_dir_of(out)
+    doc = json.load(open(os.path.join(d, "results.json")))
+    doc["status"] = "incomplete"
+    doc["records"] = doc["records"][:1]
+    return d, doc
+
+
+PLAN_EDITS = {
+    "reps_zero": lambda doc: doc["plan"][1].update(reps=0),
+    "threads_zero": lambda doc: doc["plan"][1].update(threads=0),
+    "threads_negative": lambda doc: doc["plan"][1].update(threads=-4),
+    "kernel_bogus": lambda doc: doc["plan"][1].update(kernel="bogus"),
+    "backend_bogus": lambda doc: doc["plan"][1].update(backend="bogus"),
+    "warmup_negative": lambda doc: doc["plan"][1].update(warmup=-1),
+    "threads_list": lambda doc: doc["plan"][1].update(threads=[1]),
+    "size_string": lambda doc: doc["plan"][1].update(size="big"),
+    "duplicated_record_id": lambda doc: doc["records"].append(dict(doc["records"][0])),
+    "record_id_past_plan": lambda doc: doc["records"][0].update(id=7),
+    "plan_not_a_list": lambda doc: doc.update(plan={"a": 1}),
+    "schema_other": lambda doc: doc.update(schema="parlab-results/99"),
+}
+
+
+@pytest.mark.parametrize("edit", sorted(PLAN_EDITS))
+def test_resume_of_an_edited_plan_is_an_input_error(tmp_path, parlab_bin, edit):
+    d, doc = _interrupted_run(tmp_path, parlab_bin)
+    PLAN_EDITS[edit](doc)
+    with open(os.path.join(d, "results.json"), "w") as f:
+        json.dump(doc, f)
+    before = snapshot(tmp_path)
+    r = run(parlab_bin, ["run", "--resume", d])
+    check(r, 2, tmp_path, before)
+    assert "interrupted" not in r.stderr.decode().lower()
+
+
+def test_resume_of_an_untouched_interrupted_run_completes(tmp_path, parlab_bin):
+    """The positive control of the edits above."""
+    d, doc = _interrupted_run(tmp_path, parlab_bin)
+    with open(os.path.join(d, "results.json"), "w") as f:
+        json.dump(doc, f)
+    r = run(parlab_bin, ["run", "--resume", d])
+    assert r.returncode == 0, r.stderr.decode()
+    done = json.load(open(os.path.join(d, "results.json")))
+    assert done["status"] == "complete" and sorted(rec["id"] for rec in done["records"]) == [0, 1]
+
+
+# ------------------------------------------------------------------------------------------------
+# One writer per run directory.
+
+def test_a_second_writer_of_a_live_run_is_refused_naming_the_holder(tmp_path, parlab_bin):
+    out = tmp_path / "out"
+    # A run long enough to be caught alive: a plan of many short measurements.
+    p = subprocess.Popen([parlab_bin, "run", "-k", "pi", "-b", "serial", "-n", "2^22", "-r", "50",
+                          "--out", str(out), "--no-report"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (out.exists() and list(out.rglob("results.json"))):
+            time.sleep(0.05)
+        d = run_dir_of(out)
+        r = run(parlab_bin, ["run", "--resume", d])
+        err = r.stderr.decode()
+        assert r.returncode == 2, err
+        assert f"pid {p.pid}" in err, err
+    finally:
+        p.send_signal(signal.SIGINT)
+        p.communicate(timeout=60)
+    assert p.returncode in (0, 130)
+    # The lock died with its holder: a resume now proceeds.
+    r = run(parlab_bin, ["run", "--resume", d])
+    assert r.returncode == 0, r.stderr.decode()
+    assert not [f for f in os.listdir(d) if ".tmp" in f], os.listdir(d)
+
+
+# ------------------------------------------------------------------------------------------------
+# Pipes: a closed stdout or stderr never kills a measurement.
+
+def test_a_closed_pipe_does_not_kill_the_run(tmp_path, parlab_bin):
+    out = tmp_path / "out"
+    sh = (f"'{parlab_bin}' run -k pi -b serial,pool -t 1,2 -n 2^14 -r 1 --out '{out}' --no-report 2>&1 | head -c 1;"
+          " echo \" ${PIPESTATUS[0]}\"")
+    r = subprocess.run(["bash", "-c", sh], capture_output=True, text=True, timeout=LIMIT_S)
+    assert r.stdout.split()[-1] == "0", r.stdout
+    doc = json.load(open(os.path.join(run_dir_of(out), "results.json")))
+    assert doc["status"] == "complete" and len(doc["records"]) == 3
+
+
+# ------------------------------------------------------------------------------------------------
+# Outputs that cannot be written: exit 2 naming the path, nothing partial left.
+
+def test_out_is_a_file(tmp_path, parlab_bin):
+    f = tmp_path / "file"
+    f.write_text("x")
+    before = snapshot(tmp_path)
+    r = run(parlab_bin, ["run", "-k", "pi", "-b", "serial", "-n", "2^12", "-r", "1", "--out", str(f), "--no-report"])
+    check(r, 2, tmp_path, before)
+
+
+# ------------------------------------------------------------------------------------------------
+# Wrong-typed values echoed short.
+
+def test_a_huge_wrong_typed_suite_value_is_quoted_short(tmp_path, parlab_bin):
+    suite = tmp_path / "s.json"
+    suite.write_text(json.dumps({"name": "s", "description": "d", "experiments": [
+        {"kernel": "pi", "backends": ["serial"], "threads": "1", "sizes": [4096], "study": ["x" * 1_000_000]}]}))
+    before = snapshot(tmp_path)
+    r = run(parlab_bin, ["run", str(suite), "--dry-run"])
+    check(r, 2, tmp_path, before)
+    assert len(r.stderr) < 2000
