@@ -15,6 +15,10 @@ The marking form (CONTRIBUTING.md, "Docs"): what a doc quotes from the tree goes
     the code's definition (`kName = ...` or `kName{...}`) must give the same number; VALUE
     may be written 8192, 8,192, 2^13 or 1 << 13.
 docs/history.md tells the past, with names and paths that no longer exist: it is not checked.
+
+The include rules: docs/design.md's wings table ("may include") and its lines of "The layers of
+experiments/" are read as rules, and every #include of the C++ folders is held against them (a
+"..." include by the folder it resolves to, a <...> one in core/ by the system headers named).
 """
 import os
 import re
