@@ -55,7 +55,7 @@ std::vector<int> thread_counts() {
 }  // namespace
 
 // The pi kernel alone, one thread, per SIMD path of core/pi_simd.hpp (the scalar one is
-// pi.hpp's reference loop as this compiler builds it): what the path choice is worth.
+// pi.hpp's scalar loop as this compiler builds it): what the path choice is worth.
 void pi_kernel_path(benchmark::State& state, PiIsa isa) {
   if (!pi_isa_supported(isa)) {
     state.SkipWithError("this CPU cannot run this path");

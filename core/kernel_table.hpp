@@ -1,5 +1,5 @@
-// A wing's kernel table: which catalogue kernels one family of backends implements, and how it
-// makes each one's workload.
+// A wing's kernel table: which catalogue kernels the wing's backends implement (they share one
+// implementation), and how it makes each one's workload.
 //
 // Rows are keyed by the catalogue (a row per kernel_specs() entry, indexed by kernel_id), so a
 // wing keeps no list of names of its own: a family row covers every kernel of the family (a STREAM

@@ -22,7 +22,7 @@ inline constexpr Index kMatmulKBlock = 256;
 
 // The canonical hit count of points [0, samples) for `seed`. Each range runs on the widest SIMD
 // path the CPU has (pi_simd.hpp), the path is the same on every thread, and every path equals
-// the scalar reference for every range.
+// the scalar loop for every range.
 inline std::uint64_t pi_hits(Executor& ex, std::uint64_t seed, std::uint64_t samples) {
   const Index pairs = samples / 2;
   const PiIsa isa = pi_active_isa();  // outside the bodies: a bad PARLAB_PI_ISA throws here
@@ -120,7 +120,7 @@ inline void matmul_blocked(Executor& ex, const float* A, const float* B, float* 
   });
 }
 
-// The reference the blocked kernel is tested against: the textbook triple loop.
+// The oracle the blocked kernel is tested against: the textbook triple loop.
 inline void matmul_naive(const float* A, const float* B, float* C, Index n) {
   for (Index i = 0; i < n; ++i) {
     for (Index j = 0; j < n; ++j) {

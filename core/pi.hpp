@@ -32,7 +32,7 @@ PARLAB_HD PARLAB_FORCE_INLINE std::uint32_t pi_pair_hits(std::uint64_t seed, std
   return pi_hit(x0, x1) + pi_hit(x2, x3);
 }
 
-// Hits of the pairs [pair_begin, pair_end), both points of each: the reference loop, shared by
+// Hits of the pairs [pair_begin, pair_end), both points of each: the scalar loop, shared by
 // host and device. Straight-line integer code with a 32-bit per-block counter; clang vectorises
 // it well (vpmuludq), g++ 12/13 do not (vpmullq), so the CPU backends run pi_simd.hpp's
 // explicit SIMD paths, which the tests hold equal to this loop.

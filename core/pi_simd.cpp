@@ -37,7 +37,7 @@ RoundKeys round_keys(std::uint64_t seed) {
   return rk;
 }
 
-// Pairs that do not fill a vector, on the scalar reference.
+// Pairs that do not fill a vector, on the scalar loop.
 std::uint64_t tail_pairs(std::uint64_t seed, std::uint64_t b, std::uint64_t e) {
   std::uint64_t hits = 0;
   for (std::uint64_t j = b; j < e; ++j) hits += pi_pair_hits(seed, j);

@@ -6,7 +6,7 @@
 // 64x64-bit multiply (vpmullq) plus permutes instead of the 32x32->64 vpmuludq the algorithm
 // needs, and runs it 3.6x slower than clang does (8.1e8 against 2.96e9 samples/s on one core
 // of the 2-core AMD EPYC; `parlab_bench --benchmark_filter=pi_kernel/` shows each path). The scalar loop in
-// pi.hpp stays the reference: host and device share it, and tests compare every path to it.
+// pi.hpp stays the oracle: host and device share it, and tests compare every path to it.
 //
 // PARLAB_PI_ISA=scalar|avx2|avx512 in the environment forces a path (studies, tests); naming
 // one this CPU lacks is a UsageError.

@@ -72,10 +72,10 @@ OpenMpExecutor::OpenMpExecutor(int threads, OmpSchedule schedule, int chunk)
   // past OMP_MAX_ACTIVE_LEVELS) without a word, and a record would then say n threads of work
   // done by fewer. Checked once here, for every region this executor opens.
   if (const int got = team_size(); got != threads) {
-    const char* limit = std::getenv("OMP_THREAD_LIMIT");
+    const char* env_cap = std::getenv("OMP_THREAD_LIMIT");
     throw FailureError("OpenMP ran a team of " + std::to_string(got) + " thread" + (got == 1 ? "" : "s") + " where " +
                        std::to_string(threads) + " were asked (omp_get_thread_limit() = " +
-                       std::to_string(omp_get_thread_limit()) + (limit ? ", OMP_THREAD_LIMIT=" + std::string(limit) : "") +
+                       std::to_string(omp_get_thread_limit()) + (env_cap ? ", OMP_THREAD_LIMIT=" + std::string(env_cap) : "") +
                        ")");
   }
 }

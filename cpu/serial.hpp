@@ -1,4 +1,4 @@
-// serial: the reference executor. One thread, the caller's; ranges run in index order.
+// serial: the baseline executor (scaling's speedups are over it). One thread, the caller's; ranges run in index order.
 #pragma once
 
 #include "core/executor.hpp"

@@ -75,7 +75,7 @@ struct PythonRow {
   bool (*runs)(const embed::PyBackendSpec&) noexcept;
 };
 
-// The embedded-Python wing's table: pi on every Python backend, triad on the CPU peers whose spec
+// The embedded-Python wing's table: pi on every Python backend, triad on the CPU library backends whose spec
 // says so (NumPy, Numba prange). The wing's own kernels (the race lab's py_count_*) are not in
 // the catalogue and live in race_workloads.cpp.
 const KernelTable<PythonRow>& python_kernel_table() {

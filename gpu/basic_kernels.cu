@@ -23,7 +23,7 @@ __global__ void __launch_bounds__(kThreads)
 // ---------------------------------------------------------------- add2d
 constexpr int kAddBlockX = 32;  // a warp spans 32 consecutive x: coalesced rows
 constexpr int kAddBlockY = 8;
-constexpr unsigned kMaxGridY = 65535;  // CUDA's limit on gridDim.y; larger grids stride in y
+constexpr unsigned kMaxGridY = 65535;  // CUDA's largest gridDim.y; larger grids stride in y
 
 __global__ void __launch_bounds__(kAddBlockX * kAddBlockY)
     add2d_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ res,

@@ -28,7 +28,7 @@ int pi_grid_blocks(int device, std::uint64_t pairs);
 
 // Other shapes of the pi kernel, for an A/B comparison inside one run (gpu/pi_variants.cpp,
 // tools/node/gpu/ncu-profile.sh): each adds exactly what launch_pi_hits adds. The first name is
-// the shape launch_pi_hits uses; "v1" is the kernel before its rework for the issue-bound ceiling. An unknown name throws
+// the shape launch_pi_hits uses; "v1" is the kernel before its rework for the issue bound. An unknown name throws
 // UsageError listing the accepted ones.
 std::vector<std::string> pi_kernel_variants();
 void launch_pi_hits_variant(const std::string& variant, std::uint64_t seed, std::uint64_t pair_begin,

@@ -1,6 +1,6 @@
 // Monte Carlo pi on the GPU: the canonical stream of core/pi.hpp, counted exactly.
 //
-// Structure (reworked for the issue-bound ceiling; tools/node/gpu/pi-study.sh measures it, ncu-profile.sh profiles it):
+// Structure (reworked for the issue bound; tools/node/gpu/pi-study.sh measures it, ncu-profile.sh profiles it):
 //  - the pairs are cut where the counter's high word changes (every 2^32 pairs), and each such
 //    segment is split over the grid with 32-bit low words: the high word is loop-invariant, so
 //    the compiler folds Philox's first round and a half out of the loop (pi_device.cuh), and no

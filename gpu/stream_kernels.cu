@@ -47,7 +47,7 @@ namespace {
 
 constexpr int kThreads = 256;        // dot's kernels
 constexpr int kArrayThreads = 1024;  // the array kernels (see grid_for)
-constexpr std::uint64_t kMaxGrid = 0x7fffffff;  // gridDim.x limit; larger arrays loop
+constexpr std::uint64_t kMaxGrid = 0x7fffffff;  // the largest gridDim.x; larger arrays loop
 
 template <class T>
 struct Vector16;

@@ -42,7 +42,7 @@ namespace parlab {
 
 // How a peer binary ended, as parlab's spawn helper (experiments/io/child_process.hpp) reports it.
 // The wing does not start processes itself: experiments/ hands it run_child, so there is one
-// spawn path in parlab (posix_spawn, stderr passed on and its tail kept, a time limit, and
+// spawn path in parlab (posix_spawn, stderr passed on and its tail kept, a timeout, and
 // this process's SIGINT forwarded).
 struct PeerProcess {
   bool started = false;

@@ -10,7 +10,7 @@
 #   scripts/sim-cluster.sh rsh HOST CMD...                          Open MPI's rsh agent (set by `exec`)
 #
 # A host is a network namespace (parlab-simK, under /run/netns) plus a persistent UTS namespace
-# (its own hostname simK, bound at $SIM_DIR/simK.uts). Each host has one veth whose peer sits in
+# (its own hostname simK, bound at $SIM_DIR/simK.uts). Each host has one veth whose other end sits in
 # a switch namespace (parlab-simsw) holding a bridge; the hosts' addresses are 10.213.77.(K+1)/24.
 # `exec` enters both namespaces of the host and points Open MPI at this script as its rsh agent
 # (OMPI_MCA_plm_rsh_agent), so `mpirun --hostfile $SIM_DIR/hostfile` run on sim0 starts its

@@ -132,7 +132,7 @@ def main():
     shaped = {fa: True, fb: False}  # only the host's egress is delayed and serialised
     queued = {fa: 0, fb: 0}
     free_at = {fa: 0, fb: 0}
-    peer = {fa: fb, fb: fa}
+    other_end = {fa: fb, fb: fa}
     nsfiles = [f"/run/netns/{a.ns_a}", f"/run/netns/{a.ns_b}"]
     next_check = 0
 
@@ -148,7 +148,7 @@ def main():
             while dq and dq[0][0] <= now:
                 _, frame = dq.popleft()
                 queued[src] -= len(frame)
-                if not send(peer[src], frame):
+                if not send(other_end[src], frame):
                     return 0
         heads = [dq[0][0] for dq in q.values() if dq]
         timeout = max(0.0, (min(heads) - time.monotonic_ns()) / 1e9) if heads else 0.5
@@ -175,7 +175,7 @@ def main():
                     return 0
                 t = time.monotonic_ns()
                 if not shaped[src]:
-                    if not send(peer[src], frame):
+                    if not send(other_end[src], frame):
                         return 0
                     continue
                 start = max(t, free_at[src])

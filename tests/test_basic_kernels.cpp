@@ -1,4 +1,4 @@
-// plus_one, add2d and matmul on every backend against straightforward references.
+// plus_one, add2d and matmul on every backend against straightforward loops.
 #include <gtest/gtest.h>
 
 #include <cstring>

@@ -1,5 +1,5 @@
 // The pi count is a pure function of (seed, N): every backend, thread count and chunking must
-// give exactly the count of an independent, point-by-point reference.
+// give exactly the count of an independent, point-by-point oracle.
 #include <gtest/gtest.h>
 
 #include "core/kernels.hpp"
@@ -10,9 +10,9 @@ namespace {
 
 __extension__ typedef unsigned __int128 u128;  // GCC/Clang extension; fine in a test
 
-// An independent reference: one Philox call per point, the hit test in 128-bit arithmetic
+// An independent oracle: one Philox call per point, the hit test in 128-bit arithmetic
 // (not the carry trick of pi_hit), so a bug in the fast path cannot hide in both.
-std::uint64_t reference_hits(std::uint64_t seed, std::uint64_t n) {
+std::uint64_t independent_hits(std::uint64_t seed, std::uint64_t n) {
   std::uint64_t hits = 0;
   for (std::uint64_t p = 0; p < n; ++p) {
     const std::uint64_t j = p / 2;
@@ -32,17 +32,17 @@ const std::uint64_t kSizes[] = {0, 1, 2, 3, 5, 17, 1023, 8191, 8193, 3 * 8192 + 
 
 class PiDeterminism : public ::testing::TestWithParam<test::BackendThreads> {};
 
-TEST_P(PiDeterminism, EqualsReferenceAtEverySize) {
+TEST_P(PiDeterminism, EqualsTheIndependentCountAtEverySize) {
   auto ex = test::make_executor(GetParam().backend, GetParam().threads);
   for (std::uint64_t n : kSizes) {
-    EXPECT_EQ(pi_hits(*ex, kSeed, n), reference_hits(kSeed, n)) << "N = " << n;
+    EXPECT_EQ(pi_hits(*ex, kSeed, n), independent_hits(kSeed, n)) << "N = " << n;
   }
 }
 
 TEST_P(PiDeterminism, TwentyRepetitionsNeverChange) {
   auto ex = test::make_executor(GetParam().backend, GetParam().threads);
   const std::uint64_t n = 2 * 8192 * 3 + 7;
-  const std::uint64_t expect = reference_hits(kSeed, n);
+  const std::uint64_t expect = independent_hits(kSeed, n);
   for (int rep = 0; rep < 20; ++rep) ASSERT_EQ(pi_hits(*ex, kSeed, n), expect) << "repetition " << rep;
 }
 
@@ -52,7 +52,7 @@ INSTANTIATE_TEST_SUITE_P(AllBackends, PiDeterminism, ::testing::ValuesIn(test::b
 TEST(PiStream, AnySplitOfTheRangeSumsToTheCount) {
   // Python threads split one stream by (start, samples); every boundary, odd or even, must work.
   const std::uint64_t n = 1001;
-  const std::uint64_t whole = reference_hits(7, n);
+  const std::uint64_t whole = independent_hits(7, n);
   for (std::uint64_t cut = 0; cut <= n; ++cut) {
     ASSERT_EQ(pi_hits_points(7, 0, cut) + pi_hits_points(7, cut, n), whole) << "cut " << cut;
   }

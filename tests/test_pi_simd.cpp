@@ -1,4 +1,4 @@
-// The SIMD paths of the pi count (core/pi_simd.hpp) against the scalar reference pi_hits_pairs,
+// The SIMD paths of the pi count (core/pi_simd.hpp) against the scalar loop pi_hits_pairs,
 // parametrised over every path: ranges shorter than one vector, than one unrolled step (32
 // pairs for AVX-512, 16 for AVX2), not a multiple of either, and counters whose high 32 bits
 // change inside a vector (the lane layout keeps them in the upper halves). A path this CPU
@@ -29,7 +29,7 @@ class PiSimd : public ::testing::TestWithParam<PiIsa> {
   }
 };
 
-TEST_P(PiSimd, EveryRangeEqualsTheScalarReference) {
+TEST_P(PiSimd, EveryRangeEqualsTheScalarLoop) {
   const std::uint64_t seeds[] = {0, 42, 0x243F6A8885A308D3ull, ~0ull};
   const std::uint64_t begins[] = {0, 1, 3, 7, 31, 33, (1ull << 32) - 13, (1ull << 62) + 5, ~0ull - 200};
   const std::uint64_t lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1000, 4099};
@@ -49,7 +49,7 @@ TEST_P(PiSimd, EmptyAndReversedRangesCountNothing) {
   EXPECT_EQ(pi_hits_pairs_isa(GetParam(), 1, 10, 3), 0u);
 }
 
-TEST_P(PiSimd, LargeRangeEqualsTheScalarReference) {
+TEST_P(PiSimd, LargeRangeEqualsTheScalarLoop) {
   // 2^20 + 11 pairs: many full steps and a tail, a count a lane-order bug would change.
   const std::uint64_t n = (1ull << 20) + 11;
   EXPECT_EQ(pi_hits_pairs_isa(GetParam(), 7, 5, 5 + n), pi_hits_pairs(7, 5, 5 + n));
@@ -58,7 +58,7 @@ TEST_P(PiSimd, LargeRangeEqualsTheScalarReference) {
 INSTANTIATE_TEST_SUITE_P(Paths, PiSimd, ::testing::Values(PiIsa::scalar, PiIsa::avx2, PiIsa::avx512),
                          [](const ::testing::TestParamInfo<PiIsa>& i) { return std::string(to_string(i.param)); });
 
-TEST(PiSimdPoints, FastPointsEqualTheReferenceForEveryCut) {
+TEST(PiSimdPoints, FastPointsEqualTheScalarLoopForEveryCut) {
   // Odd and even starts and ends: the cut pairs go to the scalar code, the rest to the SIMD path.
   for (std::uint64_t b = 0; b < 70; ++b) {
     for (std::uint64_t e = b; e < b + 150; e += 7) {

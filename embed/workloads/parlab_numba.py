@@ -99,9 +99,9 @@ def _compile():
 
 
 def _check_pool(threads, unavailable):
-    limit = numba.config.NUMBA_NUM_THREADS
-    if threads > limit:
-        raise unavailable(f"Numba's pool has {limit} threads (NUMBA_NUM_THREADS); {threads} were asked for")
+    pool_threads = numba.config.NUMBA_NUM_THREADS
+    if threads > pool_threads:
+        raise unavailable(f"Numba's pool has {pool_threads} threads (NUMBA_NUM_THREADS); {threads} were asked for")
 
 
 class NumbaPrange:

@@ -7,7 +7,7 @@ mirror and an installed share/parlab.
 
 Modules:
   plot            the command line of the run report (plots/ and report.html of a run)
-  figures/        one module per figure family, the loader (figures.load) and the run report
+  figures/        one figure module per kind of figure, the loader (figures.load) and the run report
   compare         the command line of `parlab compare`: matching, verdicts, scaling shape
   compare_context the two runs' contexts flattened, and the settings that differ (machine first)
   compare_stats   the Mann-Whitney U test and the ratio interval, without SciPy

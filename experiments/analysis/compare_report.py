@@ -252,11 +252,11 @@ def log_ticks(left: float, right: float) -> list:
     return sorted(set(up) | set(down))
 
 
-def change_figure(p: Plotter, res: dict, limit: int = 60):
+def change_figure(p: Plotter, res: dict, most: int = 60):
     """Horizontal bars: NEW/BASE median time per compared record, the largest changes on top."""
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
-    rows = [r for r in res["records"] if r["kind"] == "compared"][:limit]
+    rows = [r for r in res["records"] if r["kind"] == "compared"][:most]
     if not rows:
         return None
     rows = rows[::-1]

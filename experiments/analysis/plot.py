@@ -11,10 +11,10 @@ files (fixed SVG hash salt, no dates in metadata, sorted groups).
 This script is the command line; the work is done by the package it belongs to,
 experiments/analysis/ (figures/'s docstring says which module draws what): figures.load
 (results.json, InputError, record helpers), figures.labels (formatting), writer (the figure and
-HTML writer), one module per figure family, figures.summary (the report's first screen) and
+HTML writer), one figure module per kind of figure, figures.summary (the report's first screen) and
 figures.report (report.html). Callers import from those modules; this script exports main only.
 
-Figures (plots/<name>.png and .svg; a family draws nothing where the run has no data for it):
+Figures (plots/<name>.png and .svg; a figure module draws nothing where the run has no data for it):
   speedup_<study>_<scaling>_<kernel>...   speedup = median serial time / median time, and parallel
                                 efficiency, vs threads per backend, with the ideal line
                                 (strong scaling); weak-scaling efficiency T(1)/T(n)

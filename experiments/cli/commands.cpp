@@ -87,7 +87,7 @@ int cmd_pi(const Registry& registry, const PiArgs& a, std::ostream& out) {
       << "hits     " << hits << "\n"
       << "pi       " << check.estimate << "\n"
       << std::setprecision(3) << "check    " << (v.pass ? "pass" : "FAIL") << ": " << check.sigmas
-      << " sigma from N*pi/4 (limit 3)\n"
+      << " sigma from N*pi/4 (at most 3 passes)\n"
       << "time     " << seconds << " s, " << (seconds > 0 ? static_cast<double>(samples) / seconds : 0.0)
       << " samples/s\n";
     out << s.str();

@@ -199,7 +199,7 @@ ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& 
       ::kill(-pid, SIGKILL);
     }
   };
-  // The time limit and this process's interruption, checked while reading and while reaping (a
+  // The timeout and this process's interruption, checked while reading and while reaping (a
   // child that closed its pipes may still run).
   const auto watch = [&] {
     const double t = elapsed();

@@ -16,7 +16,7 @@ struct SpawnOptions {
   std::vector<std::pair<std::string, std::string>> set_env;
   // true: the child's stdout is read into ChildOutput::out; false: it is this process's stdout.
   bool capture_stdout = true;
-  // Seconds before the child is stopped (SIGTERM, then SIGKILL 5 s later); 0: no limit.
+  // Seconds before the child is stopped (SIGTERM, then SIGKILL 5 s later); 0: none.
   double timeout_s = 0;
   // When this becomes true (this process's SIGINT/SIGTERM handler sets it), the child is sent
   // SIGINT, and SIGKILL if it has not ended 10 s later. Null: not watched.

@@ -5,7 +5,7 @@
 // The child prints the record as its last non-empty line of stdout. Every way that can go wrong
 // — it cannot start, exits non-zero, is killed by a signal, prints nothing, prints something
 // that is not JSON, prints a record of the wrong shape or for another plan entry, runs past its
-// time limit, or reports an interruption this process did not receive — gives a record with
+// timeout, or reports an interruption this process did not receive — gives a record with
 // status "error" whose reason names the fault and ends with the tail of the child's stderr.
 // Only this process's own SIGINT/SIGTERM (g_interrupted) gives null: "interrupted".
 #pragma once

@@ -230,7 +230,7 @@ MpiLauncher find_mpi_launcher() {
     bool keepalive_given = false;
     for (const auto& w : extra) keepalive_given = keepalive_given || w.find("oob_tcp_keepalive") != std::string::npos;
     if (l.open_mpi && !keepalive_given) {
-      // Open MPI's daemons find a silent peer by TCP keepalive on their control connection, by
+      // Open MPI's daemons find a silent daemon by TCP keepalive on their control connection, by
       // default after 300 s idle + 9 probes x 20 s. These (2 s idle, 3 probes 1 s apart) end a
       // job that lost a host within ~5 s, well inside --timeout; the probes are a few bytes.
       l.command.insert(l.command.end(), {"--mca", "oob_tcp_keepalive_time", "2", "--mca", "oob_tcp_keepalive_intvl",

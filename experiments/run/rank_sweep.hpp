@@ -48,7 +48,7 @@ std::vector<std::string> hostfile_hosts(const std::string& path);
 
 // Measures `spec` in an MPI job of `ranks` ranks through measure_in_child_process
 // (child_record.hpp): rank 0's record, a failed record naming the fault (no launcher, the job
-// failing, its output unusable, its time limit passed), or null when this process was interrupted.
+// failing, its output unusable, its timeout passed), or null when this process was interrupted.
 nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::size_t index, double timeout_s);
 
 }  // namespace parlab

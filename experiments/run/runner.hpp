@@ -34,7 +34,7 @@ namespace parlab {
 struct RunOptions {
   bool write_csv = true;
   bool quiet = false;
-  // The time limit of one measurement made in another process (an interpreter child, an MPI
+  // The timeout of one measurement made in another process (an interpreter child, an MPI
   // job): past it the child is stopped and its record fails. 0: none.
   double child_timeout_s = kDefaultChildTimeoutSeconds;
   // The roofs a new run's context holds as `ceilings` (docs/ceilings.md); null: none, and no

@@ -21,7 +21,7 @@ void set_peer_dir(const std::string& dir);
 // unavailable with the configure-time reason. Never throws for a missing device.
 RoofSet measure_gpu_roofs(bool quick);
 
-// The time limit of one external peer invocation, in seconds (0: none): `parlab run --timeout`,
+// The timeout of one external peer invocation, in seconds (0: none): `parlab run --timeout`,
 // which bounds every measurement made in another process. Read at each launch, so it may be set
 // after the registry is made.
 void set_peer_timeout(double seconds);

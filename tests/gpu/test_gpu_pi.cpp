@@ -73,7 +73,7 @@ std::uint64_t launch_hits(std::uint64_t seed, std::uint64_t pair_begin, std::uin
   return host;
 }
 
-// The CPU reference for a window of pairs, written on pairs so that it holds up to the last pair
+// The CPU oracle for a window of pairs, written on pairs so that it holds up to the last pair
 // index 2^64 - 1 (point indices 2j would overflow there).
 std::uint64_t cpu_window_hits(std::uint64_t seed, std::uint64_t pair_begin, std::uint64_t pair_end, bool tail) {
   std::uint64_t hits = pi_hits_pairs(seed, pair_begin, pair_end);

@@ -3,7 +3,7 @@
 //
 // The CPU executors are those of the registry's mpi+<executor> backends (mpi/backends.cpp), each
 // at threads {1, 2} (serial: 1):
-// - pi: the canonical count (an independent point-by-point reference) for N in {0, 1, 2, 3, odd,
+// - pi: the canonical count (an independent point-by-point oracle) for N in {0, 1, 2, 3, odd,
 //   larger}, on every executor;
 // - dot: the bits of the single-process CPU backends, float and double, at sizes that cut the
 //   fixed blocks unevenly over the ranks, on every executor;
@@ -158,7 +158,7 @@ TEST(MpiPi, ChunksAreWholePairsAndEnoughToBalance) {
 template <class T>
 void expect_dot_bits_of_single_process(Precision p) {
   for (std::uint64_t n : {1ull, 8191ull, 8193ull, 3 * 8192ull + 5, 100003ull, 5 * 8192ull}) {
-    // The single-process reference, through the CPU workload the serial backend makes.
+    // The single-process oracle, through the CPU workload the serial backend makes.
     Problem pr = problem("dot", n, 1, p);
     auto single = registry().find("serial")->make(pr);
     single->run();

@@ -139,7 +139,7 @@ def write_doc(tmp_path, doc, name="run"):
 
 
 def plot_twice(tmp_path, doc):
-    """The figures' determinism check, one way for every figure family: writes `doc` as two runs
+    """The figures' determinism check, one way for every figure module: writes `doc` as two runs
     (a, b), plots each (plot.py must succeed) and returns, per run, its directory and {file name:
     sha256} of its plots/ and report.html."""
     runs = []

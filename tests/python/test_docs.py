@@ -15,6 +15,10 @@ The marking form (CONTRIBUTING.md, "Docs"): what a doc quotes from the tree goes
     the code's definition (`kName = ...` or `kName{...}`) must give the same number; VALUE
     may be written 8192, 8,192, 2^13 or 1 << 13.
 docs/history.md tells the past, with names and paths that no longer exist: it is not checked.
+
+The include rules: docs/design.md's wings table ("may include") and its lines of "The layers of
+experiments/" are read as rules, and every #include of the C++ folders is held against them (a
+"..." include by the folder it resolves to, a <...> one in core/ by the system headers named).
 """
 import os
 import re
@@ -244,3 +248,165 @@ def test_every_cited_section_exists():
             if not any(h == heading or h.startswith(heading.rstrip(" (")) for h in heads):
                 wrong.append(f'{p}: {page}, "{heading}"')
     assert not wrong, "citations of sections that do not exist:\n" + "\n".join(wrong)
+
+
+# --- The include rules (docs/design.md, "The wings and what each may include" and "The layers of
+# experiments/"): read from the page, then every #include of the C++ folders is held against them.
+
+DESIGN = "docs/design.md"
+SCANNED = ("core", "cpu", "gpu", "mpi", "embed", "peers", "experiments")
+# The C++20 standard library's headers, the C ones included in their <cname> form.
+STANDARD = set("""algorithm any array atomic barrier bit bitset charconv chrono codecvt compare complex
+concepts condition_variable coroutine deque exception execution expected filesystem format forward_list
+fstream functional future initializer_list iomanip ios iosfwd iostream istream iterator latch limits list
+locale map memory memory_resource mutex new numbers numeric optional ostream queue random ranges ratio regex
+scoped_allocator semaphore set shared_mutex source_location span sstream stack stdexcept stop_token streambuf
+string string_view syncstream system_error thread tuple type_traits typeindex typeinfo unordered_map
+unordered_set utility valarray variant vector version cassert cctype cerrno cfenv cfloat cinttypes climits
+clocale cmath csetjmp csignal cstdarg cstddef cstdint cstdio cstdlib cstring ctime cuchar cwchar
+cwctype""".split())
+
+
+class Rule:
+    """What one folder may include besides its own headers: folders, single headers (a tracked
+    path or a generated parlab/*.hpp), and, where `system` is not None, exactly these system
+    headers besides the standard library."""
+
+    def __init__(self, where, text):
+        self.where, self.text = where, text
+        bare = re.sub(r"\([^()]*\)", "", text)  # text in parentheses is commentary, not the rule
+        names = re.findall(r"`([^`]+)`", bare)
+        self.folders = {n for n in names if n.endswith("/")}
+        self.headers = {n for n in names if not n.endswith("/") and not n.startswith("<")}
+        system = {n[1:-1] for n in names if n.startswith("<") and n.endswith(">")}
+        self.system = system if "the standard library" in bare else None
+
+    def allows(self, target):
+        if target.startswith(self.where) or target in self.headers:
+            return True
+        return any(target.startswith(f) for f in self.folders)
+
+
+def include_rules(text):
+    """{folder: Rule} from docs/design.md's text: a row of the wings table per wing, a line of
+    "The layers of experiments/" per layer (each may also include the layers listed before it)."""
+    rules = {}
+    table = text.split("### The wings and what each may include", 1)[1].split("\n### ", 1)[0]
+    for row in table.splitlines():
+        cells = [c.strip() for c in row.strip().strip("|").split("|")]
+        m = re.fullmatch(r"`(\w+/)`", cells[0]) if len(cells) == 3 else None
+        if m and m.group(1) != "experiments/":
+            rules[m.group(1)] = Rule(m.group(1), cells[2])
+    section = text.split("### The layers of experiments/", 1)[1].split("\n### ", 1)[0]
+    below = []
+    for line in section.splitlines():
+        m = re.match(r"- `(experiments/\w+/)` — .*?; includes (.*)$", line)
+        if not m:
+            continue
+        rule = Rule(m.group(1), m.group(2))
+        if "the layers above" in m.group(2):
+            rule.folders |= set(below)
+        rules[m.group(1)] = rule
+        below.append(m.group(1))
+    return rules
+
+
+def folder_of(path, rules):
+    """The folder whose rule governs path: the longest rule folder that holds it."""
+    owners = [f for f in rules if path.startswith(f)]
+    return max(owners, key=len) if owners else None
+
+
+INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)
+
+
+def include_violations(rules, sources):
+    """One line per include that breaks its folder's rule: the file, the include and the rule.
+    sources: {tracked path: text}."""
+    wrong = []
+    for path, text in sources.items():
+        where = folder_of(path, rules)
+        if where is None:
+            wrong.append(f"{path}: no rule in {DESIGN} covers this folder")
+            continue
+        rule = rules[where]
+        for m in INCLUDE.finditer(text):
+            quote, name = m.groups()
+            if quote == "<":
+                if rule.system is not None and name not in STANDARD and name not in rule.system:
+                    wrong.append(f"{path}: #include <{name}>: not the standard library nor a header "
+                                 f"{where}'s rule names ({rule.text})")
+                continue
+            beside = os.path.normpath(os.path.join(os.path.dirname(path), name))
+            target = beside if beside in FILES else name if name in FILES else None
+            if target is None and name.startswith("parlab/") and name in rule.headers:
+                continue  # a header the build generates, named by the rule
+            if target is None:
+                wrong.append(f'{path}: #include "{name}": neither beside the file nor in the tree, '
+                             f"and not a generated header {where}'s rule names ({rule.text})")
+            elif not rule.allows(target):
+                wrong.append(f'{path}: #include "{name}" ({target}): {where} may include only: {rule.text}')
+    return wrong
+
+
+def design_text():
+    with open(os.path.join(ROOT, DESIGN), encoding="utf-8") as f:
+        return f.read()
+
+
+def scanned_sources():
+    out = {}
+    for p in FILES:
+        if p.split("/")[0] in SCANNED and p.endswith((".cpp", ".hpp", ".cu", ".cuh")):
+            with open(os.path.join(ROOT, p), encoding="utf-8") as f:
+                out[p] = f.read()
+    return out
+
+
+def test_the_include_rules_are_read_from_the_design_page():
+    rules = include_rules(design_text())
+    layers = ["io", "wiring", "machine", "plan", "run", "cli"]
+    assert set(rules) == {"core/", "cpu/", "gpu/", "mpi/", "embed/", "peers/"} | {f"experiments/{x}/" for x in layers}
+    assert rules["core/"].system == {"sys/mman.h", "sched.h", "unistd.h", "immintrin.h"}
+    assert rules["core/"].folders == set() and rules["peers/"].folders == {"core/"}
+    assert rules["experiments/io/"].folders == {"core/"}
+    assert rules["experiments/cli/"].folders == {"core/"} | {f"experiments/{x}/" for x in layers[:-1]}
+    wing_headers = {h for h in rules["experiments/wiring/"].headers if not h.startswith("parlab/")}
+    assert "mpi/facts.hpp" in wing_headers and all(not h.startswith(("cpu/", "gpu/", "mpi/", "embed/", "peers/"))
+                                                   for x in layers if x != "wiring"
+                                                   for h in rules[f"experiments/{x}/"].headers)
+
+
+def test_every_include_keeps_the_rules_of_the_design_page():
+    wrong = include_violations(include_rules(design_text()), scanned_sources())
+    assert not wrong, f"includes that break the rules of {DESIGN}:\n" + "\n".join(wrong)
+
+
+@pytest.mark.parametrize("path,line,names", [
+    ("core/pi.hpp", '#include "cpu/pool.hpp"', "core/pi.hpp: #include \"cpu/pool.hpp\" (cpu/pool.hpp): core/ may"),
+    ("core/pi.hpp", "#include <omp.h>", "core/pi.hpp: #include <omp.h>: not the standard library"),
+    ("peers/likwid.cpp", '#include "experiments/io/child_process.hpp"', "peers/ may include only"),
+    ("experiments/io/files.cpp", '#include "experiments/run/runner.hpp"', "experiments/io/ may include only"),
+    ("experiments/plan/suite.cpp", '#include "experiments/cli/commands.hpp"', "experiments/plan/ may include only"),
+    ("experiments/machine/context.cpp", '#include "gpu/launch.hpp"', "experiments/machine/ may include only"),
+    ("experiments/wiring/make_registry.cpp", '#include "gpu/launch.hpp"', "experiments/wiring/ may include only"),
+    ("experiments/run/runner.cpp", '#include "parlab/embedded_workloads.hpp"', "not a generated header"),
+])
+def test_a_planted_include_that_breaks_a_rule_fails_naming_it(path, line, names):
+    # The scanned text of one real file with one violating include added: the check must fire,
+    # naming the file, the include and the rule, and only for that include.
+    rules = include_rules(design_text())
+    sources = scanned_sources()
+    assert not include_violations(rules, {path: sources[path]})
+    wrong = include_violations(rules, {path: sources[path] + "\n" + line + "\n"})
+    assert len(wrong) == 1 and names in wrong[0] and line.split(None, 1)[1].strip('"<>') in wrong[0], wrong
+
+
+def test_a_rule_loosened_on_the_page_is_what_the_check_applies():
+    # The rules come from the page, not from the test: a design page that let core/ include cpu/
+    # accepts the include that the real page rejects.
+    text = design_text().replace("`<immintrin.h>`; no other folder |", "`<immintrin.h>`; `cpu/` |", 1)
+    assert text != design_text()
+    planted = {"core/pi.hpp": '#include "cpu/pool.hpp"\n'}
+    assert include_violations(include_rules(design_text()), planted)
+    assert not include_violations(include_rules(text), planted)

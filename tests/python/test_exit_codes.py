@@ -336,7 +336,7 @@ def _peer_run(parlab_bin, tmp_path, d, fault, *extra):
 def test_timeout_reaches_a_hung_peer_and_its_process_group(parlab_bin, tmp_path):
     """A peer that ignores SIGTERM and hangs, with a background child holding its stdout: with
     --timeout 3 the run ends within the timeout, the 5 s grace before SIGKILL and a few seconds
-    (it was still running at 60 s when the peer's limit was a fixed 1800 s), with an error record
+    (it was still running at 60 s when the peer's timeout was a fixed 1800 s), with an error record
     and no process left."""
     d = _peer_wrapper(tmp_path, f'trap "" TERM\nsleep 600 &\necho $! >> "{tmp_path}/pids"')
     r, doc, took = _peer_run(parlab_bin, tmp_path, d, "hang", "--timeout", "3")

@@ -250,7 +250,7 @@ def test_gpupi_check_verdicts(tmp_path):
     cpu.write_text(json.dumps({"backend": "threads", "samples": 2 ** 36, "seed": 42, "hits": 101}))
     assert run("gpupi_check.py", f, "--cpu-pi", cpu).returncode == 1  # not the canonical count
     f.write_text(json.dumps(results(met[:2] + [pi_record("py-torch", 2 ** 32, 1e9, 8)])))
-    assert run("gpupi_check.py", f).returncode == 1  # peers disagree
+    assert run("gpupi_check.py", f).returncode == 1  # two records of one size disagree
     f.write_text(json.dumps(results([pi_record("cuda", 2 ** 36, 6e11, 100), pi_record("cuda", 2 ** 32, 9e11, 7)])))
     p = run("gpupi_check.py", f)
     assert p.returncode == 3 and "MISSED" in p.stdout  # fast only below 2^36

@@ -17,12 +17,12 @@ def test_speedup_is_median_serial_time_over_median_time(scaling_doc):
     assert abs(pool[2][0] - 8.0 / 4.2) < 1e-12 and abs(pool[2][1] - 8.0 / 4.2 / 2) < 1e-12
     assert abs(pool[4][0] - 8.0 / 2.5) < 1e-12
     tbb = {t: s for t, s, _ in by_backend["tbb"]}
-    assert abs(tbb[4] - 4.0) < 1e-12          # serial 8 s / 2 s: the serial time is the reference,
+    assert abs(tbb[4] - 4.0) < 1e-12          # serial 8 s / 2 s: the serial time is the baseline,
     assert abs(tbb[1] - 8.0 / 8.4) < 1e-12    # not tbb's own 1-thread time
     assert "cuda" not in by_backend           # GPU records have no thread axis
 
 
-def test_without_serial_the_reference_is_the_own_one_thread_time(scaling_doc):
+def test_without_serial_the_baseline_is_the_own_one_thread_time(scaling_doc):
     scaling_doc["records"] = [r for r in scaling_doc["records"] if r["backend"] != "serial"]
     (by_backend,) = scaling_series(scaling_doc).values()
     pts = by_backend["tbb (vs own 1 thread)"]

@@ -38,7 +38,7 @@ def test_python_models_speedup_and_crossover():
     assert cross[("py-processes", 2)] == 1 << 18
     assert cross[("py-thread-pool", 2)] is None          # never beats one thread
     assert cross[("py-processes", 1)] is None
-    assert ("py-pure-threads", 1) not in cross            # the reference itself
+    assert ("py-pure-threads", 1) not in cross            # the baseline itself
 
 
 def test_python_models_figure_is_written(tmp_path):
@@ -105,7 +105,7 @@ def test_a_gil_report_points_to_python_models(tmp_path):
     assert python_models_note(models_doc()) == ""      # not where the figure itself is
 
 
-def test_each_python_models_study_has_its_own_reference(tmp_path):
+def test_each_python_models_study_has_its_own_baseline(tmp_path):
     """parlab.pi bodies (python-models-nogil) are judged against parlab.pi on one thread."""
     doc = copy.deepcopy(BASE_DOC)
     doc["records"] = [
@@ -113,7 +113,7 @@ def test_each_python_models_study_has_its_own_reference(tmp_path):
         record(1, "py-thread-pool-parlab", 2, 0.2, size=1 << 28, scaling="none", study="python-models-nogil"),
         record(2, "py-pure-threads", 1, 9.0, size=1 << 28, scaling="none", study="python-models")]
     (row,) = [r for r in python_models_table(doc, "python-models-nogil") if r["backend"] == "py-thread-pool-parlab"]
-    assert row["speedup_vs_one_thread"] == 2.0 and row["reference"] == "py-parlab-gil-released"
+    assert row["speedup_vs_one_thread"] == 2.0 and row["baseline"] == "py-parlab-gil-released"
     d = write_doc(tmp_path, doc)
     assert run_plot(str(d), "--quiet").returncode == 0
     assert (d / "plots" / "python_models_nogil.png").exists()

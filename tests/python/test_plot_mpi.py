@@ -38,7 +38,7 @@ def mpi_doc():
             mpi_record(6, "mpi+serial", 4, 1, 2.1, size=n, study="strong"),
             mpi_record(7, "mpi+pool", 1, 2, 4.2, size=n, study="strong"),
             mpi_record(8, "mpi+pool", 2, 2, 2.4, size=n, study="strong"),
-            # no 1-rank record: the reference is the fastest single process at 1 thread
+            # no 1-rank record: the baseline is the fastest single process at 1 thread
             mpi_record(9, "mpi+tbb", 2, 1, 5.0, size=n, study="strong"),
             mpi_record(10, "mpi+tbb", 4, 1, 2.5, size=n, study="strong")]
     base = 1 << 20

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reference study on a GPU node (16 cores + H200, offline, Python 3.12 with NumPy, Numba,
+# The study of the reference runs on the GPU node (16 cores + H200, offline, Python 3.12 with NumPy, Numba,
 # CuPy and PyTorch in a virtual environment): every suite from one build of one commit, in
 # parts that each fit one call of at most 10 minutes. Run from the repository root with the
 # Debian packages in .deb/ (scripts/offline-bundle.sh .deb --with-test-libs --with-dask):
@@ -218,15 +218,15 @@ profile_dots() {
 }
 
 run_suite() {  # run_suite NAME SECONDS [args...]
-  local name=$1 limit=$2
+  local name=$1 seconds=$2
   shift 2
   step "suite $name"
-  timeout "$limit" "$bin" run "$name" --out "$work/results" -q --no-report "$@"
+  timeout "$seconds" "$bin" run "$name" --out "$work/results" -q --no-report "$@"
   say "suite $name: exit $? at t=${SECONDS}s"
 }
 
 # The distributed suite needs parlab's MPI backends: the study build has them where the node's
-# Open MPI (mpi.h, mpirun) was found at its configure, as on the reference node; otherwise the
+# Open MPI (mpi.h, mpirun) was found at its configure, as on the GPU node; otherwise the
 # suite runs from mpi-suite's own MPI build.
 if [ "$part" = distributed ]; then
   ensure_build parlab
@@ -242,7 +242,7 @@ fi
 case "$part" in
   distributed)
     # About 170 s on 16 cores (in-process strong scaling about 50 s, the rest one mpirun job per
-    # point at about 0.5 s of launch each); the limit leaves room for races before it in a call.
+    # point at about 0.5 s of launch each); the timeout leaves room for races before it in a call.
     run_suite distributed 240
     summarize_suite distributed
     ;;
@@ -431,7 +431,7 @@ PY
     # suite (about 220 s at 3 repetitions over the three interpreter modes on the node; now two
     # rounds of 2, with the setups twice); ft-races: the races suite
     # at 3 repetitions (about 200 s; at the suite's 10, the free-threaded py_count_* kernels alone
-    # outran a 100 s limit). Both inside one 10-minute call each.
+    # outran a 100 s timeout). Both inside one 10-minute call each.
     if [ "$part" = ft ]; then ensure_ft test; else ensure_ft; fi
     ensure_build parlab
     "$bin" list | sed -n '/^interpreters/,/^kernels/p' | tee -a "$summary"

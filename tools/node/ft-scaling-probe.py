@@ -11,11 +11,11 @@ each variant's time and speedup over its own one-worker time:
   threads-private-blocks  the same, threads taking blocks of 1024 points from a shared counter
                     (py-pure-private): the split that does not wait for the slowest core
   threads-smallint  each thread a private loop on small (cached, immortal) ints: no allocation,
-                    no shared object touched; the interpreter's own ceiling for threads
+                    no shared object touched; the interpreter's own bound for threads
   threads-bigint    the same loop on 32-bit ints (a new int object per operation, as pi's
                     arithmetic does): what object allocation costs when many threads do it
   processes-private the pi split over spawned processes, each with its own interpreter; the
-                    machine's ceiling for this interpreter, with nothing shared at all
+                    machine's bound for this interpreter, with nothing shared at all
 
 Usage: python3.13t tools/node/ft-scaling-probe.py [--samples N] [--threads 1,2,4,8,16] [--reps 3]
        [--json FILE]

@@ -15,12 +15,12 @@ Modules:
                 kernel's fastest backend's share of its roof beside theirs (reference_section)
   report        report.html (report_html); figures and the page are written by ../writer.py
 
-Figure families, in the order draw_figures draws them (file names under plots/, .png and .svg;
+Figure modules, in the order draw_figures draws them (file names under plots/, .png and .svg;
 roofline, listed below with the rest, is drawn first):
   scaling       speedup_<study>_<scaling>_<kernel>_<N>_<precision>: speedup = median serial time /
                 median time, and parallel efficiency, vs threads per backend, with the ideal
                 line (strong scaling), and for a memory-bound kernel the bandwidth roof over the
-                reference rate, where the curve must flatten; weak-scaling efficiency T(1)/T(n)
+                baseline's rate, where the curve must flatten; weak-scaling efficiency T(1)/T(n)
   bandwidth     bandwidth_<kernel>_<precision>: bytes/s vs array footprint per backend, cache
                 sizes marked
   roofline      roofline_cpu, roofline_gpu: attained flop/s vs flops per byte, log-log, the run's
@@ -67,9 +67,9 @@ from .throughput import throughput_figures
 
 
 def draw_figures(p: Plotter, doc: dict) -> list[dict]:
-    """Every figure family of a run, in the report's order; returns the libraries table (the
+    """Every figure module's figures of a run, in the report's order; returns the libraries table (the
     report shows it as a table too)."""
-    # The rooflines first: how close to the machine's limits the run came is the report's headline.
+    # The rooflines first: how close to the machine's roofs the run came is the report's headline.
     roofline_figures(p, doc)
     scaling_figures(p, doc)
     bandwidth_figures(p, doc)

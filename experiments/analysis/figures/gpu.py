@@ -50,12 +50,12 @@ def multi_gpu_series(doc: dict) -> list[dict]:
     one = {(r["kernel"], r.get("precision", ""), r["size"]): r for r in recs if r["backend"] == "cuda"}
     rows = []
     for r in sorted(recs, key=lambda r: (r["kernel"], r.get("precision", ""), r["size"], r["backend"])):
-        ref = one.get((r["kernel"], r.get("precision", ""), r["size"]))
-        if r["backend"] == "cuda" or ref is None:
+        base = one.get((r["kernel"], r.get("precision", ""), r["size"]))
+        if r["backend"] == "cuda" or base is None:
             continue
         rows.append({"kernel": r["kernel"], "precision": r.get("precision", ""), "size": r["size"],
                      "backend": r["backend"], "devices": int(r.get("metrics", {}).get("devices", 0)),
-                     "speedup": ref["time_s"]["median"] / r["time_s"]["median"]})
+                     "speedup": base["time_s"]["median"] / r["time_s"]["median"]})
     return rows
 
 

@@ -10,7 +10,7 @@ from ..writer import Plotter
 
 
 # The task-based Python models (embed/workloads/parlab_tasks.py), by study, and the one-thread
-# reference each study's models are judged against at the same size: pure-Python pi on one
+# baseline each study's models are judged against at the same size: pure-Python pi on one
 # thread for pure-Python task bodies, parlab.pi on one thread for bodies that call it.
 PY_MODEL_STUDIES = {"python-models": "py-pure-threads", "python-models-nogil": "py-parlab-gil-released"}
 PY_TASK_MODELS = ("py-thread-pool", "py-processes", "py-dask-delayed", "py-dask-distributed",
@@ -19,16 +19,16 @@ PY_TASK_MODELS = ("py-thread-pool", "py-processes", "py-dask-delayed", "py-dask-
 
 def python_models_table(doc: dict, study: str = "python-models") -> list[dict]:
     """A python-models study as data (tested on its own): one row per (backend, threads, size)
-    with the median time, the speedup over the study's reference on one thread at the same size,
+    with the median time, the speedup over the study's baseline on one thread at the same size,
     and the overhead metrics the task models record (None where a backend has none)."""
-    ref = PY_MODEL_STUDIES[study]
+    base = PY_MODEL_STUDIES[study]
     recs = [r for r in ok_records(doc) if r.get("study") == study and r["kernel"] == "pi"]
-    one = {r["size"]: r["time_s"]["median"] for r in recs if r["backend"] == ref and r["threads"] == 1}
+    one = {r["size"]: r["time_s"]["median"] for r in recs if r["backend"] == base and r["threads"] == 1}
     rows = []
     for r in sorted(recs, key=lambda r: (r["backend"], r["threads"], r["size"])):
         m = r.get("metrics", {})
         t = r["time_s"]["median"]
-        rows.append({"study": study, "reference": ref, "backend": r["backend"], "threads": r["threads"],
+        rows.append({"study": study, "baseline": base, "backend": r["backend"], "threads": r["threads"],
                      "size": r["size"], "median_s": t,
                      "speedup_vs_one_thread": one[r["size"]] / t if r["size"] in one and t > 0 else None,
                      "per_task_overhead_s": m.get("per_task_overhead_s"), "roundtrip_s": m.get("roundtrip_s"),
@@ -43,7 +43,7 @@ def python_models_crossovers(rows: list[dict]) -> dict:
     out = {}
     by = defaultdict(list)
     for r in rows:
-        if r["speedup_vs_one_thread"] is not None and not (r["backend"] == r["reference"] and r["threads"] == 1):
+        if r["speedup_vs_one_thread"] is not None and not (r["backend"] == r["baseline"] and r["threads"] == 1):
             by[(r["backend"], r["threads"])].append(r)
     for key, rs in sorted(by.items()):
         rs.sort(key=lambda r: r["size"])
@@ -71,7 +71,7 @@ def python_models_figure(p: Plotter, doc: dict, study: str) -> list[dict]:
     rows = python_models_table(doc, study)
     if not rows:
         return rows
-    ref = PY_MODEL_STUDIES[study]
+    base = PY_MODEL_STUDIES[study]
     crossings = python_models_crossovers(rows)
     top = defaultdict(int)
     for r in rows:
@@ -81,7 +81,7 @@ def python_models_figure(p: Plotter, doc: dict, study: str) -> list[dict]:
     for backend in sorted(top):
         rs = [r for r in rows if r["backend"] == backend and r["threads"] == top[backend]
               and r["speedup_vs_one_thread"] is not None]
-        if not rs or (backend == ref and top[backend] == 1):
+        if not rs or (backend == base and top[backend] == 1):
             continue
         cross = crossings.get((backend, top[backend]))
         label = (f"{backend} ({top[backend]} {'thread' if backend == 'py-parlab-gil-released' else 'worker'}"
@@ -92,7 +92,7 @@ def python_models_figure(p: Plotter, doc: dict, study: str) -> list[dict]:
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("pi samples N")
-    ax.set_ylabel(f"time of {ref} on 1 thread / time")
+    ax.set_ylabel(f"time of {base} on 1 thread / time")
     ax.set_title("Python models against one thread (above the dashed line they win)")
     ax.legend(fontsize=6)
     for backend in PY_TASK_MODELS:
@@ -114,7 +114,7 @@ def python_models_figure(p: Plotter, doc: dict, study: str) -> list[dict]:
     bx.legend(fontsize=6)
     body = "pure-Python pi" if study == "python-models" else "parlab.pi with the GIL released"
     p.save(fig, study.replace("-", "_"),
-           f"Python models ({body} in the same tasks): speedup over {ref} on one thread and per-task overhead "
+           f"Python models ({body} in the same tasks): speedup over {base} on one thread and per-task overhead "
            "vs size; "
            + "; ".join(f"{b} t={t} beats one thread from {fmt_size(c) if c else 'never'}"
                        for (b, t), c in sorted(crossings.items()) if t == top[b]))

@@ -21,10 +21,10 @@ def mpi_scaling_series(doc: dict) -> dict:
     one entry per group with at least two rank counts; a point is a dict of ranks, cores (ranks x
     threads per rank), speedup, efficiency and vs_single. Strong scaling: speedup = the same
     backend's median time at 1 rank / its median time at R ranks, efficiency = speedup / R.
-    Without a 1-rank record the reference is the fastest single-process CPU record of the group at
+    Without a 1-rank record the baseline is the fastest single-process CPU record of the group at
     threads_per_rank threads, and the label says so. Weak scaling (the size grows with ranks x
-    threads; base_size is the share of one thread): scaled speedup = T_ref x R / T(R),
-    efficiency = T_ref / T(R). vs_single = the fastest single-process CPU time at the same total
+    threads; base_size is the share of one thread): scaled speedup = T_base x R / T(R),
+    efficiency = T_base / T(R). vs_single = the fastest single-process CPU time at the same total
     core count (same study, kernel, base size and precision) / the MPI time: above 1 the ranks
     win; None where no process was measured at that many threads.
     """
@@ -60,17 +60,17 @@ def mpi_scaling_series(doc: dict) -> dict:
             if len(at) < 2:
                 continue
             if 1 in at:
-                ref, label = at[1], backend
+                base, label = at[1], backend
             elif t in best_single:
-                ref = best_single[t]
-                label = f"{backend} (vs best single process: {ref['backend']} t={t})"
+                base = best_single[t]
+                label = f"{backend} (vs best single process: {base['backend']} t={t})"
             else:
                 continue
-            t_ref = ref["time_s"]["median"]
+            t_base = base["time_s"]["median"]
             pts = []
             for rk in sorted(at):
                 tm = at[rk]["time_s"]["median"]
-                speed = t_ref / tm * (rk if scaling == "weak" else 1)
+                speed = t_base / tm * (rk if scaling == "weak" else 1)
                 single_rec = best_single.get(rk * t)
                 pts.append({"ranks": rk, "cores": rk * t, "speedup": speed, "efficiency": speed / rk,
                             "vs_single": single_rec["time_s"]["median"] / tm if single_rec else None,
@@ -129,7 +129,7 @@ def mpi_latency_series(doc: dict) -> dict:
     of mpi_barrier, mpi_allreduce and mpi_bcast; at a rank count measured at several sizes, the
     most calls. reduce: the EPCC reduction (overhead_reduce) for comparison, where the run has
     it: one process's reduction over x threads, and the MPI reduction over x ranks of one thread
-    each (raw time per reduction, no reference subtracted).
+    each (raw time per reduction, no baseline subtracted).
     """
     probes, reduce = defaultdict(dict), defaultdict(dict)
 

@@ -1,4 +1,4 @@
-"""The run against its machine's limits: each record's share of its roof (context.ceilings, the
+"""The run against its machine's roofs: each record's share of its roof (context.ceilings, the
 record's `limit`), and the roofline figures roofline_cpu and roofline_gpu.
 
 `parlab run` measures the machine's roofs (context.ceilings: roofs by name, each with value,
@@ -218,16 +218,16 @@ def roofline_figures(p: Plotter, doc: dict) -> None:
         p.save(fig, f"roofline_{device}", caption)
 
 
-def bandwidth_bound(recs: list, roofs: dict, ref_bytes_per_s: float):
+def bandwidth_bound(recs: list, roofs: dict, base_bytes_per_s: float):
     """The speedup a memory-bound series cannot pass: the all-cores bandwidth roof over the
-    reference's (one thread's) bytes/s. recs: the series' records. Returns (bound, roof name,
+    baseline's (one thread's) bytes/s. recs: the series' records. Returns (bound, roof name,
     roof) or None where the kernel is not memory-bound or the run has no such roof.
 
     The roof is the one the records' limit names (the all-cores one where they name the one-core
-    roof: the ceiling of a thread sweep is where all threads are); records without a limit, of a
+    roof: a thread sweep's bound is where all threads are); records without a limit, of a
     STREAM-like family with bytes to move, meet the triad roof, whose mix of reads and a write is
     the STREAM set's."""
-    if not roofs or not ref_bytes_per_s:
+    if not roofs or not base_bytes_per_s:
         return None
     name = None
     for r in sorted(recs, key=lambda r: -r["threads"]):
@@ -244,7 +244,7 @@ def bandwidth_bound(recs: list, roofs: dict, ref_bytes_per_s: float):
     roof = roofs.get(name)
     if not roof or roof.get("unit") != BANDWIDTH_UNIT or not roof.get("value"):
         return None
-    return roof["value"] / ref_bytes_per_s, name, roof
+    return roof["value"] / base_bytes_per_s, name, roof
 
 
 def fastest_share_text(r: dict) -> str:

@@ -15,22 +15,22 @@ def scaling_series(doc: dict) -> dict:
     Returns {(study, scaling, kernel, base_size, precision): {backend: [(threads, speedup,
     efficiency)]}}. Strong scaling: speedup = median serial time / median time, efficiency =
     speedup / threads; without a serial record the backend's own 1-thread time is the
-    reference and the backend is labelled so. Weak scaling (work grows with threads): scaled
-    speedup = T_ref * threads / T(n), efficiency = T_ref / T(n).
+    baseline and the backend is labelled so. Weak scaling (work grows with threads): scaled
+    speedup = T_base * threads / T(n), efficiency = T_base / T(n).
     """
-    return _series_and_refs(doc)[0]
+    return _series_and_baselines(doc)[0]
 
 
-def _series_and_refs(doc: dict) -> tuple[dict, dict]:
-    """scaling_series, and per key {label: (reference record, the series' records)}: the
-    bandwidth roof's bound is over the reference's rate."""
+def _series_and_baselines(doc: dict) -> tuple[dict, dict]:
+    """scaling_series, and per key {label: (baseline record, the series' records)}: the
+    bandwidth roof's bound is over the baseline's rate."""
     groups = defaultdict(list)
     for r in ok_records(doc):
         if r.get("scaling") not in ("strong", "weak"):
             continue
         base = r["size"] // r["threads"] if r["scaling"] == "weak" else r["size"]
         groups[(r.get("study", ""), r["scaling"], r["kernel"], base, r.get("precision", ""))].append(r)
-    out, refs = {}, {}
+    out, baselines = {}, {}
     for key, recs in sorted(groups.items()):
         scaling = key[1]
         if len({r["threads"] for r in recs}) < 2:
@@ -45,41 +45,41 @@ def _series_and_refs(doc: dict) -> tuple[dict, dict]:
         for backend, rs in sorted(by_backend.items()):
             rs = sorted(rs, key=lambda r: r["threads"])
             own = [r for r in rs if r["threads"] == 1]
-            ref = serial[0] if serial else (own[0] if own else None)
-            if ref is None:
+            baseline = serial[0] if serial else (own[0] if own else None)
+            if baseline is None:
                 continue
             label = backend if serial else backend + " (vs own 1 thread)"
-            t_ref = ref["time_s"]["median"]
+            t_base = baseline["time_s"]["median"]
             pts = []
             for r in rs:
                 t = r["time_s"]["median"]
                 if scaling == "strong":
-                    speed = t_ref / t
+                    speed = t_base / t
                     pts.append((r["threads"], speed, speed / r["threads"]))
                 else:
-                    pts.append((r["threads"], t_ref * r["threads"] / t, t_ref / t))
+                    pts.append((r["threads"], t_base * r["threads"] / t, t_base / t))
             series[label] = pts
-            refs.setdefault(key, {})[label] = (ref, rs)
+            baselines.setdefault(key, {})[label] = (baseline, rs)
         if series:
             out[key] = series
-    return out, refs
+    return out, baselines
 
 
 def scaling_bounds(doc: dict) -> dict:
     """Where each memory-bound strong-scaling series must flatten, as data (tested on its own):
     {key of scaling_series: {label: (speedup bound, roof name, roof)}}, the bound being the
-    all-cores bandwidth roof over the series' reference rate (serial, or its own one thread).
-    Weak scaling has none (its reference's bandwidth is per thread's share of the work), nor
+    all-cores bandwidth roof over the series' baseline rate (serial, or its own one thread).
+    Weak scaling has none (its baseline's bandwidth is per thread's share of the work), nor
     has a run without ceilings."""
     roofs = ceilings_of(doc)
     if not roofs:
         return {}
     out = {}
-    for key, by_label in _series_and_refs(doc)[1].items():
+    for key, by_label in _series_and_baselines(doc)[1].items():
         if key[1] != "strong":
             continue
-        for label, (ref, recs) in by_label.items():
-            b = bandwidth_bound(recs + [ref], roofs, (ref.get("rate") or {}).get("bytes_per_s"))
+        for label, (baseline, recs) in by_label.items():
+            b = bandwidth_bound(recs + [baseline], roofs, (baseline.get("rate") or {}).get("bytes_per_s"))
             if b:
                 out.setdefault(key, {})[label] = b
     return out
@@ -99,15 +99,15 @@ def scaling_figures(p: Plotter, doc: dict) -> None:
         ideal = list(range(1, tmax + 1))
         ax1.plot(ideal, ideal, "k--", linewidth=1, label="ideal")
         ax2.plot(ideal, [1.0] * len(ideal), "k--", linewidth=1, label="ideal")
-        # A memory-bound kernel's speedup flattens at the bandwidth roof over the reference's
-        # rate: the line the curve meets, beside the ideal one (one line per distinct reference).
+        # A memory-bound kernel's speedup flattens at the bandwidth roof over the baseline's
+        # rate: the line the curve meets, beside the ideal one (one line per distinct baseline).
         drawn = set()
         for label, (bound, name, roof) in sorted(bounds.get((study, scaling, kernel, base, precision), {}).items()):
             if round(bound, 6) in drawn:
                 continue
             drawn.add(round(bound, 6))
-            ref = "serial" if not label.endswith("(vs own 1 thread)") else label.split(" ")[0] + " 1 thread"
-            roof_text = f"{name} {fmt_rate(roof['value'], 'B/s')} ({roof.get('method', '?')}) / {ref}"
+            baseline = "serial" if not label.endswith("(vs own 1 thread)") else label.split(" ")[0] + " 1 thread"
+            roof_text = f"{name} {fmt_rate(roof['value'], 'B/s')} ({roof.get('method', '?')}) / {baseline}"
             ax1.plot([1, tmax], [bound, bound], ":", color="firebrick", linewidth=1.5,
                      label=f"bandwidth roof: {bound:.2f}x = {roof_text}")
             ax2.plot(ideal, [min(bound / t, 1.2) for t in ideal], ":", color="firebrick", linewidth=1.5,

@@ -9,7 +9,7 @@
 #   pi-<clock>.details.txt  the details page (sections as ncu-ui shows them); ncu_summary.py reads
 #                           from it the figures a raw page lacks
 #   triad.ncu-rep, triad.raw.csv, triad.details.txt
-#   ncu-summary.json/.csv   the figures that matter and the issue- and pipe-bound ceilings (ncu_summary.py)
+#   ncu-summary.json/.csv   the figures that matter and the issue and pipe bounds (ncu_summary.py)
 #   ncu-profile.log         this console
 #
 #   tools/node/gpu/ncu-profile.sh BUILD_DIR OUT [SAMPLES]      (SAMPLES default 2^34)

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The figures that matter from Nsight Compute's raw CSV (`ncu --import R --page raw --csv
---print-units base`), and the issue- and pipe-bound ceilings of the pi kernel.
+--print-units base`), and the issue and pipe bounds of the pi kernel.
 
     ncu_summary.py --samples N [--run-rates pi-variants.json] [--run-label none] [--label NAME=RAW.csv ...]
                    [--triad RAW.csv --triad-bytes B] --json OUT.json --csv OUT.csv
 
 For each profiled pi launch: issue slots busy, executed IPC, per-pipe utilisation, achieved and
-theoretical occupancy, registers, the SM clock, warp instructions per sample, and two ceilings:
+theoretical occupancy, registers, the SM clock, warp instructions per sample, and two bounds on
+the rate (the output's *_ceiling_* keys keep the name results/ holds them by):
 
     issue-bound = SMs x schedulers per SM x SM clock / (warp instructions per sample)   [samples/s]
 
@@ -18,7 +19,7 @@ the rate if the busiest execution pipe (every sm__pipe_*_cycles_active and sm__i
 metric in the CSV; over elapsed cycles where ncu gives them, as the rate is) were busy every cycle.
 The lower of the two binds. The fractions reached are the measured rate (N / kernel duration under
 ncu, and, from --run-rates, the median rate of the same variant in a plain run: only for the
---run-label profile, the one under the clocks the plain run sees) over each ceiling.
+--run-label profile, the one under the clocks the plain run sees) over each bound.
 
 A figure the raw CSV lacks is read from the launch's details page (`ncu --import R --page details
 --print-units base`) when one lies beside it: RAW.csv's name with .raw.csv replaced by

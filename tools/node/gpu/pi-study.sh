@@ -5,7 +5,7 @@
 #
 #   OUT=DIR VIRTUAL_ENV=/opt/torch/.venv PARLAB_SOURCE_COMMIT=SHA bash tools/node/gpu/pi-study.sh
 #
-# Steps (each with its own time limit, so a slow one cannot take the others' time):
+# Steps (each with its own timeout, so a slow one cannot take the others' time):
 #   1. the machine; unpack .deb/; configure Release for sm_90 (TBB, OpenMP, CUDA, the embedded
 #      Python for the PyTorch/CuPy peers) in build/h200-gpupi and build only the targets used;
 #   2. the pi kernel's registers and hot-loop instructions per pair from the real SASS
@@ -30,10 +30,10 @@ device_begin pi-study pi-study.log
 jobs=$(nproc)
 status=0
 perf=0
-# Every step's limit is also cut to what is left of the call (PARLAB_PI_STUDY_SECONDS, default
+# Every step's timeout is also cut to what is left of the call (PARLAB_PI_STUDY_SECONDS, default
 # 570 of the device tool's 600), so the archive is always written before the call is killed.
 budget=${PARLAB_PI_STUDY_SECONDS:-570}
-limit() {  # limit SECONDS: the step's own limit, or less when the budget is nearly spent
+step_timeout() {  # step_timeout SECONDS: the step's own timeout, or less when the budget is nearly spent
   local left=$((budget - SECONDS - 15))
   if [ "$left" -lt "$1" ]; then echo $((left > 1 ? left : 1)); else echo "$1"; fi
 }
@@ -65,7 +65,7 @@ if [ ! -f "$build/build.ninja" ]; then
     || { tail -40 "$work/configure.log"; failed "configure"; exit 1; }
 fi
 grep -E "backend|Python|CUDA" "$work/configure.log" 2>/dev/null | head -12
-timeout "$(limit 330)" cmake --build "$build" --parallel "$jobs" \
+timeout "$(step_timeout 330)" cmake --build "$build" --parallel "$jobs" \
   --target parlab parlab_gpu_tests parlab_pi_variants planted_race_cuda >"$work/build.log" 2>&1 \
   || { grep -E "error|FAILED" -A5 "$work/build.log" | head -60; failed "build"; exit 1; }
 say "built at t=${SECONDS}s"
@@ -81,7 +81,7 @@ python3 tools/node/gpu/sass_loops.py "$work/sass/pi_kernel.sass" --json >"$work/
 python3 tools/node/gpu/sass_loops.py "$work/sass/pi_kernel.sass" | grep -E "^_Z|loop" | cut -c1-200 | tee -a "$summary"
 
 step "A/B: every pi kernel variant, 2^36 samples, one process"
-timeout "$(limit 120)" "$build/gpu/parlab_pi_variants" --samples 2^36 --reps 5 >"$work/pi-variants.json" \
+timeout "$(step_timeout 120)" "$build/gpu/parlab_pi_variants" --samples 2^36 --reps 5 >"$work/pi-variants.json" \
   || failed "parlab_pi_variants (hits differ between variants, or an error)"
 python3 - "$work/pi-variants.json" <<'EOF' | tee -a "$summary"
 import json, sys
@@ -94,12 +94,12 @@ print("all hits equal:", d["all_hits_equal"])
 EOF
 
 step "parlab run gpupi suite (cuda 2^36..2^38, PyTorch and CuPy peers, cuda-multi)"
-timeout "$(limit 240)" "$bin" run tools/node/gpu/gpupi-suite.json --out "$work/results" -q --no-report
+timeout "$(step_timeout 240)" "$bin" run tools/node/gpu/gpupi-suite.json --out "$work/results" -q --no-report
 rc=$?
 say "parlab run gpupi: exit $rc"
 [ $rc -eq 0 ] || failed "parlab run gpupi (exit $rc)"
 # The canonical count at 2^36 from the CPU (about 5 s on 16 cores), for gpupi_check.py.
-timeout "$(limit 120)" "$bin" pi --backend threads --threads "$jobs" --samples 2^36 --seed 42 --json >"$work/cpu-pi-2^36.json" \
+timeout "$(step_timeout 120)" "$bin" pi --backend threads --threads "$jobs" --samples 2^36 --seed 42 --json >"$work/cpu-pi-2^36.json" \
   || failed "parlab pi on the CPU at 2^36"
 results=$(find "$work/results" -name results.json | head -1)
 if [ -n "$results" ]; then
@@ -111,12 +111,12 @@ else
 fi
 
 step "GPU pi tests"
-timeout "$(limit 240)" ctest --test-dir "$build" -R '^Gpu(Pi|Registry)' --output-on-failure --timeout "$(limit 200)" \
+timeout "$(step_timeout 240)" ctest --test-dir "$build" -R '^Gpu(Pi|Registry)' --output-on-failure --timeout "$(step_timeout 200)" \
   --output-junit "$work/gpu-pi-tests.xml" >"$work/ctest.log" 2>&1 || failed "GPU pi tests"
 say "ctest: $(grep -E 'tests passed|tests failed' "$work/ctest.log")"
 
 step "ncu profile"
-timeout "$(limit 200)" bash tools/node/gpu/ncu-profile.sh "$build" "$work/ncu" 2^34
+timeout "$(step_timeout 200)" bash tools/node/gpu/ncu-profile.sh "$build" "$work/ncu" 2^34
 rc=$?
 say "ncu-profile.sh: exit $rc"
 grep -E "^ *(none|base) |^triad" "$work/ncu/ncu-profile.log" | cut -c1-400 | tee -a "$summary"
@@ -126,15 +126,15 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 tests="$build/tests/gpu/parlab_gpu_tests"
 step "compute-sanitizer memcheck on the pi tests"
 # Not the whole-stream 2^33 comparison: a CPU-bound minute under the sanitizer, no new device path.
-timeout "$(limit 150)" "$sanitizer" --tool memcheck --leak-check full --error-exitcode 1 "$tests" \
+timeout "$(step_timeout 150)" "$sanitizer" --tool memcheck --leak-check full --error-exitcode 1 "$tests" \
   --gtest_filter='GpuPi.*:-GpuPi.HitCountEqualsCpuBeyond2To33' >"$work/memcheck.log" 2>&1 || failed "memcheck"
 say "memcheck: $(grep -E 'ERROR SUMMARY|LEAK SUMMARY' "$work/memcheck.log" | tr '\n' ' ') $(grep -cE '^\[       OK \]' "$work/memcheck.log") tests OK"
 
 step "compute-sanitizer racecheck on the pi kernels (the block reduction's shared memory)"
-timeout "$(limit 120)" "$sanitizer" --tool racecheck --error-exitcode 1 "$tests" \
+timeout "$(step_timeout 120)" "$sanitizer" --tool racecheck --error-exitcode 1 "$tests" \
   --gtest_filter='GpuPi.PairIndices*:GpuPi.WindowsAcrossHighWordChanges*' >"$work/racecheck.log" 2>&1 || failed "racecheck"
 say "racecheck: $(grep -E 'RACECHECK SUMMARY' "$work/racecheck.log" | tr '\n' ' ') $(grep -cE '^\[       OK \]' "$work/racecheck.log") tests OK"
-if [ "$(limit 90)" -ge 90 ]; then  # the control has its own 300 s limit: run it only with time left
+if [ "$(step_timeout 90)" -ge 90 ]; then  # the control has its own 300 s timeout: run it only with time left
   bash tools/node/gpu/racecheck-control.sh "$build/tests/gpu/planted_race_cuda" "$work/racecheck-control.log" \
     | tail -1 | tee -a "$summary" || failed "racecheck did not report the planted race"
 else
