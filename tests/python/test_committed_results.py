@@ -5,10 +5,12 @@ source tree's default and compare with a quick run kernel by kernel. test_refere
 derives the committed findings themselves."""
 import glob
 import os
+import subprocess
+import sys
 
 from analysis.figures.load import SCHEMA, family_of, load_run
-from analysis.figures.reference import reference_html, reference_section, reference_sources
-from conftest import FAMILIES, ROOT
+from analysis.figures.reference import ENV, reference_html, reference_section, reference_sources
+from conftest import FAMILIES, PLOT, ROOT
 from test_report_reference import pi, run_doc, triad
 
 # The family each kernel had when records began to carry one (schema 1's names). The plot code kept
@@ -67,3 +69,16 @@ def test_the_source_tree_default_is_the_committed_reference_runs():
             assert not c["missing"] and isinstance(c["fraction"], float), (row["text"], name)
     page = reference_html(s)
     assert "dev-2core" in page and "h100-node-16core" in page
+
+
+def test_a_committed_run_replots_against_the_committed_reference_runs(tmp_path):
+    """The suites point $PARLAB_REFERENCE at the fixtures (conftest.py); without it a report of
+    the source tree compares with the committed reference runs, here a committed run of its own."""
+    run = os.path.join(ROOT, "results", "dev-2core", "20261125T182248Z")
+    env = {k: v for k, v in os.environ.items() if k != ENV}
+    res = subprocess.run([sys.executable, PLOT, run, "--out", str(tmp_path), "--quiet"], capture_output=True,
+                         text=True, env=env)
+    assert res.returncode == 0, res.stderr
+    page = (tmp_path / "report.html").read_text()
+    assert "This machine against the reference runs" in page
+    assert "dev-2core" in page and "h100-node-16core" in page and "No reference runs found" not in page
