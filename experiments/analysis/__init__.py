@@ -15,4 +15,5 @@ Modules:
   exit_codes      the exit-code contract of the Python commands, in one place (run_command)
   writer          the one figure and HTML writer both reports use: deterministic PNG/SVG files,
                   figures embedded in a self-contained page, pages written atomically
+  style           the one stylesheet of both pages, one class name per meaning
 """

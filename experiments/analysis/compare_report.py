@@ -221,13 +221,6 @@ def shape_points(g: dict) -> str:
 
 
 # ---------------------------------------------------------------- HTML
-STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;font-size:12px}"
-         "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}td.l,th.l{text-align:left}"
-         ".slower{color:#b00;font-weight:bold}.faster{color:#070;font-weight:bold}.same{color:#666}"
-         ".failed{background:#fdd;color:#900}.warn{color:#a60}img{max-width:100%}"
-         ".tiles{display:flex;gap:12px;margin:8px 0 12px 0}.tile{border:1px solid #ccc;border-radius:6px;padding:6px 14px;"
-         "min-width:110px;text-align:center}.tile b{display:block;font-size:28px}.tile.slower b{color:#b00}"
-         ".tile.faster b{color:#070}.runs td{text-align:left}.small{font-size:12px;color:#555}td.rec{white-space:nowrap}")
 COLOURS = {"slower": "#c62828", "faster": "#2e7d32", "same": "#9e9e9e"}
 
 
@@ -431,7 +424,7 @@ def write(res: dict, out_dir: str) -> str:
     p = Plotter(os.path.join(out_dir, "plots"), svg=False, grid=False)
     e = html.escape
     b, n = res["base"], res["new"]
-    parts = [page_head("parlab compare", STYLE), "<h1>parlab compare</h1><table class='runs'>"]
+    parts = [page_head("parlab compare"), "<h1>parlab compare</h1><table class='runs'>"]
     for name, run in (("BASE", b), ("NEW", n)):
         parts.append(f"<tr><th class='l'>{name}</th><td>{e(run['path'])}</td><td>suite {e(str(run['suite']))}</td>"
                      f"<td>{e(str(run['started_utc']))}</td><td>commit {e(str(run['git_commit']))}</td></tr>")

@@ -1,12 +1,15 @@
 """The one figure and HTML writer of the analysis package, used by the run report (figures/,
 figures/report.py) and by compare's report (compare_report.py): matplotlib set up for
-deterministic files, the list of figures drawn, a figure embedded in a self-contained page, and
-the page written atomically (a reader never sees half a report)."""
+deterministic files, the list of figures drawn, a figure embedded in a self-contained page, the
+page's head with the one stylesheet (style.py), and the page written atomically (a reader never
+sees half a report)."""
 from __future__ import annotations
 
 import base64
 import html
 import os
+
+from .style import STYLE
 
 
 class Plotter:
@@ -67,9 +70,11 @@ def figure_html(png_path: str, caption: str, svg_href: str | None = None) -> str
             f"<figcaption>{e(caption)}{link}</figcaption></figure>")
 
 
-def page_head(title: str, style: str) -> str:
+def page_head(title: str) -> str:
+    """The page's head with the package's one stylesheet (style.py), so both pages' classes mean
+    the same."""
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{style}</style></head><body>")
+            f"<style>{STYLE}</style></head><body>")
 
 
 def write_page(path: str, text: str) -> str:

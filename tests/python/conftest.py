@@ -30,6 +30,12 @@ os.environ.setdefault("PARLAB_CEILINGS_QUICK", "1")
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PLOT = os.path.join(ROOT, "experiments", "analysis", "plot.py")
 SCHEMA = os.path.join(ROOT, "experiments", "schema", "results.schema.json")
+FIXTURES = os.path.join(ROOT, "tests", "fixtures")  # small committed runs (tests/fixtures/README.md)
+# Every report the suites draw (plot.py, and `parlab run`'s own) compares the run with the fixture
+# reference runs, never with the committed ones of results/ (the source tree's default), so no
+# unit test of the analysis reads results/; test_committed_results.py holds those. A test of where
+# the references are found passes its own environment.
+os.environ.setdefault("PARLAB_REFERENCE", os.path.join(FIXTURES, "reference-tree"))
 sys.path.insert(0, os.path.join(ROOT, "experiments"))  # the analysis package, imported as `analysis`
 
 
@@ -67,6 +73,9 @@ def interrupt_once_logged(args, env, log, marker):
 def run_plot(*args):
     return subprocess.run([sys.executable, PLOT, *args], capture_output=True, text=True)
 
+
+# The families records carry: the catalogue's, and the wings' own kernels' (race, practice).
+FAMILIES = {"pi", "stream", "basic", "race", "overhead", "comm", "practice"}
 
 # The families of the kernels the fixtures' records use, as parlab writes them into every record
 # (test_kernel_families.py holds the catalogue's against `parlab list`).
@@ -116,19 +125,18 @@ BASE_DOC = {
 }
 
 
+def fixture_doc(name):
+    """The committed fixture tests/fixtures/NAME/results.json, read fresh (a test may change it);
+    tests/fixtures/README.md says what each holds."""
+    with open(os.path.join(FIXTURES, name, "results.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
 @pytest.fixture
 def scaling_doc():
-    """A strong-scaling run with known times: serial 8 s; pool 8, 4.2, 2.5 s at 1, 2, 4 threads."""
-    doc = copy.deepcopy(BASE_DOC)
-    recs = [record(0, "serial", 1, 8.0), record(1, "pool", 1, 8.0), record(2, "pool", 2, 4.2),
-            record(3, "pool", 4, 2.5), record(4, "tbb", 1, 8.4), record(5, "tbb", 2, 4.0),
-            record(6, "tbb", 4, 2.0), record(7, "cuda", 1, 0.1, kind="gpu"),
-            record(8, "openmp", 2, 0.0, status="unavailable")]
-    for n, size in enumerate([1 << 10, 1 << 12, 1 << 14, 1 << 16]):
-        recs.append(record(9 + n, "pool", 4, 1e-6 * size, kernel="triad", size=size, scaling="none",
-                           precision="double"))
-    doc["records"] = recs
-    return doc
+    """A strong-scaling run with known times: serial 8 s; pool 8, 4.2, 2.5 s at 1, 2, 4 threads
+    (tests/fixtures/pi-scaling)."""
+    return fixture_doc("pi-scaling")
 
 
 def write_doc(tmp_path, doc, name="run"):

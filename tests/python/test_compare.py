@@ -11,7 +11,7 @@ import pytest
 
 from analysis import compare  # experiments/analysis/compare.py, via conftest's sys.path
 from analysis import compare_stats
-from conftest import BASE_DOC, ROOT, record, write_doc
+from conftest import BASE_DOC, FIXTURES, ROOT, record, write_doc
 
 COMPARE = os.path.join(ROOT, "experiments", "analysis", "compare.py")
 
@@ -389,3 +389,25 @@ def test_parlab_compare_passes_the_scripts_command_line_and_exit_code(tmp_path, 
     assert tripped.returncode == 1 and "significantly slower" in tripped.stdout
     missing = run(tmp_path / "nothing", new)
     assert missing.returncode == 2 and "nothing" in missing.stderr
+
+
+def test_the_committed_fixture_pair_reaches_every_kind_of_record():
+    """tests/fixtures/compare-base against compare-new: one record slower, one faster, the rest
+    the same; one failed, one unavailable on one side, one measured on neither, one only in NEW;
+    one scaling line worse and one better."""
+    out = json_of(run_compare(os.path.join(FIXTURES, "compare-base"), os.path.join(FIXTURES, "compare-new"), "--json"))
+    s = out["summary"]
+    assert (s["compared"], s["slower"], s["faster"], s["same"], s["failed"]) == (6, 1, 1, 4, 1)
+    assert (s["one_side_unavailable"], s["not_measured"], s["only_base"], s["only_new"]) == (1, 1, 0, 1)
+    rows = by_label(out)
+    slower, faster = rows["s pi pool t=4 2^20 int32"], rows["s pi tbb t=4 2^20 int32"]
+    assert slower["verdict"] == "slower" and slower["time_ratio"] == pytest.approx(1.3)
+    assert faster["verdict"] == "faster" and faster["time_ratio"] == pytest.approx(0.7)
+    # Five repetitions a side, every NEW one beyond every BASE one: the smallest p of 5 against 5.
+    assert slower["p_value"] == pytest.approx(2 / 252) and not slower["too_few_reps"]
+    assert rows["s pi pool t=2 2^20 int32"]["kind"] == "failed"
+    assert rows["s pi openmp t=2 2^20 int32"]["kind"] == "one-side-unavailable"
+    assert rows["s pi cuda t=1 2^20 int32"]["kind"] == "not-measured"
+    assert out["only_new_series"] == ["s triad pool 2^24 double: t=4"]
+    assert sorted((g["line"], g["verdict"]) for g in out["scaling"]) == [("pool", "scales worse"),
+                                                                         ("tbb", "scales better")]

@@ -65,7 +65,7 @@ def test_failed_records_are_shown_loudly(tmp_path, scaling_doc):
     d = write_doc(tmp_path, scaling_doc)
     assert run_plot(str(d)).returncode == 0
     html = (d / "report.html").read_text()
-    assert "failed validation" in html and "class='fail'" in html and "hits differ" in html
+    assert "failed validation" in html and "class='failed'" in html and "hits differ" in html
 
 
 def test_malformed_files_give_a_clear_error(tmp_path, scaling_doc):

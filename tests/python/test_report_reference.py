@@ -1,8 +1,9 @@
 """The report's comparison with the reference runs (experiments/analysis/figures/reference.py): each
 kernel's fastest backend's share of its roof beside each reference run's, on a tiny run and a tiny
 folder of references; where the references are found (the source tree, an installed copy, a
-folder named on the command line or in $PARLAB_REFERENCE); the off switch; and the committed
-reference runs (results/reference-runs.json)."""
+folder named on the command line or in $PARLAB_REFERENCE); the off switch. The runs are the
+committed fixtures tests/fixtures/reference-this and reference-tree; the committed reference runs
+(results/reference-runs.json) are held in test_committed_results.py."""
 import copy
 import json
 import os
@@ -15,7 +16,7 @@ import pytest
 from analysis.figures.load import InputError, load_run
 from analysis.figures.reference import (ENV, INDEX, default_reference_dirs, reference_html, reference_section,
                                         reference_sources)
-from conftest import BASE_DOC, PLOT, ROOT, record, run_plot, write_doc
+from conftest import BASE_DOC, FIXTURES, PLOT, ROOT, record, run_plot, write_doc
 
 ANALYSIS = os.path.join(ROOT, "experiments", "analysis")
 
@@ -32,6 +33,8 @@ def triad(i, backend, threads, median, fraction=None, roof="cpu_bw_triad_all", p
                        "fraction": fraction} if fraction is not None
                       else {"roof": None, "reason": "no roof: the arrays fit the last-level cache"})
     r["status"] = status  # a failed record keeps its (best) rate: it must still not be chosen
+    if status != "ok":  # but, as parlab writes it, no limit (the schema allows one on an ok record only)
+        r.pop("limit", None)
     return r
 
 
@@ -53,31 +56,16 @@ def run_doc(records, suite="quick", host="fixture-host"):
 @pytest.fixture
 def this_run(tmp_path):
     """This machine: triad on the CPU (openmp fastest at 2 threads, a failed pool record faster
-    still), triad on the GPU, and pi on the CPU."""
-    return write_doc(tmp_path, run_doc([
-        triad(0, "serial", 1, 0.010, 0.40), triad(1, "openmp", 2, 0.006, 0.83),
-        triad(2, "pool", 2, 0.001, 0.99, status="failed"),
-        triad(3, "cuda", 1, 0.0005, 0.91, roof="gpu_bw", processor="gpu"),
-        pi(4, "openmp", 2, 1.0, 0.70)]), "this")
+    still), triad on the GPU, and pi on the CPU (tests/fixtures/reference-this)."""
+    return shutil.copytree(os.path.join(FIXTURES, "reference-this"), tmp_path / "this")
 
 
 @pytest.fixture
 def refs(tmp_path):
     """A folder of two reference runs and its index: "big" has every kernel with limits (its
     fastest CPU triad record failed; its pi record has no roof); "old" was written before limits
-    and never ran the GPU or pi."""
-    folder = tmp_path / "refs"
-    folder.mkdir()
-    big_pi = pi(4, "tbb", 16, 0.1, 0.5)
-    big_pi["limit"] = {"roof": None, "reason": "no roof: cpu_imul_all unavailable"}
-    write_doc(folder, run_doc([triad(0, "openmp", 16, 0.0006, 0.87), triad(1, "tbb", 16, 0.0001, 3.0, status="failed"),
-                               triad(2, "cuda", 1, 0.00004, 0.95, roof="gpu_bw", processor="gpu"), big_pi]), "big")
-    write_doc(folder, run_doc([triad(0, "openmp", 2, 0.005, limit=False), triad(1, "serial", 1, 0.009, limit=False)]),
-              "old")
-    (folder / INDEX).write_text(json.dumps({"runs": [
-        {"name": "big-node", "path": "big", "description": "a big node"},
-        {"name": "old-laptop", "path": "old", "description": "from before limits"}]}))
-    return folder
+    and never ran the GPU or pi (tests/fixtures/reference-tree, copied: some tests break it)."""
+    return shutil.copytree(os.path.join(FIXTURES, "reference-tree"), tmp_path / "refs")
 
 
 def section_of(run_dir, refs_dir):
@@ -96,7 +84,7 @@ def test_rows_compare_fractions_and_say_what_is_missing(this_run, refs):
     assert (cpu["this"]["backend"], cpu["this"]["threads"], cpu["this"]["fraction"]) == ("openmp", 2, 0.83)
     assert cpu["this"]["text"].startswith("openmp t=2 0.83 of cpu_bw_triad_all (")
     big = cpu["refs"]["big-node"]
-    assert (big["backend"], big["fraction"]) == ("openmp", 0.87)  # not the failed tbb record's 3.0
+    assert (big["backend"], big["fraction"]) == ("openmp", 0.87)  # not the failed, faster tbb record
     old = cpu["refs"]["old-laptop"]
     assert old["backend"] == "openmp" and old["fraction"] is None and old["how"] == "no fraction recorded"
     assert cpu["text"].startswith("triad (cpu): this machine openmp t=2 0.83 of cpu_bw_triad_all")
@@ -188,20 +176,18 @@ def test_installed_copy_finds_the_references_beside_it(tmp_path, this_run, refs)
     assert "big-node" in page and str(share / "reference" / "big" / "results.json") in page
 
 
-def test_the_source_tree_default_is_the_committed_reference_runs():
-    """The source tree's index names the committed quick runs of both machines, and a quick run is
-    compared with each of them, kernel by kernel, by fraction."""
-    sources, _ = reference_sources(None, False, env={})
-    assert sources == [os.path.join(ROOT, "results")]
+def test_the_source_tree_default_is_its_results_folder(refs, tmp_path):
+    """In a source tree the index is looked for in results/ (test_committed_results.py holds the
+    committed index against a quick run); the first folder holding an index is the default."""
+    assert default_reference_dirs()[-1] == os.path.join(ROOT, "results")
+    source = tmp_path / "src"
+    shutil.copytree(refs, source / "results")
+    analysis = str(source / "experiments" / "analysis")
+    sources, how = reference_sources(None, False, env={}, analysis_dir=analysis)
+    assert sources == [str(source / "results")] and how.startswith("default: ")
     doc = run_doc([pi(0, "openmp", 2, 1.0, 0.7), triad(1, "openmp", 2, 0.006, 0.83)])
-    doc["records"][0]["size"] = 1 << 27
-    doc["records"][1]["size"] = 1 << 25
     s = reference_section(doc, sources)
     names = [r["name"] for r in s["refs"]]
-    assert names == ["dev-2core", "h100-node-16core"] and s["notes"] == []
-    for row in s["rows"]:
-        for name in names:
-            c = row["refs"][name]
-            assert not c["missing"] and isinstance(c["fraction"], float), (row["text"], name)
+    assert names == ["big-node", "old-laptop"] and s["notes"] == []
     page = reference_html(s)
-    assert "dev-2core" in page and "h100-node-16core" in page
+    assert "big-node" in page and "old-laptop" in page

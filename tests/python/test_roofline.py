@@ -8,7 +8,7 @@ from analysis.figures.roofline import roof_share, roofline_points, share_text
 from analysis.figures.scaling import scaling_bounds
 from analysis.figures.summary import run_summary, summary_html
 import pytest
-from conftest import BASE_DOC, plot_twice, record, run_plot, write_doc
+from conftest import fixture_doc, plot_twice, record, run_plot, write_doc
 
 N = 1 << 24
 
@@ -68,46 +68,11 @@ def with_limit(r, roof_name, ceilings=CEILINGS):
     return r
 
 
-def roofed_doc():
-    """Triad and copy on 1 and 2 threads (serial, openmp, tbb), pi on the CPU and the GPU, triad
-    on the GPU; every record with its limit."""
-    doc = copy.deepcopy(BASE_DOC)
-    doc["context"]["ceilings"] = copy.deepcopy(CEILINGS)
-    recs = []
-    i = 0
-
-    def add(backend, threads, t, kernel, roof_name, kind="cpu", precision="double", size=N):
-        nonlocal i
-        recs.append(with_limit(record(i, backend, threads, t, kernel=kernel, size=size, kind=kind,
-                                      precision=precision, study="quick"), roof_name))
-        i += 1
-
-    # triad: 24 B x 2^24 = 403 MB; serial 0.04 s = 10 GB/s; openmp 2 threads 0.025 s = 16 GB/s.
-    add("serial", 1, 0.040, "triad", "cpu_bw_triad_1")
-    add("openmp", 1, 0.041, "triad", "cpu_bw_triad_1")
-    add("openmp", 2, 0.025, "triad", "cpu_bw_triad_all")
-    add("tbb", 1, 0.042, "triad", "cpu_bw_triad_1")
-    add("tbb", 2, 0.027, "triad", "cpu_bw_triad_all")
-    add("openmp", 2, 1e-5, "triad", "cpu_bw_triad_all", size=1 << 12)  # in cache: not the largest size
-    add("serial", 1, 0.030, "copy", "cpu_bw_copy_nt_1")
-    add("openmp", 1, 0.030, "copy", "cpu_bw_copy_nt_1")
-    add("openmp", 2, 0.018, "copy", "cpu_bw_copy_nt_all")
-    add("serial", 1, 0.12, "pi", "cpu_imul_1", precision="int32")
-    add("openmp", 1, 0.12, "pi", "cpu_imul_1", precision="int32")
-    add("openmp", 2, 0.065, "pi", "cpu_imul_all", precision="int32")
-    add("cuda", 1, 0.00016, "triad", "gpu_bw", kind="gpu")
-    add("cuda", 1, 2.0e-5, "pi", "gpu_imul", kind="gpu", precision="int32")
-    add("babelstream-cuda", 1, 0.00017, "triad", "gpu_bw", kind="peer")
-    add("sycl", 1, 0.001, "copy", None, kind="gpu")  # no roof: never placed
-    for r in recs:
-        r["scaling"] = "strong"
-    doc["records"] = recs
-    return doc
-
-
 @pytest.fixture
 def doc():
-    return roofed_doc()
+    """Triad and copy on 1 and 2 threads (serial, openmp, tbb), pi on the CPU and the GPU, triad
+    on the GPU; every record with its limit against CEILINGS (tests/fixtures/stream-limits)."""
+    return fixture_doc("stream-limits")
 
 
 def test_share_text_is_the_records_limit():

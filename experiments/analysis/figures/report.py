@@ -14,25 +14,17 @@ from .reference import reference_html
 from .summary import run_summary, summary_html
 
 
-STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}table{border-collapse:collapse;font-size:12px}"
-         "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}th{background:#eee}"
-         "td.l,th.l{text-align:left}.fail{background:#fdd;color:#900}.warn{color:#a60}img{max-width:100%}"
-         "table.summary td{vertical-align:top}table.summary{font-size:13px;margin-bottom:1em}"
-         "table.reference{font-size:13px}table.reference td{vertical-align:top}.muted{color:#777}"
-         ".bar{display:inline-block;height:8px;background:#4a7;margin-right:6px}.bar.over{background:#c84}")
-
-
 def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], libraries: list | None = None,
                 reference: dict | None = None) -> str:
     """The page; reference: reference.reference_section's data (None: no comparison, as --no-reference)."""
     ctx = doc["context"]
     e = html.escape
-    parts = [page_head("parlab report", STYLE),
+    parts = [page_head("parlab report"),
              f"<h1>parlab report: {e(str(doc.get('suite', '')))}</h1>",
              f"<p>Status: <b>{e(doc['status'])}</b>. Host {e(str(ctx.get('host')))}, started {e(str(ctx.get('started_utc')))}.</p>"]
     failed = [r for r in doc["records"] if r["status"] not in ("ok", "unavailable")]
     if failed:
-        parts.append(f"<p class='fail'><b>{len(failed)} measurement(s) failed validation or errored</b> (rows in red below).</p>")
+        parts.append(f"<p class='failed'><b>{len(failed)} measurement(s) failed validation or errored</b> (rows in red below).</p>")
     parts.append(summary_html(run_summary(doc, libraries)))
     parts.append(reference_html(reference))
     if ctx.get("warnings"):
@@ -71,7 +63,7 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], librari
     if doc.get("consistency"):
         parts.append("<h2>Cross-backend consistency</h2><table><tr><th>kernel</th><th>seed</th><th>N</th><th>records</th><th>distinct hits</th><th>verdict</th></tr>")
         for c in doc["consistency"]:
-            cls = "" if c["pass"] else " class='fail'"
+            cls = "" if c["pass"] else " class='failed'"
             parts.append(f"<tr{cls}><td>{e(c['kernel'])}</td><td>{c['seed']}</td><td>{c['size']}</td><td>{c['records']}</td>"
                          f"<td>{c['distinct_hits']}</td><td>{'pass' if c['pass'] else 'FAIL'}</td></tr>")
         parts.append("</table>")
@@ -79,7 +71,7 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], librari
                  "<th>threads</th><th>size</th><th class='l'>precision</th><th>median (s)</th><th>rate</th>"
                  "<th class='l'>status</th><th class='l'>validation / reason</th></tr>")
     for r in doc["records"]:
-        cls = " class='fail'" if r["status"] not in ("ok", "unavailable") else ""
+        cls = " class='failed'" if r["status"] not in ("ok", "unavailable") else ""
         med = r.get("time_s", {}).get("median")
         v, unit = rate_of(r)
         detail = r.get("validation", {}).get("detail") or r.get("reason", "")

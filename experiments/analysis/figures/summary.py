@@ -193,8 +193,8 @@ def summary_html(summary: dict) -> str:
     failed = [p for p in summary["problems"] if p["status"] != "unavailable"]
     unavailable = [p for p in summary["problems"] if p["status"] == "unavailable"]
     if failed:
-        parts.append(f"<h3 class='fail'>{len(failed)} measurement(s) failed</h3><table>"
-                     + "".join(f"<tr class='fail'><td class='l'>{e(p['what'])}</td><td class='l'>{e(p['status'])}</td>"
+        parts.append(f"<h3 class='failed'>{len(failed)} measurement(s) failed</h3><table>"
+                     + "".join(f"<tr class='failed'><td class='l'>{e(p['what'])}</td><td class='l'>{e(p['status'])}</td>"
                                f"<td class='l'>{e(p['reason'])}</td></tr>" for p in failed) + "</table>")
     else:
         parts.append("<p>Every measured result passed its validation.</p>")
