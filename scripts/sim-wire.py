@@ -79,7 +79,7 @@ def tap_in(ns, dev):
     return fd
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--ns-a", required=True)
     ap.add_argument("--dev-a", required=True)
@@ -91,17 +91,15 @@ def main():
     a = ap.parse_args()
     if a.delay_us < 0 or a.rate_bps < 0:
         sys.exit("sim-wire: delay and rate must be >= 0")
+    return a
 
-    # SIGTERM and SIGINT end the loop through SystemExit, so the TAPs close (and vanish) at once.
-    for s in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(s, lambda *_: sys.exit(0))
-    # The default timer slack (50 us) would let every select() oversleep by up to the delay itself.
-    libc.prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0)
-    # MPI ranks busy-poll their sockets; on a machine with few cores a wire of ordinary priority
-    # waits for their time slices (milliseconds) before it forwards a frame, and the link's delay
-    # would be the scheduler's. A real-time priority lets the wire run as soon as a frame or its
-    # due time arrives; it blocks in select() between frames, and the kernel's real-time
-    # throttling still bounds it. Where that is refused, the highest nice level instead.
+
+def raise_priority():
+    """MPI ranks busy-poll their sockets; on a machine with few cores a wire of ordinary priority
+    waits for their time slices (milliseconds) before it forwards a frame, and the link's delay
+    would be the scheduler's. A real-time priority lets the wire run as soon as a frame or its
+    due time arrives; it blocks in select() between frames, and the kernel's real-time
+    throttling still bounds it. Where that is refused, the highest nice level instead."""
     try:
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(10))
         print("sim-wire: SCHED_FIFO priority 10", file=sys.stderr)
@@ -113,17 +111,37 @@ def main():
         print(f"sim-wire: no real-time priority ({e.strerror}); nice {os.getpriority(os.PRIO_PROCESS, 0)}",
               file=sys.stderr)
 
+
+def open_taps(a):
+    """The two TAPs, each in its namespace; then back to the namespace it started in: the wire
+    itself opens no socket anywhere."""
     home = f"/proc/{os.getpid()}/ns/net"
     own = os.open(home, os.O_RDONLY)
     fa = tap_in(a.ns_a, a.dev_a)
     fb = tap_in(a.ns_b, a.dev_b)
-    # Back to the namespace it started in: the wire itself opens no socket anywhere.
     if libc.setns(own, CLONE_NEWNET) != 0:
         sys.exit("sim-wire: cannot return to its own network namespace")
     os.close(own)
+    return fa, fb
+
+
+def main():
+    a = parse_args()
+    # SIGTERM and SIGINT end the loop through SystemExit, so the TAPs close (and vanish) at once.
+    for s in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(s, lambda *_: sys.exit(0))
+    # The default timer slack (50 us) would let every select() oversleep by up to the delay itself.
+    libc.prctl(PR_SET_TIMERSLACK, 1, 0, 0, 0)
+    raise_priority()
+    fa, fb = open_taps(a)
     with open(a.ready, "w") as f:
         f.write(f"{os.getpid()}\n")
+    return run_wire(fa, fb, a)
 
+
+def run_wire(fa, fb, a):
+    """Forwards frames between the TAPs until a host or its namespace goes; fa's egress delayed
+    and serialised."""
     delay_ns = int(a.delay_us * 1000)
     ns_per_byte = 8e9 / a.rate_bps if a.rate_bps else 0.0
     # Per direction: frames waiting (deliver-at ns, frame), queued bytes, and when the sender's

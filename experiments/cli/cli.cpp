@@ -51,6 +51,212 @@ std::string version_text() {
   return text + missing;
 }
 
+// The contract every command keeps (README, "Exit codes"); a CI gate relies on 1 meaning only
+// "a measurement or validation failed" (compare: "slower beyond the gate").
+const char* const kExitCodesText =
+    "Exit codes (every command): 0 done, nothing failed; 1 a measurement or validation failed (compare: "
+    "slower beyond --fail-if-slower); 2 bad input or environment (a path, a file, a type, a permission), "
+    "naming the argument or key; 130 interrupted; 3 an internal error of the Python helpers (report, "
+    "compare; please report it).";
+
+// The subcommands and the values their options fill in. CLI::App keeps pointers into it, so it
+// stays where it was made while the app lives.
+struct Commands {
+  std::string python_home;
+  PiArgs pi_args;
+  RunArgs run_args;
+  bool ceilings_remeasure = false, ceilings_json = false;
+  std::string spec_json;
+  std::string report_dir;
+  std::vector<std::string> migrate_runs;
+  bool migrate_dry_run = false;
+  CLI::App* list = nullptr;
+  CLI::App* pi = nullptr;
+  CLI::App* run = nullptr;
+  CLI::App* ceilings = nullptr;
+  CLI::App* interpreter_info = nullptr;
+  CLI::App* measure_spec = nullptr;
+  CLI::App* report = nullptr;
+  CLI::App* migrate = nullptr;
+  CLI::App* compare = nullptr;
+};
+
+void add_pi_command(CLI::App& app, Commands& c) {
+  PiArgs& a = c.pi_args;
+  c.pi = app.add_subcommand("pi", "Monte Carlo pi on one backend: hits, estimate, 3-sigma verdict");
+  c.pi->add_option("--backend,-b", a.backend, "Backend name (see `parlab list`)")->capture_default_str();
+  c.pi->add_option("--threads,-t", a.threads, "Thread count, a positive integer")->capture_default_str();
+  c.pi->add_option("--samples,-n", a.samples, "Sample count N >= 1 (e.g. 1000000, 2^28, 1e9)")
+      ->capture_default_str();
+  c.pi->add_option("--seed,-s", a.seed, "64-bit seed (decimal or 0x hex)")->capture_default_str();
+  c.pi->add_option("--device", a.device, "GPU index for GPU backends")->capture_default_str();
+  c.pi->add_flag("--json", a.json, "Print one JSON object instead of text");
+}
+
+void add_run_command(CLI::App& app, Commands& c) {
+  RunArgs& a = c.run_args;
+  auto* run = c.run = app.add_subcommand("run", "Run a suite (default: quick) and write results.json/.csv, plots and report.html");
+  // One option with both a positional and a long name: CLI11 >= 2.4 refuses a positional and an
+  // option that share a name ("suite is already added"), and 2.1 accepts this form as well.
+  run->add_option("suite,--suite", a.suite,
+                  "Suite name (see `parlab list`) or path to a suite .json; positional or --suite");
+  run->add_option("--kernel,-k", a.kernel, "Kernels (comma list); filters a suite, or runs ad hoc without one");
+  run->add_option("--backend,-b", a.backend, "Backends (comma list, or all/cpu/gpu/python)");
+  run->add_option("--threads,-t", a.threads, "Thread counts: 1,2,4 | 1..16 | max | pow2 | a mix");
+  run->add_option("--size,-n", a.size, "Sizes (comma list; 2^K, NeK accepted)");
+  run->add_option("--precision,-p", a.precision, "float, double (array kernels), int32");
+  run->add_option("--reps,-r", a.reps, "Timed repetitions per measurement (default 5; per round with --rounds)");
+  run->add_option("--rounds", a.rounds,
+                  "Measure the whole plan this many times over, round after round, a record per measurement and "
+                  "round (default: the suite's \"rounds\", else 1)");
+  run->add_option("--seed,-s", a.seed, "Seed of the pi stream (default " + std::to_string(kDefaultSeed) + ")");
+  run->add_option("--out,-o", a.out, "Results root (default: results); the run goes to OUT/<host>/<UTC timestamp>/");
+  run->add_option("--format", a.format, "Result formats: json,csv (results.json is always written)")->capture_default_str();
+  run->add_option("--device", a.device, "GPU index for GPU backends");
+  run->add_option("--ranks", a.ranks,
+                  "MPI job sizes (1,2,4 | 1..4): each mpi+ backend is measured by an MPI job of each size, launched "
+                  "with mpirun; without --backend, the CPU backends and every mpi+ one");
+  run->add_option("--hostfile", a.hostfile,
+                  "Hostfile the --ranks jobs run on (Open MPI's format: 'host slots=N' a line); records say how "
+                  "many hosts and ranks per host each job had (docs/multihost.md)");
+  run->add_option("--resume", a.resume,
+                  "Complete the interrupted run in this directory (its own plan: no suite or filters)");
+  run->add_option("--timeout", a.timeout,
+                  "Seconds one measurement in another process (another interpreter's parlab, an MPI job, an "
+                  "external peer's binary with everything it started) may take before it is stopped and its "
+                  "record fails (default " +
+                      std::to_string(static_cast<int>(RunOptions::kDefaultChildTimeoutSeconds)) +
+                      "; 0: no limit; at most 1e7)");
+  run->add_option("--peer-dir", a.peer_dir,
+                  "Directory of BabelStream's omp-stream and cuda-stream for the babelstream-* peers (overrides "
+                  "PARLAB_BABELSTREAM_DIR; scripts/build-babelstream.sh builds them); must be an existing directory");
+  run->add_flag("--quick", a.quick, "At most 3 repetitions, no minimum repetition time");
+  run->add_flag("--quiet,-q", a.quiet, "No progress output");
+  run->add_flag("--no-report", a.no_report, "Do not make plots and report.html after the run");
+  run->add_flag("--yes,-y", a.yes, "Start a plan estimated to take over an hour");
+  run->add_flag("--dry-run", a.dry_run, "Plan and check the run, print what it would measure, write nothing");
+  run->add_flag("--no-ceilings", a.no_ceilings,
+                "Do not measure or read this machine's roofs: no context.ceilings, no record `limit`");
+}
+
+// ceilings, the internal ones, report, migrate and compare, in the order --help lists them.
+void add_tool_commands(CLI::App& app, Commands& c) {
+  c.ceilings = app.add_subcommand("ceilings", "Measure (or show the cached) roofs of this machine: bandwidth, FMA "
+                                              "peak, integer multiplies, LLC; GPU when present (docs/ceilings.md)");
+  c.ceilings->add_flag("--remeasure", c.ceilings_remeasure, "Measure again even when this machine and build has them cached");
+  c.ceilings->add_flag("--json", c.ceilings_json, "Print the ceilings block as JSON (the context.ceilings of a run)");
+
+  // Internal: how a run reaches the interpreter of another parlab build (experiments/machine/interpreters.hpp).
+  c.interpreter_info = app.add_subcommand("interpreter-info", "")->group("");
+  c.measure_spec = app.add_subcommand("measure-spec", "")->group("");
+  c.measure_spec->add_option("spec", c.spec_json)->required();
+
+  c.report = app.add_subcommand("report", "Make the plots and report.html of a run directory");
+  c.report->alias("plot");
+  c.report->add_option("run_dir", c.report_dir, "A run directory holding results.json")->required();
+
+  c.migrate = app.add_subcommand("migrate", "Bring runs written by an older parlab to the current results schema, in "
+                                            "place (records get their kernel's family from the catalogue)");
+  c.migrate->add_option("runs", c.migrate_runs, "Run directories (or their results.json)")->required();
+  c.migrate->add_flag("--dry-run", c.migrate_dry_run, "Say what would change, write nothing");
+
+  // Everything after `compare` is the comparison script's own command line (its --help included).
+  c.compare = app.add_subcommand("compare",
+                                 "Hold a run against another (a reference or yesterday's): per-record change with "
+                                 "its significance, context and scaling-shape differences (compare --help)");
+  c.compare->prefix_command();
+  c.compare->allow_extras();
+  c.compare->set_help_flag();
+}
+
+void define_commands(CLI::App& app, Commands& c) {
+  app.set_version_flag("--version", version_text());
+  app.require_subcommand(1);
+  app.footer(kExitCodesText);
+  app.add_option("--python-home", c.python_home,
+                 "Python backends: the CPython prefix to embed (overrides PYTHONHOME and VIRTUAL_ENV)");
+  c.list = app.add_subcommand("list", "List backends (with availability and reason) and kernels");
+  add_pi_command(app, c);
+  add_run_command(app, c);
+  add_tool_commands(app, c);
+  for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) sub->footer(kExitCodesText);
+}
+
+// CLI11 reports an unknown first word only as "a subcommand is required"; name it instead.
+// Returns whether it did.
+bool reported_unknown_command(const CLI::App& app, int argc, const char* const* argv, std::ostream& err) {
+  const auto subcommands = app.get_subcommands([](const CLI::App*) { return true; });
+  const auto is_subcommand = [&](std::string_view word) {
+    return std::any_of(subcommands.begin(), subcommands.end(),
+                       [&](const CLI::App* sub) { return sub->get_name() == word; });
+  };
+  if (argc <= 1 || argv[1][0] == '-' || is_subcommand(argv[1])) return false;
+  std::string accepted;
+  for (const auto* sub : subcommands) {
+    if (!sub->get_group().empty()) accepted += (accepted.empty() ? "" : ", ") + sub->get_name();  // not internal ones
+  }
+  err << "parlab: unknown command '" << argv[1] << "' (accepted: " << accepted << ")\n";
+  return true;
+}
+
+// An option given an empty value ("--size ''") would read as "not given" and run the defaults;
+// it is a usage error instead. (Flags take no value and are skipped.) Returns whether it found one.
+bool reported_empty_value(const Commands& c, std::ostream& err) {
+  for (const CLI::App* sub : {static_cast<const CLI::App*>(c.pi), static_cast<const CLI::App*>(c.run)}) {
+    if (sub->count() == 0) continue;
+    for (const CLI::Option* opt : sub->get_options()) {
+      if (opt->get_type_size() == 0 || opt->count() == 0) continue;
+      for (const std::string& value : opt->results()) {
+        if (value.empty()) {
+          err << "parlab: invalid value '' for " << opt->get_name() << ": expected a value\n";
+          return true;
+        }
+      }
+    }
+  }
+  return false;
+}
+
+// Bad input, said up front: a missing directory would otherwise only make every peer
+// "unavailable", a reason found in results.json, with exit 0. Before the registry is made.
+void use_peer_dir(const std::string& peer_dir) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(peer_dir, ec);
+  if (!std::filesystem::exists(st)) throw UsageError("--peer-dir '" + peer_dir + "': no such directory");
+  if (!std::filesystem::is_directory(st)) throw UsageError("--peer-dir '" + peer_dir + "': not a directory");
+  set_peer_dir(peer_dir);
+}
+
+// The parsed command, run; its errors become the exit code of their category.
+int run_command(Commands& c, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  try {
+    if (*c.run && !c.run_args.peer_dir.empty()) use_peer_dir(c.run_args.peer_dir);
+    const Registry registry = make_registry();
+    if (!c.python_home.empty()) configure_python(c.python_home);
+    if (*c.list) return cmd_list(registry, out);
+    if (*c.pi) return cmd_pi(registry, c.pi_args, out);
+    if (*c.run) return cmd_run(registry, c.run_args, out, err, argc, argv);
+    if (*c.report) return cmd_report(c.report_dir, err, false);
+    if (*c.ceilings) return cmd_ceilings(registry, c.ceilings_remeasure, c.ceilings_json, out, err);
+    if (*c.migrate) return cmd_migrate(registry, c.migrate_runs, c.migrate_dry_run, out, err);
+    if (*c.compare) return cmd_compare(c.compare->remaining(), err);
+    if (*c.interpreter_info) return cmd_interpreter_info(out);
+    if (*c.measure_spec) return cmd_measure_spec(registry, c.spec_json, out);
+    return kExitUsage;
+  } catch (const Error& e) {
+    err << "parlab: " << e.what() << "\n";
+    switch (e.category()) {
+      case ErrorCategory::usage: return kExitUsage;
+      case ErrorCategory::unavailable: return kExitFailure;
+      case ErrorCategory::failure: return kExitFailure;
+    }
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    err << "parlab: failure: " << e.what() << "\n";
+    return kExitFailure;
+  }
+}
+
 }  // namespace
 
 int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
@@ -68,123 +274,9 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
   CLI::App app{"parlab: the same computations under serial, std::thread, a thread pool, oneTBB, "
                "OpenMP, CUDA and embedded Python, measured side by side.",
                "parlab"};
-  app.set_version_flag("--version", version_text());
-  app.require_subcommand(1);
-  // The contract every command keeps (README, "Exit codes"); a CI gate relies on 1 meaning only
-  // "a measurement or validation failed" (compare: "slower beyond the gate").
-  const std::string exit_codes =
-      "Exit codes (every command): 0 done, nothing failed; 1 a measurement or validation failed (compare: "
-      "slower beyond --fail-if-slower); 2 bad input or environment (a path, a file, a type, a permission), "
-      "naming the argument or key; 130 interrupted; 3 an internal error of the Python helpers (report, "
-      "compare; please report it).";
-  app.footer(exit_codes);
-  std::string python_home;
-  app.add_option("--python-home", python_home,
-                 "Python backends: the CPython prefix to embed (overrides PYTHONHOME and VIRTUAL_ENV)");
-
-  auto* list = app.add_subcommand("list", "List backends (with availability and reason) and kernels");
-
-  PiArgs pi_args;
-  auto* pi = app.add_subcommand("pi", "Monte Carlo pi on one backend: hits, estimate, 3-sigma verdict");
-  pi->add_option("--backend,-b", pi_args.backend, "Backend name (see `parlab list`)")->capture_default_str();
-  pi->add_option("--threads,-t", pi_args.threads, "Thread count, a positive integer")->capture_default_str();
-  pi->add_option("--samples,-n", pi_args.samples, "Sample count N >= 1 (e.g. 1000000, 2^28, 1e9)")
-      ->capture_default_str();
-  pi->add_option("--seed,-s", pi_args.seed, "64-bit seed (decimal or 0x hex)")->capture_default_str();
-  pi->add_option("--device", pi_args.device, "GPU index for GPU backends")->capture_default_str();
-  pi->add_flag("--json", pi_args.json, "Print one JSON object instead of text");
-
-  RunArgs run_args;
-  auto* run = app.add_subcommand("run", "Run a suite (default: quick) and write results.json/.csv, plots and report.html");
-  // One option with both a positional and a long name: CLI11 >= 2.4 refuses a positional and an
-  // option that share a name ("suite is already added"), and 2.1 accepts this form as well.
-  run->add_option("suite,--suite", run_args.suite,
-                  "Suite name (see `parlab list`) or path to a suite .json; positional or --suite");
-  run->add_option("--kernel,-k", run_args.kernel, "Kernels (comma list); filters a suite, or runs ad hoc without one");
-  run->add_option("--backend,-b", run_args.backend, "Backends (comma list, or all/cpu/gpu/python)");
-  run->add_option("--threads,-t", run_args.threads, "Thread counts: 1,2,4 | 1..16 | max | pow2 | a mix");
-  run->add_option("--size,-n", run_args.size, "Sizes (comma list; 2^K, NeK accepted)");
-  run->add_option("--precision,-p", run_args.precision, "float, double (array kernels), int32");
-  run->add_option("--reps,-r", run_args.reps, "Timed repetitions per measurement (default 5; per round with --rounds)");
-  run->add_option("--rounds", run_args.rounds,
-                  "Measure the whole plan this many times over, round after round, a record per measurement and "
-                  "round (default: the suite's \"rounds\", else 1)");
-  run->add_option("--seed,-s", run_args.seed, "Seed of the pi stream (default " + std::to_string(kDefaultSeed) + ")");
-  run->add_option("--out,-o", run_args.out, "Results root (default: results); the run goes to OUT/<host>/<UTC timestamp>/");
-  run->add_option("--format", run_args.format, "Result formats: json,csv (results.json is always written)")->capture_default_str();
-  run->add_option("--device", run_args.device, "GPU index for GPU backends");
-  run->add_option("--ranks", run_args.ranks,
-                  "MPI job sizes (1,2,4 | 1..4): each mpi+ backend is measured by an MPI job of each size, launched "
-                  "with mpirun; without --backend, the CPU backends and every mpi+ one");
-  run->add_option("--hostfile", run_args.hostfile,
-                  "Hostfile the --ranks jobs run on (Open MPI's format: 'host slots=N' a line); records say how "
-                  "many hosts and ranks per host each job had (docs/multihost.md)");
-  run->add_option("--resume", run_args.resume,
-                  "Complete the interrupted run in this directory (its own plan: no suite or filters)");
-  run->add_option("--timeout", run_args.timeout,
-                  "Seconds one measurement in another process (another interpreter's parlab, an MPI job, an "
-                  "external peer's binary with everything it started) may take before it is stopped and its "
-                  "record fails (default " +
-                      std::to_string(static_cast<int>(RunOptions::kDefaultChildTimeoutSeconds)) +
-                      "; 0: no limit; at most 1e7)");
-  run->add_option("--peer-dir", run_args.peer_dir,
-                  "Directory of BabelStream's omp-stream and cuda-stream for the babelstream-* peers (overrides "
-                  "PARLAB_BABELSTREAM_DIR; scripts/build-babelstream.sh builds them); must be an existing directory");
-  run->add_flag("--quick", run_args.quick, "At most 3 repetitions, no minimum repetition time");
-  run->add_flag("--quiet,-q", run_args.quiet, "No progress output");
-  run->add_flag("--no-report", run_args.no_report, "Do not make plots and report.html after the run");
-  run->add_flag("--yes,-y", run_args.yes, "Start a plan estimated to take over an hour");
-  run->add_flag("--dry-run", run_args.dry_run, "Plan and check the run, print what it would measure, write nothing");
-  run->add_flag("--no-ceilings", run_args.no_ceilings,
-                "Do not measure or read this machine's roofs: no context.ceilings, no record `limit`");
-
-  bool ceilings_remeasure = false, ceilings_json = false;
-  auto* ceilings = app.add_subcommand("ceilings", "Measure (or show the cached) roofs of this machine: bandwidth, FMA "
-                                                  "peak, integer multiplies, LLC; GPU when present (docs/ceilings.md)");
-  ceilings->add_flag("--remeasure", ceilings_remeasure, "Measure again even when this machine and build has them cached");
-  ceilings->add_flag("--json", ceilings_json, "Print the ceilings block as JSON (the context.ceilings of a run)");
-
-  // Internal: how a run reaches the interpreter of another parlab build (experiments/machine/interpreters.hpp).
-  auto* interpreter_info = app.add_subcommand("interpreter-info", "")->group("");
-  std::string spec_json;
-  auto* measure_spec = app.add_subcommand("measure-spec", "")->group("");
-  measure_spec->add_option("spec", spec_json)->required();
-
-  std::string report_dir;
-  auto* report = app.add_subcommand("report", "Make the plots and report.html of a run directory");
-  report->alias("plot");
-  report->add_option("run_dir", report_dir, "A run directory holding results.json")->required();
-
-  std::vector<std::string> migrate_runs;
-  bool migrate_dry_run = false;
-  auto* migrate = app.add_subcommand("migrate", "Bring runs written by an older parlab to the current results schema, in "
-                                                "place (records get their kernel's family from the catalogue)");
-  migrate->add_option("runs", migrate_runs, "Run directories (or their results.json)")->required();
-  migrate->add_flag("--dry-run", migrate_dry_run, "Say what would change, write nothing");
-
-  // Everything after `compare` is the comparison script's own command line (its --help included).
-  auto* compare = app.add_subcommand("compare",
-                                     "Hold a run against another (a reference or yesterday's): per-record change with "
-                                     "its significance, context and scaling-shape differences (compare --help)");
-  compare->prefix_command();
-  compare->allow_extras();
-  compare->set_help_flag();
-
-  // CLI11 reports an unknown first word only as "a subcommand is required"; name it instead.
-  const auto subcommands = app.get_subcommands([](const CLI::App*) { return true; });
-  const auto is_subcommand = [&](std::string_view word) {
-    return std::any_of(subcommands.begin(), subcommands.end(),
-                       [&](const CLI::App* sub) { return sub->get_name() == word; });
-  };
-  if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
-    std::string accepted;
-    for (const auto* sub : subcommands) {
-      if (!sub->get_group().empty()) accepted += (accepted.empty() ? "" : ", ") + sub->get_name();  // not internal ones
-    }
-    err << "parlab: unknown command '" << argv[1] << "' (accepted: " << accepted << ")\n";
-    return kExitUsage;
-  }
-  for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) sub->footer(exit_codes);
+  Commands commands;
+  define_commands(app, commands);
+  if (reported_unknown_command(app, argc, argv, err)) return kExitUsage;
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {  // --help, --help-all, --version
@@ -194,60 +286,8 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     err << "Run with --help for usage.\n";
     return kExitUsage;
   }
-
-  // An option given an empty value ("--size ''") would read as "not given" and run the defaults;
-  // it is a usage error instead. (Flags take no value and are skipped.)
-  for (const CLI::App* sub : {static_cast<const CLI::App*>(pi), static_cast<const CLI::App*>(run)}) {
-    if (sub->count() == 0) continue;
-    for (const CLI::Option* opt : sub->get_options()) {
-      if (opt->get_type_size() == 0 || opt->count() == 0) continue;
-      for (const std::string& value : opt->results()) {
-        if (value.empty()) {
-          err << "parlab: invalid value '' for " << opt->get_name() << ": expected a value\n";
-          return kExitUsage;
-        }
-      }
-    }
-  }
-  try {
-    if (*run && !run_args.peer_dir.empty()) {  // before the registry is made
-      // Bad input, said up front: a missing directory would otherwise only make every peer
-      // "unavailable", a reason found in results.json, with exit 0.
-      std::error_code ec;
-      const auto st = std::filesystem::status(run_args.peer_dir, ec);
-      if (!std::filesystem::exists(st)) {
-        throw UsageError("--peer-dir '" + run_args.peer_dir + "': no such directory");
-      }
-      if (!std::filesystem::is_directory(st)) {
-        throw UsageError("--peer-dir '" + run_args.peer_dir + "': not a directory");
-      }
-      set_peer_dir(run_args.peer_dir);
-    }
-    const Registry registry = make_registry();
-    if (!python_home.empty()) configure_python(python_home);
-    if (*list) return cmd_list(registry, out);
-    if (*pi) return cmd_pi(registry, pi_args, out);
-    if (*run) return cmd_run(registry, run_args, out, err, argc, argv);
-    if (*report) return cmd_report(report_dir, err, false);
-    if (*ceilings) return cmd_ceilings(registry, ceilings_remeasure, ceilings_json, out, err);
-    if (*migrate) return cmd_migrate(registry, migrate_runs, migrate_dry_run, out, err);
-    if (*compare) return cmd_compare(compare->remaining(), err);
-    if (*interpreter_info) return cmd_interpreter_info(out);
-    if (*measure_spec) return cmd_measure_spec(registry, spec_json, out);
-    return kExitUsage;
-  } catch (const Error& e) {
-    err << "parlab: " << e.what() << "\n";
-    switch (e.category()) {
-      case ErrorCategory::usage: return kExitUsage;
-      case ErrorCategory::unavailable: return kExitFailure;
-      case ErrorCategory::failure: return kExitFailure;
-    }
-    return kExitFailure;
-  } catch (const std::exception& e) {
-    err << "parlab: failure: " << e.what() << "\n";
-    return kExitFailure;
-  }
+  if (reported_empty_value(commands, err)) return kExitUsage;
+  return run_command(commands, argc, argv, out, err);
 }
 
 }  // namespace parlab
-

@@ -90,10 +90,8 @@ void print_plan(const Plan& plan, double at_least, std::ostream& out) {
   for (const auto& w : plan.warnings) out << "warning: " << w << "\n";
 }
 
-}  // namespace
-
-int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
-            const char* const* argv) {
+// The run's output options: formats and the timeout of a measurement in another process.
+RunOptions run_options(const RunArgs& a) {
   RunOptions options;
   options.quiet = a.quiet;
   // results.json is always written: it is the run's state, needed to resume and to plot.
@@ -105,43 +103,37 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
       throw UsageError("invalid value '" + f + "' for --format: accepted json, csv");
     }
   }
-
   options.child_timeout_s = parse_timeout(a.timeout);
-  set_peer_timeout(options.child_timeout_s);  // the external peers are measured in another process too
-  // The hosts of every MPI job of this run (--ranks, a suite's "ranks", a resumed run's).
-  if (!a.hostfile.empty()) set_mpi_hostfile(a.hostfile);
+  return options;
+}
 
-  if (!a.resume.empty()) {
-    refuse_filters_with_resume(a);
-    Runner runner(registry, err, options);
-    install_interrupt_handler();
-    const int code = runner.resume(a.resume);
-    return with_report(code, runner.run_dir().string(), a, err);
-  }
+int resume_run(const Registry& registry, const RunArgs& a, const RunOptions& options, std::ostream& err) {
+  refuse_filters_with_resume(a);
+  Runner runner(registry, err, options);
+  install_interrupt_handler();
+  const int code = runner.resume(a.resume);
+  return with_report(code, runner.run_dir().string(), a, err);
+}
 
-  // Everything is parsed and the whole plan built before anything touches the disk, so bad
-  // input never leaves a half-written result directory.
-  const int max_threads = hardware_threads();
-  PlanOverrides o;
-  if (!a.kernel.empty()) o.kernels = split_list(a.kernel, "--kernel");
-  if (!a.backend.empty()) o.backends = split_list(a.backend, "--backend");
-  if (!a.threads.empty()) o.threads = parse_thread_list(a.threads, "--threads", max_threads);
-  if (!a.ranks.empty()) {
-    // Rank counts: the thread-list syntax ("max" is the hardware threads); every R >= 1.
-    o.ranks = parse_thread_list(a.ranks, "--ranks", max_threads, "rank count");
-    if (MpiJobScope::in_job()) throw UsageError("--ranks launches its own MPI jobs: run parlab outside mpirun");
-    std::vector<std::string> mpi_backends;
-    for (const auto& e : registry.entries()) {
-      if (e.kind == "mpi" && e.available) mpi_backends.push_back(e.name);
-    }
-    if (mpi_backends.empty()) throw UsageError("--ranks: no MPI backend is available (see `parlab list`)");
-    // Without --backend: the single-process CPU backends beside every MPI one, so the run holds
-    // the figures (and the pi counts and dot bits) to compare with.
-    if (o.backends.empty()) {
-      o.backends = {"cpu"};
-      o.backends.insert(o.backends.end(), mpi_backends.begin(), mpi_backends.end());
-    }
+// --ranks: rank counts in the thread-list syntax ("max" is the hardware threads); every R >= 1.
+void add_rank_overrides(PlanOverrides& o, const RunArgs& a, const Registry& registry, int max_threads) {
+  o.ranks = parse_thread_list(a.ranks, "--ranks", max_threads, "rank count");
+  if (MpiJobScope::in_job()) throw UsageError("--ranks launches its own MPI jobs: run parlab outside mpirun");
+  std::vector<std::string> mpi_backends;
+  for (const auto& e : registry.entries()) {
+    if (e.kind == "mpi" && e.available) mpi_backends.push_back(e.name);
   }
+  if (mpi_backends.empty()) throw UsageError("--ranks: no MPI backend is available (see `parlab list`)");
+  // Without --backend: the single-process CPU backends beside every MPI one, so the run holds
+  // the figures (and the pi counts and dot bits) to compare with.
+  if (o.backends.empty()) {
+    o.backends = {"cpu"};
+    o.backends.insert(o.backends.end(), mpi_backends.begin(), mpi_backends.end());
+  }
+}
+
+// The numeric options' limits; each error names its option.
+void add_number_overrides(PlanOverrides& o, const RunArgs& a) {
   if (!a.size.empty()) {
     std::vector<std::uint64_t> sizes;
     for (const auto& s : split_list(a.size, "--size")) sizes.push_back(parse_count(s, "--size", 1));
@@ -170,22 +162,38 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
     if (d > 1024) throw UsageError("invalid value '" + a.device + "' for --device: expected a GPU index");
     o.device = static_cast<int>(d);
   }
+}
+
+PlanOverrides plan_overrides(const RunArgs& a, const Registry& registry, int max_threads) {
+  PlanOverrides o;
+  if (!a.kernel.empty()) o.kernels = split_list(a.kernel, "--kernel");
+  if (!a.backend.empty()) o.backends = split_list(a.backend, "--backend");
+  if (!a.threads.empty()) o.threads = parse_thread_list(a.threads, "--threads", max_threads);
+  if (!a.ranks.empty()) add_rank_overrides(o, a, registry, max_threads);
+  add_number_overrides(o, a);
   o.quick = a.quick;
+  return o;
+}
+
+// The suite named (default: quick, unless --kernel makes an ad-hoc run) expanded into the plan.
+Plan plan_of(const RunArgs& a, const PlanOverrides& o, const Registry& registry, int max_threads) {
   std::string suite_name = a.suite;
   if (suite_name.empty() && o.kernels.empty()) suite_name = "quick";  // the default suite
   nlohmann::json suite;
   if (!suite_name.empty()) suite = load_suite(suite_name);
-  Plan plan;
   try {
-    plan = make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
+    return make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
   } catch (const UsageError& e) {
     // A suite given by path: its errors name the file too (a suite's "name" need not say which).
     const std::filesystem::path given = suite_name;
     if (suite_name.find('/') == std::string::npos && given.extension() != ".json") throw;
     throw UsageError("suite file '" + suite_name + "': " + e.what());
   }
-  // Entries measured by MPI jobs the runner launches (--ranks, a suite's "ranks"): the launcher
-  // must exist before anything starts, and ranks x threads beyond the cores is said up front.
+}
+
+// Entries measured by MPI jobs the runner launches (--ranks, a suite's "ranks"): the launcher
+// must exist before anything starts, and ranks x threads beyond the cores is said up front.
+void check_mpi_jobs(Plan& plan, const Registry& registry, int max_threads) {
   int most_ranks = 0, most_threads = 1;
   for (const auto& s : plan.specs) {
     const BackendEntry* e = registry.find(s.backend);
@@ -194,17 +202,19 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
       most_threads = std::max(most_threads, s.threads);
     }
   }
-  if (most_ranks > 0) {
-    const MpiLauncher launcher = find_mpi_launcher();
-    plan.warnings.push_back("MPI jobs launched as: " + launcher.describe() + " -np R");
-    if (most_ranks * most_threads > max_threads) {
-      plan.warnings.push_back("up to " + std::to_string(most_ranks) + " MPI ranks x " + std::to_string(most_threads) +
-                              " threads on " + std::to_string(max_threads) +
-                              " hardware threads: oversubscribed points measure time-slicing");
-    }
+  if (most_ranks == 0) return;
+  const MpiLauncher launcher = find_mpi_launcher();
+  plan.warnings.push_back("MPI jobs launched as: " + launcher.describe() + " -np R");
+  if (most_ranks * most_threads > max_threads) {
+    plan.warnings.push_back("up to " + std::to_string(most_ranks) + " MPI ranks x " + std::to_string(most_threads) +
+                            " threads on " + std::to_string(max_threads) +
+                            " hardware threads: oversubscribed points measure time-slicing");
   }
-  // A lower bound from optimistic rates (experiments/plan/estimate.hpp): a plan over an hour needs
-  // --yes, so a mistyped size cannot start a run of centuries.
+}
+
+// A lower bound from optimistic rates (experiments/plan/estimate.hpp): a plan over an hour needs
+// --yes, so a mistyped size cannot start a run of centuries. Returns the bound.
+double check_duration(const Plan& plan, const Registry& registry, const RunArgs& a, std::ostream& err) {
   const double at_least = min_seconds(plan, registry);
   if (at_least > 3600 && !a.yes) {
     throw UsageError("this plan would take at least " + format_duration(at_least) +
@@ -213,12 +223,12 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   if (at_least > 600 && !a.quiet) {
     err << "parlab: this plan takes at least " << format_duration(at_least) << "\n";
   }
-  if (a.dry_run) {
-    print_plan(plan, at_least, out);
-    return kExitOk;
-  }
-  // plan.warnings go into the run's context; the runner prints them with the context's own.
+  return at_least;
+}
 
+// plan.warnings go into the run's context; the runner prints them with the context's own.
+int start_run(const Registry& registry, const RunArgs& a, RunOptions options, const Plan& plan, int argc,
+              const char* const* argv, std::ostream& err) {
   nlohmann::json invocation = nlohmann::json::array();
   for (int i = 0; i < argc; ++i) invocation.push_back(argv[i]);
   // The roofs the records are held against (docs/ceilings.md): cached, or measured now.
@@ -227,6 +237,30 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   install_interrupt_handler();
   const int code = runner.run_new(plan, a.out.empty() ? "results" : a.out, invocation);
   return with_report(code, runner.run_dir().string(), a, err);
+}
+
+}  // namespace
+
+int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
+            const char* const* argv) {
+  const RunOptions options = run_options(a);
+  set_peer_timeout(options.child_timeout_s);  // the external peers are measured in another process too
+  // The hosts of every MPI job of this run (--ranks, a suite's "ranks", a resumed run's).
+  if (!a.hostfile.empty()) set_mpi_hostfile(a.hostfile);
+  if (!a.resume.empty()) return resume_run(registry, a, options, err);
+
+  // Everything is parsed and the whole plan built before anything touches the disk, so bad
+  // input never leaves a half-written result directory.
+  const int max_threads = hardware_threads();
+  const PlanOverrides o = plan_overrides(a, registry, max_threads);
+  Plan plan = plan_of(a, o, registry, max_threads);
+  check_mpi_jobs(plan, registry, max_threads);
+  const double at_least = check_duration(plan, registry, a, err);
+  if (a.dry_run) {
+    print_plan(plan, at_least, out);
+    return kExitOk;
+  }
+  return start_run(registry, a, options, plan, argc, argv, err);
 }
 
 }  // namespace parlab

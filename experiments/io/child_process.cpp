@@ -108,6 +108,163 @@ const char* signal_name(int sig) {
   }
 }
 
+// Pointers into `strings` for a C argv or envp, ending in nullptr; valid while `strings` lives.
+std::vector<char*> c_pointers(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (auto& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+// Starts argv with its stderr (and stdout when captured) going into the pipes, whose write ends
+// are closed here. Returns the child's pid, or 0 with r.start_error set when it could not start.
+pid_t spawn_child(const std::vector<std::string>& argv, const SpawnOptions& options, Pipe& out_pipe, Pipe& err_pipe,
+                  ChildOutput& r) {
+  std::vector<std::string> env_strings = child_environment(options.set_env);
+  std::vector<std::string> argv_copy = argv;
+  std::vector<char*> envp = c_pointers(env_strings);
+  std::vector<char*> args = c_pointers(argv_copy);
+  FileActions actions;
+  if (options.capture_stdout) posix_spawn_file_actions_adddup2(actions.get(), out_pipe.write_end(), STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(actions.get(), err_pipe.write_end(), STDERR_FILENO);
+  SpawnAttr attr;
+  // parlab ignores SIGPIPE (cli/main.cpp); a child gets the default back, as from a shell.
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  posix_spawnattr_setsigdefault(attr.get(), &defaults);
+  short flags = POSIX_SPAWN_SETSIGDEF;
+  if (options.own_process_group) {
+    flags |= POSIX_SPAWN_SETPGROUP;
+    posix_spawnattr_setpgroup(attr.get(), 0);  // a new group whose id is the child's pid
+  }
+  posix_spawnattr_setflags(attr.get(), flags);
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], actions.get(), attr.get(), args.data(), envp.data());
+  out_pipe.close_write();
+  err_pipe.close_write();
+  if (rc != 0) {
+    r.start_error = valid_utf8(argv[0]) + ": " + std::strerror(rc);
+    return 0;
+  }
+  if (!options.capture_stdout) out_pipe.close_read();
+  return pid;
+}
+
+// The time limit and this process's interruption for one running child, checked while reading
+// and while reaping (a child that closed its pipes may still run), and the end of its process
+// group once it has exited.
+class ChildWatch {
+ public:
+  ChildWatch(pid_t pid, const SpawnOptions& options, ChildOutput& r)
+      : pid_(pid), options_(options), r_(r), target_(options.own_process_group ? -pid : pid) {}
+
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+  // Whether SIGKILL went out over two seconds ago: the pipes are then held by something else.
+  bool kill_overdue() const { return sent_kill_ && elapsed() > kill_at_ + 2.0; }
+
+  void check() {
+    const double t = elapsed();
+    if (!r_.timed_out && !r_.interrupted && options_.timeout_s > 0 && t > options_.timeout_s) {
+      r_.timed_out = true;
+      ::kill(target_, SIGTERM);
+      kill_at_ = t + kTermGraceSeconds;
+    }
+    if (!r_.timed_out && !r_.interrupted && options_.interrupted != nullptr && options_.interrupted->load()) {
+      r_.interrupted = true;
+      ::kill(target_, SIGINT);
+      kill_at_ = t + kInterruptGraceSeconds;
+    }
+    if (kill_at_ >= 0 && t > kill_at_ && !sent_kill_) {
+      sent_kill_ = true;
+      ::kill(target_, SIGKILL);
+    }
+  }
+
+  // own_process_group: once the child has exited, what is left of its group is killed.
+  void end_group_if_child_exited() {
+    if (!options_.own_process_group || group_ended_) return;
+    siginfo_t info{};
+    // WNOWAIT: look without reaping, so the group id stays the child's until it is reaped.
+    if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_) {
+      group_ended_ = true;
+      ::kill(-pid_, SIGKILL);
+    }
+  }
+
+ private:
+  const pid_t pid_;
+  const SpawnOptions& options_;
+  ChildOutput& r_;
+  // The child alone, or its whole process group (own_process_group; the child leads it, and
+  // until it is reaped its pid cannot name another group).
+  const pid_t target_;
+  const Clock::time_point start_ = Clock::now();
+  double kill_at_ = -1;  // when a stopped child that has not ended gets SIGKILL
+  bool sent_kill_ = false;
+  bool group_ended_ = false;
+};
+
+// Reads both pipes as data arrives (one blocking read could deadlock against a child filling
+// the other): stdout into r.out, stderr on to ours. Returns the last of stderr, at least
+// kTailBytes of it.
+std::string read_child_output(Pipe& out_pipe, Pipe& err_pipe, bool capture_stdout, ChildWatch& watch, ChildOutput& r) {
+  std::string err_all;
+  Utf8Stream passed_on;  // the child's stderr, passed on to ours as valid UTF-8
+  char buf[65536];
+  int open_fds = capture_stdout ? 2 : 1;
+  while (open_fds > 0) {
+    pollfd fds[2];
+    nfds_t n = 0;
+    if (out_pipe.read_end() >= 0) fds[n++] = {out_pipe.read_end(), POLLIN, 0};
+    if (err_pipe.read_end() >= 0) fds[n++] = {err_pipe.read_end(), POLLIN, 0};
+    const int ready = ::poll(fds, n, 100);
+    if (ready < 0 && errno != EINTR) break;
+    for (nfds_t i = 0; ready > 0 && i < n; ++i) {
+      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+      const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
+      if (got < 0 && errno == EINTR) continue;
+      const bool is_out = fds[i].fd == out_pipe.read_end();
+      if (got <= 0) {
+        if (is_out) {
+          out_pipe.close_read();
+        } else {
+          err_pipe.close_read();
+        }
+        --open_fds;
+        continue;
+      }
+      if (is_out) {
+        r.out.append(buf, static_cast<std::size_t>(got));
+      } else {
+        const std::string text = passed_on.feed(std::string_view(buf, static_cast<std::size_t>(got)));
+        write_all(STDERR_FILENO, text.data(), text.size());
+        err_all.append(buf, static_cast<std::size_t>(got));
+        if (err_all.size() > 4 * kTailBytes) err_all.erase(0, err_all.size() - kTailBytes);
+      }
+    }
+    watch.check();
+    watch.end_group_if_child_exited();
+    if (watch.kill_overdue()) break;  // its pipes are held by something else: stop reading
+  }
+  if (const std::string rest = passed_on.finish(); !rest.empty()) write_all(STDERR_FILENO, rest.data(), rest.size());
+  return err_all;
+}
+
+// Waits for the child, still watching it; its wait status.
+int reap_child(pid_t pid, ChildWatch& watch) {
+  int status = 0;
+  for (;;) {
+    watch.end_group_if_child_exited();  // before reaping: a background child that closed its pipes ends too
+    const pid_t w = ::waitpid(pid, &status, WNOHANG);
+    if (w == pid || (w < 0 && errno != EINTR)) break;
+    watch.check();
+    ::usleep(20000);
+  }
+  return status;
+}
+
 }  // namespace
 
 std::string ChildOutput::describe_end() const {
@@ -146,131 +303,18 @@ ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& 
     r.start_error = "no command";
     return r;
   }
-  std::vector<std::string> env_strings = child_environment(options.set_env);
-  std::vector<char*> envp, args;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_copy = argv;
-  for (auto& s : argv_copy) args.push_back(s.data());
-  args.push_back(nullptr);
-
   Pipe out_pipe, err_pipe;
-  FileActions actions;
-  if (options.capture_stdout) posix_spawn_file_actions_adddup2(actions.get(), out_pipe.write_end(), STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(actions.get(), err_pipe.write_end(), STDERR_FILENO);
-  SpawnAttr attr;
-  // parlab ignores SIGPIPE (cli/main.cpp); a child gets the default back, as from a shell.
-  sigset_t defaults;
-  sigemptyset(&defaults);
-  sigaddset(&defaults, SIGPIPE);
-  posix_spawnattr_setsigdefault(attr.get(), &defaults);
-  short flags = POSIX_SPAWN_SETSIGDEF;
-  if (options.own_process_group) {
-    flags |= POSIX_SPAWN_SETPGROUP;
-    posix_spawnattr_setpgroup(attr.get(), 0);  // a new group whose id is the child's pid
-  }
-  posix_spawnattr_setflags(attr.get(), flags);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], actions.get(), attr.get(), args.data(), envp.data());
-  out_pipe.close_write();
-  err_pipe.close_write();
-  if (rc != 0) {
-    r.start_error = valid_utf8(argv[0]) + ": " + std::strerror(rc);
-    return r;
-  }
-  if (!options.capture_stdout) out_pipe.close_read();
-
-  // Read both pipes as data arrives (one blocking read could deadlock against a child filling
-  // the other), watch the clock and this process's interruption, then reap the child.
-  const auto start = Clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  double kill_at = -1;  // when a stopped child that has not ended gets SIGKILL
-  bool sent_kill = false;
-  // The child alone, or its whole process group (own_process_group; the child leads it, and
-  // until it is reaped its pid cannot name another group).
-  const pid_t target = options.own_process_group ? -pid : pid;
-  bool group_ended = false;  // own_process_group: the rest of the group was killed after the child exited
-  const auto end_group_if_child_exited = [&] {
-    if (!options.own_process_group || group_ended) return;
-    siginfo_t info{};
-    // WNOWAIT: look without reaping, so the group id stays the child's until the waitpid below.
-    if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
-      group_ended = true;
-      ::kill(-pid, SIGKILL);
-    }
-  };
-  // The timeout and this process's interruption, checked while reading and while reaping (a
-  // child that closed its pipes may still run).
-  const auto watch = [&] {
-    const double t = elapsed();
-    if (!r.timed_out && !r.interrupted && options.timeout_s > 0 && t > options.timeout_s) {
-      r.timed_out = true;
-      ::kill(target, SIGTERM);
-      kill_at = t + kTermGraceSeconds;
-    }
-    if (!r.timed_out && !r.interrupted && options.interrupted != nullptr && options.interrupted->load()) {
-      r.interrupted = true;
-      ::kill(target, SIGINT);
-      kill_at = t + kInterruptGraceSeconds;
-    }
-    if (kill_at >= 0 && t > kill_at && !sent_kill) {
-      sent_kill = true;
-      ::kill(target, SIGKILL);
-    }
-  };
-  std::string err_all;
-  Utf8Stream passed_on;  // the child's stderr, passed on to ours as valid UTF-8
-  char buf[65536];
-  int open_fds = options.capture_stdout ? 2 : 1;
-  while (open_fds > 0) {
-    pollfd fds[2];
-    nfds_t n = 0;
-    if (out_pipe.read_end() >= 0) fds[n++] = {out_pipe.read_end(), POLLIN, 0};
-    if (err_pipe.read_end() >= 0) fds[n++] = {err_pipe.read_end(), POLLIN, 0};
-    const int ready = ::poll(fds, n, 100);
-    if (ready < 0 && errno != EINTR) break;
-    for (nfds_t i = 0; ready > 0 && i < n; ++i) {
-      if ((fds[i].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      const ssize_t got = ::read(fds[i].fd, buf, sizeof buf);
-      if (got < 0 && errno == EINTR) continue;
-      const bool is_out = fds[i].fd == out_pipe.read_end();
-      if (got <= 0) {
-        if (is_out) {
-          out_pipe.close_read();
-        } else {
-          err_pipe.close_read();
-        }
-        --open_fds;
-        continue;
-      }
-      if (is_out) {
-        r.out.append(buf, static_cast<std::size_t>(got));
-      } else {
-        const std::string text = passed_on.feed(std::string_view(buf, static_cast<std::size_t>(got)));
-        write_all(STDERR_FILENO, text.data(), text.size());
-        err_all.append(buf, static_cast<std::size_t>(got));
-        if (err_all.size() > 4 * kTailBytes) err_all.erase(0, err_all.size() - kTailBytes);
-      }
-    }
-    watch();
-    end_group_if_child_exited();
-    if (sent_kill && elapsed() > kill_at + 2.0) break;  // its pipes are held by something else: stop reading
-  }
-  int status = 0;
-  for (;;) {
-    end_group_if_child_exited();  // before reaping: a background child that closed its pipes ends too
-    const pid_t w = ::waitpid(pid, &status, WNOHANG);
-    if (w == pid || (w < 0 && errno != EINTR)) break;
-    watch();
-    ::usleep(20000);
-  }
+  const pid_t pid = spawn_child(argv, options, out_pipe, err_pipe, r);
+  if (pid == 0) return r;
+  ChildWatch watch(pid, options, r);
+  const std::string err_all = read_child_output(out_pipe, err_pipe, options.capture_stdout, watch, r);
+  const int status = reap_child(pid, watch);
   if (WIFEXITED(status)) {
     r.exit_code = WEXITSTATUS(status);
   } else if (WIFSIGNALED(status)) {
     r.signal = WTERMSIG(status);
     r.exit_code = 128 + r.signal;
   }
-  if (const std::string rest = passed_on.finish(); !rest.empty()) write_all(STDERR_FILENO, rest.data(), rest.size());
   r.err_tail = err_all.size() > kTailBytes ? err_all.substr(err_all.size() - kTailBytes) : err_all;
   // What a child printed enters records and messages: made valid UTF-8 here, once (text.hpp).
   r.err_tail = valid_utf8(r.err_tail);

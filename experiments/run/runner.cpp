@@ -16,6 +16,7 @@
 #include <iostream>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 #include "experiments/wiring/python_part.hpp"
@@ -300,22 +301,22 @@ json Runner::measure(const MeasurementSpec& s, std::size_t index) {
   return r;
 }
 
-json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
-  json r = to_json(s);
-  r["id"] = index;
-  const BackendEntry* entry = registry_.find(s.backend);
-  r["kind"] = entry ? entry->kind : "";
-  // Where it ran, as its wing says (docs/records.md): what record_limit and the figures read.
-  if (entry != nullptr && !entry->processor.empty()) r["processor"] = entry->processor;
-  if (entry == nullptr || !entry->available) {
-    r["status"] = "unavailable";
-    r["reason"] = entry ? entry->reason : "backend not registered in this build";
-    if (entry != nullptr && entry->broken) {
-      r["status"] = "error";
-      r["validation"] = {{"pass", false}, {"detail", "error: " + entry->reason}};
-    }
-    return r;
+namespace {
+
+// A record of a backend this build or machine cannot run: unavailable, or an error where its
+// wing is broken. nullopt where the backend is there to measure.
+std::optional<json> record_without_backend(json r, const BackendEntry* entry) {
+  if (entry != nullptr && entry->available) return std::nullopt;
+  r["status"] = "unavailable";
+  r["reason"] = entry ? entry->reason : "backend not registered in this build";
+  if (entry != nullptr && entry->broken) {
+    r["status"] = "error";
+    r["validation"] = {{"pass", false}, {"detail", "error: " + entry->reason}};
   }
+  return r;
+}
+
+Problem problem_of(const MeasurementSpec& s) {
   Problem p;
   p.kernel = s.kernel;
   p.precision = s.precision;
@@ -324,47 +325,137 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
   p.seed = s.seed;
   p.threads = s.threads;
   p.device = s.device;
+  return p;
+}
+
+// Warm-up, and calibration of `inner`: how many runs make one repetition last min_rep_seconds,
+// so short kernels are not timed at the clock's resolution. nullopt when interrupted.
+std::optional<long> warm_up_and_calibrate(Workload& w, const MeasurementSpec& s) {
+  double last = 0;
+  for (int i = 0; i < s.warmup; ++i) {
+    const auto t0 = Clock::now();
+    w.run();
+    last = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (g_interrupted.load()) return std::nullopt;
+  }
+  w.warmed_up();
+  long inner = 1;
+  if (s.min_rep_seconds > 0 && last > 0 && last < s.min_rep_seconds) {
+    inner = std::min(1000000L, static_cast<long>(std::ceil(s.min_rep_seconds / last)));
+  }
+  return inner;
+}
+
+// Seconds per run of each repetition; kernel_s and transfer_s only for backends that time themselves.
+struct RepTimes {
+  std::vector<double> reps, kernel_s, transfer_s;
+};
+
+// The timed repetitions, each `inner` runs. nullopt when interrupted.
+std::optional<RepTimes> time_repetitions(Workload& w, int reps, long inner) {
+  RepTimes t;
+  for (int rep = 0; rep < reps; ++rep) {
+    double self_kernel = 0, self_transfer = 0;
+    bool self_timed = false;
+    const auto t0 = Clock::now();
+    for (long k = 0; k < inner; ++k) {
+      w.run();
+      if (auto own = w.last_timing()) {
+        self_timed = true;
+        self_kernel += own->kernel_s;
+        self_transfer += own->transfer_s;
+      }
+    }
+    const double wall = std::chrono::duration<double>(Clock::now() - t0).count() / static_cast<double>(inner);
+    if (self_timed) {
+      // Backends that time themselves report compute and transfers apart; the repetition's
+      // time is their sum, so a figure never hides a transfer.
+      t.kernel_s.push_back(self_kernel / static_cast<double>(inner));
+      t.transfer_s.push_back(self_transfer / static_cast<double>(inner));
+      t.reps.push_back(t.kernel_s.back() + t.transfer_s.back());
+    } else {
+      t.reps.push_back(wall);
+    }
+    if (g_interrupted.load()) return std::nullopt;
+  }
+  return t;
+}
+
+void add_times(json& r, const RepTimes& t, long inner) {
+  r["inner"] = inner;
+  r["reps_s"] = t.reps;
+  r["time_s"] = aggregates(t.reps);
+  if (!t.kernel_s.empty()) {
+    r["kernel_s"] = aggregates(t.kernel_s)["median"];
+    r["transfer_s"] = aggregates(t.transfer_s)["median"];
+  }
+}
+
+// Rates from the median time; the work, with what the workload's arrays occupy (the
+// catalogue's host words): the x axis of a bandwidth figure, which marks the caches they fit in.
+void add_rates_and_work(json& r, const WorkCount& work, const MeasurementSpec& s) {
+  const double median = r["time_s"]["median"].get<double>();
+  json rate = json::object();
+  if (median > 0) {
+    if (work.samples > 0) rate["samples_per_s"] = work.samples / median;
+    if (work.bytes > 0) rate["bytes_per_s"] = work.bytes / median;
+    if (work.flops > 0) rate["flops_per_s"] = work.flops / median;
+  }
+  r["rate"] = rate;
+  r["work"] = {{"samples", work.samples}, {"bytes", work.bytes}, {"flops", work.flops}};
+  if (const double footprint = kernel_host_bytes(s.kernel, s.precision, s.size, s.size_y); footprint > 0) {
+    r["work"]["footprint_bytes"] = footprint;
+  }
+}
+
+// The verdict, its metrics with the energy's beside them, and the record's status.
+void add_validation(json& r, const Validation& v, json& energy) {
+  r["validation"] = {{"pass", v.pass}, {"detail", v.detail}};
+  if (!v.metrics.empty()) {
+    json metrics = json::object();
+    for (const auto& [name, value] : v.metrics) metrics[name] = value;
+    r["metrics"] = metrics;
+  }
+  if (energy.contains("energy_unavailable")) {
+    r["energy"] = "unavailable: " + energy["energy_unavailable"].get<std::string>();
+  } else if (energy.is_object()) {
+    for (const auto& [k, x] : energy.items()) r["metrics"][k] = x;
+  }
+  r["checksum"] = v.checksum;
+  if (v.hits) r["hits"] = *v.hits;
+  r["status"] = v.pass ? "ok" : "failed-validation";
+}
+
+// Where it ran (docs/records.md, "Dimensions that compose"), for workloads spread over ranks.
+void add_layout(json& r, const Workload& w) {
+  const auto l = w.layout();
+  if (!l) return;
+  r["ranks"] = l->ranks;
+  r["ranks_per_node"] = l->ranks_per_node;
+  r["hosts"] = l->hosts;
+  if (!l->host_names.empty()) {
+    r["host_names"] = l->host_names;
+    r["ranks_per_host"] = l->ranks_per_host;
+  }
+  if (!l->binding.empty()) r["binding"] = l->binding;
+}
+
+}  // namespace
+
+json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
+  json r = to_json(s);
+  r["id"] = index;
+  const BackendEntry* entry = registry_.find(s.backend);
+  r["kind"] = entry ? entry->kind : "";
+  // Where it ran, as its wing says (docs/records.md): what record_limit and the figures read.
+  if (entry != nullptr && !entry->processor.empty()) r["processor"] = entry->processor;
+  if (auto without = record_without_backend(r, entry)) return *without;
   try {
-    std::unique_ptr<Workload> w = entry->make(p);
-    // Warm-up, and calibration of `inner`: how many runs make one repetition last
-    // min_rep_seconds, so short kernels are not timed at the clock's resolution.
-    double last = 0;
-    for (int i = 0; i < s.warmup; ++i) {
-      const auto t0 = Clock::now();
-      w->run();
-      last = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (g_interrupted.load()) return json();
-    }
-    w->warmed_up();
-    long inner = 1;
-    if (s.min_rep_seconds > 0 && last > 0 && last < s.min_rep_seconds) {
-      inner = std::min(1000000L, static_cast<long>(std::ceil(s.min_rep_seconds / last)));
-    }
-    std::vector<double> reps, kernel_s, transfer_s;
-    for (int rep = 0; rep < s.reps; ++rep) {
-      double self_kernel = 0, self_transfer = 0;
-      bool self_timed = false;
-      const auto t0 = Clock::now();
-      for (long k = 0; k < inner; ++k) {
-        w->run();
-        if (auto t = w->last_timing()) {
-          self_timed = true;
-          self_kernel += t->kernel_s;
-          self_transfer += t->transfer_s;
-        }
-      }
-      const double wall = std::chrono::duration<double>(Clock::now() - t0).count() / static_cast<double>(inner);
-      if (self_timed) {
-        // Backends that time themselves report compute and transfers apart; the repetition's
-        // time is their sum, so a figure never hides a transfer.
-        kernel_s.push_back(self_kernel / static_cast<double>(inner));
-        transfer_s.push_back(self_transfer / static_cast<double>(inner));
-        reps.push_back(kernel_s.back() + transfer_s.back());
-      } else {
-        reps.push_back(wall);
-      }
-      if (g_interrupted.load()) return json();
-    }
+    std::unique_ptr<Workload> w = entry->make(problem_of(s));
+    const std::optional<long> inner = warm_up_and_calibrate(*w, s);
+    if (!inner) return json();
+    const std::optional<RepTimes> times = time_repetitions(*w, s.reps, *inner);
+    if (!times) return json();
     // Energy (docs/ceilings.md): more runs, after the timed ones, until the counter has advanced
     // enough; not for external peers and MPI jobs, whose runs are processes of their own.
     json energy;
@@ -374,52 +465,10 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       energy = measure_energy(*w, gpu_side, s.device, w->work());
     }
     const Validation v = w->validate();
-    const WorkCount work = w->work();
-    r["inner"] = inner;
-    r["reps_s"] = reps;
-    r["time_s"] = aggregates(reps);
-    if (!kernel_s.empty()) {
-      r["kernel_s"] = aggregates(kernel_s)["median"];
-      r["transfer_s"] = aggregates(transfer_s)["median"];
-    }
-    const double median = r["time_s"]["median"].get<double>();
-    json rate = json::object();
-    if (median > 0) {
-      if (work.samples > 0) rate["samples_per_s"] = work.samples / median;
-      if (work.bytes > 0) rate["bytes_per_s"] = work.bytes / median;
-      if (work.flops > 0) rate["flops_per_s"] = work.flops / median;
-    }
-    r["rate"] = rate;
-    r["work"] = {{"samples", work.samples}, {"bytes", work.bytes}, {"flops", work.flops}};
-    // What the workload's arrays occupy (the catalogue's host words): the x axis of a bandwidth
-    // figure, which marks the caches the arrays fit in.
-    if (const double footprint = kernel_host_bytes(s.kernel, s.precision, s.size, s.size_y); footprint > 0) {
-      r["work"]["footprint_bytes"] = footprint;
-    }
-    r["validation"] = {{"pass", v.pass}, {"detail", v.detail}};
-    if (!v.metrics.empty()) {
-      json metrics = json::object();
-      for (const auto& [name, value] : v.metrics) metrics[name] = value;
-      r["metrics"] = metrics;
-    }
-    if (energy.contains("energy_unavailable")) {
-      r["energy"] = "unavailable: " + energy["energy_unavailable"].get<std::string>();
-    } else if (energy.is_object()) {
-      for (const auto& [k, x] : energy.items()) r["metrics"][k] = x;
-    }
-    r["checksum"] = v.checksum;
-    if (v.hits) r["hits"] = *v.hits;
-    r["status"] = v.pass ? "ok" : "failed-validation";
-    if (const auto l = w->layout()) {  // where it ran (docs/records.md, "Dimensions that compose")
-      r["ranks"] = l->ranks;
-      r["ranks_per_node"] = l->ranks_per_node;
-      r["hosts"] = l->hosts;
-      if (!l->host_names.empty()) {
-        r["host_names"] = l->host_names;
-        r["ranks_per_host"] = l->ranks_per_host;
-      }
-      if (!l->binding.empty()) r["binding"] = l->binding;
-    }
+    add_times(r, *times, *inner);
+    add_rates_and_work(r, w->work(), s);
+    add_validation(r, v, energy);
+    add_layout(r, *w);
   } catch (const UnavailableError& e) {
     r["status"] = "unavailable";
     r["reason"] = e.what();

@@ -236,7 +236,7 @@ def ratio(a, b):
     return a / b if a and b else None
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=float, required=True, help="samples per profiled pi launch")
     ap.add_argument("--label", action="append", default=[], help="NAME=RAW.csv: pi launches under a clock setting")
@@ -248,80 +248,96 @@ def main():
     ap.add_argument("--default-variant", default="ilp4-occ8")
     ap.add_argument("--json", required=True)
     ap.add_argument("--csv", required=True)
-    a = ap.parse_args()
+    return ap.parse_args()
 
+
+def read_run_rates(path):
+    """variant -> samples_per_s of a plain run; empty (with a note) when there is none to read."""
     run_rates = {}
-    if a.run_rates:
+    if path:
         try:
-            for v in json.load(open(a.run_rates)).get("variants", []):
+            for v in json.load(open(path)).get("variants", []):
                 run_rates[v["variant"]] = v.get("samples_per_s")
         except (OSError, ValueError) as e:
             print(f"ncu_summary: --run-rates unreadable ({e}); fractions of the plain run left out", file=sys.stderr)
+    return run_rates
 
-    out = {"samples": a.samples, "schedulers_per_sm": SCHEDULERS_PER_SM, "pi": [], "triad": None}
-    for spec in a.label:
-        label, path = spec.split("=", 1)
-        for rec, details in read_launches(path):
-            f = pick(rec, details)
-            f["clock_control"] = label
-            f["kernel"] = rec["kernel"]
-            f["variant"] = variant_of(rec["kernel"])
-            schedulers = f["schedulers_per_sm"] or SCHEDULERS_PER_SM
-            f["schedulers_per_sm"] = schedulers
-            if f["warp_instructions"]:
-                f["warp_instructions_per_sample"] = f["warp_instructions"] / a.samples
-                f["thread_instructions_per_sample"] = (f["thread_instructions"] or 32 * f["warp_instructions"]) / a.samples
-            if f.get("warp_instructions_per_sample") and f["sm_clock_hz"] and f["sms"]:
-                f["issue_bound_ceiling_samples_per_s"] = (f["sms"] * schedulers * f["sm_clock_hz"]
-                                                          / f["warp_instructions_per_sample"])
-            if f["duration_s"]:
-                f["ncu_samples_per_s"] = a.samples / f["duration_s"]
-            f["pipe_bound_metric"], f["pipe_bound_pct"], f["pipe_bound_pipe"] = busiest_pipe(rec)
-            if f["pipe_bound_pct"] and f.get("ncu_samples_per_s"):
-                f["pipe_bound_ceiling_samples_per_s"] = f["ncu_samples_per_s"] / (f["pipe_bound_pct"] / 100)
-            if label == a.run_label and run_rates.get(f["variant"]):
-                f["run_samples_per_s"] = run_rates[f["variant"]]
-            issue, pipe = f.get("issue_bound_ceiling_samples_per_s"), f.get("pipe_bound_ceiling_samples_per_s")
-            f["fraction_of_ceiling_ncu"] = ratio(f.get("ncu_samples_per_s"), issue)
-            f["fraction_of_ceiling_run"] = ratio(f.get("run_samples_per_s"), issue)
-            f["fraction_of_pipe_ceiling_ncu"] = ratio(f.get("ncu_samples_per_s"), pipe)
-            f["fraction_of_pipe_ceiling_run"] = ratio(f.get("run_samples_per_s"), pipe)
-            if issue and pipe:
-                f["binding_ceiling"] = f"pipe {f['pipe_bound_pipe']}" if pipe <= issue else "issue"
-            else:
-                f["binding_ceiling"] = None
-            all_pipes = list(pipes(rec).values())
-            f["max_pipe_pct"] = max(all_pipes) if all_pipes else None
-            f["profile_goal_met"] = bool((f["issue_slots_busy_pct"] or 0) >= 80 or (f["max_pipe_pct"] or 0) >= 85)
-            out["pi"].append(f)
-    if a.triad:
-        launches = read_launches(a.triad)
-        if launches:
-            rec, details = launches[0]
-            f = pick(rec, details)
-            f["kernel"] = rec["kernel"]
-            if f["duration_s"] and a.triad_bytes:
-                f["bytes_per_s"] = a.triad_bytes / f["duration_s"]
-            out["triad"] = f
 
-    with open(a.json, "w") as fh:
+def pi_launch(rec, details, label, a, run_rates):
+    """One pi launch's fields with its ceilings (issue-bound, pipe-bound) and fractions of them."""
+    f = pick(rec, details)
+    f["clock_control"] = label
+    f["kernel"] = rec["kernel"]
+    f["variant"] = variant_of(rec["kernel"])
+    schedulers = f["schedulers_per_sm"] or SCHEDULERS_PER_SM
+    f["schedulers_per_sm"] = schedulers
+    if f["warp_instructions"]:
+        f["warp_instructions_per_sample"] = f["warp_instructions"] / a.samples
+        f["thread_instructions_per_sample"] = (f["thread_instructions"] or 32 * f["warp_instructions"]) / a.samples
+    if f.get("warp_instructions_per_sample") and f["sm_clock_hz"] and f["sms"]:
+        f["issue_bound_ceiling_samples_per_s"] = (f["sms"] * schedulers * f["sm_clock_hz"]
+                                                  / f["warp_instructions_per_sample"])
+    if f["duration_s"]:
+        f["ncu_samples_per_s"] = a.samples / f["duration_s"]
+    f["pipe_bound_metric"], f["pipe_bound_pct"], f["pipe_bound_pipe"] = busiest_pipe(rec)
+    if f["pipe_bound_pct"] and f.get("ncu_samples_per_s"):
+        f["pipe_bound_ceiling_samples_per_s"] = f["ncu_samples_per_s"] / (f["pipe_bound_pct"] / 100)
+    if label == a.run_label and run_rates.get(f["variant"]):
+        f["run_samples_per_s"] = run_rates[f["variant"]]
+    issue, pipe = f.get("issue_bound_ceiling_samples_per_s"), f.get("pipe_bound_ceiling_samples_per_s")
+    f["fraction_of_ceiling_ncu"] = ratio(f.get("ncu_samples_per_s"), issue)
+    f["fraction_of_ceiling_run"] = ratio(f.get("run_samples_per_s"), issue)
+    f["fraction_of_pipe_ceiling_ncu"] = ratio(f.get("ncu_samples_per_s"), pipe)
+    f["fraction_of_pipe_ceiling_run"] = ratio(f.get("run_samples_per_s"), pipe)
+    if issue and pipe:
+        f["binding_ceiling"] = f"pipe {f['pipe_bound_pipe']}" if pipe <= issue else "issue"
+    else:
+        f["binding_ceiling"] = None
+    all_pipes = list(pipes(rec).values())
+    f["max_pipe_pct"] = max(all_pipes) if all_pipes else None
+    f["profile_goal_met"] = bool((f["issue_slots_busy_pct"] or 0) >= 80 or (f["max_pipe_pct"] or 0) >= 85)
+    return f
+
+
+def triad_launch(a):
+    """The triad launch's fields, for contrast; None without one."""
+    launches = read_launches(a.triad) if a.triad else []
+    if not launches:
+        return None
+    rec, details = launches[0]
+    f = pick(rec, details)
+    f["kernel"] = rec["kernel"]
+    if f["duration_s"] and a.triad_bytes:
+        f["bytes_per_s"] = a.triad_bytes / f["duration_s"]
+    return f
+
+
+CSV_COLUMNS = [
+    "clock_control", "variant", "registers_per_thread", "theoretical_occupancy_pct", "achieved_occupancy_pct",
+    "issue_slots_busy_pct", "issue_active_pct", "executed_ipc_active", "pipe_alu_inst_pct", "pipe_fma_inst_pct",
+    "pipe_fmaheavy_inst_pct", "pipe_alu_cycles_pct", "pipe_fma_cycles_pct", "pipe_fmaheavy_cycles_pct",
+    "pipe_bound_metric", "pipe_bound_pct", "thread_instructions_per_sample", "warp_instructions_per_sample",
+    "sm_clock_hz", "sms", "duration_s", "ncu_samples_per_s", "run_samples_per_s",
+    "issue_bound_ceiling_samples_per_s", "fraction_of_ceiling_ncu", "fraction_of_ceiling_run",
+    "pipe_bound_ceiling_samples_per_s", "fraction_of_pipe_ceiling_ncu", "fraction_of_pipe_ceiling_run",
+    "binding_ceiling", "profile_goal_met"]
+
+
+def write_files(out, json_path, csv_path):
+    with open(json_path, "w") as fh:
         json.dump(out, fh, indent=1)
-    cols = ["clock_control", "variant", "registers_per_thread", "theoretical_occupancy_pct", "achieved_occupancy_pct",
-            "issue_slots_busy_pct", "issue_active_pct", "executed_ipc_active", "pipe_alu_inst_pct", "pipe_fma_inst_pct",
-            "pipe_fmaheavy_inst_pct", "pipe_alu_cycles_pct", "pipe_fma_cycles_pct", "pipe_fmaheavy_cycles_pct",
-            "pipe_bound_metric", "pipe_bound_pct", "thread_instructions_per_sample", "warp_instructions_per_sample",
-            "sm_clock_hz", "sms", "duration_s", "ncu_samples_per_s", "run_samples_per_s",
-            "issue_bound_ceiling_samples_per_s", "fraction_of_ceiling_ncu", "fraction_of_ceiling_run",
-            "pipe_bound_ceiling_samples_per_s", "fraction_of_pipe_ceiling_ncu", "fraction_of_pipe_ceiling_run",
-            "binding_ceiling", "profile_goal_met"]
-    with open(a.csv, "w", newline="") as fh:
+    with open(csv_path, "w", newline="") as fh:
         w = csv.writer(fh)
-        w.writerow(cols)
+        w.writerow(CSV_COLUMNS)
         for f in out["pi"]:
-            w.writerow([f.get(c) for c in cols])
+            w.writerow([f.get(c) for c in CSV_COLUMNS])
 
-    def fmt(v):
-        return "-" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+
+def fmt(v):
+    return "-" if v is None else (f"{v:.4g}" if isinstance(v, float) else str(v))
+
+
+def print_summary(out):
     for f in out["pi"]:
         print(f"{f['clock_control']:>5} {f['variant']:<10} regs {fmt(f['registers_per_thread'])}  "
               f"occupancy {fmt(f['achieved_occupancy_pct'])}/{fmt(f['theoretical_occupancy_pct'])}%  "
@@ -340,13 +356,25 @@ def main():
         print(f"triad: issue busy {fmt(t['issue_slots_busy_pct'])}%  IPC {fmt(t['executed_ipc_active'])}  "
               f"dram {fmt(t['dram_throughput_pct'])}%  occupancy {fmt(t['achieved_occupancy_pct'])}%  "
               f"{fmt(t.get('bytes_per_s'))} B/s")
+
+
+def main():
+    a = parse_args()
+    run_rates = read_run_rates(a.run_rates)
+    out = {"samples": a.samples, "schedulers_per_sm": SCHEDULERS_PER_SM, "pi": [], "triad": None}
+    for spec in a.label:
+        label, path = spec.split("=", 1)
+        for rec, details in read_launches(path):
+            out["pi"].append(pi_launch(rec, details, label, a, run_rates))
+    out["triad"] = triad_launch(a)
+    write_files(out, a.json, a.csv)
+    print_summary(out)
     default = [f for f in out["pi"] if f["variant"] == a.default_variant and f["clock_control"] == a.run_label]
     if not default:
         print(f"ncu_summary: no '{a.default_variant}' launch under clock control '{a.run_label}' in the input",
               file=sys.stderr)
         return 1
     return 0 if default[0]["profile_goal_met"] else 3
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,123 @@
+// The suite files and a plan's measurements as JSON: finding and reading a suite by name or
+// path (load_suite), and a MeasurementSpec to and from its JSON form (the plan a run keeps to
+// resume, the spec a child process measures). Expanding a suite into a plan is suite.cpp.
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <utility>
+
+#include "core/error.hpp"
+#include "experiments/io/data_dir.hpp"
+#include "experiments/io/read.hpp"
+#include "experiments/plan/suite.hpp"
+
+namespace parlab {
+
+using nlohmann::json;
+
+namespace {
+// A suite is a few kilobytes; a file far larger is not one.
+constexpr std::size_t kMaxSuiteBytes = std::size_t{4} << 20;
+}  // namespace
+
+std::string format_size(std::uint64_t n) {
+  if (n >= 1024 && (n & (n - 1)) == 0) {
+    int k = 0;
+    while ((std::uint64_t{1} << k) != n) ++k;
+    return "2^" + std::to_string(k);
+  }
+  return std::to_string(n);
+}
+
+json to_json(const MeasurementSpec& s) {
+  json j = {{"study", s.study}, {"scaling", s.scaling},     {"kernel", s.kernel},
+          {"backend", s.backend}, {"threads", s.threads}, {"size", s.size},
+          {"size_y", s.size_y}, {"precision", to_string(s.precision)}, {"seed", s.seed},
+          {"reps", s.reps}, {"warmup", s.warmup}, {"min_rep_seconds", s.min_rep_seconds},
+          {"device", s.device}};
+  if (!s.interpreter.empty()) j["interpreter"] = s.interpreter;
+  if (!s.python_gil.empty()) j["python_gil"] = s.python_gil;
+  if (s.ranks > 0) j["ranks"] = s.ranks;
+  if (s.round > 0) j["round"] = s.round;
+  return j;
+}
+
+MeasurementSpec spec_from_json(const json& j) {
+  try {
+    MeasurementSpec s;
+    s.study = j.at("study").get<std::string>();
+    s.scaling = j.at("scaling").get<std::string>();
+    s.kernel = j.at("kernel").get<std::string>();
+    s.backend = j.at("backend").get<std::string>();
+    s.threads = j.at("threads").get<int>();
+    s.size = j.at("size").get<std::uint64_t>();
+    s.size_y = j.at("size_y").get<std::uint64_t>();
+    const auto p = precision_from_name(j.at("precision").get<std::string>());
+    if (!p) throw UsageError("bad precision");
+    s.precision = *p;
+    s.seed = j.at("seed").get<std::uint64_t>();
+    s.reps = j.at("reps").get<int>();
+    s.warmup = j.at("warmup").get<int>();
+    s.min_rep_seconds = j.at("min_rep_seconds").get<double>();
+    s.device = j.at("device").get<int>();
+    s.interpreter = j.value("interpreter", std::string());
+    s.python_gil = j.value("python_gil", std::string());
+    s.ranks = j.value("ranks", 0);
+    s.round = j.value("round", 0);
+    return s;
+  } catch (const json::exception& e) {
+    throw UsageError(std::string("malformed plan entry: ") + e.what());
+  }
+}
+
+std::filesystem::path suites_dir() {
+  if (const char* env = std::getenv("PARLAB_SUITES_DIR"); env != nullptr && *env != '\0') return env;
+  return data_dir() / "suites";
+}
+
+std::vector<std::string> suite_names() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(suites_dir(), ec)) {
+    if (entry.path().extension() == ".json") names.push_back(entry.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Suites renamed, old name -> new: the old name still runs the suite, with a one-line note, so
+// scripts and habits that name it keep working. `peers` became `libraries` when "peer" came to
+// mean only an external program measured beside parlab (docs/design.md, "Glossary").
+const std::pair<const char*, const char*> kRenamedSuites[] = {{"peers", "libraries"}};
+
+json load_suite(const std::string& name_or_path) {
+  std::filesystem::path path = name_or_path;
+  std::error_code no_throw;  // a path that cannot be looked at (a symlink loop) is read below, and refused there
+  const bool looks_like_path = name_or_path.find('/') != std::string::npos ||
+                               (path.extension() == ".json" && std::filesystem::exists(path, no_throw));
+  if (!looks_like_path) {
+    path = suites_dir() / (name_or_path + ".json");
+    for (const auto& [old_name, new_name] : kRenamedSuites) {
+      if (name_or_path == old_name && !std::filesystem::exists(path, no_throw)) {
+        std::cerr << "parlab: the suite '" << old_name << "' is now called '" << new_name << "'; running '"
+                  << new_name << "'\n";
+        path = suites_dir() / (std::string(new_name) + ".json");
+      }
+    }
+  }
+  if (std::filesystem::is_directory(path, no_throw)) {
+    throw UsageError("suite '" + name_or_path + "' is a directory; expected a suite name or a .json file");
+  }
+  if (!std::filesystem::exists(path, no_throw) && !std::filesystem::is_symlink(path, no_throw)) {
+    if (looks_like_path) throw UsageError("suite file '" + path.string() + "' does not exist");
+    std::string accepted;
+    for (const auto& n : suite_names()) accepted += (accepted.empty() ? "" : ", ") + n;
+    throw UsageError("unknown suite '" + name_or_path + "' (accepted: " + accepted + ", or a path to a .json file)");
+  }
+  json j = read_json_file(path, "suite file", {kMaxSuiteBytes, ReadLimits{}.max_depth});
+  if (!j.is_object()) throw UsageError("suite file '" + path.string() + "': expected a JSON object");
+  return j;
+}
+
+}  // namespace parlab
