@@ -87,15 +87,17 @@ std::vector<const BackendEntry*> select_backends(const std::vector<std::string>&
     if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
   };
   for (const std::string& w : wanted) {
-    if (w == "all" || w == "cpu" || w == "gpu" || w == "python") {
+    // A kind a word may name (peers and MPI backends are named one by one).
+    const std::optional<BackendKind> wk = backend_kind_from_name(w);
+    if (w == "all" || wk == BackendKind::cpu || wk == BackendKind::gpu || wk == BackendKind::python) {
       for (const auto& e : registry.entries()) {
         // An unavailable entry may still list its kernels (the GPU part does); one that lists
         // none is kept, so its record says why it did not run.
         const bool runs_kernel = std::find(e.kernels.begin(), e.kernels.end(), kernel) != e.kernels.end() ||
                                  (!e.available && e.kernels.empty());
-        if (e.in_default_set && runs_kernel && (w == "all" || e.kind == w)) {
+        if (e.in_default_set && runs_kernel && (w == "all" || e.kind == wk)) {
           // An unavailable entry has no kernel list: keep it only for kernels its kind runs.
-          if (!e.available && e.kind == "python" && kernel != "pi") continue;
+          if (!e.available && e.kind == BackendKind::python && kernel != "pi") continue;
           add(&e);
         }
       }
@@ -406,8 +408,8 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
       for (const BackendEntry* be : select_backends(wanted, kernel, registry, ew)) {
         // Serial and GPU backends have no thread count to sweep: measure them once.
         std::vector<int> ts = threads;
-        if (!be->sweeps_threads || be->kind == "gpu") ts = {1};
-        const auto modes = be->kind == "python" ? python_modes : std::vector<const InterpreterMode*>{nullptr};
+        if (!be->sweeps_threads || be->kind == BackendKind::gpu) ts = {1};
+        const auto modes = be->kind == BackendKind::python ? python_modes : std::vector<const InterpreterMode*>{nullptr};
         for (const InterpreterMode* mode : modes)
         for (int t : ts) {
           for (std::uint64_t base : sizes) {
@@ -422,7 +424,7 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
             m.backend = be->name;
             m.threads = t;
             m.size = base;
-            if (scaling == "weak" && be->kind != "gpu") {
+            if (scaling == "weak" && be->kind != BackendKind::gpu) {
               if (base > UINT64_MAX / static_cast<std::uint64_t>(t)) throw UsageError(ew + ": weak-scaled size overflows");
               m.size = base * static_cast<std::uint64_t>(t);
             }
@@ -434,12 +436,12 @@ Plan make_plan(const json* suite, const PlanOverrides& o, const Registry& regist
             m.device = e_device;
             for (Precision p : precisions) {
               m.precision = p;
-              if (be->kind == "cpu" && memory > 0 && host_bytes(m) > 0.8 * memory) {
+              if (be->kind == BackendKind::cpu && memory > 0 && host_bytes(m) > 0.8 * memory) {
                 throw UsageError(ew + ": size " + std::to_string(m.size) + " of kernel '" + kernel + "' needs " +
                                  std::to_string(static_cast<std::uint64_t>(host_bytes(m) / (1 << 20))) +
                                  " MiB, more than 80% of this machine's memory (--size)");
               }
-              if (be->kind != "mpi" || ranks.empty()) {
+              if (be->kind != BackendKind::mpi || ranks.empty()) {
                 if (be->work_unit > 0 && t > 1 && m.size / static_cast<std::uint64_t>(t) < be->work_unit) {
                   if (!o.sizes) {
                     // A suite's point: left out, one warning per backend naming the smallest size
