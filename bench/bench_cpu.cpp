@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
         ->UseRealTime();
   }
   for (const auto& backend : registry.entries()) {
-    if (backend.kind != "cpu" || !backend.available) continue;
+    if (backend.kind != BackendKind::cpu || !backend.available) continue;
     for (int threads : thread_counts()) {
       if (backend.name == "serial" && threads != 1) continue;
       const Problem pi = pi_problem(std::uint64_t{1} << 28, threads, 42);

@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
   for (int n = 1; n < hw; n *= 2) counts.push_back(n);
   counts.push_back(hw);
   for (const auto& backend : registry.entries()) {
-    if (backend.kind != "cpu" || !backend.available) continue;
+    if (backend.kind != BackendKind::cpu || !backend.available) continue;
     for (int t : counts) {
       if (backend.name == "serial" && t != 1) continue;
       const std::string suffix = backend.name + "/threads:" + std::to_string(t);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "executor.hpp"
+#include "roof.hpp"
 
 namespace parlab {
 
@@ -21,7 +22,7 @@ namespace parlab {
 // `inputs` only for a theoretical roof (units x clock x operations per cycle): the numbers it is
 // the product of, by name.
 struct Roof {
-  std::string name;    // cpu_bw_read_all, gpu_fma_f64, ... (docs/ceilings.md)
+  RoofKey key;         // its name in the JSON is to_string(key) (docs/ceilings.md)
   double value = 0;
   std::string unit;    // bytes/s, flops/s, muls/s, bytes, count, hz
   std::string method;  // measured | theoretical
@@ -34,7 +35,7 @@ struct Roof {
 // What a set of probes found: the roofs, and for each roof it could not give, why.
 struct RoofSet {
   std::vector<Roof> roofs;
-  std::vector<std::pair<std::string, std::string>> unavailable;
+  std::vector<std::pair<RoofKey, std::string>> unavailable;
 };
 
 // The widest SIMD path the compute probes take here, chosen at run time as core/pi_simd.cpp does.

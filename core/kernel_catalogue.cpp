@@ -1,5 +1,5 @@
 // The kernel catalogue: every canonical kernel parlab knows, its family, precisions, what --size
-// counts, its work model and how it is validated, plus precision and family names.
+// counts, its work model, its roofs and how it is validated, plus precision and family names.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -42,76 +42,66 @@ const char* to_string(KernelFamily f) {
 
 double word_bytes(Precision p) { return p == Precision::f64 ? 8.0 : 4.0; }
 
-namespace {
-
-// The roofs that bound each kernel (docs/ceilings.md, "Which roof"); the others name none.
-// STREAM and the seed array kernels are held against bandwidth only: at most 3 flops per 32 bytes,
-// an eighth of any CPU's or GPU's balance, so their flops never bind. matmul against its flops (its
-// compulsory traffic is n^2 words for n^3 flops). pi against its multiplies: Philox4x32-10 makes 2
-// 32x32->64-bit multiplies per round, 10 rounds per call, one call per pair of points (10 per
-// point, core/philox.hpp), and the hit test squares both coordinates (2 per point, core/pi.hpp).
-RoofModel roof_model(std::string_view name) {
-  RoofModel r;
-  if (name == "pi") r.imuls_per_sample = 10 + 2;
-  if (name == "dot") r.memory = MemoryRoof::read;
-  if (name == "copy" || name == "mul" || name == "plus_one") r.memory = MemoryRoof::copy;
-  if (name == "add" || name == "triad" || name == "nstream" || name == "add2d") r.memory = MemoryRoof::triad;
-  if (name == "matmul") r.flops = true;
-  return r;
-}
-
-}  // namespace
-
-// The catalogue: one entry per kernel, the one place its work model is written. STREAM's words
-// and flops per element are BabelStream's kernel table (kStreamKernels, stream.hpp), which the
-// device code shares; the entries take them from there.
+// The catalogue: one entry per kernel, the one place its work model and its roofs (docs/ceilings.md,
+// "Which roof") are written. STREAM's words, flops and roof per element are BabelStream's kernel
+// table (kStreamKernels, stream.hpp), which the device code shares; the entries take them from there.
 const std::vector<KernelSpec>& kernel_specs() {
   static const std::vector<KernelSpec> specs = [] {
     constexpr WorkShape line = WorkShape::line, grid = WorkShape::grid, cube = WorkShape::cube;
     // A count's work: `samples` per unit, nothing moved or computed for the rates.
     const WorkModel count{line, 1, 0, 0, 0};
     std::vector<KernelSpec> s;
+    // pi is held against its multiplies: Philox4x32-10 makes 2 32x32->64-bit multiplies per round,
+    // 10 rounds per call, one call per pair of points (10 per point, core/philox.hpp), and the hit
+    // test squares both coordinates (2 per point, core/pi.hpp).
     s.push_back({"pi", KernelFamily::pi, {Precision::i32}, "samples", count,
-                 "3 sigma; the same count every repetition and in every record of (seed, N)"});
+                 "3 sigma; the same count every repetition and in every record of (seed, N)",
+                 RoofModel::multiplies(10 + 2)});
     for (const auto& k : kStreamKernels) {
       // Three arrays of n words each are allocated, whatever the kernel touches.
       s.push_back({k.name, KernelFamily::stream, {Precision::f64, Precision::f32}, "elements",
                    {line, 0, static_cast<double>(k.words), static_cast<double>(k.flops), 3},
                    k.kernel == StreamKernel::dot ? "gold a.b.n within the type's tolerance; same bits every repetition"
-                                                 : "arrays against BabelStream gold values"});
+                                                 : "arrays against BabelStream gold values",
+                   RoofModel::bandwidth(k.roof)});
     }
+    // The basic array kernels are held against bandwidth, as STREAM's: their flops never bind.
     // plus_one: read x, write y (int32); one integer add per element, counted as an operation.
-    s.push_back({"plus_one", KernelFamily::basic, {Precision::i32}, "elements", {line, 0, 2, 1, 2}, "every element exact"});
+    s.push_back({"plus_one", KernelFamily::basic, {Precision::i32}, "elements", {line, 0, 2, 1, 2}, "every element exact",
+                 RoofModel::bandwidth(MemoryRoof::copy)});
     // add2d: read a and b, write res, one add per cell.
     s.push_back({"add2d", KernelFamily::basic, {Precision::f32}, "nx (grid nx-by-ny, square by default)", {grid, 0, 3, 1, 3},
-                 "every element exact"});
-    // matmul: compulsory traffic (read A and B, write C: 3n^2 words) and 2n^3 flops.
+                 "every element exact", RoofModel::bandwidth(MemoryRoof::triad)});
+    // matmul: compulsory traffic (read A and B, write C: 3n^2 words) and 2n^3 flops; held against
+    // its flops (n^2 words for n^3 flops: memory never binds).
     s.push_back({"matmul", KernelFamily::basic, {Precision::f32}, "n (n-by-n matrices)", {cube, 0, 3, 2, 3},
-                 "sampled elements bit-equal to the naive k-ascending sum"});
+                 "sampled elements bit-equal to the naive k-ascending sum", RoofModel::fma()});
     // The race lab: racy kernels and their always-exact counterparts (core/lab.hpp). A racy
     // kernel passes whatever it returns; its exact counterpart fails on any deviation.
     const std::string_view racy = "trials against the exact answer; passes regardless (the race is the point)";
     const std::string_view exact = "trials against the exact answer; fails on any deviation";
+    const RoofModel lab = RoofModel::none("a lab kernel: its rate is not the point");
     // The summing kernels allocate the values and a vector of ones (doubles).
     const WorkModel summed{line, 1, 0, 0, 2};
-    s.push_back({"count_racy", KernelFamily::race, {Precision::i32}, "increments (load+store, loses updates)", count, racy});
-    s.push_back({"count_atomic", KernelFamily::race, {Precision::i32}, "increments (atomic fetch_add)", count, exact});
-    s.push_back({"count_local", KernelFamily::race, {Precision::i32}, "increments (per-chunk counters)", count, exact});
-    s.push_back({"rng_shared", KernelFamily::race, {Precision::i32}, "pi samples from one shared generator", count, racy});
-    s.push_back({"rng_counter", KernelFamily::race, {Precision::i32}, "pi samples from the counter-based stream", count, exact});
-    s.push_back({"sum_order", KernelFamily::race, {Precision::f64}, "elements summed in completion order", summed, racy});
-    s.push_back({"sum_canonical", KernelFamily::race, {Precision::f64}, "elements summed by the canonical reduction", summed, exact});
+    s.push_back({"count_racy", KernelFamily::race, {Precision::i32}, "increments (load+store, loses updates)", count, racy, lab});
+    s.push_back({"count_atomic", KernelFamily::race, {Precision::i32}, "increments (atomic fetch_add)", count, exact, lab});
+    s.push_back({"count_local", KernelFamily::race, {Precision::i32}, "increments (per-chunk counters)", count, exact, lab});
+    s.push_back({"rng_shared", KernelFamily::race, {Precision::i32}, "pi samples from one shared generator", count, racy, lab});
+    s.push_back({"rng_counter", KernelFamily::race, {Precision::i32}, "pi samples from the counter-based stream", count, exact, lab});
+    s.push_back({"sum_order", KernelFamily::race, {Precision::f64}, "elements summed in completion order", summed, racy, lab});
+    s.push_back({"sum_canonical", KernelFamily::race, {Precision::f64}, "elements summed by the canonical reduction", summed, exact, lab});
     // Scheduling overhead (EPCC style): `size` constructs per run.
     const std::string_view done = "constructs completed (a reduction's count exact)";
-    s.push_back({"overhead_empty", KernelFamily::overhead, {Precision::i32}, "empty fork-join regions", count, done});
-    s.push_back({"overhead_for", KernelFamily::overhead, {Precision::i32}, "parallel fors of 64 trivial iterations per thread", count, done});
-    s.push_back({"overhead_reduce", KernelFamily::overhead, {Precision::i32}, "reductions of one index per thread", count, done});
+    const RoofModel overhead = RoofModel::none("an overhead probe: its time is the runtime's, no resource's");
+    s.push_back({"overhead_empty", KernelFamily::overhead, {Precision::i32}, "empty fork-join regions", count, done, overhead});
+    s.push_back({"overhead_for", KernelFamily::overhead, {Precision::i32}, "parallel fors of 64 trivial iterations per thread", count, done, overhead});
+    s.push_back({"overhead_reduce", KernelFamily::overhead, {Precision::i32}, "reductions of one index per thread", count, done, overhead});
     // Communication probes, OSU-style (mpi/): `size` operations per run over every rank.
     const std::string_view calls = "every call completed with the expected value";
-    s.push_back({"mpi_barrier", KernelFamily::comm, {Precision::i32}, "MPI_Barrier calls", count, calls});
-    s.push_back({"mpi_allreduce", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Allreduce (sum) calls", count, calls});
-    s.push_back({"mpi_bcast", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Bcast calls from rank 0", count, calls});
-    for (auto& k : s) k.roof = roof_model(k.name);
+    const RoofModel comm = RoofModel::none("a communication probe: its latency is the network's, no measured roof");
+    s.push_back({"mpi_barrier", KernelFamily::comm, {Precision::i32}, "MPI_Barrier calls", count, calls, comm});
+    s.push_back({"mpi_allreduce", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Allreduce (sum) calls", count, calls, comm});
+    s.push_back({"mpi_bcast", KernelFamily::comm, {Precision::i32}, "8-byte MPI_Bcast calls from rank 0", count, calls, comm});
     return s;
   }();
   return specs;

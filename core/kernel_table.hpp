@@ -20,6 +20,14 @@
 
 namespace parlab {
 
+// The one verdict on a catalogue kernel a backend does not implement, whichever wing's make path
+// finds it (KernelTable::at, Registry::add's guard): UnavailableError "not implemented by
+// <backend>", so the record is `unavailable`, never another kernel's workload. Thrown by the caller
+// (`throw not_implemented(name)`), so the compiler sees the path end.
+inline UnavailableError not_implemented(std::string_view backend) {
+  return UnavailableError("not implemented by " + std::string(backend));
+}
+
 template <class Row>
 class KernelTable {
  public:
@@ -52,7 +60,16 @@ class KernelTable {
   // The row of a catalogue kernel, or UnavailableError "not implemented by <backend>".
   const Row& at(std::string_view kernel, std::string_view backend) const {
     if (const Row* r = find(kernel)) return *r;
-    throw UnavailableError("not implemented by " + std::string(backend));
+    throw not_implemented(backend);
+  }
+  // The row of a catalogue kernel whose `part` (one form of the kernel a row may lack: the GPU's
+  // single-device maker, the MPI wing's GPU-rank maker) is set, or "not implemented by <backend>".
+  // `part` is a pointer to a member of Row (&GpuRow::single).
+  template <class Part>
+  const Row& at(std::string_view kernel, std::string_view backend, Part part) const {
+    const Row& r = at(kernel, backend);
+    if (!(r.*part)) throw not_implemented(backend);
+    return r;
   }
   // The kernels whose row satisfies `keep` (all implemented ones by default), in catalogue order:
   // a backend entry's `kernels`.

@@ -1,20 +1,56 @@
 // The runtime registry of backends (each wing's register_* adds its entries).
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "enum_names.hpp"
+#include "kernel_table.hpp"
 #include "workload.hpp"
 
 namespace parlab {
 
+const char* to_string(BackendKind k) {
+  switch (k) {
+    case BackendKind::cpu: return "cpu";
+    case BackendKind::gpu: return "gpu";
+    case BackendKind::python: return "python";
+    case BackendKind::peer: return "peer";
+    case BackendKind::mpi: return "mpi";
+  }
+  return "";  // past the last kind: enum_from_name's scan ends here
+}
+
+std::optional<BackendKind> backend_kind_from_name(std::string_view name) { return enum_from_name<BackendKind>(name); }
+
+bool runs_in_this_process(BackendKind k) {
+  switch (k) {
+    case BackendKind::cpu:
+    case BackendKind::gpu:
+    case BackendKind::python: return true;
+    case BackendKind::peer:
+    case BackendKind::mpi: return false;
+  }
+  return true;
+}
+
+const char* to_string(Processor p) {
+  switch (p) {
+    case Processor::cpu: return "cpu";
+    case Processor::gpu: return "gpu";
+  }
+  return "";  // past the last: enum_from_name's scan ends here
+}
+
+std::optional<Processor> processor_from_name(std::string_view name) { return enum_from_name<Processor>(name); }
+
 void Registry::add(BackendEntry entry) {
   if (find(entry.name) != nullptr) throw FailureError("backend '" + entry.name + "' registered twice");
   // Every record it makes says where it ran; a wing that forgets is a programming error.
-  if (entry.available && entry.processor != "cpu" && entry.processor != "gpu") {
-    throw FailureError("backend '" + entry.name + "' registered without its processor (\"cpu\" or \"gpu\"): '" +
-                       entry.processor + "'");
+  if (entry.available && !entry.processor) {
+    throw FailureError("backend '" + entry.name + "' registered without its processor (\"cpu\" or \"gpu\")");
   }
   // A catalogue kernel the entry does not list (its wing's kernel table leaves it out) is "not
   // implemented by <backend>", whatever the wing's factory would make of it: one rule for every
@@ -22,7 +58,7 @@ void Registry::add(BackendEntry entry) {
   if (entry.available && entry.make) {
     entry.make = [name = entry.name, kernels = entry.kernels, make = std::move(entry.make)](const Problem& p) {
       if (find_kernel(p.kernel) != nullptr && std::find(kernels.begin(), kernels.end(), p.kernel) == kernels.end()) {
-        throw UnavailableError("not implemented by " + name);
+        throw not_implemented(name);
       }
       return make(p);
     };
@@ -30,10 +66,10 @@ void Registry::add(BackendEntry entry) {
   entries_.push_back(std::move(entry));
 }
 
-void Registry::add_unavailable(std::string name, std::string kind, std::string reason) {
+void Registry::add_unavailable(std::string name, BackendKind kind, std::string reason) {
   BackendEntry e;
   e.name = std::move(name);
-  e.kind = std::move(kind);
+  e.kind = kind;
   e.available = false;
   e.reason = std::move(reason);
   // Making one says why it cannot run (never an empty std::function call).

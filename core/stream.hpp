@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "philox.hpp"  // PARLAB_HD
+#include "roof.hpp"
 
 namespace parlab {
 
@@ -31,18 +32,22 @@ struct StreamKernelInfo {
   int flops;        // floating-point operations per index
   unsigned reads;   // the arrays its element body reads (kStreamA | kStreamB | kStreamC)
   unsigned writes;  // the one array it writes; 0 for dot, a reduction
+  // The bandwidth roof it is held against (docs/ceilings.md, "Which roof"): its access pattern,
+  // read-only, one array read and one written (copy), or two or more read and one written
+  // (triad). Its flops never bind: at most 3 per 32 bytes, an eighth of any CPU's or GPU's balance.
+  MemoryRoof roof;
 };
 
-// One row per kernel, in StreamKernel order; with its case in stream_element this is the whole
-// of a STREAM kernel: the catalogue, the CPU loops (plain and streaming-store), the gold values and
-// the GPU kernel all take it from here.
+// One row per kernel, in StreamKernel order; with its enumerator and its case in stream_element
+// this is the whole of a STREAM kernel: the catalogue (its work and roof), the CPU loops (plain and
+// streaming-store), the gold values and the GPU kernel all take it from here.
 inline constexpr auto kStreamKernels = std::to_array<StreamKernelInfo>({
-    {StreamKernel::copy, "copy", 2, 0, kStreamA, kStreamC},                         // c = a
-    {StreamKernel::mul, "mul", 2, 1, kStreamC, kStreamB},                           // b = s*c
-    {StreamKernel::add, "add", 3, 1, kStreamA | kStreamB, kStreamC},                // c = a + b
-    {StreamKernel::triad, "triad", 3, 2, kStreamB | kStreamC, kStreamA},            // a = b + s*c
-    {StreamKernel::dot, "dot", 2, 2, kStreamA | kStreamB, 0},                       // sum a*b
-    {StreamKernel::nstream, "nstream", 4, 3, kStreamA | kStreamB | kStreamC, kStreamA}  // a += b + s*c
+    {StreamKernel::copy, "copy", 2, 0, kStreamA, kStreamC, MemoryRoof::copy},                        // c = a
+    {StreamKernel::mul, "mul", 2, 1, kStreamC, kStreamB, MemoryRoof::copy},                          // b = s*c
+    {StreamKernel::add, "add", 3, 1, kStreamA | kStreamB, kStreamC, MemoryRoof::triad},              // c = a + b
+    {StreamKernel::triad, "triad", 3, 2, kStreamB | kStreamC, kStreamA, MemoryRoof::triad},          // a = b + s*c
+    {StreamKernel::dot, "dot", 2, 2, kStreamA | kStreamB, 0, MemoryRoof::read},                      // sum a*b
+    {StreamKernel::nstream, "nstream", 4, 3, kStreamA | kStreamB | kStreamC, kStreamA, MemoryRoof::triad}  // a += b + s*c
 });
 
 // Rows in enum order, so a kernel's row is kStreamKernels[kernel].

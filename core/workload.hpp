@@ -17,6 +17,7 @@
 
 #include "error.hpp"
 #include "executor.hpp"
+#include "roof.hpp"
 
 namespace parlab {
 
@@ -54,17 +55,6 @@ struct WorkModel {
   double host_words = 0;  // words a CPU workload allocates per unit (the suite's memory check)
 };
 
-// Which measured roofs bound a kernel (docs/ceilings.md, "Which roof"): the resources its work is
-// held against. `memory`: the bandwidth roof of its access pattern (read-only, one stream read and
-// one written, two or more read and one written); `flops`: the FMA roof of the record's precision;
-// `imuls_per_sample`: 32x32->64-bit multiplies per sample (pi). A kernel that names none has no roof.
-enum class MemoryRoof { none, read, copy, triad };
-struct RoofModel {
-  MemoryRoof memory = MemoryRoof::none;
-  bool flops = false;
-  double imuls_per_sample = 0;
-};
-
 struct KernelSpec {
   std::string_view name;
   KernelFamily family;
@@ -72,7 +62,7 @@ struct KernelSpec {
   std::string_view size_meaning;      // what --size counts for this kernel
   WorkModel work;
   std::string_view validation;        // how a run's result is checked
-  RoofModel roof{};                   // set by the catalogue after the rows (kernel_catalogue.cpp)
+  RoofModel roof;                     // the roofs that bound it, or none and why (core/roof.hpp)
 };
 
 // The catalogue: every canonical kernel parlab knows, in display order, and the one kernel list.
@@ -252,14 +242,33 @@ Validation validate_add2d(const float* res, std::uint64_t nx, std::uint64_t ny);
 std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, const Problem& p,
                                             std::string_view backend);
 
+// The kind of a backend entry, the wing that made it, written into every record's `kind` and
+// `parlab list`: cpu (an Executor of cpu/), gpu (cuda/), python (the embedded interpreter, embed/),
+// peer (an external benchmark binary run per record, peers/), mpi (a job of ranks, mpi/).
+enum class BackendKind { cpu, gpu, python, peer, mpi };
+// The kind's name in records and suites ("cpu", "gpu", "python", "peer", "mpi").
+const char* to_string(BackendKind k);
+// The kind named `name`; nullopt for any other string (a backend's own name, "all").
+std::optional<BackendKind> backend_kind_from_name(std::string_view name);
+// Whether entries of the kind run their kernels in this process: a peer's binary and an MPI job
+// are processes of their own, so the runner measures no energy of theirs here.
+bool runs_in_this_process(BackendKind k);
+
+// Where a backend's kernels run, written into every record's `processor`.
+enum class Processor { cpu, gpu };
+// "cpu" or "gpu", as records carry it.
+const char* to_string(Processor p);
+// The processor named `name` ("cpu", "gpu"); nullopt otherwise.
+std::optional<Processor> processor_from_name(std::string_view name);
+
 struct BackendEntry {
   std::string name;
-  std::string kind;  // "cpu", "gpu", "python"
-  // Where its kernels run: "cpu" or "gpu". Set by the wing that makes the entry (it knows; a
-  // Python backend of kind "python" may run on the GPU), written into every record's `processor`
-  // and read by record_limit and the roofline figure: never parsed out of the name. Required of
-  // an available entry (Registry::add); empty on an unavailable one that never says.
-  std::string processor;
+  BackendKind kind = BackendKind::cpu;  // every wing sets its own
+  // Where its kernels run. Set by the wing that makes the entry (it knows; a Python backend of
+  // kind python may run on the GPU), written into every record's `processor` and read by
+  // record_limit and the roofline figure: never parsed out of the name. Required of an available
+  // entry (Registry::add); empty on an unavailable one that never says.
+  std::optional<Processor> processor;
   bool available = false;
   std::string reason;                // why it is unavailable; empty when available
   // Unavailable because its runtime failed (a CUDA driver error), not because this machine lacks
@@ -286,7 +295,7 @@ struct BackendEntry {
 class Registry {
  public:
   void add(BackendEntry entry);
-  void add_unavailable(std::string name, std::string kind, std::string reason);
+  void add_unavailable(std::string name, BackendKind kind, std::string reason);
   const std::vector<BackendEntry>& entries() const { return entries_; }
   const BackendEntry* find(std::string_view name) const;
   // Throws UsageError naming the accepted values when `name` is unknown, and UnavailableError

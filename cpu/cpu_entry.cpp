@@ -11,8 +11,8 @@ BackendEntry cpu_entry(std::string name, std::string detail,
                        std::function<std::unique_ptr<Executor>(int)> make_executor) {
   BackendEntry e;
   e.name = std::move(name);
-  e.kind = "cpu";
-  e.processor = "cpu";
+  e.kind = BackendKind::cpu;
+  e.processor = Processor::cpu;
   e.available = true;
   e.detail = std::move(detail);
   e.kernels = cpu_kernel_table().names();

@@ -93,10 +93,10 @@ const KernelTable<PythonRow>& python_kernel_table() {
 
 }  // namespace
 
-BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime, const char* processor) {
+BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime, Processor processor) {
   BackendEntry e;
   e.name = name;
-  e.kind = "python";
+  e.kind = BackendKind::python;
   e.processor = processor;
   e.available = true;
   e.detail = std::string(detail) + " (" + runtime + ")";
@@ -109,7 +109,7 @@ void add_python_backends(Registry& registry) {
   for (const embed::PyBackendSpec& spec : embed::python_backend_specs()) {
     const std::string why = embed::python_backend_unavailable_reason(spec);
     if (!why.empty()) {
-      registry.add_unavailable(spec.name, "python", why);
+      registry.add_unavailable(spec.name, BackendKind::python, why);
       continue;
     }
     BackendEntry e = python_entry(spec.name, spec.detail, runtime, spec.processor);
@@ -127,8 +127,8 @@ void add_python_backends(Registry& registry) {
   // The race lab's Python half: lost updates from Python threads (embed/race_workloads.hpp).
   BackendEntry race;
   race.name = "py-threads-race";
-  race.kind = "python";
-  race.processor = "cpu";
+  race.kind = BackendKind::python;
+  race.processor = Processor::cpu;
   race.available = true;
   race.detail = "Python threads racing on a shared object / NumPy array (race lab) (" + runtime + ")";
   race.in_default_set = false;  // only suites that name it: its kernels are not canonical

@@ -41,6 +41,6 @@ std::string python_context();
 
 // An available Python backend's entry with what every one shares (kind "python", its detail with
 // the interpreter's `runtime` appended); the caller adds kernels, flags and the factory.
-BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime, const char* processor);
+BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime, Processor processor);
 
 }  // namespace parlab

@@ -420,8 +420,8 @@ const std::vector<PyBackendSpec>& python_backend_specs() {
        "Numba @njit(parallel=True) prange over the pairs", false, true},
       {PyRunner::numba_nogil, "py-numba-nogil", "numba-nogil",
        "Numba @njit(nogil=True) in a ThreadPoolExecutor", false, true},
-      {PyRunner::cupy, "py-cupy", "cupy", "CuPy vectorised pi and ElementwiseKernel triad on a GPU (--device)", true, true, "gpu"},
-      {PyRunner::torch, "py-torch", "torch", "PyTorch int64 pi on a GPU (--device)", true, true, "gpu"},
+      {PyRunner::cupy, "py-cupy", "cupy", "CuPy vectorised pi and ElementwiseKernel triad on a GPU (--device)", true, true, Processor::gpu},
+      {PyRunner::torch, "py-torch", "torch", "PyTorch int64 pi on a GPU (--device)", true, true, Processor::gpu},
   };
   return specs;
 }

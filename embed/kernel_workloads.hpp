@@ -39,9 +39,9 @@ struct PyBackendSpec {
   const char* detail;       // what it measures, for `parlab list`
   bool one_thread;          // exactly one host thread (vectorised or GPU library backends)
   bool in_default_set;
-  // Where its kernels run: "gpu" for CuPy and PyTorch (parlab_torch.py refuses to run without a
-  // CUDA device, so it never falls back to the CPU), "cpu" for every other.
-  const char* processor = "cpu";
+  // Where its kernels run: the GPU for CuPy and PyTorch (parlab_torch.py refuses to run without a
+  // CUDA device, so it never falls back to the CPU), the CPU for every other.
+  Processor processor = Processor::cpu;
 };
 
 // Every Python backend, in display order.

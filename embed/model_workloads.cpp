@@ -110,10 +110,10 @@ std::unique_ptr<Workload> make_python_model_workload(const PyModelSpec& spec, co
 void add_python_models_backends(Registry& registry, const std::string& runtime) {
   for (const PyModelSpec& spec : python_model_specs()) {
     if (const std::string why = python_model_unavailable_reason(spec); !why.empty()) {
-      registry.add_unavailable(spec.name, "python", why);
+      registry.add_unavailable(spec.name, BackendKind::python, why);
       continue;
     }
-    BackendEntry e = python_entry(spec.name, spec.detail, runtime, "cpu");  // pure Python and parlab.pi on host threads
+    BackendEntry e = python_entry(spec.name, spec.detail, runtime, Processor::cpu);  // pure Python and parlab.pi on host threads
     e.in_default_set = false;
     e.kernels = {"pi"};
     e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {

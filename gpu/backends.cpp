@@ -33,8 +33,8 @@ Factory checked_factory(std::string backend, std::vector<std::string> kernels, F
 BackendEntry gpu_entry(std::string name, std::vector<std::string> kernels, Factory make, std::string detail) {
   BackendEntry e;
   e.name = std::move(name);
-  e.kind = "gpu";
-  e.processor = "gpu";
+  e.kind = BackendKind::gpu;
+  e.processor = Processor::gpu;
   e.available = true;
   e.detail = std::move(detail);
   e.kernels = std::move(kernels);
@@ -46,8 +46,8 @@ BackendEntry gpu_entry(std::string name, std::vector<std::string> kernels, Facto
 BackendEntry unavailable_entry(std::string name, std::vector<std::string> kernels, const std::string& reason) {
   BackendEntry e;
   e.name = std::move(name);
-  e.kind = "gpu";
-  e.processor = "gpu";
+  e.kind = BackendKind::gpu;
+  e.processor = Processor::gpu;
   e.available = false;
   e.reason = reason;
   e.kernels = std::move(kernels);
@@ -104,11 +104,11 @@ void add_cuda_backends(Registry& registry) {
       first + "; " + versions + "; matmul: cuBLAS sgemm, FP32 (no TF32)"));
   registry.add(gpu_entry(
       "cuda-multi", multi,
-      [](const Problem& p) { return cuda::gpu_kernel_table().at(p.kernel, "cuda-multi").multi(p, true); },
+      [](const Problem& p) { return cuda::gpu_kernel_table().at(p.kernel, "cuda-multi", &cuda::GpuRow::multi).multi(p, true); },
       count + ", split evenly and run concurrently (" + all + "); " + versions));
   auto seq = gpu_entry(
       "cuda-multi-seq", multi,
-      [](const Problem& p) { return cuda::gpu_kernel_table().at(p.kernel, "cuda-multi-seq").multi(p, false); },
+      [](const Problem& p) { return cuda::gpu_kernel_table().at(p.kernel, "cuda-multi-seq", &cuda::GpuRow::multi).multi(p, false); },
       count + ", split evenly and run one after another (" + all + "); " + versions);
   seq.in_default_set = cuda::in_default_set(seq.name);
   registry.add(std::move(seq));

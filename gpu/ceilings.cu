@@ -115,9 +115,9 @@ RoofSet measure(int device, bool quick) {
   const double clock_hz = 1e3 * attribute(cudaDevAttrClockRate, device);  // the driver's kHz
   const std::uint64_t l2 = static_cast<std::uint64_t>(attribute(cudaDevAttrL2CacheSize, device));
   const std::string name = prop.name;
-  set.roofs.push_back({"gpu_sm_count", static_cast<double>(sms), "count", "measured",
+  set.roofs.push_back({RoofKey::gpu_sm_count, static_cast<double>(sms), "count", "measured",
                        "driver: cudaDevAttrMultiProcessorCount of " + name, 1, dev, {}});
-  set.roofs.push_back({"gpu_clock_hz", clock_hz, "hz", "measured", "driver: cudaDevAttrClockRate (peak SM clock) of " + name,
+  set.roofs.push_back({RoofKey::gpu_clock_hz, clock_hz, "hz", "measured", "driver: cudaDevAttrClockRate (peak SM clock) of " + name,
                        1, dev, {}});
   cuda::Stream stream;
   const double min_s = quick ? 1e-3 : 0.05;
@@ -156,7 +156,7 @@ RoofSet measure(int device, bool quick) {
     // GPU threads launched: launch_stream gives one thread per 16-byte vector (and one for the
     // tail) in blocks of 1024 (gpu/stream_kernels.cu, grid_for).
     const std::uint64_t launched = (n / 2 + 1 + 1023) / 1024 * 1024;
-    set.roofs.push_back({"gpu_bw", best.value, "bytes/s", "measured", best.how + note,
+    set.roofs.push_back({RoofKey::gpu_bw, best.value, "bytes/s", "measured", best.how + note,
                          static_cast<int>(std::min<std::uint64_t>(launched, 0x7fffffff)), dev, {}});
   }
 
@@ -164,7 +164,7 @@ RoofSet measure(int device, bool quick) {
   const int blocks = sms * 32;
   const double threads = static_cast<double>(blocks) * kBlock;
   cuda::DeviceBuffer<double> sink(1, device, "ceilings sink");
-  const auto compute_roof = [&](const char* roof, const char* unit, double ops_per_step, const std::string& what,
+  const auto compute_roof = [&](RoofKey roof, const char* unit, double ops_per_step, const std::string& what,
                                 const std::function<void(std::uint64_t)>& launch) {
     const std::uint64_t iters = quick ? 256 : 8192;
     const double t = seconds_per_launch(stream, [&] { launch(iters); }, min_s, reps);
@@ -175,15 +175,15 @@ RoofSet measure(int device, bool quick) {
                              std::to_string(reps) + note,
                          static_cast<int>(threads), dev, {}});
   };
-  compute_roof("gpu_fma_f64", "flops/s", 2, "fp64 fma, 2 flops each", [&](std::uint64_t it) {
+  compute_roof(RoofKey::gpu_fma_f64, "flops/s", 2, "fp64 fma, 2 flops each", [&](std::uint64_t it) {
     fma_peak<double><<<blocks, kBlock, 0, stream.get()>>>(0.999999, 1e-6, it, sink.get());
     PARLAB_CUDA_CHECK(cudaPeekAtLastError());
   });
-  compute_roof("gpu_fma_f32", "flops/s", 2, "fp32 fma, 2 flops each", [&](std::uint64_t it) {
+  compute_roof(RoofKey::gpu_fma_f32, "flops/s", 2, "fp32 fma, 2 flops each", [&](std::uint64_t it) {
     fma_peak<float><<<blocks, kBlock, 0, stream.get()>>>(0.999f, 1e-3f, it, reinterpret_cast<float*>(sink.get()));
     PARLAB_CUDA_CHECK(cudaPeekAtLastError());
   });
-  compute_roof("gpu_imul", "muls/s", 1, "32x32->64 multiplies (mad.wide.u32: one IMAD.WIDE.U32 each, as the pi kernel issues them)",
+  compute_roof(RoofKey::gpu_imul, "muls/s", 1, "32x32->64 multiplies (mad.wide.u32: one IMAD.WIDE.U32 each, as the pi kernel issues them)",
                [&](std::uint64_t it) {
                  imul_peak<<<blocks, kBlock, 0, stream.get()>>>(it, reinterpret_cast<unsigned*>(sink.get()));
                  PARLAB_CUDA_CHECK(cudaPeekAtLastError());
@@ -195,10 +195,9 @@ RoofSet measure(int device, bool quick) {
 }  // namespace
 
 RoofSet measure_gpu_ceilings(int device, bool quick) {
-  const char* names[] = {"gpu_bw", "gpu_fma_f64", "gpu_fma_f32", "gpu_imul", "gpu_sm_count", "gpu_clock_hz"};
   const auto none = [&](const std::string& why) {
     RoofSet set;
-    for (const char* n : names) set.unavailable.emplace_back(n, why);
+    for (const RoofKey k : kGpuRoofKeys) set.unavailable.emplace_back(k, why);
     return set;
   };
   int count = 0;

@@ -383,8 +383,7 @@ const KernelTable<GpuRow>& gpu_kernel_table() {
 std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulImpl matmul, std::string_view backend) {
   check_device(p.device);
   if (!find_kernel(p.kernel)) return make_practice_workload(p);
-  const GpuRow& row = gpu_kernel_table().at(p.kernel, backend);
-  if (row.single == nullptr) throw UnavailableError("not implemented by " + std::string(backend));
+  const GpuRow& row = gpu_kernel_table().at(p.kernel, backend, &GpuRow::single);
   check_precision(p);
   return row.single(p, matmul);
 }

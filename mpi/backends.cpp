@@ -11,13 +11,13 @@ namespace {
 
 // The entry's factory: refuses what it does not run before any rank is involved, then makes
 // rank 0's leader of the distributed workload.
-// `processor`: where each rank's share runs ("gpu" for mpi+cuda, "cpu" for the executors).
+// `processor`: where each rank's share runs (the GPU for mpi+cuda, the CPU for the executors).
 BackendEntry mpi_entry(const std::string& name, std::vector<std::string> kernels, std::string detail, bool sweeps_threads,
-                       std::string processor) {
+                       Processor processor) {
   BackendEntry e;
   e.name = name;
-  e.kind = "mpi";
-  e.processor = std::move(processor);
+  e.kind = BackendKind::mpi;
+  e.processor = processor;
   e.available = true;
   e.detail = std::move(detail);
   e.in_default_set = false;
@@ -48,7 +48,7 @@ void add_mpi_backends(Registry& registry) {
     const std::string name = "mpi+" + executor;
     const BackendEntry* cpu = registry.find(executor);
     if (cpu == nullptr || !cpu->available || !cpu->make_executor) {
-      registry.add_unavailable(name, "mpi", "the " + executor + " executor is unavailable: " +
+      registry.add_unavailable(name, BackendKind::mpi, "the " + executor + " executor is unavailable: " +
                                                 (cpu ? cpu->reason : "not registered"));
       continue;
     }
@@ -57,18 +57,18 @@ void add_mpi_backends(Registry& registry) {
       return mpi::make_cpu_rank_workload(make_executor, p, l);
     });
     registry.add(mpi_entry(name, mpi::rank_kernel_table().names([](const mpi::RankRow& r) { return r.cpu != nullptr; }), library + "; each rank runs its share on " + executor,
-                           cpu->sweeps_threads, "cpu"));
+                           cpu->sweeps_threads, Processor::cpu));
   }
   const BackendEntry* cuda = registry.find("cuda");
   if (cuda == nullptr || !cuda->available) {
-    registry.add_unavailable("mpi+cuda", "mpi", "the cuda backend is unavailable: " + (cuda ? cuda->reason : std::string("not registered")));
+    registry.add_unavailable("mpi+cuda", BackendKind::mpi, "the cuda backend is unavailable: " + (cuda ? cuda->reason : std::string("not registered")));
     return;
   }
   mpi::WorkloadFactory make_gpu = cuda->make;
   rt.add_builder("mpi+cuda", [make_gpu](const Problem& p, const mpi::Layout& l) {
     return mpi::make_gpu_rank_workload(make_gpu, p, l);
   });
-  registry.add(mpi_entry("mpi+cuda", mpi::rank_kernel_table().names([](const mpi::RankRow& r) { return r.gpu != nullptr; }), library + "; one rank per GPU (device = rank on its host)", false, "gpu"));
+  registry.add(mpi_entry("mpi+cuda", mpi::rank_kernel_table().names([](const mpi::RankRow& r) { return r.gpu != nullptr; }), library + "; one rank per GPU (device = rank on its host)", false, Processor::gpu));
 }
 
 namespace mpi_job {

@@ -368,12 +368,11 @@ const KernelTable<RankRow>& rank_kernel_table() {
 
 std::unique_ptr<RankWorkload> make_cpu_rank_workload(const ExecutorFactory& executor, const Problem& p,
                                                      const Layout& l) {
-  return rank_kernel_table().at(p.kernel, "mpi ranks").cpu(executor, p, l);
+  return rank_kernel_table().at(p.kernel, "mpi ranks", &RankRow::cpu).cpu(executor, p, l);
 }
 
 std::unique_ptr<RankWorkload> make_gpu_rank_workload(const WorkloadFactory& gpu, const Problem& p, const Layout& l) {
-  const RankRow& row = rank_kernel_table().at(p.kernel, "mpi+cuda");
-  if (row.gpu == nullptr) throw UnavailableError("not implemented by mpi+cuda");
+  const RankRow& row = rank_kernel_table().at(p.kernel, "mpi+cuda", &RankRow::gpu);
   return row.gpu(gpu, p, l);
 }
 

@@ -38,8 +38,8 @@ std::string recorded_commit(const fs::path& dir) {
 BackendEntry peer_entry(const PeerBinary& b, const PeerOptions& o, const Registry& registry) {
   BackendEntry e;
   e.name = b.backend;
-  e.kind = "peer";
-  e.processor = b.gpu ? "gpu" : "cpu";  // the model the binary was built for
+  e.kind = BackendKind::peer;
+  e.processor = b.gpu ? Processor::gpu : Processor::cpu;  // the model the binary was built for
   e.in_default_set = false;    // measured where a suite or --backend names it
   e.sweeps_threads = !b.gpu;   // the CUDA model runs on one host thread
   e.kernels = babelstream::kernel_table().names();

@@ -418,8 +418,8 @@ void add_likwid_backends(Registry& registry, const PeerLauncher& launch) {
   for (const PeerBackend& b : backends) {
     BackendEntry e;
     e.name = b.name;
-    e.kind = "peer";
-    e.processor = "cpu";  // likwid-bench runs on this host's cores
+    e.kind = BackendKind::peer;
+    e.processor = Processor::cpu;  // likwid-bench runs on this host's cores
     e.in_default_set = false;  // measured where a suite or --backend names it
     e.kernels = b.kernels;
     e.own_family = "peak";  // peakflops, which the catalogue has not: a roof probe

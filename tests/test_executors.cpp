@@ -136,22 +136,22 @@ TEST(Registry, EveryCpuBackendOfThisBuildIsThere) {
 TEST(Registry, EveryAvailableEntrySaysItsProcessor) {
   for (const auto& e : test::registry().entries()) {
     if (!e.available) continue;
-    EXPECT_TRUE(e.processor == "cpu" || e.processor == "gpu") << e.name << ": '" << e.processor << "'";
-    if (e.kind == "cpu") {
-      EXPECT_EQ(e.processor, "cpu") << e.name;
+    EXPECT_TRUE(e.processor.has_value()) << e.name;
+    if (e.kind == BackendKind::cpu) {
+      EXPECT_EQ(e.processor, Processor::cpu) << e.name;
     }
-    if (e.kind == "gpu") {
-      EXPECT_EQ(e.processor, "gpu") << e.name;
+    if (e.kind == BackendKind::gpu) {
+      EXPECT_EQ(e.processor, Processor::gpu) << e.name;
     }
   }
   for (const char* name : {"py-cupy", "py-torch", "mpi+cuda", "babelstream-cuda", "cuda-multi-seq"}) {
     if (const auto* e = test::registry().find(name); e != nullptr && e->available) {
-      EXPECT_EQ(e->processor, "gpu") << name;
+      EXPECT_EQ(e->processor, Processor::gpu) << name;
     }
   }
   for (const char* name : {"py-numpy", "mpi+pool", "babelstream-omp", "serial"}) {
     if (const auto* e = test::registry().find(name); e != nullptr && e->available) {
-      EXPECT_EQ(e->processor, "cpu") << name;
+      EXPECT_EQ(e->processor, Processor::cpu) << name;
     }
   }
 }
@@ -160,10 +160,10 @@ TEST(Registry, AnAvailableEntryWithoutItsProcessorIsRefused) {
   Registry r;
   BackendEntry e;
   e.name = "nowhere";
-  e.kind = "cpu";
+  e.kind = BackendKind::cpu;
   e.available = true;
   EXPECT_THROW(r.add(e), FailureError);
-  e.processor = "cpu";
+  e.processor = Processor::cpu;
   EXPECT_NO_THROW(r.add(e));
 }
 

@@ -63,7 +63,7 @@ TEST(KernelCoverage, CpuBackendsRunTheCpuTable) {
     EXPECT_EQ(in_table, k.family != KernelFamily::comm) << k.name;
   }
   for (const auto& e : test::registry().entries()) {
-    if (e.kind == "cpu" && e.available) {
+    if (e.kind == BackendKind::cpu && e.available) {
       EXPECT_EQ(e.kernels, table) << e.name;
     }
   }

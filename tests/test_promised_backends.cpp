@@ -33,30 +33,31 @@ const Registry& registry() {
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 
 // The optional parts a backend needs (none: serial, threads, pool), from its kind and name.
-// mpi+<executor> needs MPI and whatever its executor needs. An unknown kind is a test failure:
-// this function must learn which part builds it.
+// mpi+<executor> needs MPI and whatever its executor needs. A new kind does not compile until this
+// switch (no default) says which part builds it.
 std::vector<std::string> parts_of(const BackendEntry& e) {
-  if (e.kind == "cpu") {
-    if (e.name == "tbb" || starts_with(e.name, "tbb-")) return {"TBB"};
-    if (e.name == "openmp" || starts_with(e.name, "openmp-")) return {"OPENMP"};
-    return {};
-  }
-  if (e.kind == "gpu") return {"CUDA"};
-  // External programs found at run time (BabelStream's binaries in PARLAB_BABELSTREAM_DIR, built
-  // by scripts/build-babelstream.sh), not a part CMake configures: no configuration promises them.
-  if (e.kind == "peer") return {"PEERS"};
-  if (e.kind == "python") return {"PYTHON"};
-  if (e.kind == "mpi") {
-    std::vector<std::string> parts = {"MPI"};
-    const BackendEntry* executor = starts_with(e.name, "mpi+") ? registry().find(e.name.substr(4)) : nullptr;
-    if (executor == nullptr) {
-      ADD_FAILURE() << e.name << ": an MPI backend not named mpi+<backend of this registry>";
+  switch (e.kind) {
+    case BackendKind::cpu:
+      if (e.name == "tbb" || starts_with(e.name, "tbb-")) return {"TBB"};
+      if (e.name == "openmp" || starts_with(e.name, "openmp-")) return {"OPENMP"};
+      return {};
+    case BackendKind::gpu: return {"CUDA"};
+    // External programs found at run time (BabelStream's binaries in PARLAB_BABELSTREAM_DIR, built
+    // by scripts/build-babelstream.sh), not a part CMake configures: no configuration promises them.
+    case BackendKind::peer: return {"PEERS"};
+    case BackendKind::python: return {"PYTHON"};
+    case BackendKind::mpi: {
+      std::vector<std::string> parts = {"MPI"};
+      const BackendEntry* executor = starts_with(e.name, "mpi+") ? registry().find(e.name.substr(4)) : nullptr;
+      if (executor == nullptr) {
+        ADD_FAILURE() << e.name << ": an MPI backend not named mpi+<backend of this registry>";
+        return parts;
+      }
+      for (auto& p : parts_of(*executor)) parts.push_back(std::move(p));
       return parts;
     }
-    for (auto& p : parts_of(*executor)) parts.push_back(std::move(p));
-    return parts;
   }
-  ADD_FAILURE() << e.name << ": kind '" << e.kind << "' belongs to no part this test knows; add it to parts_of()";
+  ADD_FAILURE() << e.name << ": kind " << static_cast<int>(e.kind) << " is none of BackendKind's";
   return {"?"};
 }
 
@@ -81,7 +82,7 @@ const promise::Unpromised* exemption(std::string_view name) {
 bool wants_a_gpu(const BackendEntry& e) {
   std::string_view r = e.reason;
   constexpr std::string_view kMpiPrefix = "the cuda backend is unavailable: ";
-  if (e.kind == "mpi" && starts_with(r, kMpiPrefix)) r.remove_prefix(kMpiPrefix.size());
+  if (e.kind == BackendKind::mpi && starts_with(r, kMpiPrefix)) r.remove_prefix(kMpiPrefix.size());
   return !e.broken && (starts_with(r, "no CUDA device") || starts_with(r, "no CUDA driver"));
 }
 

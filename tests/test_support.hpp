@@ -35,7 +35,7 @@ struct BackendThreads {
 inline std::vector<BackendThreads> backend_thread_params() {
   std::vector<BackendThreads> out;
   for (const auto& e : registry().entries()) {
-    if (e.kind != "cpu" || !e.available) continue;
+    if (e.kind != BackendKind::cpu || !e.available) continue;
     for (int t : kThreadCounts) {
       if (e.name == "serial" && t != 1) continue;
       out.push_back({e.name, t});
@@ -47,7 +47,7 @@ inline std::vector<BackendThreads> backend_thread_params() {
 inline std::vector<std::string> cpu_backend_names() {
   std::vector<std::string> out;
   for (const auto& e : registry().entries()) {
-    if (e.kind == "cpu" && e.available) out.push_back(e.name);
+    if (e.kind == BackendKind::cpu && e.available) out.push_back(e.name);
   }
   return out;
 }

@@ -17,14 +17,14 @@ namespace parlab {
 namespace {
 
 TEST(WorkModel, EveryCpuBackendsWorkIsTheCatalogues) {
-  EXPECT_GT(test::check_backends_of_kind(test::registry(), "cpu"), 0);
+  EXPECT_GT(test::check_backends_of_kind(test::registry(), BackendKind::cpu), 0);
 }
 
 TEST(WorkModel, EveryGpuBackendsWorkIsTheCatalogues) {
   bool any = false;
-  for (const auto& e : test::registry().entries()) any = any || (e.kind == "gpu" && e.available);
+  for (const auto& e : test::registry().entries()) any = any || (e.kind == BackendKind::gpu && e.available);
   if (!any) GTEST_SKIP() << "no CUDA device here: the GPU backends are checked on a GPU node";
-  EXPECT_GT(test::check_backends_of_kind(test::registry(), "gpu"), 0);
+  EXPECT_GT(test::check_backends_of_kind(test::registry(), BackendKind::gpu), 0);
 }
 
 // The figures records have always carried, written out: the model must not move them (records

@@ -43,7 +43,7 @@ inline void expect_work_eq(const WorkCount& got, const WorkCount& want, const st
 
 // Every catalogue kernel an available backend of `kind` runs, at each of its precisions: the
 // workload's work after one run equals the catalogue's model. Returns how many were checked.
-inline int check_backends_of_kind(const Registry& registry, const std::string& kind,
+inline int check_backends_of_kind(const Registry& registry, BackendKind kind,
                                   const std::vector<std::string>& skip = {}) {
   int checked = 0;
   for (const auto& e : registry.entries()) {

@@ -121,7 +121,7 @@ void add_rank_overrides(PlanOverrides& o, const RunArgs& a, const Registry& regi
   if (MpiJobScope::in_job()) throw UsageError("--ranks launches its own MPI jobs: run parlab outside mpirun");
   std::vector<std::string> mpi_backends;
   for (const auto& e : registry.entries()) {
-    if (e.kind == "mpi" && e.available) mpi_backends.push_back(e.name);
+    if (e.kind == BackendKind::mpi && e.available) mpi_backends.push_back(e.name);
   }
   if (mpi_backends.empty()) throw UsageError("--ranks: no MPI backend is available (see `parlab list`)");
   // Without --backend: the single-process CPU backends beside every MPI one, so the run holds

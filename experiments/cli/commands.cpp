@@ -27,7 +27,7 @@ namespace parlab {
 int cmd_list(const Registry& registry, std::ostream& out) {
   out << "backends:\n";
   for (const auto& e : registry.entries()) {
-    out << "  " << std::left << std::setw(24) << e.name << std::setw(7) << e.kind
+    out << "  " << std::left << std::setw(24) << e.name << std::setw(7) << to_string(e.kind)
         << (e.available ? "available    " : e.broken ? "FAILED       " : "unavailable  ")
         << (e.available ? e.detail : e.reason)
         << "\n";

@@ -15,6 +15,7 @@
 
 #include "experiments/machine/context.hpp"
 #include "core/ceilings_cpu.hpp"
+#include "core/roof.hpp"
 #include "core/error.hpp"
 #include "parlab/build_commit.hpp"
 #include "parlab/build_info.hpp"
@@ -97,18 +98,19 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
   const std::string note = quick ? " (PARLAB_CEILINGS_QUICK: test sizes, not a roof)" : "";
   const std::optional<std::uint64_t> llc = last_level_cache_sysfs();
   if (llc) {
-    set.roofs.push_back({"cpu_llc_bytes", static_cast<double>(*llc), "bytes", "measured",
+    set.roofs.push_back({RoofKey::cpu_llc_bytes, static_cast<double>(*llc), "bytes", "measured",
                          "largest cache level in /sys/devices/system/cpu/cpu0/cache (as the kernel reports it)", 1, "cpu", {}});
   } else {
-    set.unavailable.emplace_back("cpu_llc_bytes", "sysfs reports no cache sizes here");
+    set.unavailable.emplace_back(RoofKey::cpu_llc_bytes, "sysfs reports no cache sizes here");
   }
   // The compute probes run on parlab's pool (its threads hand out chunks dynamically); the
   // bandwidth probes on pinned threads of their own. Both need the pool built in, as before.
   const BackendEntry* pool = registry.find("pool");
   if (pool == nullptr || !pool->available || !pool->make_executor) {
-    for (const char* n : {"cpu_bw_read_all", "cpu_bw_read_1", "cpu_bw_copy_nt_all", "cpu_bw_copy_nt_1", "cpu_bw_triad_all",
-                          "cpu_bw_triad_1", "cpu_fma_f64_all", "cpu_fma_f64_1", "cpu_imul_all", "cpu_imul_1"}) {
-      set.unavailable.emplace_back(n, "the pool backend is not available in this build");
+    for (const CpuRoof r : kCpuRoofs) {
+      for (const ThreadScope scope : kThreadScopes) {
+        set.unavailable.emplace_back(roof_key(r, scope), "the pool backend is not available in this build");
+      }
     }
     return set;
   }
@@ -134,41 +136,42 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
   const double compute_s = quick ? 2e-3 : 0.05;
   const int compute_reps = quick ? 1 : 6;
   struct Bw {
-    const char* base;
+    CpuRoof base;
     BandwidthKernel kernel;
   };
   for (const int threads : {all, 1}) {
     if (threads == 1 && all == 1) continue;  // measured once below
-    const std::string suffix = threads == all ? "_all" : "_1";
-    const auto push = [&](const std::string& name, const ProbeResult& p, const char* unit) {
-      set.roofs.push_back({name, p.value, unit, "measured", p.how + note, threads, "cpu", {}});
-      log << "parlab: ceilings: " << name << " = " << human(p.value, unit) << "\n";
+    const ThreadScope scope = threads == all ? ThreadScope::all : ThreadScope::one;
+    const auto push = [&](CpuRoof base, const ProbeResult& p, const char* unit) {
+      set.roofs.push_back({roof_key(base, scope), p.value, unit, "measured", p.how + note, threads, "cpu", {}});
+      log << "parlab: ceilings: " << to_string(roof_key(base, scope)) << " = " << human(p.value, unit) << "\n";
       if (all == 1) {  // one hardware thread: the one-core roof is the all-cores roof
         Roof one = set.roofs.back();
-        one.name = name.substr(0, name.size() - 4) + "_1";
+        one.key = roof_key(base, ThreadScope::one);
         set.roofs.push_back(one);
       }
     };
-    const Bw bws[] = {{"cpu_bw_read", BandwidthKernel::read}, {"cpu_bw_copy_nt", BandwidthKernel::copy_nt},
-                      {"cpu_bw_triad", BandwidthKernel::triad_nt}};
+    const Bw bws[] = {{CpuRoof::bw_read, BandwidthKernel::read}, {CpuRoof::bw_copy_nt, BandwidthKernel::copy_nt},
+                      {CpuRoof::bw_triad, BandwidthKernel::triad_nt}};
     try {
       // The bandwidth probes on pinned threads of their own (core/ceilings_cpu.hpp): their arrays
       // are freed before the compute probes run on the pool.
       BandwidthProbe probe(threads, working_sets.back());
-      for (const Bw& b : bws) push(b.base + suffix, probe.measure(b.kernel, working_sets, reps), "bytes/s");
+      for (const Bw& b : bws) push(b.base, probe.measure(b.kernel, working_sets, reps), "bytes/s");
     } catch (const UnavailableError& e) {
       // Pinning refused (a container without sched_setaffinity): no roof rather than one from
       // floating threads, which is not what the roof says it is.
       for (const Bw& b : bws) {
-        for (const std::string& sfx : all == 1 ? std::vector<std::string>{"_all", "_1"} : std::vector<std::string>{suffix}) {
-          set.unavailable.emplace_back(b.base + sfx, e.what());
+        for (const ThreadScope s : all == 1 ? std::vector<ThreadScope>(kThreadScopes.begin(), kThreadScopes.end())
+                                            : std::vector<ThreadScope>{scope}) {
+          set.unavailable.emplace_back(roof_key(b.base, s), e.what());
         }
       }
     }
     // Made after the bandwidth probe is gone, so the pool's threads never compete with its pinned ones.
     std::unique_ptr<Executor> ex = pool->make_executor(threads);
-    push("cpu_fma_f64" + suffix, measure_fma_f64(*ex, compute_s, compute_reps), "flops/s");
-    push("cpu_imul" + suffix, measure_imul(*ex, compute_s, compute_reps), "muls/s");
+    push(CpuRoof::fma_f64, measure_fma_f64(*ex, compute_s, compute_reps), "flops/s");
+    push(CpuRoof::imul, measure_imul(*ex, compute_s, compute_reps), "muls/s");
   }
   return set;
 }
@@ -242,8 +245,8 @@ json measure_ceilings(const Registry& registry, std::ostream& log) {
   set.roofs.insert(set.roofs.end(), gpu.roofs.begin(), gpu.roofs.end());
   set.unavailable.insert(set.unavailable.end(), gpu.unavailable.begin(), gpu.unavailable.end());
   json roofs = json::object(), unavailable = json::object();
-  for (const auto& r : set.roofs) roofs[r.name] = to_json(r, when);
-  for (const auto& [name, why] : set.unavailable) unavailable[name] = why;
+  for (const auto& r : set.roofs) roofs[std::string(to_string(r.key))] = to_json(r, when);
+  for (const auto& [key, why] : set.unavailable) unavailable[std::string(to_string(key))] = why;
   json c = {{"measured_utc", when}, {"cache", nullptr}, {"roofs", roofs}, {"unavailable", unavailable}};
   // What makes these roofs less trustworthy, said beside them: a busy machine, and an all-cores
   // compute roof below the one-core roof (on an idle machine it is at least as large).
@@ -254,8 +257,8 @@ json measure_ceilings(const Registry& registry, std::ostream& log) {
        << " on " << hardware_threads() << " hardware threads";
     warnings.push_back(os.str());
   }
-  for (const char* base : {"cpu_fma_f64", "cpu_imul"}) {
-    const std::string all = std::string(base) + "_all", one = std::string(base) + "_1";
+  for (const CpuRoof base : {CpuRoof::fma_f64, CpuRoof::imul}) {
+    const std::string all(to_string(roof_key(base, ThreadScope::all))), one(to_string(roof_key(base, ThreadScope::one)));
     if (roofs.contains(all) && roofs.contains(one) && roofs[all]["threads"].get<int>() > 1 &&
         roofs[all]["value"].get<double>() < roofs[one]["value"].get<double>()) {
       warnings.push_back(all + " is below " + one + ": the cores were not all free (remeasure on a quiet machine)");

@@ -139,9 +139,9 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
   // what was actually linked and found at run time: TBB, OpenMP, CUDA and the GPU, Python.
   nlohmann::json backends = nlohmann::json::array();
   for (const auto& e : registry.entries()) {
-    nlohmann::json b = {{"name", e.name}, {"kind", e.kind}, {"available", e.available},
+    nlohmann::json b = {{"name", e.name}, {"kind", to_string(e.kind)}, {"available", e.available},
                         {"detail", e.available ? e.detail : e.reason}};
-    if (!e.processor.empty()) b["processor"] = e.processor;
+    if (e.processor) b["processor"] = to_string(*e.processor);
     backends.push_back(b);
   }
   ctx["backends"] = backends;

@@ -1,9 +1,11 @@
 // record_limit: the one place a record is held against a roof.
 #include "experiments/machine/limit.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "core/roof.hpp"
 #include "core/workload.hpp"
 
 namespace parlab {
@@ -20,8 +22,10 @@ json no_roof(const std::string& why) { return {{"roof", nullptr}, {"reason", "no
 // "peer"). The fallback is for OLDER records only, written before the field existed: kind "gpu"
 // or a backend name containing "cuda", the rule of those days (it put py-cupy on the CPU).
 bool record_on_gpu(const json& r) {
-  if (r.contains("processor") && r["processor"].is_string()) return r["processor"].get<std::string>() == "gpu";
-  return r.value("kind", "") == "gpu" || r.value("backend", "").find("cuda") != std::string::npos;
+  if (r.contains("processor") && r["processor"].is_string()) {
+    return processor_from_name(r["processor"].get<std::string>()) == Processor::gpu;
+  }
+  return backend_kind_from_name(r.value("kind", "")) == BackendKind::gpu || r.value("backend", "").find("cuda") != std::string::npos;
 }
 
 namespace {
@@ -36,8 +40,9 @@ struct Candidate {
   double attained = 0;  // the record's rate in the roof's unit
 };
 
-// A measured roof by name, or a reason it cannot be used.
-const json* measured_roof(const json& ceilings, const std::string& name, std::string& why) {
+// A measured roof by key, or a reason it cannot be used.
+const json* measured_roof(const json& ceilings, RoofKey key, std::string& why) {
+  const std::string name(to_string(key));
   // Pointers into `ceilings`, never copies: the roof returned must outlive this call.
   if (ceilings.contains("roofs") && ceilings["roofs"].contains(name)) {
     const json& r = ceilings["roofs"][name];
@@ -53,35 +58,37 @@ const json* measured_roof(const json& ceilings, const std::string& name, std::st
   return nullptr;
 }
 
-// The CPU roof `base` (e.g. "cpu_bw_triad") at `threads` threads: the all-cores roof at or above
+// The CPU roof `base` (e.g. CpuRoof::bw_triad) at `threads` threads: the all-cores roof at or above
 // the thread count it was measured at, the one-core roof at one thread, and in between
 // min(all-cores, threads x one-core): bandwidth saturates before the cores run out, compute does not.
-bool cpu_roof_at(const json& ceilings, const std::string& base, int threads, Candidate& c, std::string& why) {
-  const json* all = measured_roof(ceilings, base + "_all", why);
-  const json* one = measured_roof(ceilings, base + "_1", why);
+bool cpu_roof_at(const json& ceilings, CpuRoof base, int threads, Candidate& c, std::string& why) {
+  const std::string all_name(to_string(roof_key(base, ThreadScope::all)));
+  const std::string one_name(to_string(roof_key(base, ThreadScope::one)));
+  const json* all = measured_roof(ceilings, roof_key(base, ThreadScope::all), why);
+  const json* one = measured_roof(ceilings, roof_key(base, ThreadScope::one), why);
   if (threads == 1 && one != nullptr) {
-    c.roof = base + "_1";
+    c.roof = one_name;
     c.value = (*one)["value"].get<double>();
     c.unit = (*one).value("unit", "");
     return true;
   }
   if (all == nullptr) return false;
   const int all_threads = (*all).value("threads", 0);
-  c.roof = base + "_all";
+  c.roof = all_name;
   c.value = (*all)["value"].get<double>();
   c.unit = (*all).value("unit", "");
   if (threads >= all_threads || threads < 1) return true;
   if (one == nullptr) {
-    why = base + "_1 is needed below " + std::to_string(all_threads) + " threads: " + why;
+    why = one_name + " is needed below " + std::to_string(all_threads) + " threads: " + why;
     return false;
   }
   const double scaled = threads * (*one)["value"].get<double>();
   if (scaled < c.value) {
-    c.roof = base + "_1";
+    c.roof = one_name;
     c.value = scaled;
-    c.basis = std::to_string(threads) + " x " + base + "_1 (below " + base + "_all)";
+    c.basis = std::to_string(threads) + " x " + one_name + " (below " + all_name + ")";
   } else {
-    c.basis = base + "_all (below " + std::to_string(threads) + " x " + base + "_1)";
+    c.basis = all_name + " (below " + std::to_string(threads) + " x " + one_name + ")";
   }
   return true;
 }
@@ -94,6 +101,10 @@ json record_limit(const json& r, const json& ceilings) {
   const KernelSpec* spec = find_kernel(kernel);
   if (spec == nullptr) return no_roof("kernel " + kernel + " is not in the catalogue, so it has no work model");
   const RoofModel& model = spec->roof;
+  if (!model.bounded()) {
+    return no_roof("the catalogue names no bound resource (bandwidth, flops, multiplies) for " + kernel + ": " +
+                   std::string(model.no_roof));
+  }
   if (r.value("hosts", 1) > 1) return no_roof("a record spread over several hosts has no one machine's roof");
   const bool gpu = record_on_gpu(r);
   // Threads of this host the record used: ranks on the host times each rank's threads.
@@ -104,14 +115,14 @@ json record_limit(const json& r, const json& ceilings) {
 
   std::vector<Candidate> cands;
   std::string why;
-  const auto add = [&](const std::string& gpu_name, const std::string& cpu_base, double w, double attained) {
+  const auto add = [&](RoofKey gpu_key, CpuRoof cpu_base, double w, double attained) {
     Candidate c;
     c.work = w;
     c.attained = attained;
     if (gpu) {
-      const json* roof = measured_roof(ceilings, gpu_name, why);
+      const json* roof = measured_roof(ceilings, gpu_key, why);
       if (roof == nullptr) return false;
-      c.roof = gpu_name;
+      c.roof = to_string(gpu_key);
       c.value = (*roof)["value"].get<double>();
       c.unit = (*roof).value("unit", "");
     } else if (!cpu_roof_at(ceilings, cpu_base, threads, c, why)) {
@@ -125,7 +136,7 @@ json record_limit(const json& r, const json& ceilings) {
     // cache, whose bandwidth no probe measures, so such a record has no measured roof (held
     // against memory's it would read as several times its roof).
     const double footprint = work.value("footprint_bytes", 0.0);
-    const json* llc = measured_roof(ceilings, "cpu_llc_bytes", why);
+    const json* llc = measured_roof(ceilings, RoofKey::cpu_llc_bytes, why);
     if (llc != nullptr && footprint > 0 && footprint <= (*llc)["value"].get<double>()) {
       return no_roof("its arrays (" + std::to_string(static_cast<long long>(footprint)) +
                      " bytes) fit the last-level cache (cpu_llc_bytes " +
@@ -134,9 +145,8 @@ json record_limit(const json& r, const json& ceilings) {
     }
     why.clear();
   }
-  if (model.memory != MemoryRoof::none) {
-    const char* pattern = model.memory == MemoryRoof::read ? "read" : model.memory == MemoryRoof::copy ? "copy_nt" : "triad";
-    if (!add("gpu_bw", std::string("cpu_bw_") + pattern, work.value("bytes", 0.0), rate.value("bytes_per_s", 0.0))) {
+  if (const std::optional<CpuRoof> bw = cpu_bandwidth_roof(model.memory)) {
+    if (!add(RoofKey::gpu_bw, *bw, work.value("bytes", 0.0), rate.value("bytes_per_s", 0.0))) {
       return no_roof(why);
     }
   }
@@ -144,19 +154,18 @@ json record_limit(const json& r, const json& ceilings) {
     const bool f64 = precision == "double";
     if (!f64 && precision != "float") return no_roof("no FMA roof for precision " + precision);
     if (!gpu && !f64) return no_roof("no measured CPU fp32 FMA roof (only cpu_fma_f64)");
-    if (!add(f64 ? "gpu_fma_f64" : "gpu_fma_f32", "cpu_fma_f64", work.value("flops", 0.0), rate.value("flops_per_s", 0.0))) {
+    if (!add(f64 ? RoofKey::gpu_fma_f64 : RoofKey::gpu_fma_f32, CpuRoof::fma_f64, work.value("flops", 0.0),
+             rate.value("flops_per_s", 0.0))) {
       return no_roof(why);
     }
   }
   if (model.imuls_per_sample > 0) {
     const double k = model.imuls_per_sample;
-    if (!add("gpu_imul", "cpu_imul", k * work.value("samples", 0.0), k * rate.value("samples_per_s", 0.0))) {
+    if (!add(RoofKey::gpu_imul, CpuRoof::imul, k * work.value("samples", 0.0), k * rate.value("samples_per_s", 0.0))) {
       return no_roof(why);
     }
   }
-  if (cands.empty()) {
-    return no_roof("the catalogue names no bound resource (bandwidth, flops, multiplies) for " + kernel);
-  }
+  // A bounded model tried at least one roof, and each one either joined `cands` or returned above.
   // The binding roof: the largest lower bound on the time, work / roof.
   const Candidate* bind = &cands.front();
   for (const auto& c : cands) {

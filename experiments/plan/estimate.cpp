@@ -22,7 +22,7 @@ constexpr double kCountsPerThread = 1e10;  // race-lab increments, overhead prob
 double one_run_seconds(const MeasurementSpec& m, const BackendEntry& backend) {
   const KernelSpec* k = find_kernel(m.kernel);
   if (k == nullptr) return 0.0;  // GPU and Python studies: no work model, no claim
-  const bool gpu = backend.kind == "gpu";
+  const bool gpu = backend.kind == BackendKind::gpu;
   const double lanes = gpu ? 1.0 : static_cast<double>(std::max(1, m.threads));
   const WorkCount w = kernel_work(m.kernel, m.precision, m.size, m.size_y);
   const double samples_rate =

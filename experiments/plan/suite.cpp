@@ -85,15 +85,17 @@ std::vector<const BackendEntry*> select_backends(const std::vector<std::string>&
     if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
   };
   for (const std::string& w : wanted) {
-    if (w == "all" || w == "cpu" || w == "gpu" || w == "python") {
+    // A kind a word may name (peers and MPI backends are named one by one).
+    const std::optional<BackendKind> wk = backend_kind_from_name(w);
+    if (w == "all" || wk == BackendKind::cpu || wk == BackendKind::gpu || wk == BackendKind::python) {
       for (const auto& e : registry.entries()) {
         // An unavailable entry may still list its kernels (the GPU part does); one that lists
         // none is kept, so its record says why it did not run.
         const bool runs_kernel = std::find(e.kernels.begin(), e.kernels.end(), kernel) != e.kernels.end() ||
                                  (!e.available && e.kernels.empty());
-        if (e.in_default_set && runs_kernel && (w == "all" || e.kind == w)) {
+        if (e.in_default_set && runs_kernel && (w == "all" || e.kind == wk)) {
           // An unavailable entry has no kernel list: keep it only for kernels its kind runs.
-          if (!e.available && e.kind == "python" && kernel != "pi") continue;
+          if (!e.available && e.kind == BackendKind::python && kernel != "pi") continue;
           add(&e);
         }
       }
@@ -375,8 +377,8 @@ void Planner::add_backend_points(const Experiment& x, const std::string& kernel,
                                  const std::vector<Precision>& precisions, const std::vector<std::uint64_t>& sizes) {
   // Serial and GPU backends have no thread count to sweep: measure them once.
   std::vector<int> ts = x.threads;
-  if (!be.sweeps_threads || be.kind == "gpu") ts = {1};
-  const auto modes = be.kind == "python" ? x.python_modes : std::vector<const InterpreterMode*>{nullptr};
+  if (!be.sweeps_threads || be.kind == BackendKind::gpu) ts = {1};
+  const auto modes = be.kind == BackendKind::python ? x.python_modes : std::vector<const InterpreterMode*>{nullptr};
   for (const InterpreterMode* mode : modes) {
     for (int t : ts) {
       for (std::uint64_t base : sizes) {
@@ -403,7 +405,7 @@ MeasurementSpec Planner::point(const Experiment& x, const std::string& kernel, c
   m.backend = be.name;
   m.threads = threads;
   m.size = base;
-  if (x.scaling == "weak" && be.kind != "gpu") {
+  if (x.scaling == "weak" && be.kind != BackendKind::gpu) {
     if (base > UINT64_MAX / static_cast<std::uint64_t>(threads)) throw UsageError(x.where + ": weak-scaled size overflows");
     m.size = base * static_cast<std::uint64_t>(threads);
   }
@@ -420,12 +422,12 @@ MeasurementSpec Planner::point(const Experiment& x, const std::string& kernel, c
 // some threads get no work, added once per MPI job size where the experiment sweeps ranks.
 void Planner::add_point(const Experiment& x, const BackendEntry& be, const MeasurementSpec& m) {
   const int t = m.threads;
-  if (be.kind == "cpu" && memory > 0 && host_bytes(m) > 0.8 * memory) {
+  if (be.kind == BackendKind::cpu && memory > 0 && host_bytes(m) > 0.8 * memory) {
     throw UsageError(x.where + ": size " + std::to_string(m.size) + " of kernel '" + m.kernel + "' needs " +
                      std::to_string(static_cast<std::uint64_t>(host_bytes(m) / (1 << 20))) +
                      " MiB, more than 80% of this machine's memory (--size)");
   }
-  if (be.kind != "mpi" || x.ranks.empty()) {
+  if (be.kind != BackendKind::mpi || x.ranks.empty()) {
     if (be.work_unit > 0 && t > 1 && m.size / static_cast<std::uint64_t>(t) < be.work_unit) {
       if (!o.sizes) {
         // A suite's point: left out, one warning per backend naming the smallest size at the

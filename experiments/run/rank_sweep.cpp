@@ -16,6 +16,7 @@
 #include "experiments/io/child_process.hpp"
 #include "experiments/run/child_record.hpp"
 #include "core/error.hpp"
+#include "core/workload.hpp"
 #include "experiments/io/read.hpp"
 #include "experiments/io/text.hpp"
 
@@ -245,7 +246,7 @@ nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::si
   nlohmann::json s = spec;
   s.erase("ranks");  // the job measures it as its own: ranks from its layout, not another launch
   ChildJob job;
-  job.fields = {{"kind", "mpi"}, {"ranks", ranks}};
+  job.fields = {{"kind", to_string(BackendKind::mpi)}, {"ranks", ranks}};
   job.timeout_s = timeout_s;
   MpiLauncher launcher;
   try {

@@ -280,7 +280,7 @@ json Runner::measure(const MeasurementSpec& s, std::size_t index) {
     if (mode == nullptr) {
       json r = to_json(s);
       r["id"] = index;
-      r["kind"] = "python";
+      r["kind"] = to_string(BackendKind::python);
       r["status"] = "unavailable";
       r["reason"] = "interpreter " + s.interpreter + (s.python_gil.empty() ? "" : " PYTHON_GIL=" + s.python_gil) +
                     " not found by this run (see `parlab list`)";
@@ -290,7 +290,7 @@ json Runner::measure(const MeasurementSpec& s, std::size_t index) {
   }
   json r = measure_here(s, index);
   if (r.is_null()) return r;  // interrupted inside the measurement
-  if (r.value("kind", "") == "python" && r.value("status", "") != "unavailable") {
+  if (backend_kind_from_name(r.value("kind", "")) == BackendKind::python && r.value("status", "") != "unavailable") {
     if (const auto f = python_interpreter_fields()) {
       // Which interpreter ran it, from the process that did (docs/records.md, "Dimensions that compose").
       r["interpreter"] = f->interpreter;
@@ -446,9 +446,9 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
   json r = to_json(s);
   r["id"] = index;
   const BackendEntry* entry = registry_.find(s.backend);
-  r["kind"] = entry ? entry->kind : "";
+  r["kind"] = entry ? to_string(entry->kind) : "";
   // Where it ran, as its wing says (docs/records.md): what record_limit and the figures read.
-  if (entry != nullptr && !entry->processor.empty()) r["processor"] = entry->processor;
+  if (entry != nullptr && entry->processor) r["processor"] = to_string(*entry->processor);
   if (auto without = record_without_backend(r, entry)) return *without;
   try {
     std::unique_ptr<Workload> w = entry->make(problem_of(s));
@@ -459,9 +459,9 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     // Energy (docs/ceilings.md): more runs, after the timed ones, until the counter has advanced
     // enough; not for external peers and MPI jobs, whose runs are processes of their own.
     json energy;
-    if (r["kind"] != "peer" && r["kind"] != "mpi") {
+    if (runs_in_this_process(entry->kind)) {
       // The GPU's counter for a record that ran there (py-cupy and py-torch included), by the entry's processor.
-      const bool gpu_side = entry->processor == "gpu";
+      const bool gpu_side = entry->processor == Processor::gpu;
       energy = measure_energy(*w, gpu_side, s.device, w->work());
     }
     const Validation v = w->validate();

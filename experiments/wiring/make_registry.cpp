@@ -95,25 +95,25 @@ Registry make_registry() {
 #if defined(PARLAB_HAVE_TBB)
   add_tbb_backends(r);
 #else
-  r.add_unavailable("tbb", "cpu", build_info::kTbbWhy);
+  r.add_unavailable("tbb", BackendKind::cpu, build_info::kTbbWhy);
 #endif
 #if defined(PARLAB_HAVE_OPENMP)
   add_openmp_backends(r);
 #else
-  r.add_unavailable("openmp", "cpu", build_info::kOpenMpWhy);
+  r.add_unavailable("openmp", BackendKind::cpu, build_info::kOpenMpWhy);
 #endif
 #if defined(PARLAB_HAVE_CUDA)
   add_cuda_backends(r);
 #else
   for (const std::string_view name : cuda::kBackendNames) {
-    r.add_unavailable(std::string(name), "gpu", build_info::kCudaWhy);
+    r.add_unavailable(std::string(name), BackendKind::gpu, build_info::kCudaWhy);
   }
 #endif
 #if defined(PARLAB_HAVE_PYTHON)
   add_python_backends(r);
 #else
   for (const std::string_view name : embed::kPythonBackendNames) {
-    r.add_unavailable(std::string(name), "python", build_info::kPythonWhy);
+    r.add_unavailable(std::string(name), BackendKind::python, build_info::kPythonWhy);
   }
 #endif
   add_peers_backends(r, peer_options());  // after the CUDA part: babelstream-cuda reads its device verdict
@@ -121,7 +121,7 @@ Registry make_registry() {
   add_mpi_backends(r);  // after the CPU and GPU parts: it composes with their factories
 #else
   for (const char* name : {"mpi+serial", "mpi+pool", "mpi+tbb", "mpi+openmp", "mpi+cuda"}) {
-    r.add_unavailable(name, "mpi", build_info::kMpiWhy);
+    r.add_unavailable(name, BackendKind::mpi, build_info::kMpiWhy);
   }
 #endif
   return r;
@@ -133,8 +133,8 @@ RoofSet measure_gpu_roofs(bool quick) {
 #else
   (void)quick;
   RoofSet set;
-  for (const char* n : {"gpu_bw", "gpu_fma_f64", "gpu_fma_f32", "gpu_imul", "gpu_sm_count", "gpu_clock_hz"}) {
-    set.unavailable.emplace_back(n, std::string("CUDA part not built: ") + build_info::kCudaWhy);
+  for (const RoofKey k : kGpuRoofKeys) {
+    set.unavailable.emplace_back(k, std::string("CUDA part not built: ") + build_info::kCudaWhy);
   }
   return set;
 #endif

@@ -23,7 +23,7 @@ TEST(PythonRegistry, EveryPythonBackendIsListedWithKindAndReason) {
   for (const auto& spec : embed::python_backend_specs()) {
     const BackendEntry* e = registry().find(spec.name);
     ASSERT_NE(e, nullptr) << spec.name;
-    EXPECT_EQ(e->kind, "python");
+    EXPECT_EQ(e->kind, BackendKind::python);
     if (e->available) {
       const std::vector<std::string> want = embed::python_backend_runs_triad(spec)
                                                 ? std::vector<std::string>{"pi", "triad"}
@@ -46,7 +46,7 @@ TEST(PythonRegistry, EveryPythonBackendIsListedWithKindAndReason) {
 TEST(PythonRegistry, TheNameListOfBuildsWithoutPythonIsComplete) {
   std::vector<std::string> registered, listed;
   for (const auto& e : registry().entries()) {
-    if (e.kind == "python") registered.push_back(e.name);
+    if (e.kind == BackendKind::python) registered.push_back(e.name);
   }
   for (const std::string_view n : embed::kPythonBackendNames) listed.emplace_back(n);
   std::sort(registered.begin(), registered.end());

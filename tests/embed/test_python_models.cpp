@@ -93,7 +93,7 @@ TEST(PythonModelsRegistry, EveryModelIsAPythonPiBackendOutsideTheDefaultSet) {
                            "py-thread-pool-parlab", "py-dask-delayed-parlab"}) {
     const BackendEntry* e = registry().find(name);
     ASSERT_NE(e, nullptr) << name;
-    EXPECT_EQ(e->kind, "python");
+    EXPECT_EQ(e->kind, BackendKind::python);
 #if defined(PARLAB_EMBED_ASAN)
     if (std::string(name).find("dask") != std::string::npos) {
       EXPECT_FALSE(e->available);

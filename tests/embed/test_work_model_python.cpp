@@ -18,9 +18,9 @@ TEST(WorkModel, CheapPythonBackendsWorkIsTheCatalogues) {
   const std::vector<std::string> costly = {"py-processes", "py-dask-distributed", "py-numba-prange", "py-numba-nogil",
                                            "py-cupy", "py-torch"};
   bool any = false;
-  for (const auto& e : test::registry().entries()) any = any || (e.kind == "python" && e.available);
+  for (const auto& e : test::registry().entries()) any = any || (e.kind == BackendKind::python && e.available);
   if (!any) GTEST_SKIP() << "no Python backend in this build";
-  EXPECT_GT(test::check_backends_of_kind(test::registry(), "python", costly), 0);
+  EXPECT_GT(test::check_backends_of_kind(test::registry(), BackendKind::python, costly), 0);
 }
 
 }  // namespace

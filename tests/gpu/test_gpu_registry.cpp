@@ -38,7 +38,7 @@ TEST(GpuRegistry, EveryEntryIsAvailableExactlyWhenADeviceIs) {
   for (const std::string_view name : kEntries) {
     const BackendEntry* e = r.find(name);
     ASSERT_NE(e, nullptr) << name;
-    EXPECT_EQ(e->kind, "gpu");
+    EXPECT_EQ(e->kind, BackendKind::gpu);
     if (devices.state == cuda::DeviceCount::State::driver_error) {
       ADD_FAILURE() << "the CUDA driver fails on this machine: " << devices.reason;
       EXPECT_TRUE(e->broken) << name;

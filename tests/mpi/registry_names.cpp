@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
   const std::string kind = argv[1];
   const parlab::Registry registry = parlab::make_registry();
   for (const auto& e : registry.entries()) {
-    if (e.kind == kind) std::printf("%s\n", e.name.c_str());
+    if (parlab::to_string(e.kind) == kind) std::printf("%s\n", e.name.c_str());
   }
   return 0;
 }

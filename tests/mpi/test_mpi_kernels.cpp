@@ -43,7 +43,7 @@ const Registry& registry() {
 std::vector<std::string> executors() {
   std::vector<std::string> out;
   for (const auto& e : registry().entries()) {
-    if (e.kind != "mpi" || e.name == "mpi+cuda" || !e.available) continue;
+    if (e.kind != BackendKind::mpi || e.name == "mpi+cuda" || !e.available) continue;
     out.push_back(e.name.substr(std::string_view("mpi+").size()));
   }
   return out;
@@ -73,13 +73,13 @@ const Layout& layout() { return Runtime::instance().layout(); }
 TEST(MpiRegistry, EveryCpuRankBackendRunsOnTheExecutorOfItsName) {
   std::vector<std::string> mpi_cpu;
   for (const auto& e : registry().entries()) {
-    if (e.kind != "mpi" || e.name == "mpi+cuda") continue;
+    if (e.kind != BackendKind::mpi || e.name == "mpi+cuda") continue;
     ASSERT_EQ(e.name.rfind("mpi+", 0), 0u) << e.name;
     const std::string executor = e.name.substr(4);
     mpi_cpu.push_back(executor);
     const BackendEntry* cpu = registry().find(executor);
     ASSERT_NE(cpu, nullptr) << e.name << ": no CPU backend '" << executor << "'";
-    EXPECT_EQ(cpu->kind, "cpu") << e.name;
+    EXPECT_EQ(cpu->kind, BackendKind::cpu) << e.name;
     EXPECT_EQ(e.available, cpu->available && static_cast<bool>(cpu->make_executor))
         << e.name << ": " << (e.available ? "available" : e.reason) << "; " << executor << ": "
         << (cpu->available ? "available" : cpu->reason);
@@ -252,7 +252,7 @@ TEST(MpiCuda, UnavailableExactlyWhenCudaIsAndSaysWhy) {
   const BackendEntry* cuda = registry().find("cuda");
   ASSERT_NE(mc, nullptr);
   ASSERT_NE(cuda, nullptr);
-  EXPECT_EQ(mc->kind, "mpi");
+  EXPECT_EQ(mc->kind, BackendKind::mpi);
   EXPECT_EQ(mc->available, cuda->available);
   if (!mc->available) {
     EXPECT_EQ(mc->reason, "the cuda backend is unavailable: " + cuda->reason);

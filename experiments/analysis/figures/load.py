@@ -6,6 +6,8 @@ import json
 import math
 import os
 
+from ..read import InputError, read_json  # noqa: F401 (InputError: figures' callers import it from here)
+
 SCHEMA = "parlab-results/2"
 # Runs of an older schema are not read here: `parlab migrate` brings them to this one in place,
 # with what only the catalogue knows (docs/records.md, "Runs of an older schema").
@@ -40,23 +42,11 @@ def kernels_in_order(records) -> list:
     return list(dict.fromkeys(r["kernel"] for r in records))
 
 
-class InputError(Exception):
-    """A results file that is missing or malformed."""
 
 
 def load_run(run_dir: str) -> dict:
     path = os.path.join(run_dir, "results.json") if os.path.isdir(run_dir) else run_dir
-    # A FIFO or a device would block the read or never end: refuse what is not a regular file
-    # before opening it.
-    if os.path.exists(path) and not os.path.isfile(path):
-        raise InputError(f"{path}: not a regular file (expected a parlab run directory or its results.json)")
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file (expected a parlab run directory)") from None
-    except json.JSONDecodeError as e:
-        raise InputError(f"{path}: not valid JSON: {e}") from None
+    doc = read_json(path)
     if not isinstance(doc, dict):
         raise InputError(f"{path}: expected a JSON object")
     if doc.get("schema") in OLD_SCHEMAS:

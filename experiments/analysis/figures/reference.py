@@ -20,6 +20,7 @@ import json
 import os
 
 from .labels import fmt_rate, fmt_size
+from ..read import read_json
 from .load import InputError, kernels_in_order, load_run, rate_of
 from .roofline import roof_share
 from .summary import fastest_of, speed_groups
@@ -63,11 +64,7 @@ def reference_sources(flags: list[str] | None, off: bool, env: dict | None = Non
 
 def _index_runs(index_path: str) -> list[dict]:
     """The index's runs, checked: [{name, path (absolute), description}]. Malformed: InputError."""
-    try:
-        with open(index_path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except ValueError as e:  # invalid JSON, or bytes that are not UTF-8
-        raise InputError(f"{index_path}: not valid JSON: {e}") from None
+    doc = read_json(index_path)
     if not isinstance(doc, dict) or not isinstance(doc.get("runs"), list):
         raise InputError(f"{index_path}: expected an object with a list 'runs'")
     runs, names = [], set()
