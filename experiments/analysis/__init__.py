@@ -16,4 +16,5 @@ Modules:
   writer          the one figure and HTML writer both reports use: deterministic PNG/SVG files,
                   figures embedded in a self-contained page, pages written atomically
   style           the one stylesheet of both pages, one class name per meaning
+  read            the one guarded reader of the files both commands are given (exit 2 on a bad one)
 """

@@ -1,6 +1,6 @@
 """The one way the analysis reads a file it is given (a run's results.json, a reference index):
 the Python side of experiments/io/read.hpp. A hostile or broken file -- a FIFO, a device, a
-symlink loop, gigabytes, bytes that are not UTF-8, JSON nested 200,000 deep, NaN -- is an
+symlink loop, gigabytes, bytes that are not UTF-8, JSON nested 200,000 deep -- is an
 InputError (exit 2) naming the file, never a hang, a crash or a traceback (exit 3)."""
 from __future__ import annotations
 
@@ -41,13 +41,10 @@ def _nesting(text: str, limit: int) -> int:
     return deepest
 
 
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not JSON")
-
-
 def read_json(path: str, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH):
     """The parsed JSON of the regular file `path`: opened without blocking and checked with fstat
-    before a byte is read; bounded in size and nesting; strict JSON (no NaN or Infinity)."""
+    before a byte is read; bounded in size and nesting. NaN and Infinity parse (a run edited by
+    another tool may hold them), so the checks of a record name the record that holds one."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -76,6 +73,6 @@ def read_json(path: str, max_bytes: int = MAX_BYTES, max_depth: int = MAX_DEPTH)
     if _nesting(text, max_depth) > max_depth:
         raise InputError(f"{path}: JSON nested deeper than {max_depth} levels; not a parlab file")
     try:
-        return json.loads(text, parse_constant=_no_constant)
-    except ValueError as e:  # JSONDecodeError, and NaN or Infinity
+        return json.loads(text)
+    except ValueError as e:  # JSONDecodeError
         raise InputError(f"{path}: not valid JSON: {e}") from None

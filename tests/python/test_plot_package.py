@@ -47,7 +47,7 @@ RETIRED = {n: "a kernel set: select records by family_of(r)" for n in
 def package_modules():
     import analysis.figures
     import pkgutil
-    return ["analysis.writer"] + ["analysis.figures." + m.name for m in pkgutil.iter_modules(analysis.figures.__path__)]
+    return ["analysis.writer", "analysis.read"] + ["analysis.figures." + m.name for m in pkgutil.iter_modules(analysis.figures.__path__)]
 
 
 def modules():
