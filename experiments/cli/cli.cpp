@@ -1,5 +1,6 @@
 #include "experiments/cli/cli.hpp"
 
+#include <csignal>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -270,6 +271,10 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     err << "parlab: " << e.what() << "\n";
     return kExitFailure;
   }
+  // A rank of an MPI job keeps SIGPIPE's default action (main ignores it): when a host is lost,
+  // the launcher ends the job's ranks by closing their pipes, and a rank that ignored SIGPIPE
+  // would wait in MPI for the lost host until --timeout.
+  if (MpiJobScope::in_job()) std::signal(SIGPIPE, SIG_DFL);
   if (mpi_job->follower()) return mpi_job->serve();
   CLI::App app{"parlab: the same computations under serial, std::thread, a thread pool, oneTBB, "
                "OpenMP, CUDA and embedded Python, measured side by side.",
