@@ -1,7 +1,5 @@
 #include "workloads.hpp"
 
-#include <cublas_v2.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -13,6 +11,7 @@
 #include "core/stream_validation.hpp"
 #include "core/kernel_table.hpp"
 #include "core/kernels.hpp"
+#include "cublas_library.hpp"
 #include "device.hpp"
 #include "launch.hpp"
 
@@ -222,7 +221,7 @@ class Add2dWorkload final : public DeviceWorkload {
 // ---------------------------------------------------------------- matmul
 [[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* expr, const char* file, int line) {
   std::ostringstream os;
-  os << "cuBLAS error " << cublasGetStatusName(status) << " (" << cublasGetStatusString(status) << ") in `"
+  os << "cuBLAS error " << cublas().status_name(status) << " (" << cublas().status_string(status) << ") in `"
      << expr << "` at " << file << ":" << line;
   throw FailureError(os.str());
 }
@@ -240,17 +239,17 @@ class CublasHandle {
  public:
   explicit CublasHandle(cudaStream_t stream) {
     cublasHandle_t h = nullptr;
-    PARLAB_CUBLAS_CHECK(cublasCreate(&h));
+    PARLAB_CUBLAS_CHECK(cublas().create(&h));
     handle_.reset(h);
-    PARLAB_CUBLAS_CHECK(cublasSetStream(h, stream));
+    PARLAB_CUBLAS_CHECK(cublas().set_stream(h, stream));
     // FP32 arithmetic (no TF32 tensor cores), as torch.matmul does with allow_tf32 = False.
-    PARLAB_CUBLAS_CHECK(cublasSetMathMode(h, CUBLAS_DEFAULT_MATH));
+    PARLAB_CUBLAS_CHECK(cublas().set_math_mode(h, CUBLAS_DEFAULT_MATH));
   }
   cublasHandle_t get() const noexcept { return handle_.get(); }
 
  private:
   struct Destroy {
-    void operator()(cublasHandle_t h) const noexcept { (void)cublasDestroy(h); }
+    void operator()(cublasHandle_t h) const noexcept { (void)cublas().destroy(h); }
   };
   std::unique_ptr<cublasContext, Destroy> handle_;
 };
@@ -285,8 +284,8 @@ class MatmulWorkload final : public DeviceWorkload {
         // row-major matrix read column-major is its transpose, so pass B first, untransposed.
         const int n = static_cast<int>(n_);
         const float alpha = 1.0f, beta = 0.0f;
-        PARLAB_CUBLAS_CHECK(cublasSgemm(cublas_->get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, dB_.get(), n,
-                                        dA_.get(), n, &beta, dC_.get(), n));
+        PARLAB_CUBLAS_CHECK(cublas().sgemm(cublas_->get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, dB_.get(), n,
+                                           dA_.get(), n, &beta, dC_.get(), n));
       }
     });
   }
