@@ -76,7 +76,6 @@ no record in common, an --html DIR that cannot hold the report (nothing is left 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import shutil
@@ -95,6 +94,7 @@ from analysis.compare_stats import compare_samples, median, ratio_interval, reps
 from analysis.figures.labels import fmt_size  # noqa: E402
 from analysis.figures.load import InputError, load_run, rate_of  # noqa: E402
 from analysis.compare_context import context_differences, own_interpreter  # noqa: E402
+from analysis.writer import json_text  # noqa: E402
 from analysis.figures.roofline import roof_share, share_text  # noqa: E402
 
 SCHEMA = "parlab-compare/1"
@@ -528,8 +528,7 @@ def run(args) -> int:
         print(f"parlab compare: report {path}", file=sys.stderr)
     try:
         if args.json:
-            json.dump(res, sys.stdout, indent=1, sort_keys=True)
-            sys.stdout.write("\n")
+            sys.stdout.write(json_text(res))  # strict JSON: no NaN or Infinity
         else:
             color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty()
                                                and not os.environ.get("NO_COLOR"))

@@ -19,7 +19,7 @@ from collections import defaultdict
 
 from .compare_stats import reps_needed
 from .figures.labels import fmt_size
-from .writer import Plotter, figure_html, page_head, write_page
+from .writer import Plotter, figure_html, json_text, page_head, write_page
 
 class Paint:
     CODES = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
@@ -462,6 +462,5 @@ def write(res: dict, out_dir: str) -> str:
     if res["notes"]:
         parts.append("<ul>" + "".join(f"<li class='warn'>{e(x)}</li>" for x in res["notes"]) + "</ul>")
     parts.append("</body></html>\n")
-    with open(os.path.join(out_dir, "compare.json"), "w", encoding="utf-8") as f:
-        json.dump(res, f, indent=1, sort_keys=True)
+    write_page(os.path.join(out_dir, "compare.json"), json_text(res))  # strict JSON: no NaN or Infinity
     return write_page(os.path.join(out_dir, "report.html"), "".join(parts))

@@ -5,15 +5,23 @@ record; 130 interrupted; 3 an internal error, one line naming it and no tracebac
 would exit 1, which a CI gate or `git bisect run` reads as "slower" or "failed"."""
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Callable
 
 from analysis.figures.load import InputError
 
 
+def _terminated(signum, frame):
+    raise KeyboardInterrupt  # SIGTERM as SIGINT: the writers clean up on the way out (exit 130)
+
+
 def run_command(name: str, body: Callable[[], int]) -> int:
-    """body()'s exit code, or the contract's for what it raised, with one line on stderr."""
+    """body()'s exit code, or the contract's for what it raised, with one line on stderr. SIGTERM
+    interrupts as SIGINT does (Python's default would end the process without removing a
+    temporary file or a half-made report)."""
     try:
+        signal.signal(signal.SIGTERM, _terminated)
         return body()
     except InputError as e:
         print(f"{name}: {e}", file=sys.stderr)

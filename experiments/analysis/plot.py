@@ -81,13 +81,17 @@ def _main(argv=None) -> int:
         return 2
     out = args.out or os.path.dirname(doc["_path"]) or "."
     plot_dir = os.path.join(out, "plots")
-    p = Plotter(plot_dir)
     # The references are read before any figure is drawn: a malformed one stops here (exit 2).
     sources, how = reference_sources(args.reference, args.no_reference)
     reference = reference_section(doc, sources, how)
-    libraries = draw_figures(p, doc)
-    report = write_page(os.path.join(out, "report.html"),
-                        report_html(doc, plot_dir, p.figures, libraries, reference))
+    p = Plotter(plot_dir)
+    try:  # every file is written whole or not at all (writer.write_atomically)
+        libraries = draw_figures(p, doc)
+        report = write_page(os.path.join(out, "report.html"),
+                            report_html(doc, plot_dir, p.figures, libraries, reference))
+    except BaseException:
+        p.discard_if_empty()
+        raise
     if not args.quiet:
         print(f"plot.py: {len(p.figures)} figures in {plot_dir}, report {report}", file=sys.stderr)
     return 0

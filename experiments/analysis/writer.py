@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import base64
 import html
+import json
+import math
 import os
+import tempfile
 
 from .style import STYLE
 
@@ -30,7 +33,17 @@ class Plotter:
         self.out_dir = out_dir
         self.svg = svg
         self.figures: list[tuple[str, str]] = []  # (name, caption)
+        self.created = not os.path.isdir(out_dir)
         os.makedirs(out_dir, exist_ok=True)
+
+    def discard_if_empty(self) -> None:
+        """After a failure: removes out_dir if this Plotter made it and nothing is in it (a failed
+        report leaves no empty plots/ behind)."""
+        if self.created:
+            try:
+                os.rmdir(self.out_dir)
+            except OSError:
+                pass
 
     @staticmethod
     def label(ax, xlabel: str, ylabel: str, title: str, whole_x: bool = False, legend_size=None) -> None:
@@ -51,10 +64,14 @@ class Plotter:
         """Writes the figure (no dates or tool names in the metadata, so the bytes depend on the
         data only), records it and returns the PNG's path."""
         fig.tight_layout()
-        fig.savefig(self.path(name), metadata={"Software": None})
-        if self.svg:
-            fig.savefig(self.path(name, "svg"), metadata={"Date": None, "Creator": None})
-        self.plt.close(fig)
+        try:
+            # Through write_atomically: a full disk or an interrupt leaves no truncated PNG or SVG.
+            write_atomically(self.path(name), lambda f: fig.savefig(f, format="png", metadata={"Software": None}))
+            if self.svg:
+                write_atomically(self.path(name, "svg"),
+                                 lambda f: fig.savefig(f, format="svg", metadata={"Date": None, "Creator": None}))
+        finally:
+            self.plt.close(fig)
         self.figures.append((name, caption))
         return self.path(name)
 
@@ -77,10 +94,55 @@ def page_head(title: str) -> str:
             f"<style>{STYLE}</style></head><body>")
 
 
-def write_page(path: str, text: str) -> str:
-    """Writes text to path through a temporary file and a rename; returns path."""
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
+def write_atomically(path: str, write) -> str:
+    """Calls write(f) on a temporary file beside path (unique to this writer), then renames it to
+    path: a reader sees the old file or the whole new one, and a failure (a full disk, a read-only
+    filesystem, an interrupt) leaves no partial file, the old one untouched. Returns path."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path) or ".")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make a report only its writer can read
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(e, OSError) and e.filename in (None, tmp):  # name the file meant, not the temporary
+            raise OSError(e.errno, e.strerror, path) from None
+        raise
     return path
+
+
+def write_page(path: str, text: str) -> str:
+    """Writes text to path atomically (write_atomically); returns path."""
+    return write_atomically(path, lambda f: f.write(text.encode("utf-8")))
+
+
+def strict_json(obj):
+    """obj with every float that JSON cannot hold (NaN, Infinity) replaced by None, and the list of
+    what was replaced: [{"path": "records[3].ratio", "value": "inf"}]. JSON has no NaN or Infinity;
+    Python's json writes them anyway, and a strict reader (jq, a browser, nlohmann) refuses the file."""
+    replaced = []
+
+    def walk(v, where):
+        if isinstance(v, float) and not math.isfinite(v):
+            replaced.append({"path": where or "$", "value": repr(v)})
+            return None
+        if isinstance(v, dict):
+            return {k: walk(x, f"{where}.{k}" if where else str(k)) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [walk(x, f"{where}[{i}]") for i, x in enumerate(v)]
+        return v
+
+    return walk(obj, ""), replaced
+
+
+def json_text(obj) -> str:
+    """obj as strict JSON text (strict_json), indented and sorted. A dict that held a value JSON
+    cannot hold gets "non_finite": the paths replaced by null and what they were."""
+    clean, replaced = strict_json(obj)
+    if replaced and isinstance(clean, dict):
+        clean["non_finite"] = replaced
+    return json.dumps(clean, indent=1, sort_keys=True, allow_nan=False) + "\n"

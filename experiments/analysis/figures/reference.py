@@ -16,7 +16,6 @@ folder, or "none"), choose otherwise (docs/ceilings.md, "Against the reference r
 from __future__ import annotations
 
 import html
-import json
 import os
 
 from .labels import fmt_rate, fmt_size
