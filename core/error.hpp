@@ -1,5 +1,6 @@
 // Errors are exceptions with a category (docs/design.md, "Failure semantics"):
-//   usage       - bad input; the CLI exits 2 naming the argument and the accepted values;
+//   usage       - bad input or environment (an output that cannot be written, a missing install
+//                 file); the CLI exits 2 naming the argument, variable or path, and what to do;
 //   unavailable - a backend or kernel cannot run here; the entry is skipped, its reason recorded;
 //   failure     - anything else; exit 1 with context.
 #pragma once

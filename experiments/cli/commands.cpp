@@ -1,4 +1,6 @@
 // `parlab list`, `pi`, `report` and `compare`: the short commands (commands.hpp).
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +16,7 @@
 #include "experiments/plan/args.hpp"
 #include "experiments/io/child_process.hpp"
 #include "experiments/io/interrupt.hpp"
+#include "experiments/io/text.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/io/data_dir.hpp"
 #include "experiments/machine/interpreters.hpp"
@@ -101,21 +104,37 @@ namespace {
 // The Python scripts parlab starts, and their interpreter: $PARLAB_PYTHON overrides Debian's
 // python3 (where matplotlib and pandas are); a script is data_dir()/<name> unless `env_override`
 // names another file.
+// A missing interpreter or script is the environment's error (exit 2), named with its variable.
 std::vector<std::string> script_command(const std::string& name, const char* env_override) {
   std::string script;
-  if (const char* s = std::getenv(env_override); s && *s) {
+  const char* s = std::getenv(env_override);
+  if (s && *s) {
     script = s;
   } else {
     script = (data_dir() / name).string();
   }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(script, ec)) {
+    throw UsageError("the script '" + quoted_value(script) + "' is not there" +
+                     (s && *s ? std::string("; unset ") + env_override + ", or point it at " + name
+                              : "; the installation is incomplete (reinstall, or set PARLAB_DATA_DIR)"));
+  }
   std::string python = std::filesystem::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
-  if (const char* p = std::getenv("PARLAB_PYTHON"); p && *p) python = p;
-  if (!std::filesystem::exists(script)) throw FailureError("script '" + script + "' not found");
+  if (const char* p = std::getenv("PARLAB_PYTHON"); p && *p) {
+    python = p;
+    if (python.find('/') != std::string::npos && ::access(p, X_OK) != 0) {
+      throw UsageError("PARLAB_PYTHON='" + quoted_value(python) + "' is not an executable file; unset it, or " +
+                       "set it to a Python 3 with matplotlib (scripts/install-deps.sh installs Debian's)");
+    }
+  }
   return {python, script};
 }
 
 // Runs a script with this process's stdout; returns its exit code (-1 when it could not start).
+// SIGINT and SIGTERM to parlab reach the script (SIGINT, then SIGKILL 10 s later: run_child),
+// and parlab waits for it: the script removes what it had half written and exits 130.
 ChildOutput run_script(std::vector<std::string> args, std::ostream& err) {
+  install_interrupt_handler();
   std::cout << std::flush;
   err << std::flush;
   SpawnOptions options;
@@ -141,7 +160,8 @@ int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet) {
   err << "parlab: the plots and report of " << run_dir << " failed: " << args[0] << " " << args[1] << " "
       << c.describe_end() << (c.exit_code == -1 ? " (set PARLAB_PYTHON)" : "") << (last.empty() ? "" : ": " + last)
       << "\n";
-  return kExitFailure;
+  // An interpreter that cannot start is the environment's error; a script that died, a failure.
+  return c.exit_code == -1 ? kExitUsage : kExitFailure;
 }
 
 // `parlab compare BASE NEW [options]`: experiments/analysis/compare.py, whose exit code is the command's

@@ -6,6 +6,7 @@
 #include "experiments/io/child_process.hpp"
 #include "core/error.hpp"
 #include "experiments/io/read.hpp"
+#include "experiments/io/text.hpp"
 
 namespace parlab {
 
@@ -14,7 +15,14 @@ constexpr std::size_t kMaxListBytes = std::size_t{1} << 16;  // a few paths
 }  // namespace
 
 std::filesystem::path data_dir() {
-  if (const char* env = std::getenv("PARLAB_DATA_DIR"); env != nullptr && *env != '\0') return env;
+  if (const char* env = std::getenv("PARLAB_DATA_DIR"); env != nullptr && *env != '\0') {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(env, ec)) {
+      throw UsageError("PARLAB_DATA_DIR='" + quoted_value(env) + "' is not a directory; unset it, or set it to " +
+                       "a share/parlab directory (the one beside an installed parlab's bin/)");
+    }
+    return env;
+  }
   const std::filesystem::path exe = self_executable();
   std::string tried;
   if (!exe.empty()) {
@@ -25,7 +33,8 @@ std::filesystem::path data_dir() {
       tried += (tried.empty() ? "" : ", ") + candidate.lexically_normal().string();
     }
   }
-  throw FailureError("parlab's data (suites, plot scripts) not found: looked in " +
+  // An environment error (exit 2): the installation is incomplete, nothing was measured.
+  throw UsageError("parlab's data (suites, plot scripts) not found: looked in " +
                      (tried.empty() ? std::string("nothing (/proc/self/exe unreadable)") : tried) +
                      "; set PARLAB_DATA_DIR to a share/parlab directory");
 }

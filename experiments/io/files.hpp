@@ -11,7 +11,8 @@ void ensure_writable_dir(const std::filesystem::path& dir, const std::string& wh
 
 // Writes `text` to `path` atomically: a temporary file in the same directory, unique to this
 // writer (so two writers never share one), flushed to disk, then renamed over `path`. On any
-// failure the temporary file is removed and FailureError names the path; `path` is unchanged.
+// failure the temporary file is removed and UsageError (the environment's error, exit 2) names
+// the path; `path` is unchanged.
 void write_atomically(const std::filesystem::path& path, const std::string& text);
 
 }  // namespace parlab
