@@ -8,6 +8,7 @@ compare's and report's runs, the ceilings cache) and, where they apply, to the h
 import hashlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -315,3 +316,230 @@ def test_a_huge_wrong_typed_suite_value_is_quoted_short(tmp_path, parlab_bin):
     r = run(parlab_bin, ["run", str(suite), "--dry-run"])
     check(r, 2, tmp_path, before)
     assert len(r.stderr) < 2000
+
+
+# ------------------------------------------------------------------------------------------------
+# A full or a read-only filesystem (tests/python/fakes/small_fs.py mounts one in a mount namespace
+# of its own): exit 2 naming the file, and no partial file left (every PNG, SVG and JSON whole,
+# no temporary file, no half-made report or empty plots/).
+
+SMALL_FS = os.path.join(os.path.dirname(__file__), "fakes", "small_fs.py")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
+SIZE_RUN = ["-k", "pi", "-b", "serial", "-n", "2^12", "-r", "1", "--no-ceilings"]
+DISK_CASES = {
+    "report": ({"pi-scaling": "r"}, ["report", "{mnt}/r"]),
+    "compare-html": ({"compare-base": "b", "compare-new": "n"}, ["compare", "{mnt}/b", "{mnt}/n", "--html", "{mnt}/h"]),
+    "run": ({}, ["run", *SIZE_RUN, "--out", "{mnt}/o"]),
+    "migrate": ({"schema-1": "r"}, ["migrate", "{mnt}/r"]),
+}
+
+
+def in_small_fs(tmp_path, parlab_bin, copy, args, mode):
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        pytest.fail("a full or read-only filesystem is made as root with unshare(1) (CI runs as root)")
+    spec = {"mount": str(tmp_path / "mnt"), "mode": mode, "cmd": [parlab_bin, *args],
+            "copy": {os.path.join(FIXTURES, src): dest for src, dest in copy.items()}}
+    r = subprocess.run(["unshare", "-m", sys.executable, SMALL_FS, json.dumps(spec)], capture_output=True,
+                       timeout=LIMIT_S)
+    assert r.returncode == 0, r.stderr.decode()[-2000:]
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("mode", ["full", "readonly"])
+@pytest.mark.parametrize("case", sorted(DISK_CASES))
+def test_an_output_on_a_full_or_read_only_filesystem(tmp_path, parlab_bin, case, mode):
+    copy, args = DISK_CASES[case]
+    res = in_small_fs(tmp_path, parlab_bin, copy, args, mode)
+    err = res["stderr"]
+    assert res["rc"] == 2, (res["rc"], err)
+    assert "Traceback" not in err and ("No space left" in err or "Read-only" in err), err
+    assert "None" not in err, "the message names the file"
+    files = res["files"]
+    assert all(f["whole"] for f in files.values()), files
+    assert not [p for p in files if ".tmp" in p or "/." in p], files
+    assert not [p for p in files if p.endswith("report.html")], files
+    # What was there before is all there is (compare's report directory is not left half made).
+    inputs = {os.path.join(dest, "results.json") for dest in copy.values()}
+    assert set(files) - inputs <= {p for p in files if "/plots/" in p}, files
+
+
+# ------------------------------------------------------------------------------------------------
+# The environment: a variable that names nothing is the environment's error (exit 2), named with
+# the variable and what to do.
+
+ENV_CASES = {
+    "data-dir-missing-list": ({"PARLAB_DATA_DIR": "{tmp}/nowhere"}, ["list"], "PARLAB_DATA_DIR"),
+    "data-dir-missing-run": ({"PARLAB_DATA_DIR": "{tmp}/nowhere"}, ["run", "quick", "--dry-run"], "PARLAB_DATA_DIR"),
+    "data-dir-is-a-file": ({"PARLAB_DATA_DIR": "{tmp}/file"}, ["list"], "PARLAB_DATA_DIR"),
+    "python-missing-report": ({"PARLAB_PYTHON": "{tmp}/nowhere/python3"}, ["report", "{fx}/pi-scaling"],
+                              "PARLAB_PYTHON"),
+    "python-missing-compare": ({"PARLAB_PYTHON": "{tmp}/nowhere/python3"},
+                               ["compare", "{fx}/compare-base", "{fx}/compare-new"], "PARLAB_PYTHON"),
+    "python-not-executable": ({"PARLAB_PYTHON": "{tmp}/file"}, ["report", "{fx}/pi-scaling"], "PARLAB_PYTHON"),
+    "plot-script-missing": ({"PARLAB_PLOT_SCRIPT": "{tmp}/nowhere.py"}, ["report", "{fx}/pi-scaling"],
+                            "PARLAB_PLOT_SCRIPT"),
+    "compare-script-missing": ({"PARLAB_COMPARE_SCRIPT": "{tmp}/nowhere.py"},
+                               ["compare", "{fx}/compare-base", "{fx}/compare-new"], "PARLAB_COMPARE_SCRIPT"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ENV_CASES))
+def test_an_environment_variable_naming_nothing(tmp_path, parlab_bin, case):
+    env, args, named = ENV_CASES[case]
+    (tmp_path / "file").write_text("not a directory, not a program\n")
+    fx = tmp_path / "fx"
+    shutil.copytree(FIXTURES, fx)
+    sub = lambda s: s.replace("{tmp}", str(tmp_path)).replace("{fx}", str(fx))  # noqa: E731
+    before = snapshot(tmp_path)
+    r = run(parlab_bin, [sub(a) for a in args], env={k: sub(v) for k, v in env.items()})
+    check(r, 2, tmp_path, before)
+    assert named in r.stderr.decode(), r.stderr.decode()
+
+
+# ------------------------------------------------------------------------------------------------
+# Signals to report and compare: their Python child ends too (it is sent SIGINT), nothing is left
+# half written, and the exit code is 130.
+
+def _children(pid):
+    out = []
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                with open(f"/proc/{p}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(p))
+            except (OSError, ValueError, IndexError):
+                pass
+    return out
+
+
+SIGNAL_CASES = {
+    "report": lambda d: ["report", str(d / "r")],
+    "compare-html": lambda d: ["compare", str(d / "b"), str(d / "n"), "--html", str(d / "h")],
+}
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("case", sorted(SIGNAL_CASES))
+def test_a_signal_to_report_or_compare_ends_its_python_child(tmp_path, parlab_bin, case, sig):
+    for src, dest in (("reference-this", "r"), ("compare-base", "b"), ("compare-new", "n")):
+        shutil.copytree(os.path.join(FIXTURES, src), tmp_path / dest)
+    before = snapshot(tmp_path)
+    p = subprocess.Popen([parlab_bin, *SIGNAL_CASES[case](tmp_path)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 60
+        child = []
+        while time.monotonic() < deadline and not child and p.poll() is None:
+            child = _children(p.pid)
+            time.sleep(0.02)
+        assert child, "the Python child never started"
+        time.sleep(0.3)  # inside the script: importing matplotlib, or drawing
+        p.send_signal(getattr(signal, sig))
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, (p.returncode, err.decode()[-2000:])
+    assert not os.path.exists(f"/proc/{child[0]}") or _state(child[0]) == "Z", "the Python child outlived parlab"
+    after = snapshot(tmp_path)
+    assert {k: v for k, v in after.items() if k in before} == before
+    for path in set(after) - set(before):  # what it finished before the signal is whole
+        assert "/plots/" in path and not os.path.basename(path).startswith("."), path
+
+
+def _state(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
+
+
+# ------------------------------------------------------------------------------------------------
+# Strict JSON out: no NaN or Infinity in any JSON parlab writes, from any input.
+
+def _strict(text):
+    def refuse(c):
+        raise ValueError(f"{c} is not JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def _extreme_pair(tmp_path):
+    """compare-base and compare-new with shares of roof of 1e-308 and 1e308: their ratio is
+    infinite."""
+    for name, frac in (("base", 1e-308), ("new", 1e308)):
+        doc = json.load(open(os.path.join(FIXTURES, f"compare-{name}", "results.json")))
+        for r in doc["records"]:
+            if r.get("status") == "ok":
+                r["limit"] = {"roof": "cpu_imul_all", "value": 1.0, "unit": "multiplies_per_s",
+                              "attained": frac, "fraction": frac}
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "results.json").write_text(json.dumps(doc))
+    return str(tmp_path / "base"), str(tmp_path / "new")
+
+
+def test_compare_json_is_strict_and_names_what_it_could_not_hold(tmp_path, parlab_bin):
+    base, new = _extreme_pair(tmp_path)
+    r = run(parlab_bin, ["compare", base, new, "--json"])
+    assert r.returncode == 0, r.stderr.decode()
+    doc = _strict(r.stdout.decode())
+    assert doc["non_finite"] and all(x["value"] == "inf" for x in doc["non_finite"]), doc.get("non_finite")
+    assert all(doc["records"][int(x["path"].split("[")[1].split("]")[0])]["share_ratio"] is None
+               for x in doc["non_finite"] if x["path"].endswith("share_ratio"))
+
+
+def test_compare_html_writes_strict_json(tmp_path, parlab_bin):
+    base, new = _extreme_pair(tmp_path)
+    r = run(parlab_bin, ["compare", base, new, "--html", str(tmp_path / "h")])
+    assert r.returncode == 0, r.stderr.decode()
+    assert _strict((tmp_path / "h" / "compare.json").read_text())["non_finite"]
+
+
+def test_every_json_a_run_writes_is_strict(tmp_path, parlab_bin):
+    """The writers of the C++ side: results.json, the ceilings cache and `ceilings --json`, and
+    migrate's output, from a run whose ceilings cache held roofs that overflow a share."""
+    cache = tmp_path / "cache"
+    env = {"PARLAB_CEILINGS_CACHE": str(cache)}
+    r = run(parlab_bin, ["ceilings", "--json"], env=env)
+    assert r.returncode == 0, r.stderr.decode()
+    _strict(r.stdout.decode())
+    (cache_file,) = [os.path.join(d, f) for d, _, fs in os.walk(cache) for f in fs if f.endswith(".json")]
+    _strict(open(cache_file).read())
+    out = tmp_path / "o"
+    r = run(parlab_bin, ["run", "-k", "pi,triad", "-b", "serial", "-n", "2^12", "-r", "1", "--out", str(out),
+                         "--no-report"], env=env)
+    assert r.returncode == 0, r.stderr.decode()
+    d = run_dir_of(out)
+    _strict(open(os.path.join(d, "results.json")).read())
+    shutil.copytree(os.path.join(FIXTURES, "schema-1"), tmp_path / "m")
+    r = run(parlab_bin, ["migrate", str(tmp_path / "m")])
+    assert r.returncode == 0, r.stderr.decode()
+    _strict((tmp_path / "m" / "results.json").read_text())
+
+
+# ------------------------------------------------------------------------------------------------
+# Links: migrate writes through a symlinked results.json or run directory; the link stays a link.
+
+@pytest.mark.parametrize("link", ["file", "directory"])
+def test_migrate_through_a_symlink_migrates_its_target_in_place(tmp_path, parlab_bin, link):
+    shutil.copytree(os.path.join(FIXTURES, "schema-1"), tmp_path / "real")
+    if link == "file":
+        (tmp_path / "run").mkdir()
+        os.symlink(tmp_path / "real" / "results.json", tmp_path / "run" / "results.json")
+    else:
+        os.symlink(tmp_path / "real", tmp_path / "run")
+    r = run(parlab_bin, ["migrate", str(tmp_path / "run")])
+    assert r.returncode == 0, r.stderr.decode()
+    assert os.path.islink(tmp_path / "run" / ("results.json" if link == "file" else ""))
+    doc = _strict((tmp_path / "real" / "results.json").read_text())
+    assert doc["schema"] == "parlab-results/2"
+    assert not [f for f in os.listdir(tmp_path / "real") if ".tmp" in f]
+
+
+def test_compare_into_a_closed_pipe_keeps_its_exit_code(tmp_path, parlab_bin):
+    fx = os.path.join(FIXTURES, "compare-")
+    sh = f"'{parlab_bin}' compare '{fx}base' '{fx}new' --json | head -c 1 >/dev/null; echo \" ${{PIPESTATUS[0]}}\""
+    r = subprocess.run(["bash", "-c", sh], capture_output=True, text=True, timeout=LIMIT_S)
+    assert r.stdout.split()[-1] == "0", (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr and "Broken pipe" not in r.stderr, r.stderr
