@@ -43,3 +43,10 @@ string(REGEX REPLACE "\\$<\\$<COMPILE_LANGUAGE:CXX>:([^>]*)>" "\\1" _opts "${_op
 string(REPLACE ";" " " _opts "${_opts}")
 set(PARLAB_CXX_FLAGS_SUMMARY "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${_bt}} ${_opts}")
 string(STRIP "${PARLAB_CXX_FLAGS_SUMMARY}" PARLAB_CXX_FLAGS_SUMMARY)
+
+# The libFuzzer targets (tests/fuzz/) need clang's -fsanitize=fuzzer; no other compiler has it.
+if(PARLAB_BUILD_FUZZERS AND NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  message(FATAL_ERROR "PARLAB_BUILD_FUZZERS=ON needs clang (libFuzzer, -fsanitize=fuzzer), but the C++ compiler is "
+                      "${CMAKE_CXX_COMPILER_ID} ${CMAKE_CXX_COMPILER_VERSION}: configure with -DCMAKE_CXX_COMPILER=clang++ "
+                      "(the asan-ubsan preset does), or with -DPARLAB_BUILD_FUZZERS=OFF")
+endif()

@@ -3,7 +3,9 @@
 # CI checks, warnings as errors:
 #   release     g++, -O3 -march=native, every part found (CUDA compiles even without a GPU)
 #   tsan        clang + libomp with Archer, oneTBB rebuilt with -DTBB_SANITIZE=thread
-#   asan-ubsan  clang, AddressSanitizer + UndefinedBehaviorSanitizer
+#   asan-ubsan  clang, AddressSanitizer + UndefinedBehaviorSanitizer, with the parsers' libFuzzer
+#               targets (tests/fuzz/): every committed input replayed among its tests, then each
+#               target fuzzed for 30 s (its own step, test preset asan-ubsan-fuzz)
 #   ft          the embedded-Python tests against a free-threaded CPython 3.13t built from Debian's
 #               source package (scripts/build-python-ft.sh), and a run measuring both interpreters
 #   tsan-ft     the same tests under ThreadSanitizer, against a TSan-built 3.13t
@@ -61,6 +63,12 @@ for config in "${configs[@]}"; do
       cmake --build --preset "$config" --parallel "$jobs"
       step "test $config"
       ctest --preset "$config" --parallel "$jobs" --timeout 600
+      if [ "$config" = asan-ubsan ]; then
+        # Label fuzz, left out of the tests above: each parser's libFuzzer target for 30 s from a
+        # copy of its committed corpus; the preset's verbose output shows each one's "Done N runs".
+        step "fuzz the parsers (30 s each)"
+        ctest --preset asan-ubsan-fuzz --parallel "$jobs"
+      fi
       if [ "$config" = compat ]; then
         # The CLI itself, as a user starts it: a newer CLI11 once aborted every command at start.
         step "parlab list and a short run (compat build)"

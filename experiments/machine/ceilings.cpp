@@ -181,6 +181,8 @@ constexpr std::size_t kMaxCacheBytes = std::size_t{1} << 20;
 // No real machine has a roof below 1 of its unit per second (or a cache below a byte).
 constexpr double kMinRoof = 1.0;
 
+}  // namespace
+
 // What makes a parsed cache untrustworthy (experiments/schema/ceilings.schema.json says the same),
 // or empty when nothing does. A roof must be finite and above 0: it divides every record's rate.
 std::string cache_problem(const json& c) {
@@ -217,8 +219,6 @@ std::string cache_problem(const json& c) {
   if (c.contains("quick") && !c["quick"].is_boolean()) return "'quick' is not true or false";
   return "";
 }
-
-}  // namespace
 
 std::optional<std::filesystem::path> ceilings_cache_file() {
   std::filesystem::path dir;
@@ -312,6 +312,11 @@ int cmd_ceilings(const Registry& registry, bool remeasure, bool as_json, std::os
     out << c.dump(1) << "\n";
     return 0;
   }
+  print_ceilings(c, out);
+  return 0;
+}
+
+void print_ceilings(const json& c, std::ostream& out) {
   out << "Roofs of " << host_name() << ", measured " << c.value("measured_utc", "?");
   if (c.contains("seconds")) out << " in " << std::fixed << std::setprecision(1) << c["seconds"].get<double>() << " s";
   out << (c["cache"].is_string() ? "; cached in " + c["cache"].get<std::string>() : std::string("; not cached")) << "\n";
@@ -326,7 +331,6 @@ int cmd_ceilings(const Registry& registry, bool remeasure, bool as_json, std::os
     out << "  " << std::left << std::setw(20) << name << " unavailable: " << why.get<std::string>() << "\n";
   }
   for (const auto& w : c.value("warnings", json::array())) out << "warning: " << w.get<std::string>() << "\n";
-  return 0;
 }
 
 }  // namespace parlab

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -27,6 +28,14 @@ nlohmann::json measure_ceilings(const Registry& registry, std::ostream& log);
 // The cached ceilings of this machine and build, or measured (and cached) when there are none,
 // the cache is unreadable, or `remeasure`. Prints one line to `log` when it measures.
 nlohmann::json load_or_measure_ceilings(const Registry& registry, bool remeasure, std::ostream& log);
+
+// What makes a parsed ceilings cache untrustworthy, or empty when nothing does: a cache that fails
+// it is measured again, never used. Declared here, not kept in ceilings.cpp, so that the cache
+// reader's fuzz target (tests/fuzz/fuzz_ceilings.cpp) checks it with what trusts a cache it passes.
+std::string cache_problem(const nlohmann::json& c);
+
+// The table `parlab ceilings` prints of a cache `c` that cache_problem passed, with its "cache" key set.
+void print_ceilings(const nlohmann::json& c, std::ostream& out);
 
 // `parlab ceilings [--remeasure] [--json]`.
 int cmd_ceilings(const Registry& registry, bool remeasure, bool as_json, std::ostream& out, std::ostream& err);

@@ -26,6 +26,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -101,6 +102,11 @@ std::vector<std::string> suite_names();
 // Loads `name_or_path` (a suite name in suites_dir(), or a path to a .json file). Throws
 // UsageError naming the file and the problem.
 nlohmann::json load_suite(const std::string& name_or_path);
+
+// The text of a suite file (`path` names it in a message) as load_suite reads it: JSON of bounded
+// nesting, an object. Throws UsageError. Apart from load_suite so that the suite parser's fuzz
+// target (tests/fuzz/fuzz_suite.cpp) feeds it bytes without a file.
+nlohmann::json parse_suite_text(std::string_view text, const std::string& path);
 
 // Expands a suite (may be null for ad hoc) with overrides into a plan, validating everything:
 // kernels, backends, precisions, sizes (including whether they fit in memory). No filter is

@@ -10,6 +10,7 @@
 #include "core/error.hpp"
 #include "experiments/io/data_dir.hpp"
 #include "experiments/io/read.hpp"
+#include "experiments/io/text.hpp"
 #include "experiments/plan/suite.hpp"
 
 namespace parlab {
@@ -115,8 +116,12 @@ json load_suite(const std::string& name_or_path) {
     for (const auto& n : suite_names()) accepted += (accepted.empty() ? "" : ", ") + n;
     throw UsageError("unknown suite '" + name_or_path + "' (accepted: " + accepted + ", or a path to a .json file)");
   }
-  json j = read_json_file(path, "suite file", {kMaxSuiteBytes, ReadLimits{}.max_depth});
-  if (!j.is_object()) throw UsageError("suite file '" + path.string() + "': expected a JSON object");
+  return parse_suite_text(read_regular_file(path, "suite file", kMaxSuiteBytes), path.string());
+}
+
+json parse_suite_text(std::string_view text, const std::string& path) {
+  json j = parse_json_text(text, "suite file '" + valid_utf8(path) + "'", ReadLimits{}.max_depth);
+  if (!j.is_object()) throw UsageError("suite file '" + path + "': expected a JSON object");
   return j;
 }
 

@@ -78,6 +78,8 @@ bool names_host(const std::string& text, const std::string& host) {
   return false;
 }
 
+}  // namespace
+
 // The hosts of `hosts` that the launcher's messages name as a place: Open MPI says "on node H",
 // "Remote daemon ... on node H", "node: H", and an rsh/ssh agent "connect to host H". The local
 // "[H:pid]" prefix of every Open MPI line names nothing at fault, so bare mentions do not count.
@@ -95,6 +97,8 @@ std::vector<std::string> hosts_named(const std::vector<std::string>& hosts, cons
   }
   return named;
 }
+
+namespace {
 
 // What Open MPI's messages say happened to the host at fault, in a few words (" (...)"), or
 // nothing where they match none of the known faults.
@@ -120,9 +124,12 @@ std::string joined(const std::vector<std::string>& words) {
 }  // namespace
 
 std::vector<std::string> hostfile_hosts(const std::string& path) {
+  return parse_hostfile(read_regular_file(path, "--hostfile", kMaxHostfileBytes), path);
+}
+
+std::vector<std::string> parse_hostfile(const std::string& text, const std::string& path) {
   // Open MPI's hostfile grammar, the part parlab passes on: `HOST [slots=N] [max_slots=N]`, and
   // `#` comments. A line outside it is the user's to fix (exit 2), not an mpirun error record.
-  const std::string text = read_regular_file(path, "--hostfile", kMaxHostfileBytes);
   std::vector<std::string> hosts;
   std::istringstream lines(text);
   int number = 0;

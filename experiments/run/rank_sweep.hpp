@@ -46,6 +46,14 @@ void set_mpi_hostfile(const std::string& path);
 // lines skipped. Throws UsageError naming `path` when it cannot be read or names no host.
 std::vector<std::string> hostfile_hosts(const std::string& path);
 
+// hostfile_hosts of the file's text: `path` only names it in a message. Apart from the reading so
+// that the hostfile reader's fuzz target (tests/fuzz/fuzz_hostfile.cpp) feeds it bytes without a file.
+std::vector<std::string> parse_hostfile(const std::string& text, const std::string& path);
+
+// The hosts of `hosts` that the launcher's messages `all` (its stderr) name as the place of a
+// fault, in the order of `hosts`. Declared here for the same fuzz target, which feeds it bytes.
+std::vector<std::string> hosts_named(const std::vector<std::string>& hosts, const std::string& all);
+
 // Measures `spec` in an MPI job of `ranks` ranks through measure_in_child_process
 // (child_record.hpp): rank 0's record, a failed record naming the fault (no launcher, the job
 // failing, its output unusable, its timeout passed), or null when this process was interrupted.

@@ -125,6 +125,32 @@ void check_resumable(const json& doc, const std::filesystem::path& file) {
 
 }  // namespace
 
+void check_resume_input(const json& doc, const std::filesystem::path& dir, const Registry& registry) {
+  // A run of another schema was planned by another parlab, whose records this one would not
+  // write alike: it is finished by the parlab that started it.
+  if (doc.is_object() && doc.contains("schema") && doc["schema"].is_string() && doc["schema"] != kResultsSchema) {
+    throw UsageError("--resume: '" + dir.string() + "' holds a run of schema " + doc["schema"].get<std::string>() +
+                     "; this parlab resumes runs of " + kResultsSchema + " only (finish it with the parlab that started it)");
+  }
+  if (!doc.is_object() || !doc.contains("schema") || doc["schema"] != kResultsSchema || !doc.contains("plan") ||
+      !doc.contains("records")) {
+    throw UsageError("--resume: '" + dir.string() + "' does not hold a parlab run (schema " + kResultsSchema + ")");
+  }
+  check_resumable(doc, dir / "results.json");
+  // A kernel or backend this parlab does not know is the user's edit (exit 2), not an error record.
+  for (std::size_t i = 0; i < doc["plan"].size(); ++i) {
+    const json& s = doc["plan"][i];
+    const std::string at = "--resume: '" + (dir / "results.json").string() + "': key 'plan[" + std::to_string(i) + "]";
+    const BackendEntry* entry = registry.find(s["backend"].get<std::string>());
+    if (entry == nullptr) throw UsageError(at + ".backend' names no backend of this parlab: " + quoted_json(s["backend"]));
+    const std::string kernel = s["kernel"].get<std::string>();
+    // An entry unavailable in this build lists no kernels; its records say it is unavailable.
+    if (entry->available && std::find(entry->kernels.begin(), entry->kernels.end(), kernel) == entry->kernels.end()) {
+      throw UsageError(at + ".kernel' names no kernel that " + entry->name + " runs: " + quoted_json(s["kernel"]));
+    }
+  }
+}
+
 int Runner::resume(const std::filesystem::path& dir) {
   dir_ = dir;
   std::error_code ec;
@@ -134,29 +160,7 @@ int Runner::resume(const std::filesystem::path& dir) {
   // The lock before the read: what this process reads is what no other writer is changing.
   lock_.emplace(dir);
   doc_ = read_json_file(dir / "results.json", "--resume: results file");
-  // A run of another schema was planned by another parlab, whose records this one would not
-  // write alike: it is finished by the parlab that started it.
-  if (doc_.is_object() && doc_.contains("schema") && doc_["schema"].is_string() && doc_["schema"] != kResultsSchema) {
-    throw UsageError("--resume: '" + dir.string() + "' holds a run of schema " + doc_["schema"].get<std::string>() +
-                     "; this parlab resumes runs of " + kResultsSchema + " only (finish it with the parlab that started it)");
-  }
-  if (!doc_.is_object() || !doc_.contains("schema") || doc_["schema"] != kResultsSchema || !doc_.contains("plan") ||
-      !doc_.contains("records")) {
-    throw UsageError("--resume: '" + dir.string() + "' does not hold a parlab run (schema " + kResultsSchema + ")");
-  }
-  check_resumable(doc_, dir / "results.json");
-  // A kernel or backend this parlab does not know is the user's edit (exit 2), not an error record.
-  for (std::size_t i = 0; i < doc_["plan"].size(); ++i) {
-    const json& s = doc_["plan"][i];
-    const std::string at = "--resume: '" + (dir / "results.json").string() + "': key 'plan[" + std::to_string(i) + "]";
-    const BackendEntry* entry = registry_.find(s["backend"].get<std::string>());
-    if (entry == nullptr) throw UsageError(at + ".backend' names no backend of this parlab: " + quoted_json(s["backend"]));
-    const std::string kernel = s["kernel"].get<std::string>();
-    // An entry unavailable in this build lists no kernels; its records say it is unavailable.
-    if (entry->available && std::find(entry->kernels.begin(), entry->kernels.end(), kernel) == entry->kernels.end()) {
-      throw UsageError(at + ".kernel' names no kernel that " + entry->name + " runs: " + quoted_json(s["kernel"]));
-    }
-  }
+  check_resume_input(doc_, dir, registry_);
   if (doc_.value("status", "") == "complete") {
     if (!options_.quiet) log_ << "parlab: run in '" << dir.string() << "' is already complete\n";
     return 0;

@@ -122,6 +122,17 @@ std::string csv_value(const json& j) {
   return j.dump();
 }
 
+// The value of `key` in `j`, or null where `j` is not an object or lacks it. The records of a
+// resumed run are the user's input (resume.cpp checks only what resuming reads), and nlohmann's
+// const operator[] on a missing key is undefined behaviour: records_to_csv read past a buffer for
+// a record without "scaling" until fuzz_results found it (tests/fuzz/regressions/results/).
+const json& field(const json& j, const char* key) {
+  static const json null;
+  if (!j.is_object()) return null;
+  const auto it = j.find(key);
+  return it == j.end() ? null : *it;
+}
+
 }  // namespace
 
 std::string records_to_csv(const json& records) {
@@ -133,17 +144,18 @@ std::string records_to_csv(const json& records) {
   for (std::size_t i = 0; i < std::size(kColumns); ++i) os << (i ? "," : "") << kColumns[i];
   os << "\n";
   for (const auto& r : records) {
-    const json& agg = r.value("time_s", json::object());
-    const json& rate = r.value("rate", json::object());
-    const json& val = r.value("validation", json::object());
-    const json row[] = {r["id"], r["study"], r["scaling"], r["kernel"], r["backend"], r.value("kind", json()),
-                        r["threads"], r["size"], r["size_y"], r["precision"], r["seed"], r["status"],
-                        val.value("pass", json()), agg.value("median", json()), agg.value("mean", json()),
-                        agg.value("stddev", json()), agg.value("min", json()), agg.value("max", json()),
-                        json(r.value("reps_s", json::array()).size()), r.value("inner", json()),
-                        rate.value("samples_per_s", json()), rate.value("bytes_per_s", json()),
-                        rate.value("flops_per_s", json()), r.value("kernel_s", json()), r.value("transfer_s", json()),
-                        r.value("hits", json()), r.value("checksum", json()), val.value("detail", r.value("reason", json()))};
+    const json& agg = field(r, "time_s");
+    const json& rate = field(r, "rate");
+    const json& val = field(r, "validation");
+    const auto f = [&r](const char* key) -> const json& { return field(r, key); };
+    const json row[] = {f("id"), f("study"), f("scaling"), f("kernel"), f("backend"), f("kind"),
+                        f("threads"), f("size"), f("size_y"), f("precision"), f("seed"), f("status"),
+                        field(val, "pass"), field(agg, "median"), field(agg, "mean"),
+                        field(agg, "stddev"), field(agg, "min"), field(agg, "max"),
+                        json(f("reps_s").size()), f("inner"),
+                        field(rate, "samples_per_s"), field(rate, "bytes_per_s"),
+                        field(rate, "flops_per_s"), f("kernel_s"), f("transfer_s"),
+                        f("hits"), f("checksum"), val.contains("detail") ? val["detail"] : f("reason")};
     for (std::size_t i = 0; i < std::size(row); ++i) os << (i ? "," : "") << csv_value(row[i]);
     os << "\n";
   }
@@ -256,7 +268,7 @@ int Runner::execute() {
                  (r.contains("python_gil") ? ", PYTHON_GIL=" + r["python_gil"].get<std::string>() : "") + "]";
       }
       log_ << (color ? "\033[31m" : "") << "FAILED " << r["kernel"].get<std::string>() << " "
-           << r["backend"].get<std::string>() << " t=" << r["threads"] << " n=" << r["size"] << where << ": "
+           << r["backend"].get<std::string>() << " t=" << field(r, "threads") << " n=" << field(r, "size") << where << ": "
            << r["validation"].value("detail", r.value("reason", std::string())) << (color ? "\033[0m" : "") << "\n";
     }
   }

@@ -80,6 +80,12 @@ class Runner {
 // (resume.cpp), and the one `parlab migrate` brings older runs to (migrate.cpp).
 inline constexpr const char* kResultsSchema = "parlab-results/2";
 
+// What `parlab run --resume DIR` checks of DIR's results.json (`doc`) before resuming it: a run of
+// this schema, every key resuming reads of the right type, each plan entry's backend and kernel
+// known to `registry`. Throws UsageError naming the file and the key. Declared here rather than
+// kept in resume.cpp so that the results reader's fuzz target (tests/fuzz/fuzz_results.cpp) runs it.
+void check_resume_input(const nlohmann::json& doc, const std::filesystem::path& dir, const Registry& registry);
+
 // One CSV row per record, header first.
 std::string records_to_csv(const nlohmann::json& records);
 
