@@ -7,6 +7,8 @@ mirror and an installed share/parlab.
 
 Modules:
   plot            the command line of the run report (plots/ and report.html of a run)
+  table           the results on stdout: one line per record with its spread, roof share and
+                  speedup, as a table within the terminal, Markdown, CSV or JSON
   figures/        one figure module per kind of figure, the loader (figures.load) and the run report
   compare         the command line of `parlab compare`: matching, verdicts, scaling shape
   compare_context the two runs' contexts flattened, and the settings that differ (machine first)
@@ -14,7 +16,8 @@ Modules:
   compare_report  what compare prints and draws: the terminal table and its report.html
   exit_codes      the exit-code contract of the Python commands, in one place (run_command)
   writer          the one figure and HTML writer both reports use: deterministic PNG/SVG files,
-                  figures embedded in a self-contained page, pages written atomically
+                  figures embedded in a self-contained page, every file written atomically, and
+                  strict JSON (no NaN or Infinity)
   style           the one stylesheet of both pages, one class name per meaning
   read            the one guarded reader of the files both commands are given (exit 2 on a bad one)
 """

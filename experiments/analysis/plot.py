@@ -6,6 +6,7 @@ and RUN_DIR/report.html. Output is deterministic: the same results.json gives by
 files (fixed SVG hash salt, no dates in metadata, sorted groups).
 
     python3 experiments/analysis/plot.py results/<host>/<run> [--out DIR] [--quiet]   # or: parlab report <run>
+        [--summary table|markdown|csv|json|none] [--summary-only]   # the results on stdout (table.py)
         [--reference DIR ... | --no-reference]   # the runs report.html compares this one with
 
 This script is the command line; the work is done by the package it belongs to,
@@ -49,6 +50,7 @@ from analysis.exit_codes import run_command  # noqa: E402
 from analysis.figures.load import InputError, load_run  # noqa: E402
 from analysis.figures.reference import reference_section, reference_sources  # noqa: E402
 from analysis.figures.report import report_html  # noqa: E402
+from analysis.table import FORMATS, render  # noqa: E402
 from analysis.writer import Plotter, write_page  # noqa: E402
 
 __all__ = ["main"]
@@ -73,12 +75,19 @@ def _main(argv=None) -> int:
     ap.add_argument("--no-reference", action="store_true",
                     help="no comparison with reference runs (as PARLAB_REFERENCE=none)")
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--summary", choices=FORMATS, default="table",
+                    help="the results on stdout: a table within $COLUMNS (default 100), markdown, csv, json, or none")
+    ap.add_argument("--summary-only", action="store_true", help="print the summary, draw nothing (`parlab run --no-report`)")
     args = ap.parse_args(argv)
     try:
         doc = load_run(args.run_dir)
     except InputError as e:
         print(f"plot.py: {e}", file=sys.stderr)
         return 2
+    sys.stdout.write(render(doc, args.summary))
+    sys.stdout.flush()
+    if args.summary_only:
+        return 0
     out = args.out or os.path.dirname(doc["_path"]) or "."
     plot_dir = os.path.join(out, "plots")
     # The references are read before any figure is drawn: a malformed one stops here (exit 2).

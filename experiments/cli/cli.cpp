@@ -69,6 +69,7 @@ struct Commands {
   bool ceilings_remeasure = false, ceilings_json = false;
   std::string spec_json;
   std::string report_dir;
+  std::string report_summary;
   std::vector<std::string> migrate_runs;
   bool migrate_dry_run = false;
   CLI::App* list = nullptr;
@@ -134,6 +135,10 @@ void add_run_command(CLI::App& app, Commands& c) {
   run->add_flag("--quick", a.quick, "At most 3 repetitions, no minimum repetition time");
   run->add_flag("--quiet,-q", a.quiet, "No progress output");
   run->add_flag("--no-report", a.no_report, "Do not make plots and report.html after the run");
+  run->add_option("--summary", a.summary,
+                  "The results on stdout at the end: table (default; after --no-report only on a terminal), "
+                  "markdown, csv, json or none")
+      ->check(CLI::IsMember({"table", "markdown", "csv", "json", "none"}));
   run->add_flag("--yes,-y", a.yes, "Start a plan estimated to take over an hour");
   run->add_flag("--dry-run", a.dry_run, "Plan and check the run, print what it would measure, write nothing");
   run->add_flag("--no-ceilings", a.no_ceilings,
@@ -155,6 +160,8 @@ void add_tool_commands(CLI::App& app, Commands& c) {
   c.report = app.add_subcommand("report", "Make the plots and report.html of a run directory");
   c.report->alias("plot");
   c.report->add_option("run_dir", c.report_dir, "A run directory holding results.json")->required();
+  c.report->add_option("--summary", c.report_summary, "The results on stdout: table (default), markdown, csv, json or none")
+      ->check(CLI::IsMember({"table", "markdown", "csv", "json", "none"}));
 
   c.migrate = app.add_subcommand("migrate", "Bring runs written by an older parlab to the current results schema, in "
                                             "place (records get their kernel's family from the catalogue)");
@@ -237,7 +244,7 @@ int run_command(Commands& c, int argc, const char* const* argv, std::ostream& ou
     if (*c.list) return cmd_list(registry, out);
     if (*c.pi) return cmd_pi(registry, c.pi_args, out);
     if (*c.run) return cmd_run(registry, c.run_args, out, err, argc, argv);
-    if (*c.report) return cmd_report(c.report_dir, err, false);
+    if (*c.report) return cmd_report(c.report_dir, err, {false, c.report_summary, false});
     if (*c.ceilings) return cmd_ceilings(registry, c.ceilings_remeasure, c.ceilings_json, out, err);
     if (*c.migrate) return cmd_migrate(registry, c.migrate_runs, c.migrate_dry_run, out, err);
     if (*c.compare) return cmd_compare(c.compare->remaining(), err);

@@ -1,5 +1,7 @@
 // `parlab run`: its options into a plan, checked whole before anything touches the disk, then
 // a run (or the resume of one) and its report.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -29,8 +31,15 @@ namespace {
 
 // A run's exit code once its report has been made: the report's failure is the run's too.
 int with_report(int run_code, const std::string& run_dir, const RunArgs& a, std::ostream& err) {
-  if ((run_code != 0 && run_code != 1) || a.no_report) return run_code;
-  const int report_code = cmd_report(run_dir, err, a.quiet);
+  if (run_code != 0 && run_code != 1) return run_code;
+  if (a.no_report) {
+    // The results table alone: asked for, or a person is watching (a pipe or a script that said
+    // --no-report gets no Python started for it).
+    if (a.summary == "none" || (a.summary.empty() && ::isatty(STDOUT_FILENO) == 0)) return run_code;
+    const int code = cmd_report(run_dir, err, {a.quiet, a.summary, true});
+    return code == 130 ? 130 : run_code;  // the table is a view of the results, not a step of the run
+  }
+  const int report_code = cmd_report(run_dir, err, {a.quiet, a.summary, false});
   if (report_code == 130) return 130;
   // After a run the input is the run's own results.json: a report that fails is a failed step.
   return run_code != 0 ? run_code : (report_code == 0 ? 0 : kExitFailure);

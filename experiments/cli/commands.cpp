@@ -147,10 +147,12 @@ ChildOutput run_script(std::vector<std::string> args, std::ostream& err) {
 
 // Plots and report.html of a run ($PARLAB_PLOT_SCRIPT overrides experiments/analysis/plot.py). Its output
 // is the user's; a script that fails makes the command fail, with its message.
-int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet) {
+int cmd_report(const std::string& run_dir, std::ostream& err, const ReportOptions& options) {
   std::vector<std::string> args = script_command("analysis/plot.py", "PARLAB_PLOT_SCRIPT");
   args.push_back(run_dir);
-  if (quiet) args.push_back("--quiet");
+  if (options.quiet) args.push_back("--quiet");
+  if (!options.summary.empty()) args.insert(args.end(), {"--summary", options.summary});
+  if (options.summary_only) args.push_back("--summary-only");
   const ChildOutput c = run_script(args, err);
   if (c.exit_code == 0) return kExitOk;
   if (c.interrupted || c.exit_code == 130) return 130;

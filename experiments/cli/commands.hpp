@@ -46,6 +46,9 @@ struct RunArgs {
   bool quick = false;
   bool quiet = false;
   bool no_report = false;
+  // The results on stdout at the end (experiments/analysis/table.py): table, markdown, csv, json
+  // or none; empty: a table, after --no-report only when stdout is a terminal.
+  std::string summary;
   bool yes = false;      // run even when the plan's estimate is over an hour
   bool dry_run = false;  // plan, print, write nothing
   bool no_ceilings = false;  // no roofs in the context, no `limit` in the records
@@ -57,8 +60,14 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
             const char* const* argv);
 
 // ---------------------------------------------------------------- report / compare
-// The plots and report.html of a run directory (experiments/analysis/plot.py).
-int cmd_report(const std::string& run_dir, std::ostream& err, bool quiet);
+// The plots and report.html of a run directory (experiments/analysis/plot.py), and its results
+// on stdout in the form `summary` names (empty: a table). summary_only: the results, no plots.
+struct ReportOptions {
+  bool quiet = false;
+  std::string summary;
+  bool summary_only = false;
+};
+int cmd_report(const std::string& run_dir, std::ostream& err, const ReportOptions& options);
 
 // `parlab compare BASE NEW [options]` (experiments/analysis/compare.py).
 int cmd_compare(const std::vector<std::string>& passed, std::ostream& err);

@@ -1,0 +1,184 @@
+"""The results table in the terminal: one line per record, grouped by kernel and size, each rate
+with its spread, share of roof, speedup and a mark where the record is unstable. Printed on stdout
+at the end of `parlab run` and by `parlab report` (plot.py --summary), as a table within the
+terminal's width, Markdown (to paste into an issue), CSV or JSON.
+
+The spread of a record is read from its repetitions (reps_s): the median rate and half the
+interquartile range of the per-repetition rates, and the coefficient of variation (stddev / mean)
+of the times. A record is unstable when its CV is over UNSTABLE_CV."""
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections import defaultdict
+
+from .figures.labels import fmt_rate, fmt_size, interpreter_suffix
+from .figures.load import pool_rounds, ranks_of, rate_of
+from .figures.roofline import roof_share
+
+# Over this coefficient of variation a record is marked unstable: pyperf warns at a standard
+# deviation of 10% of the mean too. Its repetitions disagree too much for its median to be quoted
+# without its spread; more of them (--reps), or rounds (--rounds), say whether it settles.
+UNSTABLE_CV = 0.10
+FORMATS = ("table", "markdown", "csv", "json", "none")
+
+
+def _quantile(v: list, q: float) -> float:
+    """Linear interpolation between closest ranks (NumPy's default), of sorted v."""
+    pos = (len(v) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def spread(r: dict) -> dict | None:
+    """{n, min, q1, median, q3, max, cv} of the record's repetition times, None without any."""
+    v = sorted(x for x in r.get("reps_s") or [] if isinstance(x, (int, float)) and x > 0)
+    if not v:
+        return None
+    n = len(v)
+    mean = sum(v) / n
+    sd = (sum((x - mean) ** 2 for x in v) / (n - 1)) ** 0.5 if n > 1 else 0.0
+    return {"n": n, "min": v[0], "q1": _quantile(v, 0.25), "median": _quantile(v, 0.5), "q3": _quantile(v, 0.75),
+            "max": v[-1], "cv": sd / mean if mean > 0 else 0.0}
+
+
+def _row(r: dict) -> dict:
+    """One record's line as data: the table's every format reads this."""
+    rate, unit = rate_of(r) if r.get("status") == "ok" else (None, "")
+    s = spread(r) if rate is not None else None
+    half_iqr = None
+    if s and s["q1"] > 0:  # rate at the quartile times: a time's quartile is a rate's other quartile
+        half_iqr = 0.5 * (rate * s["median"] / s["q1"] - rate * s["median"] / s["q3"])
+    share = roof_share(r)
+    return {"id": r.get("id"), "kernel": r["kernel"], "size": r.get("size"), "precision": r.get("precision", ""),
+            "study": r.get("study", ""), "backend": r["backend"] + interpreter_suffix(r),
+            "threads": r.get("threads"), "ranks": ranks_of(r), "status": r.get("status"),
+            "valid": (r.get("validation") or {}).get("pass", r.get("status") == "ok"),
+            "rate": rate, "unit": unit, "half_iqr": half_iqr, "cv": s["cv"] if s else None,
+            "n": s["n"] if s else 0, "roof": share["roof"] if share else None,
+            "share": share["fraction"] if share else None,
+            "unstable": bool(s and s["cv"] > UNSTABLE_CV), "reason": r.get("reason", "")}
+
+
+def groups(doc: dict) -> list:
+    """[(title, [row])]: the records by study, kernel, size and precision, in the run's order, each
+    with its speedup over the group's serial record (else over the same backend at 1 thread) and
+    the fastest marked."""
+    by = defaultdict(list)
+    for r in pool_rounds(doc.get("records", [])):
+        if "kernel" in r and "backend" in r:
+            row = _row(r)
+            by[(row["study"], row["kernel"], row["size"], row["precision"])].append(row)
+    out = []
+    for (study, kernel, size, precision), rows in by.items():
+        ok = [x for x in rows if x["rate"] is not None and x["valid"]]
+        serial = next((x for x in ok if x["backend"] == "serial"), None)
+        for x in ok:
+            base = serial or next((y for y in ok if y["backend"] == x["backend"] and y["threads"] == 1
+                                   and y["ranks"] in (None, 1)), None)
+            x["speedup"] = x["rate"] / base["rate"] if base and base["rate"] else None
+        if len(ok) > 1:
+            max(ok, key=lambda x: x["rate"])["fastest"] = True
+        size_text = fmt_size(size) if isinstance(size, int) else str(size)
+        out.append((f"{kernel}  n={size_text}  {precision}" + (f"  ({study})" if study else ""), rows))
+    return out
+
+
+def _rate_text(x: dict) -> tuple[str, str]:
+    if x["rate"] is None:
+        return ("FAILED" if x["status"] != "unavailable" else "unavailable"), ""
+    if not x["valid"]:
+        return "INVALID", ""
+    spread_text = f"± {fmt_rate(x['half_iqr'], '').strip()}" if x["half_iqr"] is not None else ""
+    return fmt_rate(x["rate"], x["unit"]), spread_text
+
+
+def _workers(x: dict) -> str:
+    return f"{x['ranks']}x{x['threads']}" if x["ranks"] else str(x["threads"])
+
+
+def _cells(x: dict) -> list:
+    rate, spr = _rate_text(x)
+    marks = ("*" if x.get("fastest") else "") + ("!" if x["unstable"] else "")
+    return [x["backend"], _workers(x), rate, spr, f"{100 * x['cv']:.1f}%" if x["cv"] is not None else "",
+            f"{x['share']:.2f}" if x["share"] is not None else "",
+            f"{x['speedup']:.2f}x" if x.get("speedup") is not None else "", marks]
+
+
+HEAD = ["backend", "thr", "rate", "±IQR/2", "CV", "roof", "speedup", ""]
+
+
+def _shorten(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 1)] + "…"
+
+
+def render_table(doc: dict, width: int) -> str:
+    lines = []
+    unstable = False
+    for title, rows in groups(doc):
+        cells = [_cells(x) for x in rows]
+        unstable = unstable or any(x["unstable"] for x in rows)
+        w = [max([len(HEAD[i])] + [len(c[i]) for c in cells]) for i in range(len(HEAD))]
+        fixed = sum(w[1:]) + 2 * len(w)
+        w[0] = min(w[0], max(width - fixed, 12))  # the backend column gives way first
+        lines.append(_shorten(title, width))
+        fmt = lambda c: "  " + "  ".join(  # noqa: E731
+            (_shorten(v, w[i]).ljust(w[i]) if i in (0, 3, 7) else v.rjust(w[i])) for i, v in enumerate(c)).rstrip()
+        lines.append(_shorten(fmt(HEAD), width))
+        for x, c in zip(rows, cells):
+            line = fmt(c)
+            if x["rate"] is None and x["reason"]:
+                line += "  " + x["reason"]
+            lines.append(_shorten(line, width))
+        lines.append("")
+    if lines:
+        lines.append(_shorten("* fastest; speedup over serial (else the backend at 1 thread); roof: share of the "
+                              "roof that binds it", width))
+        if unstable:
+            lines.append(_shorten(f"! unstable: CV over {UNSTABLE_CV:.0%}; measure again with more --reps or "
+                                  "--rounds", width))
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def render_markdown(doc: dict) -> str:
+    out = []
+    for title, rows in groups(doc):
+        out += [f"**{title}**", "", "| " + " | ".join(h or "mark" for h in HEAD) + " |",
+                "|" + "|".join("---" if i in (0, 3, 7) else "---:" for i in range(len(HEAD))) + "|"]
+        out += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(x)) + " |" for x in rows]
+        out.append("")
+    return "\n".join(out)
+
+
+FIELDS = ["kernel", "size", "precision", "study", "backend", "threads", "ranks", "status", "rate", "unit", "half_iqr",
+          "cv", "n", "roof", "share", "speedup", "fastest", "unstable"]
+
+
+def render(doc: dict, fmt: str, width: int | None = None) -> str:
+    """The table of doc's records in fmt (FORMATS); width: the terminal's, default $COLUMNS or 100."""
+    if fmt == "none":
+        return ""
+    if fmt == "markdown":
+        return render_markdown(doc)
+    rows = [x for _, g in groups(doc) for x in g]
+    if fmt == "json":
+        from .writer import json_text
+        return json_text({"unstable_cv": UNSTABLE_CV, "rows": [{k: x.get(k) for k in FIELDS} for x in rows]})
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, FIELDS, extrasaction="ignore", lineterminator="\n")
+        w.writeheader()
+        w.writerows({k: ("" if x.get(k) is None else repr(x[k]) if isinstance(x.get(k), float) else x.get(k))
+                     for k in FIELDS} for x in rows)
+        return buf.getvalue()
+    if width is None:
+        try:
+            width = int(os.environ.get("COLUMNS", "")) or 100
+        except ValueError:
+            width = 100
+    return render_table(doc, width)
+
+
+__all__ = ["FORMATS", "UNSTABLE_CV", "groups", "render", "spread"]

@@ -1,0 +1,107 @@
+"""The results table on stdout (experiments/analysis/table.py): at the end of `parlab run` and from
+`parlab report`, one line per record grouped by kernel and size, with the spread, the share of
+roof, the speedup, the fastest marked and unstable records marked, within the terminal's width;
+and the same rows as Markdown, CSV and JSON."""
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, fixture_doc, record, write_doc
+
+sys.path.insert(0, os.path.join(ROOT, "experiments"))
+from analysis.table import UNSTABLE_CV, groups, render, spread  # noqa: E402
+
+COMMITTED = os.path.join(ROOT, "results", "h100-node-16core", "20261125T175358Z")
+
+
+def doc_of(records):
+    return {"schema": "parlab-results/2", "records": records}
+
+
+def test_spread_of_known_repetitions():
+    s = spread({"reps_s": [4.0, 1.0, 3.0, 2.0, 5.0]})
+    assert (s["n"], s["min"], s["q1"], s["median"], s["q3"], s["max"]) == (5, 1.0, 2.0, 3.0, 4.0, 5.0)
+    assert s["cv"] == pytest.approx((2.5 ** 0.5) / 3)
+    assert spread({"reps_s": []}) is None and spread({}) is None
+
+
+def test_fastest_speedup_and_unstable_marks():
+    recs = [record(0, "serial", 1, 8.0), record(1, "pool", 2, 4.0), record(2, "pool", 4, 2.5)]
+    recs[2]["reps_s"] = [1.0, 2.5, 4.0]  # CV 0.6: unstable
+    (title, rows), = groups(doc_of(recs))
+    assert title.startswith("pi  n=2^20  int32")
+    by = {(x["backend"], x["threads"]): x for x in rows}
+    assert by[("serial", 1)]["speedup"] == pytest.approx(1.0)
+    assert by[("pool", 2)]["speedup"] == pytest.approx(2.0)
+    assert [x.get("fastest", False) for x in rows] == [False, False, True]
+    assert [x["unstable"] for x in rows] == [False, False, True] and 0.6 > UNSTABLE_CV
+    text = render(doc_of(recs), "table", 100)
+    line = [l for l in text.splitlines() if l.strip().startswith("pool") and " 4 " in l][0]
+    assert line.rstrip().endswith("*!"), line
+    assert "--reps" in text and "unstable" in text
+
+
+def test_failed_and_unavailable_records_say_so():
+    recs = [record(0, "serial", 1, 8.0), record(1, "tbb", 1, 0, status="unavailable")]
+    bad = record(2, "pool", 1, 8.0)
+    bad["validation"] = {"pass": False, "detail": "wrong count"}
+    text = render(doc_of(recs + [bad]), "table", 100)
+    assert "unavailable  not built" in text and "INVALID" in text
+
+
+@pytest.mark.parametrize("width", [100, 80, 60])
+def test_every_line_fits_the_width(width):
+    from analysis.figures.load import load_run
+    text = render(load_run(COMMITTED), "table", width)
+    assert text and max(len(l) for l in text.splitlines()) <= width
+
+
+def test_markdown_csv_and_json_hold_the_same_rows():
+    doc = fixture_doc("pi-scaling")
+    n = sum(len(rows) for _, rows in groups(doc))
+    md = [l for l in render(doc, "markdown").splitlines() if l.startswith("| ") and not l.startswith("| backend")]
+    assert len(md) == n and all(l.count(" | ") == 7 for l in md)
+    rows = list(csv.DictReader(io.StringIO(render(doc, "csv"))))
+    assert len(rows) == n and {"rate", "half_iqr", "cv", "share", "speedup"} <= set(rows[0])
+    js = json.loads(render(doc, "json"), parse_constant=lambda c: pytest.fail(c))
+    assert len(js["rows"]) == n and js["unstable_cv"] == UNSTABLE_CV
+
+
+def test_run_prints_the_table_on_stdout_and_progress_on_stderr(tmp_path, parlab_bin):
+    out = tmp_path / "o"
+    r = subprocess.run([parlab_bin, "run", "-k", "pi", "-b", "serial,pool", "-t", "1,2", "-n", "2^14", "-r", "3",
+                        "--out", str(out), "--no-report", "--summary", "table"], capture_output=True, text=True,
+                       timeout=300, env={**os.environ, "COLUMNS": "100"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("pi  n=2^14  int32") and "rate" in lines[1] and "±IQR/2" in lines[1]
+    assert len([l for l in lines if l.startswith("  serial") or l.startswith("  pool")]) == 3
+    assert "pi  n=2^14" not in r.stderr
+    # Without --summary, a --no-report run into a pipe starts no Python and prints nothing.
+    r = subprocess.run([parlab_bin, "run", "-k", "pi", "-b", "serial", "-n", "2^14", "-r", "1", "--out", str(out),
+                        "--no-report"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout == "", r.stdout
+
+
+def test_report_prints_the_summary_in_the_form_asked(tmp_path, parlab_bin):
+    d = write_doc(tmp_path, fixture_doc("pi-scaling"))
+    r = subprocess.run([parlab_bin, "report", str(d), "--summary", "csv"], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("kernel,size,precision,study,backend,threads") and (d / "report.html").exists()
+    r = subprocess.run([parlab_bin, "report", str(d), "--summary", "wide"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "--summary" in r.stderr
+
+
+def test_the_readme_sample_is_the_committed_runs_table():
+    """The README quotes the first lines of a committed run's table: they must be what parlab
+    prints for it today."""
+    from analysis.figures.load import load_run
+    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    start = readme.index("```\npi  n=2^27  int32  (quick)\n") + 4
+    quoted = readme[start:readme.index("```", start)].rstrip("\n").splitlines()
+    assert render(load_run(COMMITTED), "table", 100).splitlines()[:len(quoted)] == quoted
