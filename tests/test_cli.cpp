@@ -12,6 +12,7 @@
 
 #include "core/pi.hpp"
 #include "experiments/plan/args.hpp"
+#include "experiments/plan/suggest.hpp"
 #include "experiments/cli/cli.hpp"
 #include "experiments/machine/context.hpp"
 #include "test_support.hpp"
@@ -127,6 +128,48 @@ TEST(Args, U64Forms) {
   for (const char* bad : {"", " 1", "1 ", "+1", "-1", "1.0", "2^64", "3^2", "1e20", "0x", "abc", "1,000"}) {
     EXPECT_THROW(parse_u64(bad, "x"), UsageError) << "'" << bad << "'";
   }
+}
+
+TEST(Args, SuffixesArePowersOf1000Or1024) {
+  EXPECT_EQ(parse_u64("16k", "x"), 16000u);
+  EXPECT_EQ(parse_u64("1M", "x"), 1000000u);
+  EXPECT_EQ(parse_u64("3G", "x"), 3000000000ull);
+  EXPECT_EQ(parse_u64("2T", "x"), 2000000000000ull);
+  EXPECT_EQ(parse_u64("1Ki", "x"), 1024u);
+  EXPECT_EQ(parse_u64("2Mi", "x"), 2u << 20);
+  EXPECT_EQ(parse_u64("1Gi", "x"), 1ull << 30);
+  EXPECT_EQ(parse_u64("16777215Ti", "x"), 16777215ull << 40);  // 2^64 - 2^40: the largest
+  EXPECT_THROW(parse_u64("16777216Ti", "x"), UsageError);     // 2^64
+  for (const char* bad : {"M", "1m", "1K", "1.5M", "1Mib", "-1M", "1 M", "16777217Ti", "1e3k"}) {
+    EXPECT_THROW(parse_u64(bad, "x"), UsageError) << "'" << bad << "'";
+  }
+}
+
+TEST(Args, ARangeWithADashSuggestsTheDots) {
+  try {
+    (void)parse_thread_list("1-2", "--threads", 8);
+    FAIL() << "1-2 was accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("did you mean '1..2'?"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Suggest, EditDistanceCountsSwapsAsOne) {
+  EXPECT_EQ(edit_distance("opnmp", "openmp"), 1u);
+  EXPECT_EQ(edit_distance("tirad", "triad"), 1u);
+  EXPECT_EQ(edit_distance("OpenMP", "openmp"), 0u);
+  EXPECT_EQ(edit_distance("", "pool"), 4u);
+  EXPECT_EQ(edit_distance("kitten", "sitting"), 3u);
+}
+
+TEST(Suggest, NamesTheClosestOnlyWhenNearEnough) {
+  const std::vector<std::string> names = {"serial", "pool", "threads", "openmp", "openmp_dynamic", "tbb"};
+  EXPECT_EQ(did_you_mean("opnmp", names), "; did you mean 'openmp'?");
+  EXPECT_EQ(did_you_mean("thread", names), "; did you mean 'threads'?");
+  EXPECT_EQ(did_you_mean("TBB", names), "; did you mean 'tbb'?");
+  EXPECT_EQ(did_you_mean("cuda", names), "");
+  EXPECT_EQ(did_you_mean("x", names), "");
+  EXPECT_EQ(did_you_mean(std::string(1000, 'a'), names), "");
 }
 
 TEST(Args, ThreadLists) {

@@ -16,6 +16,8 @@
 #include "experiments/machine/ceilings.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/machine/interpreters.hpp"
+#include "experiments/io/text.hpp"
+#include "experiments/plan/suggest.hpp"
 #include "experiments/run/migrate.hpp"
 #include "experiments/wiring/mpi_job.hpp"
 #include "experiments/wiring/python_part.hpp"
@@ -199,12 +201,35 @@ bool reported_unknown_command(const CLI::App& app, int argc, const char* const* 
                        [&](const CLI::App* sub) { return sub->get_name() == word; });
   };
   if (argc <= 1 || argv[1][0] == '-' || is_subcommand(argv[1])) return false;
-  std::string accepted;
+  std::vector<std::string> names;
   for (const auto* sub : subcommands) {
-    if (!sub->get_group().empty()) accepted += (accepted.empty() ? "" : ", ") + sub->get_name();  // not internal ones
+    if (!sub->get_group().empty()) names.push_back(sub->get_name());  // not the internal ones
   }
-  err << "parlab: unknown command '" << argv[1] << "' (accepted: " << accepted << ")\n";
+  err << "parlab: unknown command '" << quoted_value(argv[1], 60) << "'" << did_you_mean(argv[1], names)
+      << " (`parlab --help` lists them)\n";
   return true;
+}
+
+// After CLI11 refused the command line: "did you mean" for the first option the command does not
+// have ("--thread" for --threads), or "" when none is near.
+std::string option_hint(const CLI::App& app, int argc, const char* const* argv) {
+  if (argc < 2) return "";
+  const CLI::App* sub = nullptr;
+  for (const auto* s : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (s->get_name() == argv[1]) sub = s;
+  }
+  if (sub == nullptr) return "";
+  std::vector<std::string> names;
+  for (const CLI::Option* o : sub->get_options()) {
+    for (const auto& l : o->get_lnames()) names.push_back("--" + l);
+    for (const auto& s : o->get_snames()) names.push_back("-" + s);
+  }
+  for (int i = 2; i < argc; ++i) {
+    const std::string word = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
+    if (word.size() < 2 || word[0] != '-' || std::find(names.begin(), names.end(), word) != names.end()) continue;
+    if (std::string hint = did_you_mean(word, names); !hint.empty()) return "'" + word + "'" + hint;
+  }
+  return "";
 }
 
 // An option given an empty value ("--size ''") would read as "not given" and run the defaults;
@@ -295,6 +320,7 @@ int run_cli(int argc, const char* const* argv, std::ostream& out, std::ostream& 
     return app.exit(e, out, err);
   } catch (const CLI::ParseError& e) {
     err << "parlab: " << e.what() << "\n";
+    if (const std::string hint = option_hint(app, argc, argv); !hint.empty()) err << "parlab: " << hint << "\n";
     err << "Run with --help for usage.\n";
     return kExitUsage;
   }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "core/error.hpp"
 
@@ -17,7 +18,23 @@ namespace {
 }
 
 constexpr std::string_view kU64Forms =
-    "expected a non-negative integer (decimal, 0x hex, 2^K or an exact NeK) below 2^64";
+    "expected a non-negative integer below 2^64: decimal, 0x hex, 2^K, an exact NeK, or a suffix k, M, G, T "
+    "(powers of 1000) or Ki, Mi, Gi, Ti (powers of 1024), as in 16M or 2Mi";
+
+// "16M" = 16 * 1000^2, "2Mi" = 2 * 1024^2: the suffix's multiplier, and the number before it.
+bool split_suffix(std::string_view text, std::string_view& number, std::uint64_t& multiplier) {
+  static constexpr std::pair<std::string_view, std::uint64_t> kSuffixes[] = {
+      {"Ki", std::uint64_t{1} << 10}, {"Mi", std::uint64_t{1} << 20}, {"Gi", std::uint64_t{1} << 30},
+      {"Ti", std::uint64_t{1} << 40}, {"k", 1000},  {"M", 1000000}, {"G", 1000000000}, {"T", 1000000000000}};
+  for (const auto& [suffix, mult] : kSuffixes) {
+    if (text.size() > suffix.size() && text.substr(text.size() - suffix.size()) == suffix) {
+      number = text.substr(0, text.size() - suffix.size());
+      multiplier = mult;
+      return true;
+    }
+  }
+  return false;
+}
 
 bool parse_plain(std::string_view text, int base, std::uint64_t& out) {
   if (text.empty()) return false;
@@ -31,6 +48,13 @@ bool parse_plain(std::string_view text, int base, std::uint64_t& out) {
 
 std::uint64_t parse_u64(std::string_view text, std::string_view what) {
   std::uint64_t v = 0;
+  std::string_view number;
+  std::uint64_t multiplier = 1;
+  if (split_suffix(text, number, multiplier)) {
+    if (!parse_plain(number, 10, v)) bad(what, text, kU64Forms);
+    if (v > std::numeric_limits<std::uint64_t>::max() / multiplier) bad(what, text, "value is 2^64 or more");
+    return v * multiplier;
+  }
   if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
     if (!parse_plain(text.substr(2), 16, v)) bad(what, text, kU64Forms);
     return v;
@@ -112,6 +136,9 @@ std::vector<int> parse_thread_list(std::string_view text, std::string_view what,
       const int hi = hi_text == "max" ? max_threads : parse_threads(hi_text, what, unit);
       if (lo > hi) bad(what, item, "a range LO..HI needs LO <= HI");
       for (int t = lo; t <= hi; ++t) out.insert(t);
+    } else if (const auto dash = item.find('-'); dash != std::string::npos && dash > 0) {
+      // "1-2": a range is written LO..HI (a '-' would read as a negative count).
+      bad(what, item, "a range is written LO..HI: did you mean '" + item.substr(0, dash) + ".." + item.substr(dash + 1) + "'?");
     } else {
       out.insert(parse_threads(item, what, unit));
     }

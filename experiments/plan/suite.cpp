@@ -10,6 +10,8 @@
 #include <utility>
 
 #include "experiments/plan/args.hpp"
+#include "experiments/plan/suggest.hpp"
+#include "experiments/io/text.hpp"
 #include "core/error.hpp"
 #include "experiments/io/read.hpp"
 #include "experiments/machine/interpreters.hpp"
@@ -102,9 +104,10 @@ std::vector<const BackendEntry*> select_backends(const std::vector<std::string>&
     } else {
       const BackendEntry* e = registry.find(w);
       if (e == nullptr) {
-        std::string accepted = "all, cpu, gpu, python";
-        for (const auto& n : registry.names()) accepted += ", " + n;
-        throw UsageError(where + ": unknown backend '" + w + "' (accepted: " + accepted + ")");
+        std::vector<std::string> accepted = {"all", "cpu", "gpu", "python"};
+        for (const auto& n : registry.names()) accepted.push_back(n);
+        throw UsageError(where + ": unknown backend '" + quoted_value(w, 60) + "'" + did_you_mean(w, accepted) +
+                         " (`parlab list` names them)");
       }
       // Named but does not run this kernel: nothing to measure (make_plan names the pair). An
       // unavailable entry without a kernel list is kept, so its record says why it did not run.
@@ -268,7 +271,8 @@ Experiment read_experiment(const json& e, const std::string& ew, const PlanSetti
 // registered backend runs, or, in a build without that part, any name an experiment gives to
 // backends that are all listed as unavailable (their records then say why, instead of the suite
 // failing to parse).
-void check_kernel_known(const std::string& kernel, const Experiment& x, const Registry& registry) {
+void check_kernel_known(const std::string& kernel, const Experiment& x, const Registry& registry,
+                        const std::string& where) {
   const json& e = *x.source;
   bool known = false;
   for (const auto& be : registry.entries()) {
@@ -282,9 +286,10 @@ void check_kernel_known(const std::string& kernel, const Experiment& x, const Re
     });
   }
   if (!known) {
-    std::string accepted;
-    for (const auto& k : kernel_specs()) accepted += (accepted.empty() ? "" : ", ") + std::string(k.name);
-    throw UsageError(x.where + ": unknown kernel '" + kernel + "' (accepted: " + accepted + ")");
+    std::vector<std::string> accepted;
+    for (const auto& k : kernel_specs()) accepted.emplace_back(k.name);
+    throw UsageError(where + ": unknown kernel '" + quoted_value(kernel, 60) + "'" + did_you_mean(kernel, accepted) +
+                     " (`parlab list` names them)");
   }
 }
 
@@ -294,7 +299,10 @@ std::vector<Precision> kernel_precisions(const Experiment& x, const PlanOverride
   if (x.source->contains("precision")) {
     for (const auto& p : string_list(x.source->at("precision"), x.where + " precision")) {
       const auto pp = precision_from_name(p);
-      if (!pp) throw UsageError(x.where + ": unknown precision '" + p + "' (accepted: float, double, int32)");
+      if (!pp) {
+        throw UsageError(x.where + ": unknown precision '" + quoted_value(p, 60) + "'" +
+                         did_you_mean(p, {"float", "double", "int32"}) + " (accepted: float, double, int32)");
+      }
       precisions.push_back(*pp);
     }
   }
@@ -337,7 +345,8 @@ std::vector<const BackendEntry*> kernel_backends(const Experiment& x, const Plan
     select_backends(o.backends, kernel, registry, "--backend");
     wanted = filtered;
   }
-  return select_backends(wanted, kernel, registry, x.where);
+  // On the command line the names came from --backend: the message names the option.
+  return select_backends(wanted, kernel, registry, from_suite ? x.where : "--backend");
 }
 
 // The plan being built, with what is learnt across experiments for the warnings at its end.
@@ -365,7 +374,7 @@ void Planner::add_kernel(const Experiment& x, const std::string& kernel) {
   }
   planned_kernels.insert(kernel);
   const KernelSpec* spec = find_kernel(kernel);
-  if (spec == nullptr) check_kernel_known(kernel, x, registry);
+  if (spec == nullptr) check_kernel_known(kernel, x, registry, from_suite ? x.where : "--kernel");
   const std::vector<Precision> precisions = kernel_precisions(x, o, kernel, spec);
   const std::vector<std::uint64_t> sizes = kernel_sizes(x, o, from_suite, kernel);
   for (const BackendEntry* be : kernel_backends(x, o, from_suite, kernel, registry)) {

@@ -11,6 +11,7 @@
 #include "experiments/io/data_dir.hpp"
 #include "experiments/io/read.hpp"
 #include "experiments/io/text.hpp"
+#include "experiments/plan/suggest.hpp"
 #include "experiments/plan/suite.hpp"
 
 namespace parlab {
@@ -112,9 +113,8 @@ json load_suite(const std::string& name_or_path) {
   }
   if (!std::filesystem::exists(path, no_throw) && !std::filesystem::is_symlink(path, no_throw)) {
     if (looks_like_path) throw UsageError("suite file '" + path.string() + "' does not exist");
-    std::string accepted;
-    for (const auto& n : suite_names()) accepted += (accepted.empty() ? "" : ", ") + n;
-    throw UsageError("unknown suite '" + name_or_path + "' (accepted: " + accepted + ", or a path to a .json file)");
+    throw UsageError("unknown suite '" + quoted_value(name_or_path, 60) + "'" + did_you_mean(name_or_path, suite_names()) +
+                     " (`parlab list` names them; or a path to a .json)");
   }
   return parse_suite_text(read_regular_file(path, "suite file", kMaxSuiteBytes), path.string());
 }

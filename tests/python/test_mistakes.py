@@ -1,0 +1,40 @@
+"""Mistakes that suggest the fix: a mistyped backend, kernel, suite, command or option gets "did
+you mean", a range written 1-2 gets 1..2, and sizes take k/M/G and Ki/Mi/Gi. Each message is one
+short line (no internal prefix, no list of every name), and the command exits 2."""
+import subprocess
+
+import pytest
+
+MISTAKES = {
+    "backend": (["run", "-k", "pi", "-b", "opnmp", "--dry-run"], "--backend: unknown backend 'opnmp'; did you mean 'openmp'?"),
+    "kernel": (["run", "-k", "tirad", "--dry-run"], "--kernel: unknown kernel 'tirad'; did you mean 'triad'?"),
+    "suite": (["run", "quik", "--dry-run"], "unknown suite 'quik'; did you mean 'quick'?"),
+    "range": (["run", "-k", "pi", "-t", "1-2", "--dry-run"], "did you mean '1..2'?"),
+    "command": (["rnu"], "unknown command 'rnu'; did you mean 'run'?"),
+    "option": (["run", "-k", "pi", "--thread", "2", "--dry-run"], "'--thread'; did you mean '--threads'?"),
+    "backend_in_a_suite": (["run", "quick", "-b", "tbbb", "--dry-run"], "unknown backend 'tbbb'; did you mean 'tbb'?"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MISTAKES))
+def test_a_mistake_suggests_the_fix_in_a_short_line(parlab_bin, case):
+    args, expected = MISTAKES[case]
+    r = subprocess.run([parlab_bin, *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert expected in r.stderr, r.stderr
+    assert "ad-hoc run experiment" not in r.stderr and "accepted:" not in r.stderr, r.stderr
+    assert max(len(line) for line in r.stderr.splitlines()) <= 100, r.stderr
+
+
+@pytest.mark.parametrize("size, planned", [("1M", 1000000), ("2Mi", 2 << 20), ("16k", 16000), ("2^20", 1 << 20)])
+def test_sizes_take_decimal_and_binary_suffixes(tmp_path, parlab_bin, size, planned):
+    import json
+    import os
+    out = tmp_path / "o"
+    r = subprocess.run([parlab_bin, "run", "-k", "dot", "-b", "serial", "-n", size, "-r", "1", "--no-ceilings",
+                        "--out", str(out), "--no-report"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    (host,) = os.listdir(out)
+    (run,) = os.listdir(out / host)
+    doc = json.load(open(out / host / run / "results.json"))
+    assert [rec["size"] for rec in doc["records"]] == [planned]
