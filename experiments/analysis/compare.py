@@ -5,7 +5,8 @@
                                             [--fail-if-slower PCT]          # or: parlab compare BASE NEW ...
 
 BASE and NEW are run directories or their results.json (BASE may be a committed reference run
-under results/). Everything printed or drawn comes from those two files only.
+under results/), or folders of runs (the --out of `parlab run`: the newest run in it, said on
+stderr; figures.load.resolve_run). Everything printed or drawn comes from those two files only.
 
 Matching. Records pair up on every dimension they carry (DIMENSIONS below: study, scaling,
 kernel, backend, threads, ranks, size, size_y, precision, device, the interpreter and its GIL
@@ -92,7 +93,7 @@ from analysis import compare_report  # noqa: E402
 from analysis.exit_codes import run_command  # noqa: E402
 from analysis.compare_stats import compare_samples, median, ratio_interval, reps_needed  # noqa: E402
 from analysis.figures.labels import fmt_size  # noqa: E402
-from analysis.figures.load import InputError, load_run, rate_of  # noqa: E402
+from analysis.figures.load import InputError, load_run, rate_of, resolve_run  # noqa: E402
 from analysis.compare_context import context_differences, own_interpreter  # noqa: E402
 from analysis.writer import json_text  # noqa: E402
 from analysis.figures.roofline import roof_share, share_text  # noqa: E402
@@ -120,6 +121,7 @@ def load(path: str) -> dict:
     regular file (a FIFO or a device would block the read; checked with stat before opening), a
     context that is not an object, an ok record whose repetition times are not all finite and
     positive, or whose time_s.median is not the median of its reps_s (MEDIAN_RTOL)."""
+    path = resolve_run(path)
     try:
         st = os.stat(path)
         file = path

@@ -67,7 +67,8 @@ def _main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Plots and report.html from a parlab run directory",
                                  epilog="Exit codes: 0 done; 2 the input is missing or malformed, or the output "
                                         "cannot be written; 130 interrupted; 3 internal error (please report).")
-    ap.add_argument("run_dir", help="a directory holding results.json (or the file itself)")
+    ap.add_argument("run_dir", help="a run directory, its results.json, or a folder of runs (--out of parlab run: "
+                                    "its newest run is used)")
     ap.add_argument("--out", help="where to write plots/ and report.html (default: the run directory)")
     ap.add_argument("--reference", action="append", metavar="DIR",
                     help="compare with the reference runs of DIR (a folder holding reference-runs.json, or a run "

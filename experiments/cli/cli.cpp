@@ -161,7 +161,10 @@ void add_tool_commands(CLI::App& app, Commands& c) {
 
   c.report = app.add_subcommand("report", "Make the plots and report.html of a run directory");
   c.report->alias("plot");
-  c.report->add_option("run_dir", c.report_dir, "A run directory holding results.json")->required();
+  c.report->add_option("run_dir", c.report_dir,
+                       "A run directory, its results.json, or a folder of runs (the --out of parlab run: its "
+                       "newest run)")
+      ->required();
   c.report->add_option("--summary", c.report_summary, "The results on stdout: table (default), markdown, csv, json or none")
       ->check(CLI::IsMember({"table", "markdown", "csv", "json", "none"}));
 

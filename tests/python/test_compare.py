@@ -329,7 +329,8 @@ def test_html_refuses_to_overwrite_a_run_directory(tmp_path):
                                   "bad-threshold", "bad-alpha"])
 def test_bad_arguments_exit_2(tmp_path, case):
     good = write_doc(tmp_path, make_run(1), "good")
-    args = {"missing": [tmp_path / "nope", good], "empty-dir": [tmp_path, good]}.get(case)
+    (tmp_path / "empty").mkdir()  # no results.json, no run below it (a folder of runs is read: resolve_run)
+    args = {"missing": [tmp_path / "nope", good], "empty-dir": [tmp_path / "empty", good]}.get(case)
     if case == "not-json":
         (tmp_path / "x.json").write_bytes(b"\x89PNG not json")
         args = [good, tmp_path / "x.json"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import sys
 
 from ..read import InputError, read_json  # noqa: F401 (InputError: figures' callers import it from here)
 
@@ -44,7 +45,50 @@ def kernels_in_order(records) -> list:
 
 
 
+def _runs_under(d: str) -> dict:
+    """{host: [run directory]} of the runs below d, an --out directory (<host>/<stamp>/results.json)
+    or one host's folder (<stamp>/results.json, host ""). Links are skipped: a "latest" link would
+    count a run twice."""
+    runs: dict = {}
+    for name in sorted(os.listdir(d)):
+        p = os.path.join(d, name)
+        if os.path.islink(p) or not os.path.isdir(p):
+            continue
+        if os.path.isfile(os.path.join(p, "results.json")):
+            runs.setdefault("", []).append(p)
+            continue
+        for stamp in sorted(os.listdir(p)):
+            q = os.path.join(p, stamp)
+            if not os.path.islink(q) and os.path.isfile(os.path.join(q, "results.json")):
+                runs.setdefault(name, []).append(q)
+    return runs
+
+
+def resolve_run(path: str) -> str:
+    """The run a path names: a results.json, a run directory, or a folder of runs (the --out
+    directory of `parlab run`, or one host's folder in it). Of a folder, the newest run by its
+    timestamp (its folder's name, as the runner writes it), said on stderr; runs of several hosts
+    there are listed, and the user asked to name one (InputError)."""
+    if not os.path.isdir(path) or os.path.exists(os.path.join(path, "results.json")):
+        return path
+    try:
+        runs = _runs_under(path)
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+    if not runs:
+        raise InputError(f"{path}: no results.json here or in the runs below it (give a run directory)")
+    if len(runs) > 1:
+        hosts = ", ".join(os.path.join(path, h) for h in sorted(runs) if h)
+        raise InputError(f"{path} holds runs of several hosts; name one: {hosts}")
+    (found,) = runs.values()
+    newest = max(found, key=os.path.basename)
+    if len(found) > 1:
+        print(f"parlab: {path} holds {len(found)} runs; using the newest, {newest}", file=sys.stderr)
+    return newest
+
+
 def load_run(run_dir: str) -> dict:
+    run_dir = resolve_run(run_dir)
     path = os.path.join(run_dir, "results.json") if os.path.isdir(run_dir) else run_dir
     doc = read_json(path)
     if not isinstance(doc, dict):
