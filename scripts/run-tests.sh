@@ -42,7 +42,7 @@ cuda=${PARLAB_CI_CUDA:-ON}
 
 bash scripts/install-deps.sh
 
-step() { printf '\n=== %s ===\n' "$*"; }
+step() { printf '\n=== %s (%s) ===\n' "$*" "$(date -u +%H:%M:%S)"; }
 
 for config in "${configs[@]}"; do
   case "$config" in
