@@ -99,13 +99,23 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{{"frobnicate"}, "frobnicate"}),
     [](const auto& tp) { return "case" + std::to_string(tp.index); });
 
+// Text with every run of white space made one space: a reason `parlab list` wrapped to the
+// terminal's width reads the same.
+std::string squeezed(const std::string& text) {
+  std::istringstream in(text);
+  std::string word, out;
+  while (in >> word) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
 TEST(CliList, ListsEveryBackendWithAvailability) {
   const auto r = run({"list"});
   ASSERT_EQ(r.code, 0) << r.err;
+  const std::string listed = squeezed(r.out);
   for (const auto& e : test::registry().entries()) {
     EXPECT_NE(r.out.find(e.name), std::string::npos) << e.name;
     if (!e.available) {
-      EXPECT_NE(r.out.find(e.reason), std::string::npos) << e.reason;
+      EXPECT_NE(listed.find(squeezed(e.reason)), std::string::npos) << e.reason;
     }
   }
   EXPECT_NE(r.out.find("cuda"), std::string::npos);  // listed even where it is not built

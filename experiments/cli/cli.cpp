@@ -16,6 +16,7 @@
 #include "experiments/machine/ceilings.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/machine/interpreters.hpp"
+#include "experiments/io/terminal.hpp"
 #include "experiments/io/text.hpp"
 #include "experiments/plan/suggest.hpp"
 #include "experiments/run/migrate.hpp"
@@ -72,6 +73,7 @@ struct Commands {
   std::string spec_json;
   std::string report_dir;
   std::string report_summary;
+  std::string list_what;
   std::vector<std::string> migrate_runs;
   bool migrate_dry_run = false;
   CLI::App* list = nullptr;
@@ -107,7 +109,7 @@ void add_run_command(CLI::App& app, Commands& c) {
   run->add_option("--kernel,-k", a.kernel, "Kernels (comma list); filters a suite, or runs ad hoc without one");
   run->add_option("--backend,-b", a.backend, "Backends (comma list, or all/cpu/gpu/python)");
   run->add_option("--threads,-t", a.threads, "Thread counts: 1,2,4 | 1..16 | max | pow2 | a mix");
-  run->add_option("--size,-n", a.size, "Sizes (comma list; 2^K, NeK accepted)");
+  run->add_option("--size,-n", a.size, "Sizes (comma list): 2^K, NeK, 16M (10^6), 2Mi (2^20) or plain integers");
   run->add_option("--precision,-p", a.precision, "float, double (array kernels), int32");
   run->add_option("--reps,-r", a.reps, "Timed repetitions per measurement (default 5; per round with --rounds)");
   run->add_option("--rounds", a.rounds,
@@ -182,17 +184,34 @@ void add_tool_commands(CLI::App& app, Commands& c) {
   c.compare->set_help_flag();
 }
 
+// --help within the terminal's width: every description wrapped to the space right of CLI11's
+// name column (CLI11 indents each line after a newline to that column), footers to the width.
+void wrap_help(CLI::App& app) {
+  const std::size_t width = terminal_width();
+  const std::size_t column = app.get_formatter()->get_column_width() + 2;  // the name column, indented
+  const auto wrap = [&](const std::string& text) { return hanging("", text, width > column + 30 ? width - column : 30); };
+  app.description(hanging("", app.get_description(), width));
+  std::vector<CLI::App*> apps = {&app};
+  for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) apps.push_back(sub);
+  for (CLI::App* a : apps) {
+    if (a != &app) a->description(wrap(a->get_description()));
+    a->footer(hanging("", kExitCodesText, width));
+    for (CLI::Option* o : a->get_options()) o->description(wrap(o->get_description()));
+  }
+}
+
 void define_commands(CLI::App& app, Commands& c) {
   app.set_version_flag("--version", version_text());
   app.require_subcommand(1);
-  app.footer(kExitCodesText);
   app.add_option("--python-home", c.python_home,
                  "Python backends: the CPython prefix to embed (overrides PYTHONHOME and VIRTUAL_ENV)");
-  c.list = app.add_subcommand("list", "List backends (with availability and reason) and kernels");
+  c.list = app.add_subcommand("list", "List backends (with availability and reason), interpreters, kernels, suites");
+  c.list->add_option("what", c.list_what, "One kind only: backends, interpreters, kernels or suites")
+      ->check(CLI::IsMember({"backends", "interpreters", "kernels", "suites"}));
   add_pi_command(app, c);
   add_run_command(app, c);
   add_tool_commands(app, c);
-  for (auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) sub->footer(kExitCodesText);
+  wrap_help(app);
 }
 
 // CLI11 reports an unknown first word only as "a subcommand is required"; name it instead.
@@ -269,7 +288,7 @@ int run_command(Commands& c, int argc, const char* const* argv, std::ostream& ou
     if (*c.run && !c.run_args.peer_dir.empty()) use_peer_dir(c.run_args.peer_dir);
     const Registry registry = make_registry();
     if (!c.python_home.empty()) configure_python(c.python_home);
-    if (*c.list) return cmd_list(registry, out);
+    if (*c.list) return cmd_list(registry, c.list_what, out);
     if (*c.pi) return cmd_pi(registry, c.pi_args, out);
     if (*c.run) return cmd_run(registry, c.run_args, out, err, argc, argv);
     if (*c.report) return cmd_report(c.report_dir, err, {false, c.report_summary, false});

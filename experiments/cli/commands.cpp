@@ -16,6 +16,7 @@
 #include "experiments/plan/args.hpp"
 #include "experiments/io/child_process.hpp"
 #include "experiments/io/interrupt.hpp"
+#include "experiments/io/terminal.hpp"
 #include "experiments/io/text.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/io/data_dir.hpp"
@@ -27,22 +28,38 @@
 namespace parlab {
 
 // ---------------------------------------------------------------- list
-int cmd_list(const Registry& registry, std::ostream& out) {
+namespace {
+
+// "  name                    cpu    available    ": a row's columns, padded; a name wider than its
+// column gets one space after it.
+std::string padded(std::initializer_list<std::pair<std::string, std::size_t>> cells) {
+  std::string row = "  ";
+  for (const auto& [text, width] : cells) row += text + std::string(text.size() < width ? width - text.size() : 1, ' ');
+  return row;
+}
+
+void list_backends(const Registry& registry, std::ostream& out, std::size_t width) {
   out << "backends:\n";
   for (const auto& e : registry.entries()) {
-    out << "  " << std::left << std::setw(24) << e.name << std::setw(7) << to_string(e.kind)
-        << (e.available ? "available    " : e.broken ? "FAILED       " : "unavailable  ")
-        << (e.available ? e.detail : e.reason)
+    const char* state = e.available ? "available" : e.broken ? "FAILED" : "unavailable";
+    out << hanging(padded({{e.name, 24}, {to_string(e.kind), 7}, {state, 13}}), e.available ? e.detail : e.reason,
+                   width)
         << "\n";
   }
-  list_interpreters(out);
+}
+
+void list_kernels(std::ostream& out, std::size_t width) {
   out << "kernels:\n";
   for (const auto& k : kernel_specs()) {
     std::string precisions;
     for (auto p : k.precisions) precisions += std::string(precisions.empty() ? "" : ",") + to_string(p);
-    out << "  " << std::left << std::setw(16) << k.name << std::setw(10) << to_string(k.family) << std::setw(14)
-        << precisions << "size = " << k.size_meaning << "\n";
+    out << hanging(padded({{std::string(k.name), 16}, {to_string(k.family), 10}, {precisions, 14}}),
+                   "size = " + std::string(k.size_meaning), width)
+        << "\n";
   }
+}
+
+void list_suites(std::ostream& out, std::size_t width) {
   out << "suites (" << suites_dir().string() << "):\n";
   for (const auto& name : suite_names()) {
     std::string description;
@@ -51,8 +68,18 @@ int cmd_list(const Registry& registry, std::ostream& out) {
     } catch (const Error& e) {
       description = std::string("unreadable: ") + e.what();
     }
-    out << "  " << std::left << std::setw(16) << name << description << "\n";
+    out << hanging(padded({{name, 16}}), description, width) << "\n";
   }
+}
+
+}  // namespace
+
+int cmd_list(const Registry& registry, const std::string& what, std::ostream& out) {
+  const std::size_t width = terminal_width();
+  if (what.empty() || what == "backends") list_backends(registry, out, width);
+  if (what.empty() || what == "interpreters") list_interpreters(out, width);
+  if (what.empty() || what == "kernels") list_kernels(out, width);
+  if (what.empty() || what == "suites") list_suites(out, width);
   return kExitOk;
 }
 

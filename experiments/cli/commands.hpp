@@ -18,7 +18,7 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 
 // `parlab list`: the registry, the interpreters, the kernel catalogue and the suites.
-int cmd_list(const Registry& registry, std::ostream& out);
+int cmd_list(const Registry& registry, const std::string& what, std::ostream& out);
 
 // ---------------------------------------------------------------- pi
 struct PiArgs {

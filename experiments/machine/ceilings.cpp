@@ -22,6 +22,7 @@
 #include "experiments/wiring/make_registry.hpp"
 #include "experiments/io/files.hpp"
 #include "experiments/io/read.hpp"
+#include "experiments/io/terminal.hpp"
 #include "experiments/io/text.hpp"
 
 namespace parlab {
@@ -316,21 +317,26 @@ int cmd_ceilings(const Registry& registry, bool remeasure, bool as_json, std::os
   return 0;
 }
 
+// Within the terminal's width: each roof on one line, how it was measured wrapped below it.
 void print_ceilings(const json& c, std::ostream& out) {
-  out << "Roofs of " << host_name() << ", measured " << c.value("measured_utc", "?");
-  if (c.contains("seconds")) out << " in " << std::fixed << std::setprecision(1) << c["seconds"].get<double>() << " s";
-  out << (c["cache"].is_string() ? "; cached in " + c["cache"].get<std::string>() : std::string("; not cached")) << "\n";
+  const std::size_t width = terminal_width();
+  std::ostringstream head;
+  head << "Roofs of " << host_name() << ", measured " << c.value("measured_utc", "?");
+  if (c.contains("seconds")) head << " in " << std::fixed << std::setprecision(1) << c["seconds"].get<double>() << " s";
+  head << (c["cache"].is_string() ? "; cached in " + c["cache"].get<std::string>() : std::string("; not cached"));
+  out << hanging("", head.str(), width) << "\n";
   if (c.value("quick", false)) out << "PARLAB_CEILINGS_QUICK: test sizes, these are not roofs\n";
   for (const auto& [name, r] : c["roofs"].items()) {
     out << "  " << std::left << std::setw(20) << name << std::right << std::setw(16)
         << human(r.value("value", 0.0), r.value("unit", "")) << "  " << std::setw(11) << r.value("method", "")
-        << "  t=" << std::left << std::setw(3) << r.value("threads", 0) << " " << r.value("how", "") << "\n";
+        << "  t=" << std::left << r.value("threads", 0) << "\n"
+        << hanging("      ", r.value("how", ""), width) << "\n";
   }
   const json unavailable = c.value("unavailable", json::object());
   for (const auto& [name, why] : unavailable.items()) {
-    out << "  " << std::left << std::setw(20) << name << " unavailable: " << why.get<std::string>() << "\n";
+    out << hanging("  " + name + " unavailable: ", why.get<std::string>(), width) << "\n";
   }
-  for (const auto& w : c.value("warnings", json::array())) out << "warning: " << w.get<std::string>() << "\n";
+  for (const auto& w : c.value("warnings", json::array())) out << hanging("warning: ", w.get<std::string>(), width) << "\n";
 }
 
 }  // namespace parlab

@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "experiments/io/data_dir.hpp"
 #include "experiments/io/child_process.hpp"
+#include "experiments/io/terminal.hpp"
 
 
 namespace parlab {
@@ -147,14 +148,20 @@ int cmd_interpreter_info(std::ostream& out) {
   return 0;
 }
 
-void list_interpreters(std::ostream& out) {
-  out << "interpreters (Python records are measured in each; PARLAB_INTERPRETERS lists other builds):\n";
-  if (interpreter_modes().empty()) out << "  none: " << python_context_or_reason() << "\n";
+void list_interpreters(std::ostream& out, std::size_t width) {
+  out << hanging("", "interpreters (Python records are measured in each; PARLAB_INTERPRETERS lists other builds):",
+                 width)
+      << "\n";
+  if (interpreter_modes().empty()) out << hanging("  none: ", python_context_or_reason(), width) << "\n";
   for (const auto& m : interpreter_modes()) {
     std::string name = m.interpreter;
     if (!m.python_gil.empty()) name += m.python_gil == "0" ? " (GIL disabled)" : " (PYTHON_GIL=1)";
-    out << "  " << std::left << std::setw(40) << name << (m.available ? "available    " : "unavailable  ")
-        << (m.available ? (m.parlab.empty() ? std::string("this process") : m.parlab) : m.reason) << "\n";
+    // A long name (another build's path) gets a line of its own, its state below it.
+    if (name.size() >= 40) out << "  " << name << "\n";
+    const std::string lead = "  " + (name.size() < 40 ? name + std::string(40 - name.size(), ' ') : std::string(40, ' ')) +
+                             (m.available ? "available    " : "unavailable  ");
+    out << hanging(lead, m.available ? (m.parlab.empty() ? std::string("this process") : m.parlab) : m.reason, width)
+        << "\n";
   }
 }
 

@@ -12,6 +12,7 @@
 // the source tree); an installed parlab knows of none.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,6 +45,6 @@ int cmd_interpreter_info(std::ostream& out);
 std::vector<std::pair<std::string, std::string>> gil_env(const std::string& python_gil);
 
 // For `parlab list`: one line per interpreter mode, with availability and reason.
-void list_interpreters(std::ostream& out);
+void list_interpreters(std::ostream& out, std::size_t width);
 
 }  // namespace parlab

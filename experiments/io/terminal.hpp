@@ -1,0 +1,19 @@
+// Text for a person at a terminal: every line parlab prints fits the terminal's width ($COLUMNS,
+// else 100 columns), long texts wrapped under their column rather than cut, so nothing is lost.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace parlab {
+
+// $COLUMNS when it holds a width from 40 to 1000, else 100.
+std::size_t terminal_width();
+
+// `lead` then `text` wrapped at spaces to `width` columns, each further line indented to where
+// text began (to width / 2 at most): a table row whose last column is long prose. A word longer
+// than a line (a path) stays whole. No trailing newline.
+std::string hanging(std::string_view lead, std::string_view text, std::size_t width);
+
+}  // namespace parlab

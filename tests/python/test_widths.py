@@ -1,0 +1,51 @@
+"""Every line parlab prints to a person fits the terminal: 100 columns, or $COLUMNS. Long texts
+(descriptions, reasons, how a roof was measured) are wrapped under their column, so nothing is
+cut; only a word longer than a line (a path) may run over."""
+import os
+import subprocess
+
+import pytest
+
+COMMANDS = {
+    "help": ["--help"],
+    "run-help": ["run", "--help"],
+    "pi-help": ["pi", "--help"],
+    "report-help": ["report", "--help"],
+    "ceilings-help": ["ceilings", "--help"],
+    "migrate-help": ["migrate", "--help"],
+    "list": ["list"],
+    "list-backends": ["list", "backends"],
+    "list-suites": ["list", "suites"],
+    "ceilings": ["ceilings"],
+}
+
+
+def over(text, width):
+    """The lines over width, but for a line that is one unbreakable word (a path) after its indent."""
+    return [line for line in text.splitlines() if len(line) > width and len(line.split()) > 1]
+
+
+@pytest.mark.parametrize("width", [100, 72])
+@pytest.mark.parametrize("case", sorted(COMMANDS))
+def test_every_line_fits(parlab_bin, case, width):
+    r = subprocess.run([parlab_bin, *COMMANDS[case]], capture_output=True, text=True, timeout=300,
+                       env={**os.environ, "COLUMNS": str(width)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip()
+    assert not over(r.stdout, width), "\n".join(over(r.stdout, width))
+
+
+def test_list_shows_one_kind_when_asked(parlab_bin):
+    whole = subprocess.run([parlab_bin, "list"], capture_output=True, text=True, timeout=120).stdout
+    only = subprocess.run([parlab_bin, "list", "kernels"], capture_output=True, text=True, timeout=120).stdout
+    assert only.startswith("kernels:") and "backends:" not in only and "suites (" not in only
+    assert only in whole  # the same lines as in the whole list
+
+
+def test_wrapping_keeps_every_word(parlab_bin):
+    """A description wrapped at 72 columns has every word it has at 1000."""
+    narrow = subprocess.run([parlab_bin, "list", "suites"], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "COLUMNS": "72"}).stdout
+    wide = subprocess.run([parlab_bin, "list", "suites"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "COLUMNS": "1000"}).stdout
+    assert narrow.split() == wide.split()
