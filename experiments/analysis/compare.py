@@ -37,18 +37,16 @@ Statistics (compare_stats.py, no SciPy). For a pair, the repetition times reps_s
     ties), so the bars and the verdicts agree; it is deterministic (no bootstrap, no seed).
 Verdict: "slower" when p < alpha, the interval lies above 1, the U statistic says NEW is slower,
 and ratio > 1 + threshold; "faster" likewise with the interval below 1 and ratio < 1 - threshold;
-else "same" (no difference beyond the noise), or "undecided" where the test cannot judge: each
-side needs enough distinct repetition times for the test to reach alpha (repeated values are ties,
-not evidence; compare_stats.compare_samples), and the record says how many would decide.
+else "same" (no difference beyond the noise). Repeated values are ties, not evidence: each side
+needs enough distinct repetition times for the test to reach alpha (compare_stats.compare_samples).
 Defaults: alpha = 0.01, threshold = 5%. alpha 0.01 because a comparison tests hundreds of
 records at once and a CI gate must not cry wolf: two samples of one distribution give a
 verdict in under 1% of comparisons (tested over 1000 trials). The 5% floor because repetitions
 within one run do not see run-to-run noise (another VM instance, another boot, thermal state):
 a difference smaller than that is rarely the code. The smallest p the U test can give for n and m
 repetitions is 2 / C(n+m, n): 0.1 for 3 against 3, 0.029 for 4 against 4, 0.0079 for 5 against 5
-(the suites' default). Where it is not below alpha the record is "undecided", with the warning
-"too few repetitions to tell" and the repetitions per side that would decide (as
-google/benchmark's compare.py warns). With 5 against 5 a verdict
+(the suites' default). Where it is not below alpha the record gets "same" with the warning "too
+few repetitions to tell" (as google/benchmark's compare.py warns). With 5 against 5 a verdict
 needs every NEW repetition beyond every BASE one.
 
 Scaling shape. For every strong or weak scaling series (a backend over threads, or over ranks at
@@ -357,7 +355,6 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
     fast = min(compared, key=lambda r: r["time_ratio"], default=None)
     summary = {"matched": len(rows), "compared": len(compared), "faster": count("compared", "faster"),
                "slower": count("compared", "slower"), "same": count("compared", "same"),
-               "undecided": count("compared", "undecided"),
                "too_few_reps": sum(1 for r in compared if r["too_few_reps"]),
                "failed": count("failed"), "one_side_unavailable": count("one-side-unavailable"),
                "not_measured": count("not-measured"), "only_base": len(only_base), "only_new": len(only_new),

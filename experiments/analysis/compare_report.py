@@ -33,8 +33,7 @@ class Paint:
         return "".join(f"\033[{self.CODES[s]}m" for s in styles) + text + "\033[0m"
 
 
-VERDICT_STYLE = {"slower": ("red", "bold"), "faster": ("green", "bold"), "same": ("dim",), "undecided": ("yellow",),
-                 "failed": ("yellow", "bold")}
+VERDICT_STYLE = {"slower": ("red", "bold"), "faster": ("green", "bold"), "same": ("dim",), "failed": ("yellow", "bold")}
 
 
 def fmt_ratio(x) -> str:
@@ -42,10 +41,10 @@ def fmt_ratio(x) -> str:
 
 
 def verdict_words(r: dict) -> str:
-    if r["verdict"] == "undecided":
-        return "too few repetitions to tell"
     if r["verdict"] != "same":
         return f"{r['verdict']}, p = {r['p_value']:.2g}"
+    if r["too_few_reps"]:
+        return "too few repetitions to tell"
     return "within the noise" if not r["significant"] else f"significant (p = {r['p_value']:.2g}) but below the threshold"
 
 
@@ -62,9 +61,9 @@ def share_pair(r: dict) -> str:
 
 def summary_lines(res: dict) -> list[str]:
     s = res["summary"]
-    undecided = f", {s['undecided']} undecided (too few repetitions to tell)" if s.get("undecided") else ""
+    few = f" ({s['too_few_reps']} with too few repetitions to tell)" if s["too_few_reps"] else ""
     lines = [f"{s['compared']} compared: {s['faster']} faster, {s['slower']} slower, {s['same']} no difference beyond the "
-             f"noise{undecided}; {s['failed']} failed (not compared); {s['only_base'] + s['only_new']} unmatched "
+             f"noise{few}; {s['failed']} failed (not compared); {s['only_base'] + s['only_new']} unmatched "
              f"({s['only_base']} only in BASE, {s['only_new']} only in NEW)"
              + (f"; {s['one_side_unavailable']} unavailable on one side" if s["one_side_unavailable"] else "")
              + (f"; {s['not_measured']} measured on neither" if s["not_measured"] else "")]
@@ -161,7 +160,7 @@ def terminal(res: dict, paint: Paint, width: int = 110) -> str:
         for r in rows:
             if r["kind"] == "compared":
                 ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])}-{fmt_ratio(r['ci'][1])}"
-                verdict = r["verdict"] + (" GATE" if r.get("gate") else "")
+                verdict = r["verdict"] + ("*" if r["too_few_reps"] else "") + (" GATE" if r.get("gate") else "")
                 table.append((verdict, r["label"], f"{r['base']['median_s']:.4g} s", f"{r['new']['median_s']:.4g} s",
                               fmt_ratio(r["time_ratio"]), ci, f"{r['p_value']:.2g}", fmt_ratio(r["rate_ratio"]))
                              + ((share_pair(r),) if shares else ()))
@@ -181,7 +180,7 @@ def terminal(res: dict, paint: Paint, width: int = 110) -> str:
                     if r[s]["status"] != "ok":
                         out.append(paint(f"  {r['label']}: {s.upper()} {r[s]['status']}: {r[s].get('detail', '')}", "yellow"))
         if any(r.get("too_few_reps") for r in rows):
-            out.append(f"  undecided: too few repetitions to tell; {reps_needed(st['alpha'])} per side (--reps) reach "
+            out.append(f"  * too few repetitions to tell: the U test needs {reps_needed(st['alpha'])} per side to reach "
                        f"p < {st['alpha']:g} (3 against 3 can give no p below 0.1)")
     if res["scaling"]:
         out += ["", paint("Scaling shape (each side over its own one-worker time)", "bold")]
@@ -222,7 +221,7 @@ def shape_points(g: dict) -> str:
 
 
 # ---------------------------------------------------------------- HTML
-COLOURS = {"slower": "#c62828", "faster": "#2e7d32", "same": "#9e9e9e", "undecided": "#f9a825"}
+COLOURS = {"slower": "#c62828", "faster": "#2e7d32", "same": "#9e9e9e"}
 
 
 def _pct_text(x: float) -> str:
@@ -344,8 +343,8 @@ def first_screen(res: dict) -> str:
     e = html.escape
     s = res["summary"]
     tiles = [("slower", s["slower"], "slower"), ("faster", s["faster"], "faster"),
-             ("same", s["same"], "no difference beyond the noise"),
-             ("warn", s["undecided"], "undecided: too few repetitions to tell"),
+             ("same", s["same"], "no difference beyond the noise"
+              + (f" ({s['too_few_reps']} with too few repetitions to tell)" if s["too_few_reps"] else "")),
              ("", s["failed"], "failed, not compared"),
              ("", s["only_base"] + s["only_new"], f"unmatched ({s['only_base']} only in BASE, {s['only_new']} only in NEW)")]
     parts = ["<h2 id='summary'>What changed</h2><div class='tiles'>"]

@@ -149,8 +149,6 @@ def compare_samples(base: list, new: list, alpha: float, threshold: float) -> di
     elif significant and direction < 0 and ratio < 1 - threshold:
         verdict = "faster"
     too_few = smallest >= alpha or too_few_distinct
-    if too_few and verdict == "same":
-        verdict = "undecided"  # the test cannot judge: never "same", whatever the ratio
     out = {"time_ratio": ratio, "change_pct": (ratio - 1) * 100, "ci": list(ci) if ci else None,
            "p_value": test["p"], "test": test["method"], "u": test["u"], "significant": significant,
            "direction": direction, "min_p": smallest, "too_few_reps": too_few, "verdict": verdict}
