@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
@@ -23,6 +25,7 @@
 #include "experiments/run/runner.hpp"
 #include "experiments/io/files.hpp"
 #include "experiments/io/interrupt.hpp"
+#include "experiments/io/terminal.hpp"
 #include "experiments/plan/suite.hpp"
 #include "core/error.hpp"
 
@@ -79,24 +82,73 @@ double parse_timeout(const std::string& value) {
   return t;
 }
 
-// --dry-run: what the run would measure, in one line per (study, kernel, backend).
-void print_plan(const Plan& plan, double at_least, std::ostream& out) {
+// Whether this process can measure a planned point: its backend is available here, or another
+// interpreter's parlab measures it (planning kept only the interpreters that were found).
+bool measurable(const MeasurementSpec& m, const Registry& registry) {
+  const BackendEntry* e = registry.find(m.backend);
+  return !m.interpreter.empty() || (e != nullptr && (e->available || e->broken));
+}
+
+// One line of a plan: its points' count, thread counts and sizes, and why it cannot run here.
+struct PlanLine {
+  std::size_t count = 0;
+  std::set<int> threads;
+  std::set<std::uint64_t> sizes;
+  std::string unavailable;  // the backend's reason; empty where it runs
+};
+
+std::string joined(const std::set<int>& v) {
+  std::ostringstream out;
+  for (auto it = v.begin(); it != v.end(); ++it) out << (it == v.begin() ? "" : ",") << *it;
+  return out.str();
+}
+
+// --dry-run: what the run would measure, one line per (study, kernel, backend) with its thread
+// and size points, the lines that cannot run here marked with the reason.
+void print_plan(const Plan& plan, const Registry& registry, double at_least, std::ostream& out) {
+  const std::size_t width = terminal_width();
   int rounds = 1;
   for (const auto& m : plan.specs) rounds = std::max(rounds, m.round);
   out << "plan of suite '" << plan.suite << "': " << plan.specs.size() << " measurements"
       << (rounds > 1 ? " (" + std::to_string(rounds) + " rounds of " + std::to_string(plan.specs.size() / rounds) + ")"
                      : std::string())
       << ", at least " << format_duration(at_least) << " (a lower bound)\n";
-  std::vector<std::string> lines;
-  std::map<std::string, std::size_t> counts;
+  std::vector<std::string> order;
+  std::map<std::string, PlanLine> lines;
   for (const auto& m : plan.specs) {
     const std::string key = "  " + m.study + "  " + m.kernel + "  " + m.backend +
                             (m.interpreter.empty() ? "" : " [" + m.interpreter + (m.python_gil.empty() ? "" : " PYTHON_GIL=" + m.python_gil) + "]") +
                             (m.ranks > 0 ? " (MPI jobs)" : "");
-    if (counts[key]++ == 0) lines.push_back(key);
+    PlanLine& l = lines[key];
+    if (l.count++ == 0) order.push_back(key);
+    l.threads.insert(m.threads);
+    l.sizes.insert(m.size);
+    if (!measurable(m, registry)) l.unavailable = registry.find(m.backend) ? registry.find(m.backend)->reason : "unknown";
   }
-  for (const auto& l : lines) out << l << ": " << counts[l] << "\n";
-  for (const auto& w : plan.warnings) out << "warning: " << w << "\n";
+  for (const auto& key : order) {
+    const PlanLine& l = lines[key];
+    std::ostringstream what;
+    what << l.count << " (threads " << joined(l.threads) << "; n ";
+    for (auto it = l.sizes.begin(); it != l.sizes.end(); ++it) what << (it == l.sizes.begin() ? "" : ",") << format_size(*it);
+    what << ")";
+    if (!l.unavailable.empty()) what << "; UNAVAILABLE here: " << l.unavailable;
+    out << hanging(key + ": ", what.str(), width) << "\n";
+  }
+  for (const auto& w : plan.warnings) out << hanging("warning: ", w, width) << "\n";
+}
+
+// A plan of which nothing can be measured here (`parlab run -b cuda` without a GPU): its
+// backends and their reasons, or "" when something can run.
+std::string nothing_measurable(const Plan& plan, const Registry& registry) {
+  std::map<std::string, std::string> reasons;
+  for (const auto& m : plan.specs) {
+    if (measurable(m, registry)) return "";
+    const BackendEntry* e = registry.find(m.backend);
+    reasons[m.backend] = e ? e->reason : "not in this build";
+  }
+  std::ostringstream out;
+  for (const auto& [backend, why] : reasons) out << "\n" << hanging("  " + backend + ": ", why, terminal_width());
+  return out.str();
 }
 
 // The run's output options: formats and the timeout of a measurement in another process.
@@ -265,10 +317,15 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   Plan plan = plan_of(a, o, registry, max_threads);
   check_mpi_jobs(plan, registry, max_threads);
   const double at_least = check_duration(plan, registry, a, err);
+  const std::string nothing = plan.specs.empty() ? std::string() : nothing_measurable(plan, registry);
   if (a.dry_run) {
-    print_plan(plan, at_least, out);
+    print_plan(plan, registry, at_least, out);
+    if (!nothing.empty()) out << "nothing in this plan can be measured here:" << nothing << "\n";
     return kExitOk;
   }
+  // Exit 2 before anything is written: a run of unavailable records alone would exit 0 with an
+  // empty report, and read as a success.
+  if (!nothing.empty()) throw UsageError("nothing in this plan can be measured here:" + nothing);
   return start_run(registry, a, options, plan, argc, argv, err);
 }
 

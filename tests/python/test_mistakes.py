@@ -38,3 +38,32 @@ def test_sizes_take_decimal_and_binary_suffixes(tmp_path, parlab_bin, size, plan
     (run,) = os.listdir(out / host)
     doc = json.load(open(out / host / run / "results.json"))
     assert [rec["size"] for rec in doc["records"]] == [planned]
+
+
+def test_a_plan_of_which_nothing_can_run_here_exits_2_and_says_why(tmp_path, parlab_bin):
+    """`parlab run -b cuda` on a machine without a GPU used to exit 0 with "0 figures"."""
+    import os
+    listed = subprocess.run([parlab_bin, "list", "backends"], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "COLUMNS": "1000"}).stdout
+    unavailable = [l.split()[0] for l in listed.splitlines()[1:] if len(l.split()) > 2 and l.split()[2] == "unavailable"]
+    if not unavailable:
+        pytest.fail("no unavailable backend to plan with (CI's machine has no GPU: the cuda backends are)")
+    backend = unavailable[0]
+    out = tmp_path / "o"
+    r = subprocess.run([parlab_bin, "run", "-b", backend, "-k", "pi", "-n", "2^10", "--out", str(out)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "nothing in this plan can be measured here" in r.stderr and backend in r.stderr
+    assert not out.exists(), "nothing is written"
+    dry = subprocess.run([parlab_bin, "run", "-b", backend, "-k", "pi", "-n", "2^10", "--dry-run"],
+                         capture_output=True, text=True, timeout=120)
+    assert dry.returncode == 0 and "UNAVAILABLE here" in dry.stdout and "nothing in this plan" in dry.stdout
+    # With one backend that runs beside it, the run goes ahead and records the other as unavailable.
+    r = subprocess.run([parlab_bin, "run", "-b", f"serial,{backend}", "-k", "pi", "-n", "2^10", "-r", "1",
+                        "--no-ceilings", "--out", str(out), "--no-report"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+def test_dry_run_lists_the_thread_and_size_points(parlab_bin):
+    r = subprocess.run([parlab_bin, "run", "-k", "pi", "-b", "pool", "-t", "1,2", "-n", "2^10,2^12", "--dry-run"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "pool: 4 (threads 1,2; n 2^10,2^12)" in r.stdout, r.stdout

@@ -18,6 +18,8 @@ def listed_backends(parlab_bin):
     for line in lines[1:]:
         if not line.startswith("  "):
             break  # the next section (interpreters, kernels, suites)
+        if line.startswith("   "):
+            continue  # a long reason wrapped under its column
         name, kind, status = line.split()[:3]
         backends[name] = (kind, status)
     return backends
