@@ -14,7 +14,7 @@ import os
 from collections import defaultdict
 
 from .figures.labels import fmt_rate, fmt_size, interpreter_suffix
-from .figures.load import pool_rounds, ranks_of, rate_of
+from .figures.load import aggregates, ranks_of, rate_of
 from .figures.roofline import roof_share
 
 # Over this coefficient of variation a record is marked unstable: pyperf warns at a standard
@@ -33,15 +33,14 @@ def _quantile(v: list, q: float) -> float:
 
 
 def spread(r: dict) -> dict | None:
-    """{n, min, q1, median, q3, max, cv} of the record's repetition times, None without any."""
+    """{n, min, q1, median, q3, max, cv} of the record's repetition times, None without any: the
+    runner's aggregates (figures.load.aggregates) and the quartiles."""
     v = sorted(x for x in r.get("reps_s") or [] if isinstance(x, (int, float)) and x > 0)
     if not v:
         return None
-    n = len(v)
-    mean = sum(v) / n
-    sd = (sum((x - mean) ** 2 for x in v) / (n - 1)) ** 0.5 if n > 1 else 0.0
-    return {"n": n, "min": v[0], "q1": _quantile(v, 0.25), "median": _quantile(v, 0.5), "q3": _quantile(v, 0.75),
-            "max": v[-1], "cv": sd / mean if mean > 0 else 0.0}
+    a = aggregates(v)
+    return {"n": len(v), "min": a["min"], "q1": _quantile(v, 0.25), "median": a["median"],
+            "q3": _quantile(v, 0.75), "max": a["max"], "cv": a["stddev"] / a["mean"]}
 
 
 def _row(r: dict) -> dict:
@@ -63,11 +62,12 @@ def _row(r: dict) -> dict:
 
 
 def groups(doc: dict) -> list:
-    """[(title, [row])]: the records by study, kernel, size and precision, in the run's order, each
+    """[(title, [row])]: the records of a loaded run (figures.load.load_run: rounds already pooled)
+    by study, kernel, size and precision, in the run's order, each
     with its speedup over the group's serial record (else over the same backend at 1 thread) and
     the fastest marked."""
     by = defaultdict(list)
-    for r in pool_rounds(doc.get("records", [])):
+    for r in doc.get("records", []):
         if "kernel" in r and "backend" in r:
             row = _row(r)
             by[(row["study"], row["kernel"], row["size"], row["precision"])].append(row)

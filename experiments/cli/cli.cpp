@@ -247,7 +247,8 @@ std::string option_hint(const CLI::App& app, int argc, const char* const* argv) 
     for (const auto& s : o->get_snames()) names.push_back("-" + s);
   }
   for (int i = 2; i < argc; ++i) {
-    const std::string word = std::string(argv[i]).substr(0, std::string(argv[i]).find('='));
+    const std::string_view arg = argv[i];
+    const std::string word(arg.substr(0, arg.find('=')));
     if (word.size() < 2 || word[0] != '-' || std::find(names.begin(), names.end(), word) != names.end()) continue;
     if (std::string hint = did_you_mean(word, names); !hint.empty()) return "'" + word + "'" + hint;
   }

@@ -82,11 +82,14 @@ double parse_timeout(const std::string& value) {
   return t;
 }
 
-// Whether this process can measure a planned point: its backend is available here, or another
-// interpreter's parlab measures it (planning kept only the interpreters that were found).
-bool measurable(const MeasurementSpec& m, const Registry& registry) {
+// Why a planned point cannot be measured here (its backend's reason), or "" when it can: its
+// backend is available (or broken, which makes an error record), or another interpreter's parlab
+// measures it (planning kept only the interpreters that were found).
+std::string why_not_here(const MeasurementSpec& m, const Registry& registry) {
+  if (!m.interpreter.empty()) return "";
   const BackendEntry* e = registry.find(m.backend);
-  return !m.interpreter.empty() || (e != nullptr && (e->available || e->broken));
+  if (e == nullptr) return "not in this build";
+  return e->available || e->broken ? "" : e->reason;
 }
 
 // One line of a plan: its points' count, thread counts and sizes, and why it cannot run here.
@@ -123,7 +126,7 @@ void print_plan(const Plan& plan, const Registry& registry, double at_least, std
     if (l.count++ == 0) order.push_back(key);
     l.threads.insert(m.threads);
     l.sizes.insert(m.size);
-    if (!measurable(m, registry)) l.unavailable = registry.find(m.backend) ? registry.find(m.backend)->reason : "unknown";
+    if (l.unavailable.empty()) l.unavailable = why_not_here(m, registry);
   }
   for (const auto& key : order) {
     const PlanLine& l = lines[key];
@@ -142,9 +145,9 @@ void print_plan(const Plan& plan, const Registry& registry, double at_least, std
 std::string nothing_measurable(const Plan& plan, const Registry& registry) {
   std::map<std::string, std::string> reasons;
   for (const auto& m : plan.specs) {
-    if (measurable(m, registry)) return "";
-    const BackendEntry* e = registry.find(m.backend);
-    reasons[m.backend] = e ? e->reason : "not in this build";
+    std::string why = why_not_here(m, registry);
+    if (why.empty()) return "";
+    reasons[m.backend] = std::move(why);
   }
   std::ostringstream out;
   for (const auto& [backend, why] : reasons) out << "\n" << hanging("  " + backend + ": ", why, terminal_width());

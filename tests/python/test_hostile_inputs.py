@@ -15,7 +15,7 @@ import sys
 import time
 
 import pytest
-from conftest import run_dir_of
+from conftest import FIXTURES, run_dir_of
 
 LIMIT_S = 120  # per command: a FIFO or a device that is waited on fails here instead of hanging CI
 
@@ -324,7 +324,6 @@ def test_a_huge_wrong_typed_suite_value_is_quoted_short(tmp_path, parlab_bin):
 # no temporary file, no half-made report or empty plots/).
 
 SMALL_FS = os.path.join(os.path.dirname(__file__), "fakes", "small_fs.py")
-FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 SIZE_RUN = ["-k", "pi", "-b", "serial", "-n", "2^12", "-r", "1", "--no-ceilings"]
 DISK_CASES = {
     "report": ({"pi-scaling": "r"}, ["report", "{mnt}/r"]),

@@ -131,8 +131,9 @@ SPEC_FIELDS = ("study", "scaling", "kernel", "backend", "threads", "size", "size
                "warmup", "min_rep_seconds", "device", "interpreter", "python_gil", "ranks")
 
 
-def _aggregates(v: list) -> dict:
-    """The runner's time_s of repetitions v (experiments/run/runner.cpp, aggregates)."""
+def aggregates(v: list) -> dict:
+    """The runner's time_s of repetitions v (experiments/run/runner.cpp, aggregates); table.spread
+    adds the quartiles."""
     v = sorted(v)
     n = len(v)
     median = v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
@@ -170,7 +171,7 @@ def _pooled(rounds: list) -> dict:
     if bad:
         return first
     reps = [x for r in rounds for x in r["reps_s"]]
-    first["reps_s"], first["time_s"] = reps, _aggregates(reps)
+    first["reps_s"], first["time_s"] = reps, aggregates(reps)
     first["inner"] = max(r.get("inner", 1) for r in rounds)
     work, median = first.get("work", {}), first["time_s"]["median"]
     first["rate"] = {f"{k}_per_s": work[k] / median for k in ("samples", "bytes", "flops") if work.get(k)}
