@@ -3,9 +3,10 @@ with its spread, share of roof, speedup and a mark where the record is unstable.
 at the end of `parlab run` and by `parlab report` (plot.py --summary), as a table within the
 terminal's width, Markdown (to paste into an issue), CSV or JSON.
 
-The spread of a record is read from its repetitions (reps_s): the median rate and half the
-interquartile range of the per-repetition rates, and the coefficient of variation (stddev / mean)
-of the times. A record is unstable when its CV is over UNSTABLE_CV."""
+The spread is the record's own (time_s, computed by the runner: analysis/spread.py): the median
+rate and half the interquartile range of the per-repetition rates, and the coefficient of
+variation (stddev / mean) of the times. A record is unstable when the runner or the pooling of its
+rounds marked it (`unstable`: its CV over UNSTABLE_CV, or its rounds disagree)."""
 from __future__ import annotations
 
 import csv
@@ -14,51 +15,28 @@ import os
 from collections import defaultdict
 
 from .figures.labels import fmt_rate, fmt_size, interpreter_suffix
-from .figures.load import aggregates, ranks_of, rate_of
+from .figures.load import ranks_of, rate_of
 from .figures.roofline import roof_share
+from .spread import UNSTABLE_CV, rate_band
 
-# Over this coefficient of variation a record is marked unstable: pyperf warns at a standard
-# deviation of 10% of the mean too. Its repetitions disagree too much for its median to be quoted
-# without its spread; more of them (--reps), or rounds (--rounds), say whether it settles.
-UNSTABLE_CV = 0.10
 FORMATS = ("table", "markdown", "csv", "json", "none")
-
-
-def _quantile(v: list, q: float) -> float:
-    """Linear interpolation between closest ranks (NumPy's default), of sorted v."""
-    pos = (len(v) - 1) * q
-    lo = int(pos)
-    hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
-
-
-def spread(r: dict) -> dict | None:
-    """{n, min, q1, median, q3, max, cv} of the record's repetition times, None without any: the
-    runner's aggregates (figures.load.aggregates) and the quartiles."""
-    v = sorted(x for x in r.get("reps_s") or [] if isinstance(x, (int, float)) and x > 0)
-    if not v:
-        return None
-    a = aggregates(v)
-    return {"n": len(v), "min": a["min"], "q1": _quantile(v, 0.25), "median": a["median"],
-            "q3": _quantile(v, 0.75), "max": a["max"], "cv": a["stddev"] / a["mean"]}
 
 
 def _row(r: dict) -> dict:
     """One record's line as data: the table's every format reads this."""
     rate, unit = rate_of(r) if r.get("status") == "ok" else (None, "")
-    s = spread(r) if rate is not None else None
-    half_iqr = None
-    if s and s["q1"] > 0:  # rate at the quartile times: a time's quartile is a rate's other quartile
-        half_iqr = 0.5 * (rate * s["median"] / s["q1"] - rate * s["median"] / s["q3"])
+    s = r.get("time_s") if rate is not None else None
+    band = rate_band(r, rate)
+    half_iqr = 0.5 * (band[1] - band[0]) if band else None
     share = roof_share(r)
     return {"id": r.get("id"), "kernel": r["kernel"], "size": r.get("size"), "precision": r.get("precision", ""),
             "study": r.get("study", ""), "backend": r["backend"] + interpreter_suffix(r),
             "threads": r.get("threads"), "ranks": ranks_of(r), "status": r.get("status"),
             "valid": (r.get("validation") or {}).get("pass", r.get("status") == "ok"),
-            "rate": rate, "unit": unit, "half_iqr": half_iqr, "cv": s["cv"] if s else None,
-            "n": s["n"] if s else 0, "roof": share["roof"] if share else None,
+            "rate": rate, "unit": unit, "half_iqr": half_iqr, "cv": s.get("cv") if s else None,
+            "n": s.get("n", len(r.get("reps_s") or [])) if s else 0, "roof": share["roof"] if share else None,
             "share": share["fraction"] if share else None,
-            "unstable": bool(s and s["cv"] > UNSTABLE_CV), "reason": r.get("reason", "")}
+            "unstable": bool(r.get("unstable")), "reason": r.get("reason", "")}
 
 
 def groups(doc: dict) -> list:
@@ -181,4 +159,4 @@ def render(doc: dict, fmt: str, width: int | None = None) -> str:
     return render_table(doc, width)
 
 
-__all__ = ["FORMATS", "UNSTABLE_CV", "groups", "render", "spread"]
+__all__ = ["FORMATS", "UNSTABLE_CV", "groups", "render"]

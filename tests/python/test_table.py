@@ -14,20 +14,17 @@ import pytest
 from conftest import ROOT, fixture_doc, record, write_doc
 
 sys.path.insert(0, os.path.join(ROOT, "experiments"))
-from analysis.table import UNSTABLE_CV, groups, render, spread  # noqa: E402
+from analysis.figures.load import with_spread  # noqa: E402
+from analysis.table import UNSTABLE_CV, groups, render  # noqa: E402
 
 COMMITTED = os.path.join(ROOT, "results", "h100-node-16core", "20261125T175358Z")
 
 
 def doc_of(records):
-    return {"schema": "parlab-results/2", "records": records}
-
-
-def test_spread_of_known_repetitions():
-    s = spread({"reps_s": [4.0, 1.0, 3.0, 2.0, 5.0]})
-    assert (s["n"], s["min"], s["q1"], s["median"], s["q3"], s["max"]) == (5, 1.0, 2.0, 3.0, 4.0, 5.0)
-    assert s["cv"] == pytest.approx((2.5 ** 0.5) / 3)
-    assert spread({"reps_s": []}) is None and spread({}) is None
+    """A run of these records of schema /2 as the loader reads it: each given its spread."""
+    for r in records:
+        with_spread(r)
+    return {"schema": "parlab-results/3", "records": records}
 
 
 def test_fastest_speedup_and_unstable_marks():

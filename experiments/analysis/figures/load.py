@@ -8,8 +8,13 @@ import os
 import sys
 
 from ..read import InputError, read_json  # noqa: F401 (InputError: figures' callers import it from here)
+from ..spread import rounds_disagree, spread, unstable_reason
 
-SCHEMA = "parlab-results/2"
+SCHEMA = "parlab-results/3"
+# A run of schema /2 is read as /3: its records lacked only what their repetitions give (the
+# quartiles, the median's interval and the unstable mark), filled in here as the runner would.
+# `parlab migrate` writes the same into the file.
+READABLE_SCHEMAS = (SCHEMA, "parlab-results/2")
 # Runs of an older schema are not read here: `parlab migrate` brings them to this one in place,
 # with what only the catalogue knows (docs/records.md, "Runs of an older schema").
 OLD_SCHEMAS = ("parlab-results/1",)
@@ -96,7 +101,7 @@ def load_run(run_dir: str) -> dict:
     if doc.get("schema") in OLD_SCHEMAS:
         raise InputError(f"{path}: written by an older parlab (schema {doc['schema']!r}); "
                          f"`parlab migrate {run_dir}` brings it to {SCHEMA!r} in place")
-    if doc.get("schema") != SCHEMA:
+    if doc.get("schema") not in READABLE_SCHEMAS:
         raise InputError(f"{path}: schema is {doc.get('schema')!r}, expected {SCHEMA!r}")
     for key in ("context", "records", "status"):
         if key not in doc:
@@ -120,6 +125,9 @@ def load_run(run_dir: str) -> dict:
             if "reps_s" in r and not isinstance(r["reps_s"], list):
                 raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}): reps_s must be a list")
     doc["_path"] = path
+    if doc["schema"] != SCHEMA:
+        for r in doc["records"]:
+            with_spread(r)
     doc["records"] = pool_rounds(doc["records"])
     return doc
 
@@ -131,15 +139,17 @@ SPEC_FIELDS = ("study", "scaling", "kernel", "backend", "threads", "size", "size
                "warmup", "min_rep_seconds", "device", "interpreter", "python_gil", "ranks")
 
 
-def aggregates(v: list) -> dict:
-    """The runner's time_s of repetitions v (experiments/run/runner.cpp, aggregates); table.spread
-    adds the quartiles."""
-    v = sorted(v)
-    n = len(v)
-    median = v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
-    mean = sum(v) / n
-    stddev = (sum((x - mean) ** 2 for x in v) / (n - 1)) ** 0.5 if n > 1 else 0.0
-    return {"median": median, "mean": mean, "stddev": stddev, "min": v[0], "max": v[-1]}
+def with_spread(r: dict) -> None:
+    """A record of schema /2 as /3: time_s the spread of its repetitions, and its unstable mark."""
+    reps = r.get("reps_s")
+    if r.get("status") != "ok" or not isinstance(reps, list) or not reps:
+        return
+    if not all(isinstance(x, (int, float)) and math.isfinite(x) for x in reps):
+        return
+    r["time_s"] = spread(reps)
+    reason = unstable_reason(r["time_s"])
+    if reason:
+        r["unstable"] = reason
 
 
 def pool_rounds(records: list) -> list:
@@ -171,7 +181,11 @@ def _pooled(rounds: list) -> dict:
     if bad:
         return first
     reps = [x for r in rounds for x in r["reps_s"]]
-    first["reps_s"], first["time_s"] = reps, aggregates(reps)
+    first["reps_s"], first["time_s"] = reps, spread(reps)
+    first.pop("unstable", None)
+    reason = unstable_reason(first["time_s"]) or rounds_disagree([r["time_s"]["median"] for r in rounds])
+    if reason:
+        first["unstable"] = reason
     first["inner"] = max(r.get("inner", 1) for r in rounds)
     work, median = first.get("work", {}), first["time_s"]["median"]
     first["rate"] = {f"{k}_per_s": work[k] / median for k in ("samples", "bytes", "flops") if work.get(k)}
