@@ -50,7 +50,7 @@ int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, 
       what << (m.from_schema != kResultsSchema ? m.from_schema + " -> " + kResultsSchema + "; "
                                                : std::string())
            << m.families_added << " record(s) given their family, " << m.families_renamed << " renamed, "
-           << m.footprints_added << " given their footprint";
+           << m.footprints_added << " given their footprint, " << m.spreads_added << " their spread";
       // The runner's own format.
       if (!dry_run) write_atomically(file, m.doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
       out << run << ": " << (dry_run ? "would migrate (dry run): " : "migrated: ") << what.str() << "\n";

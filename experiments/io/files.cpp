@@ -60,4 +60,24 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
   }
 }
 
+std::string point_link(const std::filesystem::path& link, const std::filesystem::path& target) {
+  static std::atomic<unsigned> counter{0};
+  const std::filesystem::path tmp =
+      link.string() + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter.fetch_add(1));
+  std::error_code ec;
+  // Messages built by append: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string.
+  std::string message = "'";
+  message.append(link.string()).append("'");
+  if (std::filesystem::exists(link, ec) && !std::filesystem::is_symlink(link, ec)) {
+    return message.append(" exists and is not a link; left as it is");
+  }
+  std::filesystem::create_directory_symlink(target, tmp, ec);
+  if (!ec) std::filesystem::rename(tmp, link, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return message.insert(0, "cannot point ").append(" at ").append(target.string()).append(": ").append(ec.message());
+  }
+  return {};
+}
+
 }  // namespace parlab

@@ -15,4 +15,10 @@ void ensure_writable_dir(const std::filesystem::path& dir, const std::string& wh
 // the path; `path` is unchanged.
 void write_atomically(const std::filesystem::path& path, const std::string& text);
 
+// Makes `link` a symbolic link to `target` (a name relative to the link's folder), replacing any
+// link there at once (a new link under a unique name, then rename()), so a reader never finds it
+// missing. Returns the error, empty when done; a folder where links cannot be made (some network
+// and FAT file systems) is not a reason to fail a run, so the caller only warns.
+std::string point_link(const std::filesystem::path& link, const std::filesystem::path& target);
+
 }  // namespace parlab

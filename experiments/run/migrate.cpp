@@ -2,6 +2,7 @@
 // cli/cmd_migrate.cpp.
 #include "experiments/run/migrate.hpp"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -11,6 +12,8 @@
 
 #include "core/error.hpp"
 #include "core/kernels.hpp"
+#include "core/spread.hpp"
+#include "experiments/io/spread_json.hpp"
 #include "experiments/run/runner.hpp"
 
 namespace parlab {
@@ -22,6 +25,9 @@ using json = nlohmann::json;
 // The schemas parlab has written. Schema 2 renamed two families; their old names, here only:
 // records of schema 1 are read after `parlab migrate` has renamed them.
 constexpr std::string_view kSchema1 = "parlab-results/1";
+// Schema 3 gave time_s the whole spread of the repetitions (quartiles, CV, the median's interval)
+// and the unstable mark; a record of 1 or 2 gets them from its reps_s, as the runner computes them.
+constexpr std::string_view kSchema2 = "parlab-results/2";
 const std::pair<std::string_view, std::string_view> kFamilyRenames[] = {{"seed", "basic"},
                                                                         {"study", "practice"}};
 
@@ -30,19 +36,40 @@ std::string text_of(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// A measured record's time_s made the spread of its repetitions, and its unstable mark, as the
+// runner makes them (runner.cpp, add_times). Only where the old time_s is that of the same
+// repetitions (its median theirs): a record whose time came from elsewhere keeps it. True when done.
+bool add_spread(json& r) {
+  if (!r.is_object() || text_of(r, "status") != "ok" || !r.contains("reps_s") || !r["reps_s"].is_array()) return false;
+  std::vector<double> reps;
+  for (const json& x : r["reps_s"]) {
+    if (!x.is_number()) return false;
+    reps.push_back(x.get<double>());
+  }
+  const auto s = spread_of(reps);
+  const json* t = r.contains("time_s") && r["time_s"].is_object() ? &r["time_s"] : nullptr;
+  if (!s || t == nullptr || !t->contains("median") || !(*t)["median"].is_number()) return false;
+  const double median = (*t)["median"].get<double>();
+  if (std::abs(median - s->median) > 1e-9 * std::abs(s->median)) return false;
+  r["time_s"] = spread_json(*s);
+  if (const std::string why = unstable_reason(*s); !why.empty()) r["unstable"] = why;
+  return true;
+}
+
 }  // namespace
 
 Migration migrate_results(json doc, const Registry& registry, const std::string& where) {
   if (!doc.is_object()) throw UsageError(where + ": not a parlab results file (expected a JSON object)");
   Migration m;
   m.from_schema = text_of(doc, "schema");
-  if (m.from_schema != kResultsSchema && m.from_schema != kSchema1) {
+  if (m.from_schema != kResultsSchema && m.from_schema != kSchema1 && m.from_schema != kSchema2) {
     throw UsageError(where + ": schema is '" + m.from_schema + "', expected '" + kResultsSchema +
-                     "' or an older one ('" + std::string(kSchema1) + "')");
+                     "' or an older one ('" + std::string(kSchema1) + "', '" + std::string(kSchema2) + "')");
   }
   if (!doc.contains("records") || !doc["records"].is_array())
     throw UsageError(where + ": 'records' must be a list");
   const bool old = m.from_schema == kSchema1;
+  const bool before_spread = m.from_schema != kResultsSchema;
   std::string unknown;  // the records this build cannot give a family, said together
   int n_unknown = 0;
   for (std::size_t i = 0; i < doc["records"].size(); ++i) {
@@ -81,14 +108,17 @@ Migration migrate_results(json doc, const Registry& registry, const std::string&
       }
     }
   }
+  if (before_spread) {
+    for (json& r : doc["records"]) m.spreads_added += add_spread(r) ? 1 : 0;
+  }
   if (n_unknown > 0) {
     throw UsageError(
         where + ": " + std::to_string(n_unknown) + " record(s) of a kernel this build does not know, so " +
         "no family to give them: " + unknown + (n_unknown > 3 ? "; ..." : "") +
         " (a kernel of a wing this build lacks, such as CUDA's: migrate with a build that has it)");
   }
-  if (old) {
-    doc["migrated_from"] = m.from_schema;
+  if (before_spread) {
+    if (!doc.contains("migrated_from")) doc["migrated_from"] = m.from_schema;
     doc["schema"] = kResultsSchema;
   }
   m.doc = std::move(doc);

@@ -21,8 +21,10 @@ struct Migration {
   int families_added = 0;    // records given the family of their kernel
   int families_renamed = 0;  // records whose family had an older name
   int footprints_added = 0;  // records given work.footprint_bytes
+  int spreads_added = 0;     // records given the whole spread of their repetitions
   bool changed() const {
-    return from_schema != doc.value("schema", "") || families_added + families_renamed + footprints_added > 0;
+    return from_schema != doc.value("schema", "") ||
+           families_added + families_renamed + footprints_added + spreads_added > 0;
   }
 };
 

@@ -27,7 +27,9 @@
 #include "experiments/run/interpreter_child.hpp"
 #include "experiments/run/rank_sweep.hpp"
 #include "core/error.hpp"
+#include "core/spread.hpp"
 #include "experiments/io/files.hpp"
+#include "experiments/io/spread_json.hpp"
 #include "experiments/io/interrupt.hpp"
 
 namespace parlab {
@@ -46,16 +48,10 @@ std::string utc_stamp(const char* format) {
   return os.str();
 }
 
-json aggregates(std::vector<double> v) {
-  if (v.empty()) return json::object();
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  const double median = n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-  const double mean = std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(n);
-  double var = 0;
-  for (double x : v) var += (x - mean) * (x - mean);
-  const double stddev = n > 1 ? std::sqrt(var / static_cast<double>(n - 1)) : 0.0;
-  return {{"median", median}, {"mean", mean}, {"stddev", stddev}, {"min", v.front()}, {"max", v.back()}};
+// The spread of v as a record writes it; {} for none.
+json spread_or_empty(const std::vector<double>& v) {
+  const auto s = spread_of(v);
+  return s ? spread_json(*s) : json::object();
 }
 
 std::string describe(const MeasurementSpec& s) {
@@ -138,7 +134,8 @@ const json& field(const json& j, const char* key) {
 std::string records_to_csv(const json& records) {
   static const char* const kColumns[] = {
       "id", "study", "scaling", "kernel", "backend", "kind", "threads", "size", "size_y", "precision", "seed",
-      "status", "valid", "median_s", "mean_s", "stddev_s", "min_s", "max_s", "reps", "inner",
+      "status", "valid", "median_s", "mean_s", "stddev_s", "min_s", "max_s", "q1_s", "q3_s", "cv", "unstable",
+      "reps", "inner",
       "samples_per_s", "bytes_per_s", "flops_per_s", "kernel_s", "transfer_s", "hits", "checksum", "detail"};
   std::ostringstream os;
   for (std::size_t i = 0; i < std::size(kColumns); ++i) os << (i ? "," : "") << kColumns[i];
@@ -152,6 +149,7 @@ std::string records_to_csv(const json& records) {
                         f("threads"), f("size"), f("size_y"), f("precision"), f("seed"), f("status"),
                         field(val, "pass"), field(agg, "median"), field(agg, "mean"),
                         field(agg, "stddev"), field(agg, "min"), field(agg, "max"),
+                        field(agg, "q1"), field(agg, "q3"), field(agg, "cv"), f("unstable"),
                         json(f("reps_s").size()), f("inner"),
                         field(rate, "samples_per_s"), field(rate, "bytes_per_s"),
                         field(rate, "flops_per_s"), f("kernel_s"), f("transfer_s"),
@@ -196,6 +194,9 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
   for (int k = 1; std::filesystem::exists(dir_); ++k) dir_ = host_dir / (stamp + "-" + std::to_string(k));
   std::filesystem::create_directory(dir_);
   lock_.emplace(dir_);
+  // <host>/latest names the newest run, for a user's `parlab report OUT/<host>/latest`; every
+  // reader that lists runs skips links (figures/load.py, _runs_under), so it never counts twice.
+  const std::string link_error = point_link(host_dir / "latest", dir_.filename());
 
   json specs = json::array();
   for (const auto& s : plan.specs) specs.push_back(to_json(s));
@@ -204,6 +205,7 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
           {"records", json::array()}, {"consistency", json::array()}};
   save();
   if (!options_.quiet) log_ << "parlab: writing " << (dir_ / "results.json").string() << "\n";
+  if (!link_error.empty() && !options_.quiet) log_ << "parlab: warning: " << link_error << "\n";
   for (const auto& w : context["warnings"]) {
     if (!options_.quiet) log_ << "parlab: warning: " << w.get<std::string>() << "\n";
   }
@@ -396,10 +398,14 @@ std::optional<RepTimes> time_repetitions(Workload& w, int reps, long inner) {
 void add_times(json& r, const RepTimes& t, long inner) {
   r["inner"] = inner;
   r["reps_s"] = t.reps;
-  r["time_s"] = aggregates(t.reps);
+  const auto s = spread_of(t.reps);
+  r["time_s"] = s ? spread_json(*s) : json::object();
+  // Unstable: its repetitions disagree too much for the median to be quoted alone
+  // (docs/records.md, "Spread"); more --reps or --rounds say whether it settles.
+  if (s && !unstable_reason(*s).empty()) r["unstable"] = unstable_reason(*s);
   if (!t.kernel_s.empty()) {
-    r["kernel_s"] = aggregates(t.kernel_s)["median"];
-    r["transfer_s"] = aggregates(t.transfer_s)["median"];
+    r["kernel_s"] = spread_or_empty(t.kernel_s)["median"];
+    r["transfer_s"] = spread_or_empty(t.transfer_s)["median"];
   }
 }
 

@@ -78,7 +78,7 @@ class Runner {
 
 // The results.json schema this parlab writes (Runner::run_new), the only one it resumes
 // (resume.cpp), and the one `parlab migrate` brings older runs to (migrate.cpp).
-inline constexpr const char* kResultsSchema = "parlab-results/2";
+inline constexpr const char* kResultsSchema = "parlab-results/3";
 
 // What `parlab run --resume DIR` checks of DIR's results.json (`doc`) before resuming it: a run of
 // this schema, every key resuming reads of the right type, each plan entry's backend and kernel

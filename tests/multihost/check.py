@@ -40,7 +40,9 @@ def fail(msg):
 
 
 def records(run_root):
-    paths = glob.glob(os.path.join(run_root, "*", "*", "results.json"))
+    # <host>/latest links to the run: not a second one.
+    paths = [p for p in glob.glob(os.path.join(run_root, "*", "*", "results.json"))
+             if not os.path.islink(os.path.dirname(p))]
     if len(paths) != 1:
         fail(f"expected one results.json under {run_root}, found {paths}")
     return json.load(open(paths[0]))["records"]

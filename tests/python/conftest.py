@@ -37,6 +37,7 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures")  # small committed runs (test
 # the references are found passes its own environment.
 os.environ.setdefault("PARLAB_REFERENCE", os.path.join(FIXTURES, "reference-tree"))
 sys.path.insert(0, os.path.join(ROOT, "experiments"))  # the analysis package, imported as `analysis`
+from analysis.spread import spread  # noqa: E402 (after the path): records carry the runner's shape
 
 
 @pytest.fixture(scope="session")
@@ -48,9 +49,13 @@ def parlab_bin():
 
 
 def run_dir_of(out):
-    """The one run directory under the results root `out` (OUT/<host>/<UTC timestamp>/)."""
+    """The one run directory under the results root `out` (OUT/<host>/<UTC timestamp>/), past the
+    host folder's `latest` link to it (which it checks)."""
     (host,) = os.listdir(out)
-    (run,) = os.listdir(os.path.join(out, host))
+    entries = os.listdir(os.path.join(out, host))
+    (run,) = [e for e in entries if not os.path.islink(os.path.join(out, host, e))]
+    assert sorted(entries) == sorted([run, "latest"]), entries
+    assert os.readlink(os.path.join(out, host, "latest")) == run
     return os.path.join(out, host, run)
 
 
@@ -101,7 +106,7 @@ def record(i, backend, threads, median, kernel="pi", size=1 << 20, scaling="stro
     if status == "ok":
         reps = [median * 0.99, median, median * 1.02]
         r.update({"inner": 1, "reps_s": reps,
-                  "time_s": {"median": median, "mean": sum(reps) / 3, "stddev": 0.01, "min": reps[0], "max": reps[2]},
+                  "time_s": spread(reps),
                   "rate": {"samples_per_s": size / median} if kernel == "pi" else {"bytes_per_s": 24 * size / median},
                   "work": {"samples": size, "bytes": 0, "flops": 0},
                   "validation": {"pass": True, "detail": "ok"}, "checksum": 3.14, "hits": 823549})
@@ -113,7 +118,7 @@ def record(i, backend, threads, median, kernel="pi", size=1 << 20, scaling="stro
 
 
 BASE_DOC = {
-    "schema": "parlab-results/2", "status": "complete", "suite": "fixture", "invocation": ["parlab", "run"],
+    "schema": "parlab-results/3", "status": "complete", "suite": "fixture", "invocation": ["parlab", "run"],
     "context": {"host": "fixture-host", "started_utc": "2026-01-01T00:00:00Z", "warnings": ["fixture data"],
                 "cpu": {"model": "Fixture CPU", "logical_cpus": 4, "physical_cores": 4, "smt": False,
                         "governor": None, "caches": [{"level": 1, "type": "Data", "bytes": 49152},

@@ -8,7 +8,7 @@ import time
 import jsonschema
 import pytest
 
-from conftest import SCHEMA
+from conftest import SCHEMA, run_dir_of
 
 TINY_SUITE = {
     "name": "tiny", "description": "test suite", "reps": 2, "warmup": 1, "seed": 7, "min_rep_seconds": 0,
@@ -31,9 +31,7 @@ def run(parlab_bin, *args, **kw):
 
 
 def only_run_dir(out):
-    dirs = [os.path.join(h, d) for h in (os.path.join(out, x) for x in os.listdir(out)) for d in os.listdir(h)]
-    assert len(dirs) == 1, dirs
-    return dirs[0]
+    return run_dir_of(out)
 
 
 def test_suite_run_end_to_end(tmp_path, parlab_bin):

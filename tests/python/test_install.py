@@ -6,8 +6,11 @@ import json
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
+
+from conftest import run_dir_of
 
 
 def build_dir_of(parlab_bin):
@@ -91,9 +94,7 @@ def test_installed_copy_lists_runs_and_reports(installed, parlab_bin, tmp_path):
                           "-r", "1", "--out", str(out), "--quiet"], capture_output=True, text=True, env=env,
                          cwd=tmp_path, timeout=300)
     assert run.returncode == 0, run.stderr
-    (host,) = os.listdir(out)
-    (run_id,) = os.listdir(out / host)
-    run_dir = out / host / run_id
+    run_dir = Path(run_dir_of(out))
     doc = json.load(open(run_dir / "results.json"))
     assert doc["status"] == "complete" and all(r["status"] == "ok" for r in doc["records"])
     assert (run_dir / "report.html").exists()  # made by the installed analysis/plot.py

@@ -10,7 +10,7 @@ import subprocess
 import jsonschema
 import pytest
 
-from conftest import SCHEMA
+from conftest import SCHEMA, run_dir_of
 
 SUITE = {
     "name": "interpreters", "description": "test suite", "reps": 2, "warmup": 1, "seed": 5, "min_rep_seconds": 0,
@@ -44,7 +44,7 @@ def test_one_run_measures_every_interpreter_mode(tmp_path, parlab_bin, ft_binari
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr
     host = tmp_path / "out"
-    (run_dir,) = [os.path.join(host, h, d) for h in os.listdir(host) for d in os.listdir(host / h)]
+    run_dir = run_dir_of(host)
     doc = json.load(open(os.path.join(run_dir, "results.json")))
     jsonschema.validate(doc, json.load(open(SCHEMA)))
 

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from conftest import FAMILIES, FIXTURE_FAMILIES, FIXTURES, run_plot
+from conftest import FAMILIES, FIXTURE_FAMILIES, FIXTURES, run_dir_of, run_plot
 from analysis.figures.load import SCHEMA, InputError, family_of, footprint_bytes, load_run, ok_records
 
 
@@ -61,7 +61,7 @@ def test_migrate_gives_old_records_their_family_and_footprint_from_the_catalogue
     # triad that has both. Copied: migrate rewrites it.
     run = shutil.copytree(os.path.join(FIXTURES, "schema-1"), tmp_path / "old")
     # The loader does not guess: it names the command.
-    with pytest.raises(InputError, match=r"parlab migrate .*parlab-results/2"):
+    with pytest.raises(InputError, match=r"parlab migrate .*parlab-results/3"):
         load_run(str(run))
     res = run_plot(str(run))
     assert res.returncode == 2 and "parlab migrate" in res.stderr, res.stderr
@@ -73,8 +73,11 @@ def test_migrate_gives_old_records_their_family_and_footprint_from_the_catalogue
 
     res = migrate(parlab_bin, run)
     assert res.returncode == 0, res.stderr
-    assert "parlab-results/1 -> parlab-results/2; 3 record(s) given their family, 1 renamed, 2 given their footprint" \
+    assert "parlab-results/1 -> parlab-results/3; 3 record(s) given their family, 1 renamed, 2 given their footprint" \
         in res.stdout, res.stdout
+    # Each measured record is given the whole spread of its repetitions (schema 3).
+    n_measured = sum(r.get("status") == "ok" and bool(r.get("reps_s")) for r in json.loads(before)["records"])
+    assert f", {n_measured} their spread" in res.stdout, res.stdout
     doc = load_run(str(run))
     assert doc["schema"] == SCHEMA and doc["migrated_from"] == "parlab-results/1"
     by = {r["kernel"]: r for r in doc["records"]}
@@ -122,7 +125,7 @@ def test_records_carry_the_catalogues_family_and_work(tmp_path, parlab_bin):
     res = subprocess.run([parlab_bin, "run", "--kernel", ",".join(kernels), "--size", "257", "--backend", "serial",
                           "--reps", "1", "--no-report", "--quiet", "--out", str(out)], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
-    [run_dir] = [os.path.join(out, h, d) for h in os.listdir(out) for d in os.listdir(os.path.join(out, h))]
+    run_dir = run_dir_of(out)
     doc = json.load(open(os.path.join(run_dir, "results.json")))
     assert sorted(r["kernel"] for r in doc["records"]) == sorted(kernels)
     for r in doc["records"]:

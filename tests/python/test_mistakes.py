@@ -1,9 +1,12 @@
 """Mistakes that suggest the fix: a mistyped backend, kernel, suite, command or option gets "did
 you mean", a range written 1-2 gets 1..2, and sizes take k/M/G and Ki/Mi/Gi. Each message is one
 short line (no internal prefix, no list of every name), and the command exits 2."""
+import os
 import subprocess
 
 import pytest
+
+from conftest import run_dir_of
 
 MISTAKES = {
     "backend": (["run", "-k", "pi", "-b", "opnmp", "--dry-run"], "--backend: unknown backend 'opnmp'; did you mean 'openmp'?"),
@@ -34,9 +37,7 @@ def test_sizes_take_decimal_and_binary_suffixes(tmp_path, parlab_bin, size, plan
     r = subprocess.run([parlab_bin, "run", "-k", "dot", "-b", "serial", "-n", size, "-r", "1", "--no-ceilings",
                         "--out", str(out), "--no-report"], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    (host,) = os.listdir(out)
-    (run,) = os.listdir(out / host)
-    doc = json.load(open(out / host / run / "results.json"))
+    doc = json.load(open(os.path.join(run_dir_of(out), "results.json")))
     assert [rec["size"] for rec in doc["records"]] == [planned]
 
 

@@ -1,13 +1,14 @@
 """`parlab run --ranks`: MPI jobs of 1-4 ranks launched by the runner give the canonical pi count,
 the single-process dot bits and valid STREAM triad and plus_one results at every rank x thread
 count, on every CPU executor an mpi+ backend runs on in this build; bad input exits 2 naming --ranks."""
-import glob
 import json
 import os
 import socket
 import subprocess
 
 import pytest
+
+from conftest import run_dir_of
 
 
 def listed_backends(parlab_bin):
@@ -50,7 +51,7 @@ def test_ranks_sweep_gives_canonical_pi_identical_dot_bits_and_valid_stream_on_e
                         "--out", str(tmp_path)],
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr
-    (path,) = glob.glob(os.path.join(str(tmp_path), "*", "*", "results.json"))
+    path = os.path.join(run_dir_of(str(tmp_path)), "results.json")
     doc = json.load(open(path))
     assert doc["status"] == "complete"
     recs = doc["records"]
@@ -98,7 +99,7 @@ def test_a_binding_in_mpirun_args_replaces_the_default_and_records_say_where_ran
     assert r.returncode == 0, r.stderr
     launch = next(line for line in r.stderr.splitlines() if "launched as" in line)
     assert "--bind-to hwthread" in launch and "--bind-to none" not in launch, launch
-    (path,) = glob.glob(os.path.join(str(tmp_path), "*", "*", "results.json"))
+    path = os.path.join(run_dir_of(str(tmp_path)), "results.json")
     (rec,) = json.load(open(path))["records"]
     cpus = [c.split(":")[1] for c in rec["binding"].split()]
     assert [c.split(":")[0] for c in rec["binding"].split()] == ["r0", "r1"]
@@ -131,7 +132,7 @@ def test_pi_chunks_give_the_canonical_count_by_either_scheme_and_say_which(parla
                         "-b", "serial,mpi+serial,mpi+pool", "--quick", "--no-report", "-q", "--out", str(tmp_path)],
                        capture_output=True, text=True, timeout=600, env=env)
     assert r.returncode == 0, r.stderr
-    (path,) = glob.glob(os.path.join(str(tmp_path), "*", "*", "results.json"))
+    path = os.path.join(run_dir_of(str(tmp_path)), "results.json")
     recs = json.load(open(path))["records"]
     assert all(x["status"] == "ok" for x in recs), [x.get("reason") for x in recs if x["status"] != "ok"]
     mpi = [x for x in recs if x["kind"] == "mpi"]

@@ -5,6 +5,7 @@ import copy
 
 from analysis.figures.load import processor_of
 from analysis.figures.roofline import roof_share, roofline_points, share_text
+from analysis.spread import spread
 from analysis.figures.scaling import scaling_bounds
 from analysis.figures.summary import run_summary, summary_html
 import pytest
@@ -188,7 +189,7 @@ def test_compare_shows_both_runs_shares(tmp_path, doc):
     for r in new["records"]:
         if r["status"] == "ok":
             r["reps_s"] = [x / 2 for x in r["reps_s"]]
-            r["time_s"] = {k: v / 2 for k, v in r["time_s"].items()}
+            r["time_s"] = spread(r["reps_s"])
             r["rate"] = {k: v * 2 for k, v in r["rate"].items()}
             if r["limit"]["roof"]:
                 r["limit"]["value"] *= 2

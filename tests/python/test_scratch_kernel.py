@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, run_dir_of
 
 RECIPE = os.path.join(ROOT, "docs", "extending.md")
 
@@ -102,9 +102,7 @@ def records(parlab, out, *args):
     r = subprocess.run([str(parlab), "run", "-k", "scale2", "-n", "2^12", "-r", "1", "--no-report", "--out", str(out),
                         *args], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
-    (host,) = os.listdir(out)
-    (run,) = os.listdir(os.path.join(out, host))
-    return json.load(open(os.path.join(out, host, run, "results.json")))["records"]
+    return json.load(open(os.path.join(run_dir_of(out), "results.json")))["records"]
 
 
 def test_a_stream_kernel_by_the_recipe_alone(tmp_path):

@@ -106,14 +106,16 @@ def test_the_readme_sample_is_the_committed_runs_table():
 
 def test_report_and_compare_take_the_out_directory_of_a_run(tmp_path, parlab_bin):
     """`parlab run --out r1` puts the run at r1/<host>/<stamp>/: report and compare given r1 use its
-    newest run and say which; with runs of two hosts there, they name both and ask for one."""
+    newest run and say which; with runs of two hosts there, they name both and ask for one. The host
+    folder's `latest` link names the newest run, and is no run of its own."""
     out = tmp_path / "r1"
     for _ in range(2):
         r = subprocess.run([parlab_bin, "run", "-k", "pi", "-b", "serial", "-n", "2^12", "-r", "1", "--no-ceilings",
                             "--out", str(out), "--no-report"], capture_output=True, text=True, timeout=300)
         assert r.returncode == 0, r.stderr
     (host,) = os.listdir(out)
-    runs = sorted(os.listdir(out / host))
+    runs = sorted(e for e in os.listdir(out / host) if not os.path.islink(out / host / e))
+    assert os.readlink(out / host / "latest") == runs[-1]
     if len(runs) == 1:  # both runs in one second share a stamp; the runner then adds a suffix
         pytest.fail(f"two runs, one directory: {runs}")
     newest = str(out / host / runs[-1])
@@ -122,6 +124,9 @@ def test_report_and_compare_take_the_out_directory_of_a_run(tmp_path, parlab_bin
     assert f"using the newest, {newest}" in r.stderr and os.path.exists(os.path.join(newest, "report.html"))
     r = subprocess.run([parlab_bin, "compare", str(out), str(out / host)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
+    r = subprocess.run([parlab_bin, "report", str(out / host / "latest"), "--summary", "none"], capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0 and "using the newest" not in r.stderr, r.stderr
     os.makedirs(out / "other-host")
     os.rename(out / host / runs[0], out / "other-host" / runs[0])
     r = subprocess.run([parlab_bin, "report", str(out)], capture_output=True, text=True, timeout=300)
