@@ -236,18 +236,20 @@ ProbeResult compute_probe(Executor& ex, double ops_per_iter, Kernel kernel, doub
     iters *= 2;
   }
   double best = 0;
+  std::vector<double> samples;
   for (int r = 0; r < reps; ++r) {
     const auto t0 = Clock::now();
     ex.parallel_for(items, 1, [&](Index b, Index e) {
       for (Index i = b; i < e; ++i) consume(kernel(iters));
     });
     const double t = seconds_since(t0);
-    best = std::max(best, ops_per_iter * static_cast<double>(iters) * static_cast<double>(items) / t);
+    samples.push_back(ops_per_iter * static_cast<double>(iters) * static_cast<double>(items) / t);
+    best = std::max(best, samples.back());
   }
   std::ostringstream how;
   how << what << ", " << ex.threads() << " thread(s) on " << ex.name() << ", " << items << " items of " << iters
       << " iterations, best of " << reps;
-  return {best, how.str()};
+  return {best, how.str(), samples};
 }
 
 }  // namespace
@@ -304,7 +306,7 @@ ProbeResult best_bandwidth_candidate(const std::string& what, const std::vector<
     how << (i == 0 ? "" : ", ") << c.label << " " << c.value / 1e9 << " GB/s";
   }
   how << "; the roof is " << best->label << "'s";
-  return {best->value, how.str()};
+  return {best->value, how.str(), best->samples};
 }
 
 // --- Pinning --------------------------------------------------------------------------------
@@ -539,17 +541,19 @@ ProbeResult BandwidthProbe::measure(BandwidthKernel kernel, const std::vector<st
     }
     t.sweep(n, body);  // warm-up: page tables, the members spinning
     double best = 0;
+    std::vector<double> samples;
     const double bytes = words * sizeof(double) * static_cast<double>(n);
     for (int r = 0; r < reps; ++r) {
       const auto t0 = Clock::now();
       t.sweep(n, body);
-      best = std::max(best, bytes / seconds_since(t0));
+      samples.push_back(bytes / seconds_since(t0));
+      best = std::max(best, samples.back());
     }
     std::ostringstream label;
     label.precision(4);
     const double mib = static_cast<double>(n) * sizeof(double) / (1 << 20);
     label << mib * arrays << " MiB (" << arrays << " x " << mib << " MiB)";
-    candidates.push_back({label.str(), best});
+    candidates.push_back({label.str(), best, samples});
   }
   const char* name = kernel == BandwidthKernel::read ? (wide_reads ? "read (sum of a, avx512 loads)" : "read (sum of a)")
                      : kernel == BandwidthKernel::copy_nt ? "copy c = a"

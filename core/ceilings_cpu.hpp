@@ -30,6 +30,9 @@ struct Roof {
   int threads = 1;
   std::string device;  // cpu, gpu0, ...
   std::vector<std::pair<std::string, double>> inputs;
+  // Every measurement the value was the best of (a measured roof), for its spread (core/spread.hpp):
+  // how far the machine's repetitions disagree is part of what the roof says.
+  std::vector<double> samples;
 };
 
 // What a set of probes found: the roofs, and for each roof it could not give, why.
@@ -46,16 +49,18 @@ CeilingIsa ceiling_isa() noexcept;
 // One probe's result: the best rate of its repetitions (a roof is what the machine can do, so the
 // fastest repetition is its estimate; slower ones were disturbed), and what it measured.
 struct ProbeResult {
-  double value = 0;   // bytes/s, flops/s or muls/s
-  std::string how;    // one line: kernel, sizes, ISA, repetitions
+  double value = 0;              // bytes/s, flops/s or muls/s
+  std::string how;               // one line: kernel, sizes, ISA, repetitions
+  std::vector<double> samples;   // every repetition's rate; value is their largest
 };
 
 enum class BandwidthKernel { read, copy_nt, triad_nt };
 
 // One measurement a roof may come from: a kernel, a size, a launch shape, and what it reached.
 struct RoofCandidate {
-  std::string label;  // e.g. "copy at 600 MiB", "triad (parlab's cuda kernel)"
-  double value = 0;   // bytes/s
+  std::string label;             // e.g. "copy at 600 MiB", "triad (parlab's cuda kernel)"
+  double value = 0;              // bytes/s: the best of samples
+  std::vector<double> samples;   // every repetition's rate
 };
 
 // A bandwidth roof from its candidates: the largest value (a roof is the best the machine does,

@@ -24,6 +24,10 @@ std::string_view to_string(RoofKey key) noexcept {
     case RoofKey::gpu_imul: return "gpu_imul";
     case RoofKey::gpu_sm_count: return "gpu_sm_count";
     case RoofKey::gpu_clock_hz: return "gpu_clock_hz";
+    case RoofKey::gpu_bw_peak: return "gpu_bw_peak";
+    case RoofKey::gpu_fma_f64_peak: return "gpu_fma_f64_peak";
+    case RoofKey::gpu_fma_f32_peak: return "gpu_fma_f32_peak";
+    case RoofKey::gpu_imul_peak: return "gpu_imul_peak";
   }
   return {};  // past the last key: enum_from_name's scan ends here
 }
@@ -40,6 +44,16 @@ RoofKey roof_key(CpuRoof roof, ThreadScope scope) noexcept {
     case CpuRoof::imul: return all ? RoofKey::cpu_imul_all : RoofKey::cpu_imul_1;
   }
   return RoofKey::cpu_bw_read_1;
+}
+
+std::optional<RoofKey> gpu_peak_of(RoofKey measured) noexcept {
+  switch (measured) {
+    case RoofKey::gpu_bw: return RoofKey::gpu_bw_peak;
+    case RoofKey::gpu_fma_f64: return RoofKey::gpu_fma_f64_peak;
+    case RoofKey::gpu_fma_f32: return RoofKey::gpu_fma_f32_peak;
+    case RoofKey::gpu_imul: return RoofKey::gpu_imul_peak;
+    default: return std::nullopt;
+  }
 }
 
 std::optional<CpuRoof> cpu_bandwidth_roof(MemoryRoof memory) noexcept {

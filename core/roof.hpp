@@ -51,11 +51,31 @@ enum class RoofKey {
   cpu_bw_read_1, cpu_bw_read_all, cpu_bw_copy_nt_1, cpu_bw_copy_nt_all, cpu_bw_triad_1, cpu_bw_triad_all,
   cpu_fma_f64_1, cpu_fma_f64_all, cpu_imul_1, cpu_imul_all, cpu_llc_bytes,
   gpu_bw, gpu_fma_f64, gpu_fma_f32, gpu_imul, gpu_sm_count, gpu_clock_hz,
+  // The GPU's theoretical peaks (method "theoretical", with their inputs): beside each measured
+  // roof, what the hardware's own figures allow.
+  gpu_bw_peak, gpu_fma_f64_peak, gpu_fma_f32_peak, gpu_imul_peak,
 };
 
+// Where a CPU working set of `footprint` bytes streams from, against a last-level cache of `llc`
+// bytes: the one rule the bandwidth probe (which measures only at memory's working sets) and
+// record_limit (which holds only memory's records against those roofs) share. Between the LLC and
+// kMemoryResidentFactor times it, part of a sweep still hits the cache: a record of a 512 MiB copy
+// beat a roof measured at 300 MiB on a node with a 300 MiB LLC.
+inline constexpr double kMemoryResidentFactor = 4;
+enum class Residency { cache, partly_cache, memory };
+constexpr Residency residency(double footprint, double llc) noexcept {
+  if (footprint <= llc) return Residency::cache;
+  return footprint < kMemoryResidentFactor * llc ? Residency::partly_cache : Residency::memory;
+}
+
 // The GPU's keys, in the order `parlab ceilings` lists them.
-inline constexpr std::array<RoofKey, 6> kGpuRoofKeys = {RoofKey::gpu_bw,   RoofKey::gpu_fma_f64,  RoofKey::gpu_fma_f32,
-                                                        RoofKey::gpu_imul, RoofKey::gpu_sm_count, RoofKey::gpu_clock_hz};
+inline constexpr std::array<RoofKey, 10> kGpuRoofKeys = {
+    RoofKey::gpu_bw,       RoofKey::gpu_fma_f64,  RoofKey::gpu_fma_f32,      RoofKey::gpu_imul,
+    RoofKey::gpu_sm_count, RoofKey::gpu_clock_hz, RoofKey::gpu_bw_peak,      RoofKey::gpu_fma_f64_peak,
+    RoofKey::gpu_fma_f32_peak, RoofKey::gpu_imul_peak};
+
+// The theoretical peak beside a measured GPU roof (gpu_bw -> gpu_bw_peak); nullopt for keys with none.
+std::optional<RoofKey> gpu_peak_of(RoofKey measured) noexcept;
 
 // The key's name in the ceilings and the records ("cpu_bw_triad_all", "gpu_bw", ...).
 std::string_view to_string(RoofKey key) noexcept;

@@ -244,13 +244,17 @@ TEST(CeilingsProbes, ABandwidthRoofIsTheLargestOfItsCandidates) {
   // Synthetic figures: the roof is the best candidate wherever it is in the list, and `how`
   // gives every candidate's figure and names the winner.
   const ProbeResult r = best_bandwidth_candidate(
-      "copy", {{"150 MiB", 150e9}, {"300 MiB", 160e9}, {"600 MiB", 120e9}, {"1200 MiB", 110e9}});
+      "copy", {{"150 MiB", 150e9, {}}, {"300 MiB", 160e9, {}}, {"600 MiB", 120e9, {}}, {"1200 MiB", 110e9, {}}});
   EXPECT_EQ(r.value, 160e9);
+  // The winner's measurements come with it, for the roof's spread.
+  const ProbeResult with_samples =
+      best_bandwidth_candidate("copy", {{"a", 2.0, {1.0, 2.0}}, {"b", 3.0, {2.5, 3.0, 2.9}}});
+  EXPECT_EQ(with_samples.samples, (std::vector<double>{2.5, 3.0, 2.9}));
   EXPECT_NE(r.how.find("150 MiB 150 GB/s"), std::string::npos) << r.how;
   EXPECT_NE(r.how.find("1200 MiB 110 GB/s"), std::string::npos) << r.how;
   EXPECT_NE(r.how.find("the roof is 300 MiB's"), std::string::npos) << r.how;
-  EXPECT_EQ(best_bandwidth_candidate("gpu", {{"copy", 3.05e12}, {"triad", 3.08e12}}).value, 3.08e12);
-  EXPECT_EQ(best_bandwidth_candidate("one", {{"only", 1.0}}).value, 1.0);
+  EXPECT_EQ(best_bandwidth_candidate("gpu", {{"copy", 3.05e12, {}}, {"triad", 3.08e12, {}}}).value, 3.08e12);
+  EXPECT_EQ(best_bandwidth_candidate("one", {{"only", 1.0, {}}}).value, 1.0);
   // No candidate, or one that measured nothing, is an error and never a roof.
   const auto category_of = [](const std::vector<RoofCandidate>& c) {
     try {
@@ -261,8 +265,8 @@ TEST(CeilingsProbes, ABandwidthRoofIsTheLargestOfItsCandidates) {
     return std::optional<ErrorCategory>();
   };
   EXPECT_EQ(category_of({}), ErrorCategory::failure);
-  EXPECT_EQ(category_of({{"a", 1e9}, {"b", 0.0}}), ErrorCategory::failure);
-  EXPECT_EQ(category_of({{"a", std::numeric_limits<double>::quiet_NaN()}}), ErrorCategory::failure);
+  EXPECT_EQ(category_of({{"a", 1e9, {}}, {"b", 0.0, {}}}), ErrorCategory::failure);
+  EXPECT_EQ(category_of({{"a", std::numeric_limits<double>::quiet_NaN(), {}}}), ErrorCategory::failure);
 }
 
 TEST(CeilingsProbes, CpuPinPinsTheThreadAndRestoresItsAffinity) {

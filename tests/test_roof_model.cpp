@@ -110,3 +110,31 @@ TEST(RegistryKinds, NamesAreTheRecordsStringsAndReadBack) {
 
 }  // namespace
 }  // namespace parlab
+
+namespace parlab {
+namespace {
+
+// One rule for where a CPU working set streams from, shared by the bandwidth probe and
+// record_limit: at the LLC and below, the cache; below kMemoryResidentFactor times it, partly the
+// cache; from there on, memory.
+TEST(Residency, TheCacheThePartlyCachedBandAndMemory) {
+  const double llc = 300.0 * (1 << 20);
+  EXPECT_EQ(residency(1, llc), Residency::cache);
+  EXPECT_EQ(residency(llc, llc), Residency::cache);
+  EXPECT_EQ(residency(llc + 1, llc), Residency::partly_cache);
+  EXPECT_EQ(residency(512.0 * (1 << 20), llc), Residency::partly_cache);  // the copy that beat the old roof
+  EXPECT_EQ(residency(kMemoryResidentFactor * llc - 1, llc), Residency::partly_cache);
+  EXPECT_EQ(residency(kMemoryResidentFactor * llc, llc), Residency::memory);
+}
+
+TEST(GpuPeaks, EachMeasuredGpuRoofHasItsTheoreticalPeak) {
+  EXPECT_EQ(gpu_peak_of(RoofKey::gpu_bw), RoofKey::gpu_bw_peak);
+  EXPECT_EQ(gpu_peak_of(RoofKey::gpu_fma_f64), RoofKey::gpu_fma_f64_peak);
+  EXPECT_EQ(gpu_peak_of(RoofKey::gpu_fma_f32), RoofKey::gpu_fma_f32_peak);
+  EXPECT_EQ(gpu_peak_of(RoofKey::gpu_imul), RoofKey::gpu_imul_peak);
+  EXPECT_EQ(gpu_peak_of(RoofKey::gpu_sm_count), std::nullopt);
+  EXPECT_EQ(gpu_peak_of(RoofKey::cpu_bw_read_1), std::nullopt);
+}
+
+}  // namespace
+}  // namespace parlab

@@ -17,6 +17,8 @@
 #include "core/ceilings_cpu.hpp"
 #include "core/roof.hpp"
 #include "core/error.hpp"
+#include "core/spread.hpp"
+#include "experiments/io/spread_json.hpp"
 #include "parlab/build_commit.hpp"
 #include "parlab/build_info.hpp"
 #include "experiments/wiring/make_registry.hpp"
@@ -77,6 +79,9 @@ json to_json(const Roof& r, const std::string& when) {
     for (const auto& [k, v] : r.inputs) inputs[k] = v;
     j["inputs"] = inputs;
   }
+  // The roof's value is the largest of its measurements (a roof is what the machine can do; a
+  // slower repetition was disturbed); their spread says how far they disagreed.
+  if (const auto s = spread_of(r.samples)) j["spread"] = spread_json(*s);
   return j;
 }
 
@@ -93,6 +98,21 @@ std::string human(double v, const std::string& unit) {
   return os.str();
 }
 
+// "cpu_bw_copy_nt_all: its 5 measurements spread 16% (251.5 to 293.3 GB/s)" when a roof's
+// measurements differ by more than kUnstableCv of their median; empty otherwise.
+std::string roof_spread_warning(const std::string& name, const json& roof) {
+  if (!roof.contains("spread")) return {};
+  const json& s = roof["spread"];
+  const double lo = s["min"].get<double>(), hi = s["max"].get<double>(), median = s["median"].get<double>();
+  if (!(median > 0) || (hi - lo) / median <= kUnstableCv) return {};
+  const std::string unit = roof.value("unit", "");
+  std::ostringstream os;
+  os << name << ": its " << s["n"].get<std::size_t>() << " measurements spread " << std::fixed << std::setprecision(0)
+     << 100 * (hi - lo) / median << "% (" << human(lo, unit) << " to " << human(hi, unit)
+     << "); the roof is the largest. Remeasure on a quiet machine (parlab ceilings --remeasure)";
+  return os.str();
+}
+
 RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
   RoofSet set;
   const bool quick = quick_mode();
@@ -100,7 +120,8 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
   const std::optional<std::uint64_t> llc = last_level_cache_sysfs();
   if (llc) {
     set.roofs.push_back({RoofKey::cpu_llc_bytes, static_cast<double>(*llc), "bytes", "measured",
-                         "largest cache level in /sys/devices/system/cpu/cpu0/cache (as the kernel reports it)", 1, "cpu", {}});
+                         "largest cache level in /sys/devices/system/cpu/cpu0/cache (as the kernel reports it)", 1, "cpu", {},
+                         {}});
   } else {
     set.unavailable.emplace_back(RoofKey::cpu_llc_bytes, "sysfs reports no cache sizes here");
   }
@@ -116,20 +137,18 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
     return set;
   }
   const int all = hardware_threads();
-  // Working sets (all of a kernel's arrays together): one, two and four times max(LLC, 64 MiB).
-  // A roof is the best the machine does for a streaming kernel, and which working set gives it
-  // depends on the machine. parlab's STREAM kernels take non-temporal stores as soon as their
-  // working set passes the LLC (core/stream_store.hpp), and there the source arrays can still
-  // partly stay cached while the stores bypass the cache: a record of a working set just past the
-  // LLC (2^25-double copy, 512 MiB, against the node's 300 MiB) beat a roof measured at four times
-  // the LLC per array only. Four times the LLC leaves under a quarter of a sweep in it. The 64 MiB
-  // floor keeps a sweep long against the clock where the cache is small or unknown.
+  // Working sets (all of a kernel's arrays together) where memory, not the cache, is measured:
+  // kMemoryResidentFactor and twice that times max(LLC, 64 MiB) (core/roof.hpp, residency: the rule
+  // record_limit applies to records too). A set the size of the LLC was once among them and won on
+  // a 300 MiB-LLC node, so that roof held cache hits that the rule for "no roof" calls cache. The
+  // 64 MiB floor keeps a sweep long against the clock where the cache is small or unknown.
   std::vector<std::uint64_t> working_sets;
   if (quick) {
     working_sets = {std::uint64_t{1} << 20, std::uint64_t{4} << 20};
   } else {
     const std::uint64_t base = std::max<std::uint64_t>(llc.value_or(0), std::uint64_t{64} << 20);
-    working_sets = {base, 2 * base, 4 * base};
+    const auto k = static_cast<std::uint64_t>(kMemoryResidentFactor);
+    working_sets = {k * base, 2 * k * base};
   }
   const int reps = quick ? 2 : 5;
   // Compute: several short repetitions rather than a few long ones, so that on a shared machine
@@ -144,7 +163,8 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
     if (threads == 1 && all == 1) continue;  // measured once below
     const ThreadScope scope = threads == all ? ThreadScope::all : ThreadScope::one;
     const auto push = [&](CpuRoof base, const ProbeResult& p, const char* unit) {
-      set.roofs.push_back({roof_key(base, scope), p.value, unit, "measured", p.how + note, threads, "cpu", {}});
+      set.roofs.push_back(
+          {roof_key(base, scope), p.value, unit, "measured", p.how + note, threads, "cpu", {}, p.samples});
       log << "parlab: ceilings: " << to_string(roof_key(base, scope)) << " = " << human(p.value, unit) << "\n";
       if (all == 1) {  // one hardware thread: the one-core roof is the all-cores roof
         Roof one = set.roofs.back();
@@ -202,6 +222,16 @@ std::string cache_problem(const json& c) {
     if (!r.contains("threads") || !r["threads"].is_number_integer() || r["threads"].get<long long>() < 0 ||
         r["threads"].get<long long>() > (1 << 20)) {
       return where + ": 'threads' is not a thread count";
+    }
+    if (r.contains("spread")) {  // read by the listing and the warnings: each field a finite number
+      const json& s = r["spread"];
+      if (!s.is_object()) return where + ": 'spread' is not an object";
+      for (const char* key : {"min", "median", "max"}) {
+        if (!s.contains(key) || !s[key].is_number() || !std::isfinite(s[key].get<double>()) || s[key].get<double>() <= 0)
+          return where + ": spread has no positive number '" + key + "'";
+      }
+      if (!s.contains("n") || !s["n"].is_number_unsigned() || s["n"].get<unsigned long long>() == 0)
+        return where + ": spread has no count 'n'";
     }
   }
   if (c.contains("unavailable")) {
@@ -265,6 +295,9 @@ json measure_ceilings(const Registry& registry, std::ostream& log) {
       warnings.push_back(all + " is below " + one + ": the cores were not all free (remeasure on a quiet machine)");
     }
   }
+  for (const auto& [name, roof] : roofs.items()) {
+    if (std::string w = roof_spread_warning(name, roof); !w.empty()) warnings.push_back(w);
+  }
   c["warnings"] = warnings;
   c["seconds"] = std::chrono::duration<double>(Clock::now() - t0).count();
   if (quick_mode()) c["quick"] = true;
@@ -317,6 +350,21 @@ int cmd_ceilings(const Registry& registry, bool remeasure, bool as_json, std::os
   return 0;
 }
 
+namespace {
+
+// "spread 3.1% of 5": a measured roof's range over its median, and how many measurements it has.
+std::string spread_note(const json& roof) {
+  if (!roof.contains("spread")) return {};
+  const json& s = roof["spread"];
+  std::ostringstream os;
+  os << "spread " << std::fixed << std::setprecision(1)
+     << 100 * (s["max"].get<double>() - s["min"].get<double>()) / s["median"].get<double>() << "% of "
+     << s["n"].get<std::size_t>();
+  return os.str();
+}
+
+}  // namespace
+
 // Within the terminal's width: each roof on one line, how it was measured wrapped below it.
 void print_ceilings(const json& c, std::ostream& out) {
   const std::size_t width = terminal_width();
@@ -329,7 +377,7 @@ void print_ceilings(const json& c, std::ostream& out) {
   for (const auto& [name, r] : c["roofs"].items()) {
     out << "  " << std::left << std::setw(20) << name << std::right << std::setw(16)
         << human(r.value("value", 0.0), r.value("unit", "")) << "  " << std::setw(11) << r.value("method", "")
-        << "  t=" << std::left << r.value("threads", 0) << "\n"
+        << "  t=" << std::left << std::setw(6) << r.value("threads", 0) << spread_note(r) << "\n"
         << hanging("      ", r.value("how", ""), width) << "\n";
   }
   const json unavailable = c.value("unavailable", json::object());

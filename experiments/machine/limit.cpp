@@ -1,6 +1,7 @@
 // record_limit: the one place a record is held against a roof.
 #include "experiments/machine/limit.hpp"
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -93,6 +94,39 @@ bool cpu_roof_at(const json& ceilings, CpuRoof base, int threads, Candidate& c, 
   return true;
 }
 
+// Beside a GPU record's measured roof, its share of the hardware's theoretical peak for the same
+// resource (gpu_bw -> gpu_bw_peak), where the ceilings have one; and for a record above its roof,
+// by how much, and whether that lies within the roof's own spread: the roof is the largest of its
+// measurements, and an excess no larger than their range (max - min) is within the noise the
+// machine showed while the roof was measured.
+void add_peak_and_excess(json& limit, const json& ceilings, const Candidate& bind) {
+  const json roofs = ceilings.value("roofs", json::object());
+  if (const auto key = roof_key_from_name(bind.roof)) {
+    if (const auto peak = gpu_peak_of(*key); peak && roofs.contains(std::string(to_string(*peak)))) {
+      const json& p = roofs[std::string(to_string(*peak))];
+      if (p.contains("value") && p["value"].is_number() && p["value"].get<double>() > 0) {
+        limit["peak"] = {{"roof", to_string(*peak)},
+                         {"value", p["value"]},
+                         {"fraction", bind.attained / p["value"].get<double>()}};
+      }
+    }
+  }
+  const double fraction = bind.attained / bind.value;
+  if (!(fraction > 1)) return;
+  std::string how = "above its roof by " + std::to_string(static_cast<int>(std::lround(100 * (fraction - 1)))) + "%";
+  const json roof = roofs.value(bind.roof, json::object());
+  if (roof.contains("spread") && roof["spread"].is_object() && bind.basis.empty()) {
+    const json& s = roof["spread"];
+    const double hi = s.value("max", 0.0), lo = s.value("min", 0.0);
+    how += bind.attained <= hi * (1 + (hi - lo) / hi) ? ", within the roof's own spread (its measurements "
+                                                        "differ by as much)"
+                                                      : ", beyond the roof's own spread";
+  } else {
+    how += bind.basis.empty() ? "; the roof has no spread recorded" : "; the roof is scaled (" + bind.basis + ")";
+  }
+  limit["above_roof"] = how;
+}
+
 }  // namespace
 
 json record_limit(const json& r, const json& ceilings) {
@@ -115,6 +149,7 @@ json record_limit(const json& r, const json& ceilings) {
 
   std::vector<Candidate> cands;
   std::string why;
+  bool partly_cached = false;  // residency() said partly_cache: the limit says so
   const auto add = [&](RoofKey gpu_key, CpuRoof cpu_base, double w, double attained) {
     Candidate c;
     c.work = w;
@@ -137,11 +172,16 @@ json record_limit(const json& r, const json& ceilings) {
     // against memory's it would read as several times its roof).
     const double footprint = work.value("footprint_bytes", 0.0);
     const json* llc = measured_roof(ceilings, RoofKey::cpu_llc_bytes, why);
-    if (llc != nullptr && footprint > 0 && footprint <= (*llc)["value"].get<double>()) {
-      return no_roof("its arrays (" + std::to_string(static_cast<long long>(footprint)) +
-                     " bytes) fit the last-level cache (cpu_llc_bytes " +
-                     std::to_string(static_cast<long long>((*llc)["value"].get<double>())) +
-                     "), whose bandwidth is not measured");
+    if (llc != nullptr && footprint > 0) {
+      const double llc_bytes = (*llc)["value"].get<double>();
+      switch (residency(footprint, llc_bytes)) {
+        case Residency::cache:
+          return no_roof("its arrays (" + std::to_string(static_cast<long long>(footprint)) +
+                         " bytes) fit the last-level cache (cpu_llc_bytes " +
+                         std::to_string(static_cast<long long>(llc_bytes)) + "), whose bandwidth is not measured");
+        case Residency::partly_cache: partly_cached = true; break;
+        case Residency::memory: break;
+      }
     }
     why.clear();
   }
@@ -178,6 +218,13 @@ json record_limit(const json& r, const json& ceilings) {
                 {"attained", bind->attained},
                 {"fraction", bind->attained / bind->value}};
   if (!bind->basis.empty()) limit["basis"] = bind->basis;
+  add_peak_and_excess(limit, ceilings, *bind);
+  if (partly_cached) {
+    // Held against memory's roof, but part of each sweep hits the cache: such a record may read
+    // above 1, and the label says why.
+    limit["residency"] = "partly cache-resident: arrays between the last-level cache and " +
+                         std::to_string(static_cast<int>(kMemoryResidentFactor)) + "x it";
+  }
   return limit;
 }
 
