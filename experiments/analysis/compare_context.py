@@ -25,7 +25,8 @@ def own_interpreter(ctx: dict):
 CONTEXT_ORDER = ("host", "cpu.model", "cpu.physical_cores", "cpu.logical_cpus", "cpu.smt", "cpu.governor", "cpu.caches",
                  "memory_bytes", "gpu", "build.build_type", "build.compiler", "build.flags", "build.sanitizers",
                  "build.pi_cpu_path", "build.parlab_version", "build.git_commit", "python", "mpi.library")
-CONTEXT_SKIP = ("started_utc", "build.git_commit_source", "load_average")
+CONTEXT_SKIP = ("started_utc", "build.git_commit_source", "build.git_commit_declared", "build.git_commit_git",
+                "load_average")
 
 
 def _flatten(prefix: str, obj, out: dict) -> None:

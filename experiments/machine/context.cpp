@@ -128,6 +128,14 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
   const SourceCommit sc = source_commit(build_info::kBuildCommit, std::getenv("PARLAB_SOURCE_COMMIT"));
   ctx["build"]["git_commit"] = sc.commit.empty() ? nlohmann::json() : nlohmann::json(sc.commit);
   ctx["build"]["git_commit_source"] = sc.source.empty() ? nlohmann::json() : nlohmann::json(sc.source);
+  // The two views apart, each null where absent: the commit as declared (PARLAB_SOURCE_COMMIT) and
+  // git's own at build time. A reader holding a quoted run to its commit compares the two without
+  // parsing git_commit_source's sentence.
+  const char* declared = std::getenv("PARLAB_SOURCE_COMMIT");
+  ctx["build"]["git_commit_declared"] =
+      declared != nullptr && *declared != '\0' ? nlohmann::json(declared) : nlohmann::json();
+  ctx["build"]["git_commit_git"] =
+      std::string(build_info::kBuildCommit).empty() ? nlohmann::json() : nlohmann::json(build_info::kBuildCommit);
   // Which SIMD path the CPU pi kernel runs here (core/pi_simd.hpp): it changes CPU pi rates
   // by up to 3.6x, so a figure must say which one it shows.
   ctx["build"]["pi_cpu_path"] = std::string(to_string(pi_active_isa()));
