@@ -118,6 +118,14 @@ ROOF_EDITS = {
     "how_missing": (lambda r: {k: v for k, v in r.items() if k != "how"}, False),
     "threads_negative": (lambda r: {**r, "threads": -1}, False),
     "threads_float": (lambda r: {**r, "threads": 1.5}, False),
+    # gpu_bw counts the GPU threads its sweeps launch: 2^27 on a 2 GiB array (a cache with it was
+    # once refused, so a GPU machine measured its roofs again on every run).
+    "threads_gpu_launch": (lambda r: {**r, "threads": 1 << 27}, True),
+    "threads_past_int": (lambda r: {**r, "threads": 1 << 31}, False),
+    "spread_ok": (lambda r: {**r, "spread": {"n": 5, "min": 2.0, "median": 2.5, "max": 3.0}}, True),
+    "spread_not_object": (lambda r: {**r, "spread": [1, 2]}, False),
+    "spread_zero_min": (lambda r: {**r, "spread": {"n": 5, "min": 0, "median": 2.5, "max": 3.0}}, False),
+    "spread_no_count": (lambda r: {**r, "spread": {"min": 2.0, "median": 2.5, "max": 3.0}}, False),
 }
 
 
