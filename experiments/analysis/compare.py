@@ -37,16 +37,21 @@ Statistics (compare_stats.py, no SciPy). For a pair, the repetition times reps_s
     ties), so the bars and the verdicts agree; it is deterministic (no bootstrap, no seed).
 Verdict: "slower" when p < alpha, the interval lies above 1, the U statistic says NEW is slower,
 and ratio > 1 + threshold; "faster" likewise with the interval below 1 and ratio < 1 - threshold;
-else "same" (no difference beyond the noise). Repeated values are ties, not evidence: each side
-needs enough distinct repetition times for the test to reach alpha (compare_stats.compare_samples).
+"undecided" where the test cannot judge at all: too few repetitions for p to reach alpha, or too
+few distinct ones (repeated values are ties, not evidence; compare_stats.compare_samples); else
+"same" (the test could judge, and found no difference beyond the noise). An undecided record is
+never "same", whatever its ratio (a x0.098 change of 3 repetitions against 3 is undecided), and
+says how many repetitions per side would decide it: the number at which the U test, at the
+effect size the record shows (the share of pairs in which NEW is slower, U / (n m)), would reach
+alpha (compare_stats.reps_to_decide, which states the method); about even odds of a verdict there.
 Defaults: alpha = 0.01, threshold = 5%. alpha 0.01 because a comparison tests hundreds of
 records at once and a CI gate must not cry wolf: two samples of one distribution give a
 verdict in under 1% of comparisons (tested over 1000 trials). The 5% floor because repetitions
 within one run do not see run-to-run noise (another VM instance, another boot, thermal state):
 a difference smaller than that is rarely the code. The smallest p the U test can give for n and m
 repetitions is 2 / C(n+m, n): 0.1 for 3 against 3, 0.029 for 4 against 4, 0.0079 for 5 against 5
-(the suites' default). Where it is not below alpha the record gets "same" with the warning "too
-few repetitions to tell" (as google/benchmark's compare.py warns). With 5 against 5 a verdict
+(the suites' default). Where it is not below alpha the record is "undecided", with the warning
+"too few repetitions to tell" (as google/benchmark's compare.py warns). With 5 against 5 a verdict
 needs every NEW repetition beyond every BASE one.
 
 Scaling shape. For every strong or weak scaling series (a backend over threads, or over ranks at
@@ -355,6 +360,7 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
     fast = min(compared, key=lambda r: r["time_ratio"], default=None)
     summary = {"matched": len(rows), "compared": len(compared), "faster": count("compared", "faster"),
                "slower": count("compared", "slower"), "same": count("compared", "same"),
+               "undecided": count("compared", "undecided"),
                "too_few_reps": sum(1 for r in compared if r["too_few_reps"]),
                "failed": count("failed"), "one_side_unavailable": count("one-side-unavailable"),
                "not_measured": count("not-measured"), "only_base": len(only_base), "only_new": len(only_new),
@@ -379,7 +385,8 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
 
 
 def _brief(r: dict) -> dict:
-    return {k: r[k] for k in ("label", "time_ratio", "change_pct", "verdict", "p_value", "significant", "too_few_reps")}
+    return {k: r[k] for k in ("label", "time_ratio", "change_pct", "verdict", "p_value", "significant", "too_few_reps",
+                              "reps_to_decide")}
 
 
 def group_unmatched(items: list) -> list[str]:
@@ -441,8 +448,10 @@ def _alpha(text: str) -> float:
 def parser() -> argparse.ArgumentParser:
     epilog = ("Verdict: 'slower'/'faster' needs a two-sided Mann-Whitney U p < --alpha on the repetition "
               "times, a (1 - alpha) interval of the ratio without 1, and a change of the median time beyond "
-              "--threshold; else 'same' (no difference beyond the noise). With too few repetitions the test cannot reach --alpha (3 against 3: p >= 0.1; the default "
-              f"alpha needs {reps_needed(DEFAULTS['alpha'])} per side) and the row says so.",
+              "--threshold; 'undecided' where the test cannot judge: too few repetitions (or distinct ones) "
+              "for p to reach --alpha (3 against 3: p >= 0.1; the default alpha needs "
+              f"{reps_needed(DEFAULTS['alpha'])} per side), whatever the ratio, with the repetitions per side "
+              "that would decide at the effect seen; else 'same' (no difference beyond the noise).",
               "Scaling shape: speedup and efficiency over each run's own one-thread (one-rank, one-GPU) time, "
               "compared at the worker counts both measured.",
               "Exit codes: 0 compared, nothing slower beyond the gate; 1 --fail-if-slower tripped (and only "

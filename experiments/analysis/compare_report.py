@@ -33,7 +33,8 @@ class Paint:
         return "".join(f"\033[{self.CODES[s]}m" for s in styles) + text + "\033[0m"
 
 
-VERDICT_STYLE = {"slower": ("red", "bold"), "faster": ("green", "bold"), "same": ("dim",), "failed": ("yellow", "bold")}
+VERDICT_STYLE = {"slower": ("red", "bold"), "faster": ("green", "bold"), "same": ("dim",), "undecided": ("yellow",),
+                 "failed": ("yellow", "bold")}
 
 
 def fmt_ratio(x) -> str:
@@ -41,10 +42,11 @@ def fmt_ratio(x) -> str:
 
 
 def verdict_words(r: dict) -> str:
+    if r["verdict"] == "undecided":
+        k = r.get("reps_to_decide")
+        return "undecided: too few repetitions to tell" + (f", about {k} per side would decide" if k else "")
     if r["verdict"] != "same":
         return f"{r['verdict']}, p = {r['p_value']:.2g}"
-    if r["too_few_reps"]:
-        return "too few repetitions to tell"
     return "within the noise" if not r["significant"] else f"significant (p = {r['p_value']:.2g}) but below the threshold"
 
 
@@ -61,9 +63,9 @@ def share_pair(r: dict) -> str:
 
 def summary_lines(res: dict) -> list[str]:
     s = res["summary"]
-    few = f" ({s['too_few_reps']} with too few repetitions to tell)" if s["too_few_reps"] else ""
+    undecided = f", {s['undecided']} undecided (too few repetitions to tell)" if s.get("undecided") else ""
     lines = [f"{s['compared']} compared: {s['faster']} faster, {s['slower']} slower, {s['same']} no difference beyond the "
-             f"noise{few}; {s['failed']} failed (not compared); {s['only_base'] + s['only_new']} unmatched "
+             f"noise{undecided}; {s['failed']} failed (not compared); {s['only_base'] + s['only_new']} unmatched "
              f"({s['only_base']} only in BASE, {s['only_new']} only in NEW)"
              + (f"; {s['one_side_unavailable']} unavailable on one side" if s["one_side_unavailable"] else "")
              + (f"; {s['not_measured']} measured on neither" if s["not_measured"] else "")]
@@ -154,34 +156,42 @@ def terminal(res: dict, paint: Paint, width: int = 110) -> str:
         head = ("verdict", "record", "BASE median", "NEW median", "NEW/BASE time", f"{100 - st['alpha'] * 100:g}% interval",
                 "p", "rate ratio")
         shares = any(share_pair(r) for r in rows)
+        undecided = any(r.get("verdict") == "undecided" for r in rows)
+        if undecided:  # the repetitions a side, and how many would decide the undecided ones
+            head += ("reps",)
         if shares:  # a column only where a run measured roofs, so older runs print as before
             head += ("share of roof BASE -> NEW",)
         table = [head]
         for r in rows:
             if r["kind"] == "compared":
                 ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])}-{fmt_ratio(r['ci'][1])}"
-                verdict = r["verdict"] + ("*" if r["too_few_reps"] else "") + (" GATE" if r.get("gate") else "")
+                verdict = r["verdict"] + (" GATE" if r.get("gate") else "")
+                reps = f"{r['base']['reps']}/{r['new']['reps']}"
+                if r["verdict"] == "undecided":
+                    reps += f"->{r.get('reps_to_decide') or '?'}"
                 table.append((verdict, r["label"], f"{r['base']['median_s']:.4g} s", f"{r['new']['median_s']:.4g} s",
                               fmt_ratio(r["time_ratio"]), ci, f"{r['p_value']:.2g}", fmt_ratio(r["rate_ratio"]))
-                             + ((share_pair(r),) if shares else ()))
+                             + ((reps,) if undecided else ()) + ((share_pair(r),) if shares else ()))
             else:
                 what = "failed" if r["kind"] == "failed" else "n/a"
                 table.append((what, r["label"], r["base"]["status"], r["new"]["status"], "not compared", "", "", "")
-                             + (("",) if shares else ()))
+                             + (("",) if undecided else ()) + (("",) if shares else ()))
         widths = [max(len(row[i]) for row in table) for i in range(len(head))]
         for i, row in enumerate(table):
             cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [c.rjust(w) for c, w in zip(row[2:], widths[2:])]
             line = "  " + "  ".join(cells).rstrip()
-            style = ("bold",) if i == 0 else VERDICT_STYLE.get(row[0].split("*")[0].split(" ")[0], ())
+            style = ("bold",) if i == 0 else VERDICT_STYLE.get(row[0].split(" ")[0], ())
             out.append(paint(line, *style))
         for r in rows:
             if r["kind"] == "failed":
                 for s in ("base", "new"):
                     if r[s]["status"] != "ok":
                         out.append(paint(f"  {r['label']}: {s.upper()} {r[s]['status']}: {r[s].get('detail', '')}", "yellow"))
-        if any(r.get("too_few_reps") for r in rows):
-            out.append(f"  * too few repetitions to tell: the U test needs {reps_needed(st['alpha'])} per side to reach "
-                       f"p < {st['alpha']:g} (3 against 3 can give no p below 0.1)")
+        if undecided:
+            out.append(f"  undecided: too few repetitions (or distinct ones) to tell: the U test needs "
+                       f"{reps_needed(st['alpha'])} per side to reach p < {st['alpha']:g} (3 against 3 can give no p "
+                       "below 0.1); reps 3/3->N: about N per side would decide at the effect seen (parlab run --reps "
+                       "N), ? where the repetitions show no order at all")
     if res["scaling"]:
         out += ["", paint("Scaling shape (each side over its own one-worker time)", "bold")]
         for g in res["scaling"]:
@@ -221,7 +231,9 @@ def shape_points(g: dict) -> str:
 
 
 # ---------------------------------------------------------------- HTML
-COLOURS = {"slower": "#c62828", "faster": "#2e7d32", "same": "#9e9e9e"}
+COLOURS = {"slower": "#c62828", "faster": "#2e7d32", "same": "#9e9e9e", "undecided": "#f9a825"}
+# The stylesheet's class of a verdict's cell (style.py has one class per meaning): undecided is a warning.
+VERDICT_CLASS = {"undecided": "warn"}
 
 
 def _pct_text(x: float) -> str:
@@ -264,7 +276,7 @@ def change_figure(p: Plotter, res: dict, most: int = 60):
         if r["ci"]:
             lo, hi = r["ci"]
             ax.errorbar(x, y, xerr=[[max(x - lo, 0)], [max(hi - x, 0)]], fmt="none", ecolor="black", elinewidth=1, capsize=2)
-        ax.text(max(x, r["ci"][1] if r["ci"] else x) * 1.02, y, " " + _pct_text(x) + ("*" if few else ""),
+        ax.text(max(x, r["ci"][1] if r["ci"] else x) * 1.02, y, " " + _pct_text(x) + (" undecided" if few else ""),
                 va="center", fontsize=7)
     xs = [v for r in rows for v in [r["time_ratio"]] + (r["ci"] or [])] + [1 - thr, 1 + thr]
     lo, hi = min(xs), max(xs)
@@ -282,9 +294,10 @@ def change_figure(p: Plotter, res: dict, most: int = 60):
     n = sum(1 for r in res["records"] if r["kind"] == "compared")
     shown = f"the {len(rows)} largest changes of {n}" if n > len(rows) else f"all {n} compared records"
     ax.set_title(f"Change per record, {shown}\nwhiskers: {res['settings']['interval']}; grey band: the "
-                 f"±{thr * 100:g}% threshold; hatched*: too few repetitions to tell", fontsize=8)
+                 f"±{thr * 100:g}% threshold; hatched: undecided, too few repetitions to tell", fontsize=8)
     ax.grid(True, axis="x", which="both", alpha=0.3)
-    caption = (f"Change per record ({shown}): red slower, green faster, grey no difference beyond the noise. "
+    caption = (f"Change per record ({shown}): red slower, green faster, grey no difference beyond the noise, "
+               "hatched yellow undecided. "
                "Records without a whisker have too few repetitions for any interval.")
     return p.save(fig, "change", caption), caption
 
@@ -343,8 +356,8 @@ def first_screen(res: dict) -> str:
     e = html.escape
     s = res["summary"]
     tiles = [("slower", s["slower"], "slower"), ("faster", s["faster"], "faster"),
-             ("same", s["same"], "no difference beyond the noise"
-              + (f" ({s['too_few_reps']} with too few repetitions to tell)" if s["too_few_reps"] else "")),
+             ("same", s["same"], "no difference beyond the noise"),
+             ("warn", s["undecided"], "undecided: too few repetitions to tell"),
              ("", s["failed"], "failed, not compared"),
              ("", s["only_base"] + s["only_new"], f"unmatched ({s['only_base']} only in BASE, {s['only_new']} only in NEW)")]
     parts = ["<h2 id='summary'>What changed</h2><div class='tiles'>"]
@@ -352,9 +365,9 @@ def first_screen(res: dict) -> str:
     parts.append("</div>")
     notes = []
     if s["too_few_reps"]:
-        notes.append(f"{s['too_few_reps']} of the {s['compared']} compared records had too few repetitions to tell "
-                     f"(the U test needs {reps_needed(res['settings']['alpha'])} per side to reach "
-                     f"p &lt; {res['settings']['alpha']:g}).")
+        notes.append(f"{s['too_few_reps']} of the {s['compared']} compared records are undecided, too few repetitions "
+                     f"to tell (the U test needs {reps_needed(res['settings']['alpha'])} per side to reach "
+                     f"p &lt; {res['settings']['alpha']:g}; each row says how many would decide at the effect seen).")
     if s["one_side_unavailable"] or s["not_measured"]:
         notes.append(f"{s['one_side_unavailable']} unavailable on one side, {s['not_measured']} measured on neither.")
     for what, key in (("Largest slowdown", "largest_slowdown"), ("Largest speedup", "largest_speedup")):
@@ -398,10 +411,11 @@ def records_table(res: dict) -> str:
     for r in res["records"]:
         if r["kind"] == "compared":
             ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])} – {fmt_ratio(r['ci'][1])}"
-            note = "too few repetitions to tell" if r["too_few_reps"] else ""
-            if r.get("gate"):
-                note = "trips --fail-if-slower" + (f"; {note}" if note else "")
-            parts.append(f"<tr><td class='l {r['verdict']}'>{r['verdict']}</td><td class='l rec'>{e(r['label'])}</td>"
+            notes = [r["warning"]] if r.get("warning") else []
+            notes = (["trips --fail-if-slower"] if r.get("gate") else []) + notes
+            note = "; ".join(notes)
+            cls = VERDICT_CLASS.get(r["verdict"], r["verdict"])
+            parts.append(f"<tr><td class='l {cls}'>{r['verdict']}</td><td class='l rec'>{e(r['label'])}</td>"
                          f"<td>{r['base']['median_s']:.4g}</td><td>{r['new']['median_s']:.4g}</td>"
                          f"<td>{fmt_ratio(r['time_ratio'])}</td><td>{ci}</td><td>{r['p_value']:.2g}</td>"
                          f"<td>{r['base']['reps']}/{r['new']['reps']}</td><td>{fmt_ratio(r['rate_ratio'])}</td>"
