@@ -67,10 +67,12 @@ at 1 contains 1); else "scales better" / "scales worse" (both across points: "mi
 "undecided" where a difference beyond the threshold meets too few repetitions for any interval.
 A machine that is slower by a constant factor at every thread count scales the same.
 
-Output: a terminal table (colour on a TTY unless NO_COLOR or --color never; rows sorted by the
-largest change, |log ratio|, failures first), or --json (every figure, on stdout), and --html DIR
-(report.html with figures, plus compare.json; compare_report.py draws both; DIR must not be a
-run directory, whose report.html is plot.py's).
+Output: a terminal table (compare_text.py: colour on a TTY unless NO_COLOR or --color never; rows
+sorted by the largest change, |log ratio|, failures first; every line within $COLUMNS, else the
+terminal's width, else 100, with times in auto-scaled units and a word for a roof's absence, long
+texts wrapped; --verbose adds each record's full texts), or --json (every figure and every full
+text, on stdout), and --html DIR (report.html with figures, plus compare.json; compare_report.py
+draws both; DIR must not be a run directory, whose report.html is plot.py's).
 Exit codes: 0 done, nothing slower beyond the gate; 1 --fail-if-slower PCT and some matched
 record significantly slower (p < alpha, the interval above 1) by more than PCT, whatever
 --threshold, and nothing else; 2 bad input, naming the argument, path or record: a missing path,
@@ -94,7 +96,7 @@ from collections import defaultdict
 if __package__ in (None, ""):  # run as a script (parlab compare): the package is in the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from analysis import compare_report  # noqa: E402
+from analysis import compare_report, compare_text  # noqa: E402
 from analysis.exit_codes import run_command  # noqa: E402
 from analysis.compare_stats import compare_samples, median, ratio_interval, reps_needed  # noqa: E402
 from analysis.figures.labels import fmt_size  # noqa: E402
@@ -482,6 +484,10 @@ def parser() -> argparse.ArgumentParser:
                                                   "DIR/compare.json")
     ap.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                     help="colour the table: auto = on a terminal unless NO_COLOR is set (default: auto)")
+    ap.add_argument("--verbose", "-v", action="store_true",
+                    help="under each record of the table its full texts: p and rate ratio, repetitions, both "
+                         "shares of roof with the roofs' names or why there is none, and the warning of an "
+                         "undecided record (--json and --html always have them)")
     return ap
 
 
@@ -543,7 +549,8 @@ def run(args) -> int:
         else:
             color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty()
                                                and not os.environ.get("NO_COLOR"))
-            sys.stdout.write(compare_report.terminal(res, compare_report.Paint(color)))
+            sys.stdout.write(compare_text.terminal(res, compare_text.Paint(color), compare_text.terminal_width(),
+                                                   verbose=args.verbose))
         sys.stdout.flush()
     except BrokenPipeError:  # `parlab compare A B | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

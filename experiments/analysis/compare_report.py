@@ -1,4 +1,5 @@
-"""What experiments/analysis/compare.py prints and draws: the terminal table and the HTML report.
+"""What experiments/analysis/compare.py draws: the HTML report, and the wording the terminal's text
+(compare_text.py) shares with it.
 
 Both render the comparison's data (compare.compare(), what --json prints) and nothing else.
 The report (compare.py --html DIR) is one self-contained DIR/report.html with its figures
@@ -20,21 +21,6 @@ from collections import defaultdict
 from .compare_stats import reps_needed
 from .figures.labels import fmt_size
 from .writer import Plotter, figure_html, json_text, page_head, write_page
-
-class Paint:
-    CODES = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
-
-    def __init__(self, on: bool):
-        self.on = on
-
-    def __call__(self, text: str, *styles: str) -> str:
-        if not self.on or not styles:
-            return text
-        return "".join(f"\033[{self.CODES[s]}m" for s in styles) + text + "\033[0m"
-
-
-VERDICT_STYLE = {"slower": ("red", "bold"), "faster": ("green", "bold"), "same": ("dim",), "undecided": ("yellow",),
-                 "failed": ("yellow", "bold")}
 
 
 def fmt_ratio(x) -> str:
@@ -61,23 +47,6 @@ def share_pair(r: dict) -> str:
     return ""
 
 
-def summary_lines(res: dict) -> list[str]:
-    s = res["summary"]
-    undecided = f", {s['undecided']} undecided (too few repetitions to tell)" if s.get("undecided") else ""
-    lines = [f"{s['compared']} compared: {s['faster']} faster, {s['slower']} slower, {s['same']} no difference beyond the "
-             f"noise{undecided}; {s['failed']} failed (not compared); {s['only_base'] + s['only_new']} unmatched "
-             f"({s['only_base']} only in BASE, {s['only_new']} only in NEW)"
-             + (f"; {s['one_side_unavailable']} unavailable on one side" if s["one_side_unavailable"] else "")
-             + (f"; {s['not_measured']} measured on neither" if s["not_measured"] else "")]
-    for what, key in (("largest slowdown", "largest_slowdown"), ("largest speedup", "largest_speedup")):
-        x = s[key]
-        if x:
-            lines.append(f"{what}: {x['label']}: time x{fmt_ratio(x['time_ratio'])} ({x['change_pct']:+.1f}%, "
-                         f"{verdict_words(x)})")
-    lines.append(shares_line(res))
-    return [x for x in lines if x]
-
-
 def shares_line(res: dict) -> str:
     """What the shares of roofs say, or "" where neither run measured roofs."""
     n = res["summary"].get("with_shares", 0)
@@ -93,120 +62,6 @@ def shares_line(res: dict) -> str:
 
 def _show(v) -> str:
     return "-" if v is None else v if isinstance(v, str) else json.dumps(v)
-
-
-def context_lines(diffs: list, width: int, details: int = 8) -> list[str]:
-    """The context differences for a terminal: the machine and build one per line; backends
-    grouped (only in one run, available in one run only), the first `details` changed details."""
-    out, rest = [], [d for d in diffs if not d["key"].startswith("backends.")]
-    kw = max((len(d["key"]) for d in rest), default=0)
-    for d in rest:
-        va, vb = _show(d["base"]), _show(d["new"])
-        if kw + len(va) + len(vb) + 10 <= width:
-            out.append(f"  {d['key']:<{kw}}  {va}  ->  {vb}")
-        else:
-            out += [f"  {d['key']}", f"      BASE: {va}", f"      NEW:  {vb}"]
-    bk = [(d["key"][len("backends."):], d["base"], d["new"]) for d in diffs if d["key"].startswith("backends.")]
-    down = lambda v: v is not None and v.startswith("unavailable: ")  # noqa: E731
-    groups = (("backends only in BASE", [b for b in bk if b[2] is None], None),
-              ("backends only in NEW", [b for b in bk if b[1] is None], None),
-              ("backends available in BASE only", [b for b in bk if None not in b and down(b[2]) and not down(b[1])], 2),
-              ("backends available in NEW only", [b for b in bk if None not in b and down(b[1]) and not down(b[2])], 1))
-    grouped = set()
-    for title, items, why in groups:
-        by_reason = defaultdict(list)
-        for b in items:
-            by_reason[b[why][len("unavailable: "):] if why else ""].append(b[0])
-            grouped.add(b[0])
-        for reason, names in by_reason.items():
-            reason = reason if len(reason) <= 90 else reason[:87] + "..."
-            shown = names if len(names) <= 8 else names[:8] + [f"and {len(names) - 8} more"]
-            out.append(f"  {title}: {', '.join(shown)}" + (f" ({'BASE' if why == 1 else 'NEW'}: {reason})" if why else ""))
-    changed = [b for b in bk if b[0] not in grouped]
-    for name, va, vb in changed[:details]:
-        out += [f"  backends.{name}", f"      BASE: {_show(va)}", f"      NEW:  {_show(vb)}"]
-    if len(changed) > details:
-        out.append(f"  ... and {len(changed) - details} more backend detail(s): "
-                   + ", ".join(b[0] for b in changed[details:]) + " (--json and --html give them all)")
-    return out
-
-
-def terminal(res: dict, paint: Paint, width: int = 110) -> str:
-    b, n, st = res["base"], res["new"], res["settings"]
-    out = [paint("parlab compare", "bold"),
-           f"  BASE {b['path']}  (suite {b['suite']}, host {b['host']}, {b['started_utc']}, commit {b['git_commit']})",
-           f"  NEW  {n['path']}  (suite {n['suite']}, host {n['host']}, {n['started_utc']}, commit {n['git_commit']})",
-           f"  verdicts: U test p < {st['alpha']:g} and a change beyond {st['threshold_pct']:g}%; "
-           f"intervals: {st['interval']}", ""]
-    out += [paint("What changed", "bold")] + ["  " + line for line in summary_lines(res)]
-    if res["gate"]:
-        g = res["gate"]
-        msg = (f"FAIL: {len(g['records'])} record(s) significantly slower by more than {g['fail_if_slower_pct']:g}%"
-               if g["failed"] else f"pass: no record significantly slower by more than {g['fail_if_slower_pct']:g}%")
-        if g["could_not_judge"]:
-            msg += f" ({g['could_not_judge']} record(s) had too few repetitions to judge)"
-        out.append("  gate --fail-if-slower: " + paint(msg, "red" if g["failed"] else "green", "bold"))
-    out += [f"  note: {x}" for x in res["notes"]]
-    diffs = res["context_differences"]
-    out += ["", paint(f"Context: {len(diffs)} difference(s)" if diffs else "Context: the same", "bold")]
-    out += context_lines(diffs, width)
-    rows = [r for r in res["records"] if r["kind"] in ("compared", "failed", "one-side-unavailable")]
-    if rows:
-        out += ["", paint("Records (failures first, then by the largest change)", "bold")]
-        head = ("verdict", "record", "BASE median", "NEW median", "NEW/BASE time", f"{100 - st['alpha'] * 100:g}% interval",
-                "p", "rate ratio")
-        shares = any(share_pair(r) for r in rows)
-        undecided = any(r.get("verdict") == "undecided" for r in rows)
-        if undecided:  # the repetitions a side, and how many would decide the undecided ones
-            head += ("reps",)
-        if shares:  # a column only where a run measured roofs, so older runs print as before
-            head += ("share of roof BASE -> NEW",)
-        table = [head]
-        for r in rows:
-            if r["kind"] == "compared":
-                ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])}-{fmt_ratio(r['ci'][1])}"
-                verdict = r["verdict"] + (" GATE" if r.get("gate") else "")
-                reps = f"{r['base']['reps']}/{r['new']['reps']}"
-                if r["verdict"] == "undecided":
-                    reps += f"->{r.get('reps_to_decide') or '?'}"
-                table.append((verdict, r["label"], f"{r['base']['median_s']:.4g} s", f"{r['new']['median_s']:.4g} s",
-                              fmt_ratio(r["time_ratio"]), ci, f"{r['p_value']:.2g}", fmt_ratio(r["rate_ratio"]))
-                             + ((reps,) if undecided else ()) + ((share_pair(r),) if shares else ()))
-            else:
-                what = "failed" if r["kind"] == "failed" else "n/a"
-                table.append((what, r["label"], r["base"]["status"], r["new"]["status"], "not compared", "", "", "")
-                             + (("",) if undecided else ()) + (("",) if shares else ()))
-        widths = [max(len(row[i]) for row in table) for i in range(len(head))]
-        for i, row in enumerate(table):
-            cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [c.rjust(w) for c, w in zip(row[2:], widths[2:])]
-            line = "  " + "  ".join(cells).rstrip()
-            style = ("bold",) if i == 0 else VERDICT_STYLE.get(row[0].split(" ")[0], ())
-            out.append(paint(line, *style))
-        for r in rows:
-            if r["kind"] == "failed":
-                for s in ("base", "new"):
-                    if r[s]["status"] != "ok":
-                        out.append(paint(f"  {r['label']}: {s.upper()} {r[s]['status']}: {r[s].get('detail', '')}", "yellow"))
-        if undecided:
-            out.append(f"  undecided: too few repetitions (or distinct ones) to tell: the U test needs "
-                       f"{reps_needed(st['alpha'])} per side to reach p < {st['alpha']:g} (3 against 3 can give no p "
-                       "below 0.1); reps 3/3->N: about N per side would decide at the effect seen (parlab run --reps "
-                       "N), ? where the repetitions show no order at all")
-    if res["scaling"]:
-        out += ["", paint("Scaling shape (each side over its own one-worker time)", "bold")]
-        for g in res["scaling"]:
-            style = {"same scaling": ("dim",), "scales worse": ("red",), "scales better": ("green",)}.get(g["verdict"],
-                                                                                                        ("yellow",))
-            out.append(paint(f"  {g['verdict']:<13} {shape_title(g)}: {shape_points(g)}", *style))
-    for side_name, key in (("BASE", "only_base"), ("NEW", "only_new")):
-        if res[key]:
-            out += ["", paint(f"Only in {side_name}: {len(res[key])} record(s)", "bold")]
-            out += ["  " + x for x in res[key + "_series"]]
-    gone = [r["label"] for r in res["records"] if r["kind"] == "not-measured"]
-    if gone:
-        out += ["", paint(f"Measured on neither side (unavailable in both): {len(gone)}", "bold")]
-        out += ["  " + x for x in gone]
-    return "\n".join(out) + "\n"
 
 
 def shape_title(g: dict) -> str:
