@@ -53,6 +53,10 @@ repetitions is 2 / C(n+m, n): 0.1 for 3 against 3, 0.029 for 4 against 4, 0.0079
 (the suites' default). Where it is not below alpha the record is "undecided", with the warning
 "too few repetitions to tell" (as google/benchmark's compare.py warns). With 5 against 5 a verdict
 needs every NEW repetition beyond every BASE one.
+Unstable: a record may carry `unstable`, why its repetitions cannot be quoted by their median
+alone (its CV over 10%, or its rounds disagree: analysis/spread.py; the loader marks older runs'
+records the same way). A pair whose either side is unstable keeps its verdict and is marked, with
+the advice to measure again with more --reps or --rounds.
 
 Scaling shape. For every strong or weak scaling series (a backend over threads, or over ranks at
 fixed threads per rank, or a multi-GPU backend over GPUs against the one-GPU "cuda" record of
@@ -204,6 +208,8 @@ def label(dims: dict) -> str:
 def side(r: dict) -> dict:
     """One side of a pair as the JSON gives it."""
     out = {"status": r["status"], "id": r.get("id"), "interpreter": r.get("interpreter")}
+    if r["status"] == "ok" and r.get("unstable"):
+        out["unstable"] = str(r["unstable"])  # why its median cannot be quoted alone (analysis/spread.py)
     if r["status"] == "ok":
         rate, unit = rate_of(r)
         out.update({"median_s": r["time_s"]["median"], "reps": len(r["reps_s"]), "reps_s": r["reps_s"],
@@ -346,6 +352,7 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
             row["share_ratio"] = ln["fraction"] / lb["fraction"] if lb and ln and lb["fraction"] > 0 else None
             row["gate"] = (fail_if_slower is not None and row["significant"] and row["direction"] > 0
                            and row["change_pct"] > fail_if_slower)
+            row["unstable"] = [w for w in ("base", "new") if row[w].get("unstable")]
         elif rb["status"] == "unavailable" and rn["status"] == "unavailable":
             row["kind"] = "not-measured"
         elif "unavailable" in (rb["status"], rn["status"]) and "ok" in (rb["status"], rn["status"]):
@@ -363,6 +370,7 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
     summary = {"matched": len(rows), "compared": len(compared), "faster": count("compared", "faster"),
                "slower": count("compared", "slower"), "same": count("compared", "same"),
                "undecided": count("compared", "undecided"),
+               "unstable": sum(1 for r in compared if r["unstable"]),
                "too_few_reps": sum(1 for r in compared if r["too_few_reps"]),
                "failed": count("failed"), "one_side_unavailable": count("one-side-unavailable"),
                "not_measured": count("not-measured"), "only_base": len(only_base), "only_new": len(only_new),
@@ -453,7 +461,9 @@ def parser() -> argparse.ArgumentParser:
               "--threshold; 'undecided' where the test cannot judge: too few repetitions (or distinct ones) "
               "for p to reach --alpha (3 against 3: p >= 0.1; the default alpha needs "
               f"{reps_needed(DEFAULTS['alpha'])} per side), whatever the ratio, with the repetitions per side "
-              "that would decide at the effect seen; else 'same' (no difference beyond the noise).",
+              "that would decide at the effect seen; else 'same' (no difference beyond the noise). A record "
+              "unstable on either side (CV over 10%, or rounds that disagree) is marked '!': measure it again "
+              "with more --reps or --rounds.",
               "Scaling shape: speedup and efficiency over each run's own one-thread (one-rank, one-GPU) time, "
               "compared at the worker counts both measured.",
               "Exit codes: 0 compared, nothing slower beyond the gate; 1 --fail-if-slower tripped (and only "
@@ -486,8 +496,8 @@ def parser() -> argparse.ArgumentParser:
                     help="colour the table: auto = on a terminal unless NO_COLOR is set (default: auto)")
     ap.add_argument("--verbose", "-v", action="store_true",
                     help="under each record of the table its full texts: p and rate ratio, repetitions, both "
-                         "shares of roof with the roofs' names or why there is none, and the warning of an "
-                         "undecided record (--json and --html always have them)")
+                         "shares of roof with the roofs' names or why there is none, why a side is unstable, "
+                         "and the warning of an undecided record (--json and --html always have them)")
     return ap
 
 

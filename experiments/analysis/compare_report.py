@@ -223,6 +223,9 @@ def first_screen(res: dict) -> str:
         notes.append(f"{s['too_few_reps']} of the {s['compared']} compared records are undecided, too few repetitions "
                      f"to tell (the U test needs {reps_needed(res['settings']['alpha'])} per side to reach "
                      f"p &lt; {res['settings']['alpha']:g}; each row says how many would decide at the effect seen).")
+    if s["unstable"]:
+        notes.append(f"{s['unstable']} unstable on either side (a CV over 10% or rounds that disagree): measure them "
+                     "again with more --reps or --rounds.")
     if s["one_side_unavailable"] or s["not_measured"]:
         notes.append(f"{s['one_side_unavailable']} unavailable on one side, {s['not_measured']} measured on neither.")
     for what, key in (("Largest slowdown", "largest_slowdown"), ("Largest speedup", "largest_speedup")):
@@ -268,6 +271,8 @@ def records_table(res: dict) -> str:
             ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])} – {fmt_ratio(r['ci'][1])}"
             notes = [r["warning"]] if r.get("warning") else []
             notes = (["trips --fail-if-slower"] if r.get("gate") else []) + notes
+            notes += [f"{w.upper()} unstable: {r[w]['unstable']}; measure again with more --reps or --rounds"
+                      for w in ("base", "new") if r[w].get("unstable")]
             note = "; ".join(notes)
             cls = VERDICT_CLASS.get(r["verdict"], r["verdict"])
             parts.append(f"<tr><td class='l {cls}'>{r['verdict']}</td><td class='l rec'>{e(r['label'])}</td>"

@@ -20,6 +20,7 @@ from .compare_report import _show, fmt_ratio, shape_points, shape_title, shares_
 from .compare_stats import reps_needed
 from .figures.labels import fmt_time
 from .figures.roofline import share_short
+from .spread import UNSTABLE_CV
 from .terminal import hanging, terminal_width
 
 # The narrowest the record column may be before columns give way (module docstring): a label
@@ -54,6 +55,9 @@ def summary_lines(res: dict) -> list[str]:
              f"({s['only_base']} only in BASE, {s['only_new']} only in NEW)"
              + (f"; {s['one_side_unavailable']} unavailable on one side" if s["one_side_unavailable"] else "")
              + (f"; {s['not_measured']} measured on neither" if s["not_measured"] else "")]
+    if s.get("unstable"):
+        lines.append(f"{s['unstable']} unstable on either side (CV over {UNSTABLE_CV:.0%} or rounds that disagree, "
+                     "marked !): measure them again with more --reps or --rounds")
     for what, key in (("largest slowdown", "largest_slowdown"), ("largest speedup", "largest_speedup")):
         x = s[key]
         if x:
@@ -135,7 +139,7 @@ def _cells(r: dict) -> dict:
         return {"verdict": "failed" if r["kind"] == "failed" else "n/a", "record": r["label"], "base": short["base"],
                 "new": short["new"], "ratio": "not compared"}
     ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])}-{fmt_ratio(r['ci'][1])}"
-    return {"verdict": r["verdict"] + (" GATE" if r.get("gate") else ""),
+    return {"verdict": r["verdict"] + ("!" if r.get("unstable") else "") + (" GATE" if r.get("gate") else ""),
             "record": r["label"], "base": fmt_time(r["base"]["median_s"], "s"), "new": fmt_time(r["new"]["median_s"], "s"),
             "ratio": fmt_ratio(r["time_ratio"]), "ci": ci, "p": f"{r['p_value']:.2g}", "reps": _reps_cell(r),
             "roof": _share_cell(r)}
@@ -221,7 +225,7 @@ def records_lines(res: dict, paint: Paint, width: int, verbose: bool) -> list[st
     out = ["", paint("Records (failures first, then by the largest change)", "bold")]
     out += [paint(x, "bold") for x in _row_lines(dict(head, **{k: "" for k in lay.under}), lay, width)]
     for r, c in zip(rows, cells):
-        style = VERDICT_STYLE.get(c["verdict"].split(" ")[0], ())
+        style = VERDICT_STYLE.get(c["verdict"].split("!")[0].split(" ")[0], ())
         out += [paint(x, *style) for x in _row_lines(c, lay, width)]
         if verbose:
             out += [paint(x, "dim") for x in _details(r, lay.at, width)]
@@ -242,6 +246,7 @@ def _details(r: dict, at: int, width: int) -> list[str]:
     share = [f"{w.upper()} {r[w]['share']}" for w in ("base", "new") if r[w].get("share")]
     if share:
         texts.append("share of roof: " + " -> ".join(share))
+    texts += [f"{w.upper()} unstable: {r[w]['unstable']}" for w in ("base", "new") if r[w].get("unstable")]
     if r.get("warning"):
         texts.append(r["warning"])
     return [line for t in texts for line in hanging(" " * at, t, width, indent=at + 2)]
@@ -255,6 +260,9 @@ def _footnotes(res: dict, rows: list, shown: list, width: int) -> list[str]:
                      f"per side to reach p < {alpha:g} (3 against 3 can give no p below 0.1); reps 3/3->N: about N "
                      "per side would decide at the effect seen (parlab run --reps N), ? where the repetitions show "
                      "no order at all")
+    if any(r.get("unstable") for r in rows):
+        notes.append(f"! unstable on either side: a CV over {UNSTABLE_CV:.0%} or rounds that disagree (--verbose says "
+                     "which); measure again with more --reps or --rounds")
     if "roof" in shown:
         notes.append("roof share: each run's share of its own machine's measured roof"
                      + ("; * against different roofs" if any(c.endswith("*") for c in map(_share_cell, (

@@ -1,13 +1,13 @@
 """compare.py's text within the terminal (experiments/analysis/compare_text.py): every line within
 $COLUMNS on committed runs, a word for a roof's absence with the whole reason kept for --verbose
-and --json."""
+and --json, and the mark of a record unstable on either side."""
 import os
 import re
 
 import pytest
 
 from conftest import ROOT, write_doc
-from test_compare import json_of, make_run, run_compare
+from test_compare import by_label, json_of, make_run, run_compare
 
 
 def over(text, width):
@@ -121,3 +121,39 @@ def test_every_no_roof_reason_of_the_runner_has_a_word():
                             "gpu_bw unavailable: no CUDA device", "cpu_imul_1 not among the ceilings"]:
         short = share_short({"limit": {"roof": None, "reason": "no roof: " + text}})
         assert short.startswith("no roof (") and len(short) <= 22, (text, short)
+
+
+def test_a_record_unstable_on_either_side_is_marked_with_the_advice(tmp_path):
+    """A side of schema /3 that says why it is unstable, and a side of schema /2 whose repetitions
+    spread by more than 10% (the loader marks it as the runner would): both marked, and the
+    table, the summary, --verbose, --json and the HTML report say to measure again."""
+    b, n = make_run(1), make_run(2, shift={("tbb", 4): 1.10})
+    b["schema"], n["schema"] = "parlab-results/2", "parlab-results/3"
+    pool4 = next(r for r in n["records"] if (r["backend"], r["threads"]) == ("pool", 4))
+    pool4["unstable"] = "rounds differ by 15%, over 10%"
+    tbb2 = next(r for r in b["records"] if (r["backend"], r["threads"]) == ("tbb", 2))
+    tbb2["reps_s"] = [4.3, 3.0, 5.6, 4.2, 4.0]
+    tbb2["time_s"]["median"] = 4.3
+    base, new = write_doc(tmp_path, b, "base"), write_doc(tmp_path, n, "new")
+    out = json_of(run_compare(base, new, "--json"))
+    rows = by_label(out)
+    assert rows["s pi pool t=4 2^20 int32"]["unstable"] == ["new"]
+    assert rows["s pi pool t=4 2^20 int32"]["new"]["unstable"] == "rounds differ by 15%, over 10%"
+    assert rows["s pi tbb t=2 2^20 int32"]["unstable"] == ["base"]
+    assert "over 10%" in rows["s pi tbb t=2 2^20 int32"]["base"]["unstable"]
+    assert rows["s pi tbb t=4 2^20 int32"]["unstable"] == [] and rows["s pi tbb t=4 2^20 int32"]["verdict"] == "slower"
+    assert out["summary"]["unstable"] == 2
+    text = run_compare(base, new).stdout
+    table, verdicts = records_table(text)
+    marked = [line for line in table.splitlines() if line.split() and line.split()[0] in ("same!", "slower!", "faster!")]
+    assert len(marked) == 2 and sum(v.endswith("!") for v in verdicts) == 2, text
+    assert sorted(" ".join(line.split()[1:4]) for line in marked) == ["s pi pool", "s pi tbb"]
+    assert {line.split()[4] for line in marked} == {"t=4", "t=2"}
+    flat = " ".join(text.split())
+    assert "2 unstable on either side" in flat and "more --reps or --rounds" in flat
+    verbose = " ".join(run_compare(base, new, "--verbose").stdout.split())
+    assert "NEW unstable: rounds differ by 15%, over 10%" in verbose and "BASE unstable: CV" in verbose
+    res = run_compare(base, new, "--html", tmp_path / "cmp")
+    assert res.returncode == 0, res.stderr
+    page = (tmp_path / "cmp" / "report.html").read_text()
+    assert "NEW unstable: rounds differ by 15%" in page and "more --reps or --rounds" in page
