@@ -13,11 +13,14 @@ Modules:
   compare         the command line of `parlab compare`: matching, verdicts, scaling shape
   compare_context the two runs' contexts flattened, and the settings that differ (machine first)
   compare_stats   the Mann-Whitney U test and the ratio interval, without SciPy
-  compare_report  what compare prints and draws: the terminal table and its report.html
+  compare_report  what compare draws: its report.html, and the wording its text shares with it
+  compare_text    what compare prints: the comparison as text within the terminal's width
+  terminal        the terminal's width and text wrapped to it, as experiments/io/terminal.hpp
   exit_codes      the exit-code contract of the Python commands, in one place (run_command)
   writer          the one figure and HTML writer both reports use: deterministic PNG/SVG files,
                   figures embedded in a self-contained page, every file written atomically, and
                   strict JSON (no NaN or Infinity)
   style           the one stylesheet of both pages, one class name per meaning
+  spread          the spread of a set of repetitions, as the runner computes it (core/spread.cpp)
   read            the one guarded reader of the files both commands are given (exit 2 on a bad one)
 """

@@ -37,17 +37,26 @@ Statistics (compare_stats.py, no SciPy). For a pair, the repetition times reps_s
     ties), so the bars and the verdicts agree; it is deterministic (no bootstrap, no seed).
 Verdict: "slower" when p < alpha, the interval lies above 1, the U statistic says NEW is slower,
 and ratio > 1 + threshold; "faster" likewise with the interval below 1 and ratio < 1 - threshold;
-else "same" (no difference beyond the noise). Repeated values are ties, not evidence: each side
-needs enough distinct repetition times for the test to reach alpha (compare_stats.compare_samples).
+"undecided" where the test cannot judge at all: too few repetitions for p to reach alpha, or too
+few distinct ones (repeated values are ties, not evidence; compare_stats.compare_samples); else
+"same" (the test could judge, and found no difference beyond the noise). An undecided record is
+never "same", whatever its ratio (a x0.098 change of 3 repetitions against 3 is undecided), and
+says how many repetitions per side would decide it: the number at which the U test, at the
+effect size the record shows (the share of pairs in which NEW is slower, U / (n m)), would reach
+alpha (compare_stats.reps_to_decide, which states the method); about even odds of a verdict there.
 Defaults: alpha = 0.01, threshold = 5%. alpha 0.01 because a comparison tests hundreds of
 records at once and a CI gate must not cry wolf: two samples of one distribution give a
 verdict in under 1% of comparisons (tested over 1000 trials). The 5% floor because repetitions
 within one run do not see run-to-run noise (another VM instance, another boot, thermal state):
 a difference smaller than that is rarely the code. The smallest p the U test can give for n and m
 repetitions is 2 / C(n+m, n): 0.1 for 3 against 3, 0.029 for 4 against 4, 0.0079 for 5 against 5
-(the suites' default). Where it is not below alpha the record gets "same" with the warning "too
-few repetitions to tell" (as google/benchmark's compare.py warns). With 5 against 5 a verdict
+(the suites' default). Where it is not below alpha the record is "undecided", with the warning
+"too few repetitions to tell" (as google/benchmark's compare.py warns). With 5 against 5 a verdict
 needs every NEW repetition beyond every BASE one.
+Unstable: a record may carry `unstable`, why its repetitions cannot be quoted by their median
+alone (its CV over 10%, or its rounds disagree: analysis/spread.py; the loader marks older runs'
+records the same way). A pair whose either side is unstable keeps its verdict and is marked, with
+the advice to measure again with more --reps or --rounds.
 
 Scaling shape. For every strong or weak scaling series (a backend over threads, or over ranks at
 fixed threads per rank, or a multi-GPU backend over GPUs against the one-GPU "cuda" record of
@@ -62,10 +71,12 @@ at 1 contains 1); else "scales better" / "scales worse" (both across points: "mi
 "undecided" where a difference beyond the threshold meets too few repetitions for any interval.
 A machine that is slower by a constant factor at every thread count scales the same.
 
-Output: a terminal table (colour on a TTY unless NO_COLOR or --color never; rows sorted by the
-largest change, |log ratio|, failures first), or --json (every figure, on stdout), and --html DIR
-(report.html with figures, plus compare.json; compare_report.py draws both; DIR must not be a
-run directory, whose report.html is plot.py's).
+Output: a terminal table (compare_text.py: colour on a TTY unless NO_COLOR or --color never; rows
+sorted by the largest change, |log ratio|, failures first; every line within $COLUMNS, else the
+terminal's width, else 100, with times in auto-scaled units and a word for a roof's absence, long
+texts wrapped; --verbose adds each record's full texts), or --json (every figure and every full
+text, on stdout), and --html DIR (report.html with figures, plus compare.json; compare_report.py
+draws both; DIR must not be a run directory, whose report.html is plot.py's).
 Exit codes: 0 done, nothing slower beyond the gate; 1 --fail-if-slower PCT and some matched
 record significantly slower (p < alpha, the interval above 1) by more than PCT, whatever
 --threshold, and nothing else; 2 bad input, naming the argument, path or record: a missing path,
@@ -89,7 +100,7 @@ from collections import defaultdict
 if __package__ in (None, ""):  # run as a script (parlab compare): the package is in the folder above
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from analysis import compare_report  # noqa: E402
+from analysis import compare_report, compare_text  # noqa: E402
 from analysis.exit_codes import run_command  # noqa: E402
 from analysis.compare_stats import compare_samples, median, ratio_interval, reps_needed  # noqa: E402
 from analysis.figures.labels import fmt_size  # noqa: E402
@@ -197,6 +208,8 @@ def label(dims: dict) -> str:
 def side(r: dict) -> dict:
     """One side of a pair as the JSON gives it."""
     out = {"status": r["status"], "id": r.get("id"), "interpreter": r.get("interpreter")}
+    if r["status"] == "ok" and r.get("unstable"):
+        out["unstable"] = str(r["unstable"])  # why its median cannot be quoted alone (analysis/spread.py)
     if r["status"] == "ok":
         rate, unit = rate_of(r)
         out.update({"median_s": r["time_s"]["median"], "reps": len(r["reps_s"]), "reps_s": r["reps_s"],
@@ -339,6 +352,7 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
             row["share_ratio"] = ln["fraction"] / lb["fraction"] if lb and ln and lb["fraction"] > 0 else None
             row["gate"] = (fail_if_slower is not None and row["significant"] and row["direction"] > 0
                            and row["change_pct"] > fail_if_slower)
+            row["unstable"] = [w for w in ("base", "new") if row[w].get("unstable")]
         elif rb["status"] == "unavailable" and rn["status"] == "unavailable":
             row["kind"] = "not-measured"
         elif "unavailable" in (rb["status"], rn["status"]) and "ok" in (rb["status"], rn["status"]):
@@ -355,6 +369,8 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
     fast = min(compared, key=lambda r: r["time_ratio"], default=None)
     summary = {"matched": len(rows), "compared": len(compared), "faster": count("compared", "faster"),
                "slower": count("compared", "slower"), "same": count("compared", "same"),
+               "undecided": count("compared", "undecided"),
+               "unstable": sum(1 for r in compared if r["unstable"]),
                "too_few_reps": sum(1 for r in compared if r["too_few_reps"]),
                "failed": count("failed"), "one_side_unavailable": count("one-side-unavailable"),
                "not_measured": count("not-measured"), "only_base": len(only_base), "only_new": len(only_new),
@@ -379,7 +395,8 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
 
 
 def _brief(r: dict) -> dict:
-    return {k: r[k] for k in ("label", "time_ratio", "change_pct", "verdict", "p_value", "significant", "too_few_reps")}
+    return {k: r[k] for k in ("label", "time_ratio", "change_pct", "verdict", "p_value", "significant", "too_few_reps",
+                              "reps_to_decide")}
 
 
 def group_unmatched(items: list) -> list[str]:
@@ -441,8 +458,12 @@ def _alpha(text: str) -> float:
 def parser() -> argparse.ArgumentParser:
     epilog = ("Verdict: 'slower'/'faster' needs a two-sided Mann-Whitney U p < --alpha on the repetition "
               "times, a (1 - alpha) interval of the ratio without 1, and a change of the median time beyond "
-              "--threshold; else 'same' (no difference beyond the noise). With too few repetitions the test cannot reach --alpha (3 against 3: p >= 0.1; the default "
-              f"alpha needs {reps_needed(DEFAULTS['alpha'])} per side) and the row says so.",
+              "--threshold; 'undecided' where the test cannot judge: too few repetitions (or distinct ones) "
+              "for p to reach --alpha (3 against 3: p >= 0.1; the default alpha needs "
+              f"{reps_needed(DEFAULTS['alpha'])} per side), whatever the ratio, with the repetitions per side "
+              "that would decide at the effect seen; else 'same' (no difference beyond the noise). A record "
+              "unstable on either side (CV over 10%, or rounds that disagree) is marked '!': measure it again "
+              "with more --reps or --rounds.",
               "Scaling shape: speedup and efficiency over each run's own one-thread (one-rank, one-GPU) time, "
               "compared at the worker counts both measured.",
               "Exit codes: 0 compared, nothing slower beyond the gate; 1 --fail-if-slower tripped (and only "
@@ -473,6 +494,10 @@ def parser() -> argparse.ArgumentParser:
                                                   "DIR/compare.json")
     ap.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                     help="colour the table: auto = on a terminal unless NO_COLOR is set (default: auto)")
+    ap.add_argument("--verbose", "-v", action="store_true",
+                    help="under each record of the table its full texts: p and rate ratio, repetitions, both "
+                         "shares of roof with the roofs' names or why there is none, why a side is unstable, "
+                         "and the warning of an undecided record (--json and --html always have them)")
     return ap
 
 
@@ -534,7 +559,8 @@ def run(args) -> int:
         else:
             color = args.color == "always" or (args.color == "auto" and sys.stdout.isatty()
                                                and not os.environ.get("NO_COLOR"))
-            sys.stdout.write(compare_report.terminal(res, compare_report.Paint(color)))
+            sys.stdout.write(compare_text.terminal(res, compare_text.Paint(color), compare_text.terminal_width(),
+                                                   verbose=args.verbose))
         sys.stdout.flush()
     except BrokenPipeError:  # `parlab compare A B | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

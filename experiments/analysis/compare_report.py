@@ -1,4 +1,5 @@
-"""What experiments/analysis/compare.py prints and draws: the terminal table and the HTML report.
+"""What experiments/analysis/compare.py draws: the HTML report, and the wording the terminal's text
+(compare_text.py) shares with it.
 
 Both render the comparison's data (compare.compare(), what --json prints) and nothing else.
 The report (compare.py --html DIR) is one self-contained DIR/report.html with its figures
@@ -21,30 +22,17 @@ from .compare_stats import reps_needed
 from .figures.labels import fmt_size
 from .writer import Plotter, figure_html, json_text, page_head, write_page
 
-class Paint:
-    CODES = {"red": "31", "green": "32", "yellow": "33", "bold": "1", "dim": "2"}
-
-    def __init__(self, on: bool):
-        self.on = on
-
-    def __call__(self, text: str, *styles: str) -> str:
-        if not self.on or not styles:
-            return text
-        return "".join(f"\033[{self.CODES[s]}m" for s in styles) + text + "\033[0m"
-
-
-VERDICT_STYLE = {"slower": ("red", "bold"), "faster": ("green", "bold"), "same": ("dim",), "failed": ("yellow", "bold")}
-
 
 def fmt_ratio(x) -> str:
     return "-" if x is None else f"{x:.3f}" if 0.001 <= x < 1000 else f"{x:.3g}"
 
 
 def verdict_words(r: dict) -> str:
+    if r["verdict"] == "undecided":
+        k = r.get("reps_to_decide")
+        return "undecided: too few repetitions to tell" + (f", about {k} per side would decide" if k else "")
     if r["verdict"] != "same":
         return f"{r['verdict']}, p = {r['p_value']:.2g}"
-    if r["too_few_reps"]:
-        return "too few repetitions to tell"
     return "within the noise" if not r["significant"] else f"significant (p = {r['p_value']:.2g}) but below the threshold"
 
 
@@ -57,23 +45,6 @@ def share_pair(r: dict) -> str:
     if b or n or r["base"].get("share") or r["new"].get("share"):
         return f"{r['base'].get('share') or '-'} -> {r['new'].get('share') or '-'}"
     return ""
-
-
-def summary_lines(res: dict) -> list[str]:
-    s = res["summary"]
-    few = f" ({s['too_few_reps']} with too few repetitions to tell)" if s["too_few_reps"] else ""
-    lines = [f"{s['compared']} compared: {s['faster']} faster, {s['slower']} slower, {s['same']} no difference beyond the "
-             f"noise{few}; {s['failed']} failed (not compared); {s['only_base'] + s['only_new']} unmatched "
-             f"({s['only_base']} only in BASE, {s['only_new']} only in NEW)"
-             + (f"; {s['one_side_unavailable']} unavailable on one side" if s["one_side_unavailable"] else "")
-             + (f"; {s['not_measured']} measured on neither" if s["not_measured"] else "")]
-    for what, key in (("largest slowdown", "largest_slowdown"), ("largest speedup", "largest_speedup")):
-        x = s[key]
-        if x:
-            lines.append(f"{what}: {x['label']}: time x{fmt_ratio(x['time_ratio'])} ({x['change_pct']:+.1f}%, "
-                         f"{verdict_words(x)})")
-    lines.append(shares_line(res))
-    return [x for x in lines if x]
 
 
 def shares_line(res: dict) -> str:
@@ -91,112 +62,6 @@ def shares_line(res: dict) -> str:
 
 def _show(v) -> str:
     return "-" if v is None else v if isinstance(v, str) else json.dumps(v)
-
-
-def context_lines(diffs: list, width: int, details: int = 8) -> list[str]:
-    """The context differences for a terminal: the machine and build one per line; backends
-    grouped (only in one run, available in one run only), the first `details` changed details."""
-    out, rest = [], [d for d in diffs if not d["key"].startswith("backends.")]
-    kw = max((len(d["key"]) for d in rest), default=0)
-    for d in rest:
-        va, vb = _show(d["base"]), _show(d["new"])
-        if kw + len(va) + len(vb) + 10 <= width:
-            out.append(f"  {d['key']:<{kw}}  {va}  ->  {vb}")
-        else:
-            out += [f"  {d['key']}", f"      BASE: {va}", f"      NEW:  {vb}"]
-    bk = [(d["key"][len("backends."):], d["base"], d["new"]) for d in diffs if d["key"].startswith("backends.")]
-    down = lambda v: v is not None and v.startswith("unavailable: ")  # noqa: E731
-    groups = (("backends only in BASE", [b for b in bk if b[2] is None], None),
-              ("backends only in NEW", [b for b in bk if b[1] is None], None),
-              ("backends available in BASE only", [b for b in bk if None not in b and down(b[2]) and not down(b[1])], 2),
-              ("backends available in NEW only", [b for b in bk if None not in b and down(b[1]) and not down(b[2])], 1))
-    grouped = set()
-    for title, items, why in groups:
-        by_reason = defaultdict(list)
-        for b in items:
-            by_reason[b[why][len("unavailable: "):] if why else ""].append(b[0])
-            grouped.add(b[0])
-        for reason, names in by_reason.items():
-            reason = reason if len(reason) <= 90 else reason[:87] + "..."
-            shown = names if len(names) <= 8 else names[:8] + [f"and {len(names) - 8} more"]
-            out.append(f"  {title}: {', '.join(shown)}" + (f" ({'BASE' if why == 1 else 'NEW'}: {reason})" if why else ""))
-    changed = [b for b in bk if b[0] not in grouped]
-    for name, va, vb in changed[:details]:
-        out += [f"  backends.{name}", f"      BASE: {_show(va)}", f"      NEW:  {_show(vb)}"]
-    if len(changed) > details:
-        out.append(f"  ... and {len(changed) - details} more backend detail(s): "
-                   + ", ".join(b[0] for b in changed[details:]) + " (--json and --html give them all)")
-    return out
-
-
-def terminal(res: dict, paint: Paint, width: int = 110) -> str:
-    b, n, st = res["base"], res["new"], res["settings"]
-    out = [paint("parlab compare", "bold"),
-           f"  BASE {b['path']}  (suite {b['suite']}, host {b['host']}, {b['started_utc']}, commit {b['git_commit']})",
-           f"  NEW  {n['path']}  (suite {n['suite']}, host {n['host']}, {n['started_utc']}, commit {n['git_commit']})",
-           f"  verdicts: U test p < {st['alpha']:g} and a change beyond {st['threshold_pct']:g}%; "
-           f"intervals: {st['interval']}", ""]
-    out += [paint("What changed", "bold")] + ["  " + line for line in summary_lines(res)]
-    if res["gate"]:
-        g = res["gate"]
-        msg = (f"FAIL: {len(g['records'])} record(s) significantly slower by more than {g['fail_if_slower_pct']:g}%"
-               if g["failed"] else f"pass: no record significantly slower by more than {g['fail_if_slower_pct']:g}%")
-        if g["could_not_judge"]:
-            msg += f" ({g['could_not_judge']} record(s) had too few repetitions to judge)"
-        out.append("  gate --fail-if-slower: " + paint(msg, "red" if g["failed"] else "green", "bold"))
-    out += [f"  note: {x}" for x in res["notes"]]
-    diffs = res["context_differences"]
-    out += ["", paint(f"Context: {len(diffs)} difference(s)" if diffs else "Context: the same", "bold")]
-    out += context_lines(diffs, width)
-    rows = [r for r in res["records"] if r["kind"] in ("compared", "failed", "one-side-unavailable")]
-    if rows:
-        out += ["", paint("Records (failures first, then by the largest change)", "bold")]
-        head = ("verdict", "record", "BASE median", "NEW median", "NEW/BASE time", f"{100 - st['alpha'] * 100:g}% interval",
-                "p", "rate ratio")
-        shares = any(share_pair(r) for r in rows)
-        if shares:  # a column only where a run measured roofs, so older runs print as before
-            head += ("share of roof BASE -> NEW",)
-        table = [head]
-        for r in rows:
-            if r["kind"] == "compared":
-                ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])}-{fmt_ratio(r['ci'][1])}"
-                verdict = r["verdict"] + ("*" if r["too_few_reps"] else "") + (" GATE" if r.get("gate") else "")
-                table.append((verdict, r["label"], f"{r['base']['median_s']:.4g} s", f"{r['new']['median_s']:.4g} s",
-                              fmt_ratio(r["time_ratio"]), ci, f"{r['p_value']:.2g}", fmt_ratio(r["rate_ratio"]))
-                             + ((share_pair(r),) if shares else ()))
-            else:
-                what = "failed" if r["kind"] == "failed" else "n/a"
-                table.append((what, r["label"], r["base"]["status"], r["new"]["status"], "not compared", "", "", "")
-                             + (("",) if shares else ()))
-        widths = [max(len(row[i]) for row in table) for i in range(len(head))]
-        for i, row in enumerate(table):
-            cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])] + [c.rjust(w) for c, w in zip(row[2:], widths[2:])]
-            line = "  " + "  ".join(cells).rstrip()
-            style = ("bold",) if i == 0 else VERDICT_STYLE.get(row[0].split("*")[0].split(" ")[0], ())
-            out.append(paint(line, *style))
-        for r in rows:
-            if r["kind"] == "failed":
-                for s in ("base", "new"):
-                    if r[s]["status"] != "ok":
-                        out.append(paint(f"  {r['label']}: {s.upper()} {r[s]['status']}: {r[s].get('detail', '')}", "yellow"))
-        if any(r.get("too_few_reps") for r in rows):
-            out.append(f"  * too few repetitions to tell: the U test needs {reps_needed(st['alpha'])} per side to reach "
-                       f"p < {st['alpha']:g} (3 against 3 can give no p below 0.1)")
-    if res["scaling"]:
-        out += ["", paint("Scaling shape (each side over its own one-worker time)", "bold")]
-        for g in res["scaling"]:
-            style = {"same scaling": ("dim",), "scales worse": ("red",), "scales better": ("green",)}.get(g["verdict"],
-                                                                                                        ("yellow",))
-            out.append(paint(f"  {g['verdict']:<13} {shape_title(g)}: {shape_points(g)}", *style))
-    for side_name, key in (("BASE", "only_base"), ("NEW", "only_new")):
-        if res[key]:
-            out += ["", paint(f"Only in {side_name}: {len(res[key])} record(s)", "bold")]
-            out += ["  " + x for x in res[key + "_series"]]
-    gone = [r["label"] for r in res["records"] if r["kind"] == "not-measured"]
-    if gone:
-        out += ["", paint(f"Measured on neither side (unavailable in both): {len(gone)}", "bold")]
-        out += ["  " + x for x in gone]
-    return "\n".join(out) + "\n"
 
 
 def shape_title(g: dict) -> str:
@@ -221,7 +86,9 @@ def shape_points(g: dict) -> str:
 
 
 # ---------------------------------------------------------------- HTML
-COLOURS = {"slower": "#c62828", "faster": "#2e7d32", "same": "#9e9e9e"}
+COLOURS = {"slower": "#c62828", "faster": "#2e7d32", "same": "#9e9e9e", "undecided": "#f9a825"}
+# The stylesheet's class of a verdict's cell (style.py has one class per meaning): undecided is a warning.
+VERDICT_CLASS = {"undecided": "warn"}
 
 
 def _pct_text(x: float) -> str:
@@ -264,7 +131,7 @@ def change_figure(p: Plotter, res: dict, most: int = 60):
         if r["ci"]:
             lo, hi = r["ci"]
             ax.errorbar(x, y, xerr=[[max(x - lo, 0)], [max(hi - x, 0)]], fmt="none", ecolor="black", elinewidth=1, capsize=2)
-        ax.text(max(x, r["ci"][1] if r["ci"] else x) * 1.02, y, " " + _pct_text(x) + ("*" if few else ""),
+        ax.text(max(x, r["ci"][1] if r["ci"] else x) * 1.02, y, " " + _pct_text(x) + (" undecided" if few else ""),
                 va="center", fontsize=7)
     xs = [v for r in rows for v in [r["time_ratio"]] + (r["ci"] or [])] + [1 - thr, 1 + thr]
     lo, hi = min(xs), max(xs)
@@ -282,9 +149,10 @@ def change_figure(p: Plotter, res: dict, most: int = 60):
     n = sum(1 for r in res["records"] if r["kind"] == "compared")
     shown = f"the {len(rows)} largest changes of {n}" if n > len(rows) else f"all {n} compared records"
     ax.set_title(f"Change per record, {shown}\nwhiskers: {res['settings']['interval']}; grey band: the "
-                 f"±{thr * 100:g}% threshold; hatched*: too few repetitions to tell", fontsize=8)
+                 f"±{thr * 100:g}% threshold; hatched: undecided, too few repetitions to tell", fontsize=8)
     ax.grid(True, axis="x", which="both", alpha=0.3)
-    caption = (f"Change per record ({shown}): red slower, green faster, grey no difference beyond the noise. "
+    caption = (f"Change per record ({shown}): red slower, green faster, grey no difference beyond the noise, "
+               "hatched yellow undecided. "
                "Records without a whisker have too few repetitions for any interval.")
     return p.save(fig, "change", caption), caption
 
@@ -343,8 +211,8 @@ def first_screen(res: dict) -> str:
     e = html.escape
     s = res["summary"]
     tiles = [("slower", s["slower"], "slower"), ("faster", s["faster"], "faster"),
-             ("same", s["same"], "no difference beyond the noise"
-              + (f" ({s['too_few_reps']} with too few repetitions to tell)" if s["too_few_reps"] else "")),
+             ("same", s["same"], "no difference beyond the noise"),
+             ("warn", s["undecided"], "undecided: too few repetitions to tell"),
              ("", s["failed"], "failed, not compared"),
              ("", s["only_base"] + s["only_new"], f"unmatched ({s['only_base']} only in BASE, {s['only_new']} only in NEW)")]
     parts = ["<h2 id='summary'>What changed</h2><div class='tiles'>"]
@@ -352,9 +220,12 @@ def first_screen(res: dict) -> str:
     parts.append("</div>")
     notes = []
     if s["too_few_reps"]:
-        notes.append(f"{s['too_few_reps']} of the {s['compared']} compared records had too few repetitions to tell "
-                     f"(the U test needs {reps_needed(res['settings']['alpha'])} per side to reach "
-                     f"p &lt; {res['settings']['alpha']:g}).")
+        notes.append(f"{s['too_few_reps']} of the {s['compared']} compared records are undecided, too few repetitions "
+                     f"to tell (the U test needs {reps_needed(res['settings']['alpha'])} per side to reach "
+                     f"p &lt; {res['settings']['alpha']:g}; each row says how many would decide at the effect seen).")
+    if s["unstable"]:
+        notes.append(f"{s['unstable']} unstable on either side (a CV over 10% or rounds that disagree): measure them "
+                     "again with more --reps or --rounds.")
     if s["one_side_unavailable"] or s["not_measured"]:
         notes.append(f"{s['one_side_unavailable']} unavailable on one side, {s['not_measured']} measured on neither.")
     for what, key in (("Largest slowdown", "largest_slowdown"), ("Largest speedup", "largest_speedup")):
@@ -398,10 +269,13 @@ def records_table(res: dict) -> str:
     for r in res["records"]:
         if r["kind"] == "compared":
             ci = "unbounded" if r["ci"] is None else f"{fmt_ratio(r['ci'][0])} – {fmt_ratio(r['ci'][1])}"
-            note = "too few repetitions to tell" if r["too_few_reps"] else ""
-            if r.get("gate"):
-                note = "trips --fail-if-slower" + (f"; {note}" if note else "")
-            parts.append(f"<tr><td class='l {r['verdict']}'>{r['verdict']}</td><td class='l rec'>{e(r['label'])}</td>"
+            notes = [r["warning"]] if r.get("warning") else []
+            notes = (["trips --fail-if-slower"] if r.get("gate") else []) + notes
+            notes += [f"{w.upper()} unstable: {r[w]['unstable']}; measure again with more --reps or --rounds"
+                      for w in ("base", "new") if r[w].get("unstable")]
+            note = "; ".join(notes)
+            cls = VERDICT_CLASS.get(r["verdict"], r["verdict"])
+            parts.append(f"<tr><td class='l {cls}'>{r['verdict']}</td><td class='l rec'>{e(r['label'])}</td>"
                          f"<td>{r['base']['median_s']:.4g}</td><td>{r['new']['median_s']:.4g}</td>"
                          f"<td>{fmt_ratio(r['time_ratio'])}</td><td>{ci}</td><td>{r['p_value']:.2g}</td>"
                          f"<td>{r['base']['reps']}/{r['new']['reps']}</td><td>{fmt_ratio(r['rate_ratio'])}</td>"

@@ -8,6 +8,9 @@ give the p-values scipy.stats.mannwhitneyu gives (tests/python/test_compare.py c
 The (1 - alpha) interval of NEW/BASE inverts the same test on log times: with k the largest
 integer such that P(U <= k - 1) < alpha/2, it runs from the k-th smallest to the k-th largest of
 the n*m pairwise ratios NEW_j / BASE_i (None when k = 0: too few repetitions for any interval).
+A pair the test cannot judge at all (too few repetitions, or distinct ones, for p to reach alpha)
+is "undecided", never "same", with the repetitions per side that would decide it at the effect it
+shows (reps_to_decide).
 """
 from __future__ import annotations
 
@@ -85,6 +88,45 @@ def reps_needed(alpha: float) -> int:
     return k
 
 
+def _p_at(k: int, u: int) -> float:
+    """The two-sided p of U = u for k repetitions a side without ties, as mann_whitney gives it."""
+    top = k * k
+    if top <= EXACT_MAX:
+        return min(1.0, 2 * _u_cdf(k, k, min(u, top - u)))
+    z = max(0.0, abs(u - top / 2) - 0.5) / math.sqrt(top * (2 * k + 1) / 12)
+    return min(1.0, math.erfc(z / math.sqrt(2)))
+
+
+# reps_to_decide looks no further: beyond this many repetitions a side the effect is too small to
+# be worth measuring (and the normal approximation would be asked about a tiny shift).
+MOST_REPS = 10_000
+
+
+def reps_to_decide(u: float, n: int, m: int, alpha: float) -> int | None:
+    """Repetitions per side at which the U test, at the effect size these samples show, would
+    reach p < alpha; None where the samples show no order (U = n*m/2) or it takes more than
+    MOST_REPS.
+
+    Method: the effect size is the probability of superiority A = U / (n m), the U test's own
+    measure (the share of pairs where NEW is slower, ties counting half). With k repetitions a
+    side at that effect, U is A k^2 in expectation; the estimate is the smallest k, from
+    reps_needed(alpha) on, whose two-sided p at that U (rounded towards k^2 / 2, the conservative
+    side; exact distribution while k^2 <= EXACT_MAX, else the normal approximation, as
+    mann_whitney) is below alpha. A complete separation (A = 0 or 1) gives reps_needed(alpha),
+    the fewest with which any verdict is possible. It is the expected U, not a power
+    calculation: at that many repetitions a verdict is about as likely as not, and a true effect
+    smaller than the observed one (few repetitions overstate it) needs more."""
+    if n * m == 0 or abs(u / (n * m) - 0.5) < 1e-12:
+        return None
+    a = u / (n * m)
+    for k in range(reps_needed(alpha), MOST_REPS + 1):
+        expected = a * k * k
+        at = math.floor(expected + 1e-9) if a > 0.5 else math.ceil(expected - 1e-9)
+        if _p_at(k, at) < alpha:
+            return k
+    return None
+
+
 def _norm_quantile(q: float) -> float:
     lo, hi = -40.0, 40.0
     for _ in range(200):
@@ -149,14 +191,21 @@ def compare_samples(base: list, new: list, alpha: float, threshold: float) -> di
     elif significant and direction < 0 and ratio < 1 - threshold:
         verdict = "faster"
     too_few = smallest >= alpha or too_few_distinct
+    if too_few:
+        verdict = "undecided"  # the test cannot judge: never "same", whatever the ratio
     out = {"time_ratio": ratio, "change_pct": (ratio - 1) * 100, "ci": list(ci) if ci else None,
            "p_value": test["p"], "test": test["method"], "u": test["u"], "significant": significant,
-           "direction": direction, "min_p": smallest, "too_few_reps": too_few, "verdict": verdict}
-    if smallest >= alpha:
-        out["warning"] = (f"too few repetitions to tell: {len(base)} against {len(new)}, the smallest p the U test "
-                          f"can give is {smallest:.2g}, not below alpha {alpha:g}; {reps_needed(alpha)} per side needed")
-    elif too_few_distinct:
-        out["warning"] = (f"too few distinct repetition times to tell: {distinct[0]} against {distinct[1]} distinct "
-                          f"values ({len(base)} against {len(new)} repetitions; repeated values are ties, not "
-                          f"evidence); {reps_needed(alpha)} distinct per side needed")
+           "direction": direction, "min_p": smallest, "too_few_reps": too_few, "verdict": verdict,
+           "reps_to_decide": reps_to_decide(test["u"], len(base), len(new), alpha) if too_few else None}
+    if too_few:
+        k = out["reps_to_decide"]
+        decide = (f"about {k} per side needed at the observed effect" if k else
+                  f"no order seen at all; {reps_needed(alpha)} per side needed for any verdict")
+        if smallest >= alpha:
+            out["warning"] = (f"too few repetitions to tell: {len(base)} against {len(new)}, the smallest p the U "
+                              f"test can give is {smallest:.2g}, not below alpha {alpha:g}; {decide}")
+        else:
+            out["warning"] = (f"too few distinct repetition times to tell: {distinct[0]} against {distinct[1]} "
+                              f"distinct values ({len(base)} against {len(new)} repetitions; repeated values are "
+                              f"ties, not evidence); {decide} (distinct)")
     return out

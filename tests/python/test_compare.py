@@ -167,11 +167,56 @@ def test_too_few_repetitions_give_the_warning(tmp_path):
     new = write_doc(tmp_path, make_run(2, n=3, shift={("tbb", 4): 1.5}), "new")
     out = json_of(run_compare(base, new, "--json"))
     row = by_label(out)["s pi tbb t=4 2^20 int32"]
-    assert row["time_ratio"] > 1.4 and row["verdict"] == "same" and row["too_few_reps"]
+    # A change the test cannot judge is "undecided", never "same", and says what would decide it.
+    assert row["time_ratio"] > 1.4 and row["verdict"] == "undecided" and row["too_few_reps"]
     assert "too few repetitions" in row["warning"] and "0.1" in row["warning"] and row["ci"] is None
-    assert out["summary"]["too_few_reps"] == len(PLAN) + 1
+    assert row["reps_to_decide"] == 5 and "about 5 per side needed" in row["warning"]  # every NEW beyond every BASE
+    assert out["summary"]["too_few_reps"] == out["summary"]["undecided"] == len(PLAN) + 1
+    assert out["summary"]["same"] == 0
     text = run_compare(base, new).stdout
-    assert "too few repetitions to tell" in text and "same*" in text and "no p below 0.1" in text
+    assert "too few repetitions" in text and "no p below 0.1" in text and "same*" not in text
+    table = text.split("Records (")[1].split("\n\n")[0]
+    rows = [line.split() for line in table.splitlines() if line.startswith("  ") and "2^20" in line]
+    assert len(rows) == len(PLAN) and all(r[0] == "undecided" for r in rows), text
+    assert "3/3->5" in text and "--reps N" in text
+
+
+def test_a_90_percent_drop_with_few_repetitions_is_undecided_with_a_count():
+    """x0.098 (-90%) on 3 repetitions against 3: the test cannot judge it, so it is never "same",
+    and every NEW repetition below every BASE one needs the fewest repetitions there are."""
+    out = compare_stats.compare_samples([1.00, 1.01, 1.02], [0.098, 0.099, 0.100], 0.01, 0.05)
+    assert out["time_ratio"] == pytest.approx(0.098, rel=0.01) and out["verdict"] == "undecided"
+    assert out["reps_to_decide"] == compare_stats.reps_needed(0.01) == 5
+    # Overlapping repetitions show a smaller effect, which takes more repetitions to decide.
+    out = compare_stats.compare_samples([1.0, 1.1, 1.2], [1.05, 1.15, 1.25], 0.01, 0.05)
+    assert out["verdict"] == "undecided" and out["reps_to_decide"] > 5
+    # No order at all: no count of repetitions decides it at this effect.
+    assert compare_stats.reps_to_decide(4.5, 3, 3, 0.01) is None
+
+
+@pytest.mark.parametrize("u,n,m,alpha", [(0, 3, 3, 0.01), (1, 3, 3, 0.01), (3, 3, 3, 0.01), (12, 4, 4, 0.01),
+                                          (2, 3, 3, 0.05), (5, 4, 3, 0.01)])
+def test_reps_to_decide_is_where_the_observed_effect_reaches_alpha(u, n, m, alpha):
+    """The estimate is the fewest repetitions per side at which a sample with the observed share
+    of pairs (U / (n m)) gives p < alpha, and one fewer does not: checked against the U test
+    itself on samples made to have that share."""
+    k = compare_stats.reps_to_decide(u, n, m, alpha)
+    share = u / (n * m)
+
+    def p_at(k):
+        # k BASE times 0..k-1 and k NEW times placed so that about share * k^2 pairs have NEW
+        # above BASE, rounded towards no effect: U = floor(share k^2) or ceil for a share below 1/2.
+        target = math.floor(share * k * k) if share > 0.5 else math.ceil(share * k * k)
+        base = list(range(k))
+        new, left = [], target
+        for j in range(k):
+            above = min(k, left)
+            new.append(above - 0.5 + j / (4 * k))  # above `above` BASE times, no two alike (no ties)
+            left -= above
+        assert compare_stats.mann_whitney(base, new)["u"] == target
+        return compare_stats.mann_whitney(base, new)["p"]
+    assert p_at(k) < alpha
+    assert k == compare_stats.reps_needed(alpha) or p_at(k - 1) >= alpha
 
 
 def test_a_machine_slower_by_a_constant_factor_scales_the_same(tmp_path):
@@ -279,7 +324,7 @@ def test_fail_if_slower_gate(tmp_path):
     few_b = write_doc(tmp_path, make_run(1, n=3), "few_b")
     few_n = write_doc(tmp_path, make_run(2, n=3, factor=2.0), "few_n")
     res = run_compare(few_b, few_n, "--fail-if-slower", "5")
-    assert res.returncode == 0 and "too few repetitions to judge" in res.stdout
+    assert res.returncode == 0 and "too few repetitions to judge" in " ".join(res.stdout.split())  # wrapped
 
 
 def test_json_has_every_figure(tmp_path):

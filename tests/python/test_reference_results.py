@@ -1365,7 +1365,7 @@ FIGURES = [
     Figure("gil: GIL released", lambda: gil_16("py-parlab-gil-released"),
            Text(NODE_SEC, "GIL released {:.2f}× (the threads waited for the GIL {:.0f}% of their time)")),
     Figure("gil: GIL held", lambda: gil_16("py-parlab-gil-held"), Text(NODE_SEC, "with the GIL held {:.2f}× (waiting {:.0f}%)")),
-    Figure("gil: pure-Python threads", lambda: gil_speedup(GIL, "py-pure-threads"), Text(NODE_SEC, "pure-Python threads {:.2f}×, no difference")),
+    Figure("gil: pure-Python threads", lambda: gil_speedup(GIL, "py-pure-threads"), Text(NODE_SEC, "pure-Python threads {:.2f}×, undecided")),
     Figure("gil: sub-interpreters", lambda: gil_speedup(GIL, "py-subinterp"), Text(NODE_SEC, "its own GIL, {:.2f}×;")),
     Figure("gil: Numba", lambda: (gil_speedup(GIL, "py-numba-nogil"), gil_speedup(GIL, "py-numba-prange")),
            Text(NODE_SEC, "Numba `nogil` threads {:.2f}× and Numba `prange` {:.2f}× beside them")),
@@ -1439,7 +1439,7 @@ FIGURES = [
     Figure("free-threaded: shared state from 4 threads", lambda: low_high(ft_speedup("py-pure-threads", NO_GIL, t) for t in (4, 8, 16)),
            Text(FT_SEC, "Shared state stops at {:.2f}–{:.2f}× from 4 threads")),
     Figure("free-threaded: parlab.pi without a GIL", ft_parlab_without_gil,
-           Text(FT_SEC, "took {0:.4f} s against {1:.4f} s for GIL-released calls on 3.12 in the same run, no"),
+           Text(FT_SEC, "took {0:.4f} s against {1:.4f} s for GIL-released calls on 3.12 in the same run, undecided"),
            Text(FT_SEC, "GIL-released calls on 3.13t without a GIL took {3:.4f} s ({4:.2f}× by the same measure)")),
     Figure("free-threaded: one parlab.pi call", ft_call_overhead_us,
            Text(FT_SEC, "took {:.2f} µs on 3.12, {:.2f} µs on 3.13t with `PYTHON_GIL=1` and {:.2f} µs without a GIL")),
@@ -1654,11 +1654,13 @@ FIGURES = [
 # ratio read as one side beating the other) must be decided by the statistic `parlab compare`
 # uses: the two-sided Mann-Whitney U test at compare's default alpha and the (1 - alpha) Moses
 # interval of the time ratio over the pooled repetitions (experiments/analysis/compare_stats.py,
-# imported, not re-implemented here). A comparison the data cannot decide is written "no
-# difference beyond the noise" with its interval, and NOISE_CLAIMS holds it as "same": the
-# test then fails if the data did decide after all, and an entry claiming an order ("faster",
-# "slower") fails when the statistic says "same", which is how a new ordering claim within the
-# noise is refused.
+# imported, not re-implemented here). A comparison the test judged and found within the noise
+# is written "no difference beyond the noise" with its interval, and NOISE_CLAIMS holds it as
+# "same"; one with too few repetitions for the test to judge at all is written "undecided"
+# (compare's verdict for it) with the widest interval those repetitions give, and NOISE_CLAIMS
+# holds it as "undecided". The test then fails if the data did decide after all, and an entry
+# claiming an order ("faster", "slower") fails when the statistic says "same" or "undecided",
+# which is how a new ordering claim within the noise is refused.
 from analysis.compare import DEFAULTS as COMPARE_DEFAULTS  # noqa: E402
 from analysis.compare_stats import compare_samples, ratio_interval  # noqa: E402
 
@@ -1668,7 +1670,8 @@ ALPHA = COMPARE_DEFAULTS["alpha"]
 @dataclass(frozen=True)
 class Noise:
     """`a` against `b` (functions returning a record each): "faster" (a's times are lower beyond
-    the noise), "slower", or "same" (no difference beyond the noise). `why` says where the
+    the noise), "slower", "same" (no difference beyond the noise), "undecided" (too few
+    repetitions to tell, and they overlap), or a kind below claim_holds. `why` says where the
     README states it. `lines`: a short phrase from each README line that states this ordering,
     the key by which the scanner (test_every_ordering_line_is_backed) finds the line backed."""
     name: str
@@ -1723,8 +1726,8 @@ NOISE_CLAIMS = [
           lambda: reduction_16("pool"), "same", "h200-node-16core, Overheads"),
     Noise("parlab.pi at 16 threads: 3.13t's plain calls against 3.12's GIL-released",
           lambda: ft_record("py-parlab-gil-held", NO_GIL, 16), lambda: ft_record("py-parlab-gil-released", ON_312, 16),
-          "same", "Free-threaded CPython on the node"),
-    *[Noise(f"one parlab.pi call: {a} against {b}", lambda a=a: call_record(a), lambda b=b: call_record(b), "same",
+          "undecided", "Free-threaded CPython on the node"),
+    *[Noise(f"one parlab.pi call: {a} against {b}", lambda a=a: call_record(a), lambda b=b: call_record(b), "undecided",
             "Free-threaded CPython on the node") for a, b in (("3.13t, `PYTHON_GIL=1`", ON_312), (NO_GIL, ON_312),
                                                              (NO_GIL, "3.13t, `PYTHON_GIL=1`"))],
     Noise("GPU dot, the dot's result on the host: parlab cuda against cuda-stream", lambda: gpu_dot(STREAM_HOST)[0],
@@ -1773,7 +1776,7 @@ FIGURES += [
     Figure("noise: 3.13t plain calls against 3.12 GIL-released",
            lambda: noise_interval(ft_record("py-parlab-gil-held", NO_GIL, 16),
                                   ft_record("py-parlab-gil-released", ON_312, 16)),
-           Text(FT_SEC, "no difference beyond the noise: {3} repetitions each are too few for a 99% interval, and the "
+           Text(FT_SEC, "undecided: {3} repetitions each are too few for a 99% interval, and the "
                         "widest the U test gives, {5:.0f}%, is {1:.2f}–{2:.2f}×")),
     Figure("noise: one parlab.pi call across interpreters", call_rounds_spread,
            Text(FT_SEC, "the two rounds of one mode differ up to {:.1f}×")),
@@ -1870,10 +1873,12 @@ for _section in STREAM_TABLE_RUNS:
 #  - "not slower": "at or below" (the README's word for the pool against libgomp and oneTBB);
 #  - "faster*" and "slower*": the run has too few repetitions for the U test to reach compare's
 #    alpha at all (3 a side: the smallest two-sided p is 0.1; 4 a side: 0.029), so compare's
-#    verdict is "same" by construction; the claim is then that every repetition of one side lies
-#    beyond every repetition of the other, the strongest order those repetitions can show (the
-#    widest interval the U distribution gives excludes 1). The README says so where it quotes
-#    such runs ("repetitions a side").
+#    verdict is "undecided" by construction; the claim is then that every repetition of one side
+#    lies beyond every repetition of the other, the strongest order those repetitions can show
+#    (the widest interval the U distribution gives excludes 1). The README says so where it
+#    quotes such runs ("repetitions a side");
+#  - "undecided": as few repetitions, and they overlap (the widest interval holds 1): no order
+#    at all, and none that compare could state.
 # A speedup (median time on one thread / median time on N) is the ratio of two sets of
 # repetitions of the same work, so the test is of the N-thread repetitions against the
 # one-thread ones: "faster" is a speedup above 1 beyond the noise. A rate ratio of two backends
@@ -1900,14 +1905,16 @@ def claim_holds(claim, a, b):
     out = noise_verdict(a, b)
     if claim in ("faster", "slower", "same"):
         return out["verdict"] == claim, out
+    _, low, high, *_ = noise_interval(a, b)
+    if claim == "undecided":
+        return out["verdict"] == "undecided" and low <= 1 <= high, out
     if claim == "not slower":
         return out["verdict"] != "slower", out
     if claim == "not faster*":  # not beyond the other side in every repetition, nor faster by the test
         holds, _ = claim_holds("faster*", a, b)
         return not holds and out["verdict"] != "faster", out
-    _, low, high, *_ = noise_interval(a, b)
     beyond = high < 1 if claim == "faster*" else low > 1
-    return out["verdict"] == "same" and out["too_few_reps"] and beyond, out
+    return out["verdict"] == "undecided" and beyond, out
 
 
 def _speedups(label, get, cases, claim, why, lines):
@@ -1945,26 +1952,26 @@ NOISE_CLAIMS += [
 
 # The gil run (3 repetitions a side): speedups at 16 threads over the variant's own one thread.
 NOISE_CLAIMS += _speedups("gil run", gil_rec, (
-    ("py-parlab-gil-released", 16, None), ("py-parlab-gil-held", 16, "slower*"), ("py-pure-threads", 16, "same"),
+    ("py-parlab-gil-released", 16, None), ("py-parlab-gil-held", 16, "slower*"), ("py-pure-threads", 16, "undecided"),
     ("py-subinterp", 16, None), ("py-numba-nogil", 16, None), ("py-numba-prange", 16, None),
     ("py-numpy-threads", 16, None)), "faster*", "The GIL (h200-node-16core)",
-    ("GIL released 11.21×", "with the GIL held 0.89×", "threads 0.78×, no difference", "`nogil` threads 6.36×",
+    ("GIL released 11.21×", "with the GIL held 0.89×", "threads 0.78×, undecided", "`nogil` threads 6.36×",
      "widest interval, 90%, that 3"))
 
 # The free-threaded table (4 repetitions a side, two rounds of 2 pooled): each cell is a speedup
 # at 16 threads over one thread of the same variant and mode.
 FT_TABLE_CLAIMS = {  # variant row: {mode: claim}
-    "py-pure-private": {ON_312: "same", "3.13t, `PYTHON_GIL=1`": "same", NO_GIL: "faster*"},
-    "py-pure-threads": {ON_312: "same", "3.13t, `PYTHON_GIL=1`": "slower*", NO_GIL: "faster*"},
+    "py-pure-private": {ON_312: "undecided", "3.13t, `PYTHON_GIL=1`": "undecided", NO_GIL: "faster*"},
+    "py-pure-threads": {ON_312: "undecided", "3.13t, `PYTHON_GIL=1`": "slower*", NO_GIL: "faster*"},
     "py-subinterp": {m: "faster*" for m in FT_MODES},
-    "py-parlab-gil-held": {ON_312: "same", "3.13t, `PYTHON_GIL=1`": "same", NO_GIL: "faster*"},
+    "py-parlab-gil-held": {ON_312: "undecided", "3.13t, `PYTHON_GIL=1`": "undecided", NO_GIL: "faster*"},
     "py-parlab-gil-released": {m: "faster*" for m in FT_MODES},
 }
 FT_ROW_LINES = {"py-pure-private": "| pure Python, private state |", "py-pure-threads": "| pure Python, shared state |",
                 "py-subinterp": "| sub-interpreters |", "py-parlab-gil-held": "\"GIL held\" (no GIL round trip",
                 "py-parlab-gil-released": "| `parlab.pi`, GIL released |"}
 NOISE_CLAIMS += [Noise(f"free-threaded table: {b}, {m}", lambda b=b, m=m: ft_record(b, m, 16), lambda b=b, m=m: ft_record(b, m, 1),
-                       c, FT_SEC, (FT_ROW_LINES[b],) + (("where the repetitions overlap",) if c == "same" else ()))
+                       c, FT_SEC, (FT_ROW_LINES[b],) + (("where the repetitions overlap",) if c == "undecided" else ()))
                  for b, modes in FT_TABLE_CLAIMS.items() for m, c in modes.items()]
 
 
@@ -2220,7 +2227,8 @@ NOISE_CLAIMS += [
     *[Noise(f"dev-2core gil: {b} at 2 threads over 1", lambda b=b: rec(DEV, DEV_GIL, backend=b, threads=2, kernel="pi"),
             lambda b=b: rec(DEV, DEV_GIL, backend=b, threads=1, kernel="pi"), c, DEV_SEC,
             ("on one (1.99×); with the GIL held", "(1.00×), the threads waiting for the GIL 49%", "2-thread repetition lies beyond"))
-      for b, c in (("py-parlab-gil-released", "faster*"), ("py-parlab-gil-held", "same"), ("py-pure-threads", "same"))],
+      for b, c in (("py-parlab-gil-released", "faster*"), ("py-parlab-gil-held", "undecided"),
+                   ("py-pure-threads", "undecided"))],
     # The first gil runs, 3 repetitions a side (the GIL bullet says what that allows).
     *[Noise(f"gil run {run}: {b} at 16 threads over 1", lambda run=run, b=b: rec(NODE, run, backend=b, threads=16, kernel="pi"),
             lambda run=run, b=b: rec(NODE, run, backend=b, threads=1, kernel="pi"), "faster*", NODE_SEC, (line,))
@@ -2238,7 +2246,7 @@ NOISE_CLAIMS += [
 
 # The python-models table (3 repetitions a side): each cell a speedup over pure-Python π on one
 # thread at 2^20, so each model's repetitions against that reference's.
-MODELS_SAME = [("py-thread-pool", 1), ("py-thread-pool", 2), ("py-thread-pool", 16), ("py-dask-delayed", 1)]
+MODELS_UNDECIDED = [("py-thread-pool", 1), ("py-thread-pool", 2), ("py-thread-pool", 16), ("py-dask-delayed", 1)]
 MODELS_SLOWER = [("py-dask-distributed", 1), ("py-dask-delayed", 2), ("py-dask-delayed", 16)]  # the cells below 1.00×
 MODEL_LINES = {"py-processes": "| spawned processes (`ProcessPoolExecutor`) |", "py-dask-distributed": "| dask.distributed (a `LocalCluster`",
                "py-thread-pool": "| `ThreadPoolExecutor` | 1.03×", "py-dask-delayed": "| dask.delayed (threaded scheduler) |"}
@@ -2252,11 +2260,11 @@ def model_pair(backend, workers):
 
 NOISE_CLAIMS += [Noise(f"python-models: {b} on {t} workers over pure Python on one thread", lambda b=b, t=t: model_pair(b, t)[0],
                        lambda b=b, t=t: model_pair(b, t)[1],
-                       "same" if (b, t) in MODELS_SAME else "slower*" if (b, t) in MODELS_SLOWER else "faster*", MODELS_SEC,
-                       (MODEL_LINES[b],) + (("and dask.delayed on 1 worker, which are no difference",) if (b, t) in MODELS_SAME else ()))
+                       "undecided" if (b, t) in MODELS_UNDECIDED else "slower*" if (b, t) in MODELS_SLOWER else "faster*", MODELS_SEC,
+                       (MODEL_LINES[b],) + (("and dask.delayed on 1 worker, which are undecided",) if (b, t) in MODELS_UNDECIDED else ()))
                  for b in MODEL_ROWS.values() for t in MODEL_COLUMNS.values()]
-FIGURES.append(Figure("noise: python-models cells within the noise",
-                      lambda: tuple(x for b, t in MODELS_SAME for x in noise_interval(*model_pair(b, t))[1:3]),
+FIGURES.append(Figure("noise: python-models cells undecided",
+                      lambda: tuple(x for b, t in MODELS_UNDECIDED for x in noise_interval(*model_pair(b, t))[1:3]),
                       Text(MODELS_SEC, "the widest interval, 90%: {0:.2f}–{1:.2f}×, {2:.2f}–{3:.2f}× and {4:.2f}–{5:.2f}×; "
                                        "{6:.2f}–{7:.2f}×)")))
 
@@ -2847,7 +2855,8 @@ def test_every_quoted_run_names_its_command():
 def test_orderings_respect_the_noise(claim):
     a, b = claim.a(), claim.b()
     holds, out = claim_holds(claim.claim, a, b)
-    said = {"faster": "lower", "slower": "higher", "same": "no different", "not slower": "not higher",
+    said = {"faster": "lower", "slower": "higher", "same": "no different", "undecided": "undecided",
+            "not slower": "not higher",
             "faster*": "lower in every repetition", "slower*": "higher in every repetition",
             "not faster*": "not lower in every repetition"}[claim.claim]
     assert holds, (
@@ -2855,7 +2864,8 @@ def test_orderings_respect_the_noise(claim):
         f"{out['verdict']!r}: ratio {out['time_ratio']:.4f}, p = {out['p_value']:.3g}, {(1 - ALPHA) * 100:g}% interval "
         f"{out['ci']}, {len(a['reps_s'])} against {len(b['reps_s'])} repetitions"
         + (f" ({out['warning']})" if out.get("warning") else "")
-        + ("; write it as 'no difference beyond the noise' with its interval" if out["verdict"] == "same" else ""))
+        + ("; write it as 'no difference beyond the noise' with its interval" if out["verdict"] == "same" else "")
+        + ("; write it as 'undecided' with the widest interval" if out["verdict"] == "undecided" else ""))
 
 
 # =============================================================================================

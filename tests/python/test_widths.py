@@ -49,3 +49,21 @@ def test_wrapping_keeps_every_word(parlab_bin):
     wide = subprocess.run([parlab_bin, "list", "suites"], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "COLUMNS": "1000"}).stdout
     assert narrow.split() == wide.split()
+
+
+# Two committed runs of the quick suite on the GPU node's CPU, two commits apart: shares of roof,
+# context differences and scaling shapes, all to fit.
+COMPARE_PAIR = ("results/h100-node-16core/20261125T154437Z", "results/h100-node-16core/20261125T175358Z")
+
+
+@pytest.mark.parametrize("width", [100, 80])
+def test_compare_fits(parlab_bin, width):
+    """`parlab compare` passes $COLUMNS to its Python child, whose table fits it
+    (tests/python/test_compare.py holds the table itself on more runs)."""
+    from conftest import ROOT
+    script = os.path.join(ROOT, "experiments", "analysis", "compare.py")  # this tree's, whichever parlab is run
+    r = subprocess.run([parlab_bin, "compare", *(os.path.join(ROOT, p) for p in COMPARE_PAIR)], capture_output=True,
+                       text=True, timeout=300, env={**os.environ, "COLUMNS": str(width), "PARLAB_COMPARE_SCRIPT": script})
+    assert r.returncode == 0, r.stderr
+    assert "Records (" in r.stdout
+    assert not over(r.stdout, width), "\n".join(over(r.stdout, width))

@@ -49,6 +49,28 @@ def share_text(r: dict) -> str:
     return str(lim.get("reason") or "no roof") if isinstance(lim, dict) and not lim.get("roof") else ""
 
 
+# Why a record has no roof, in a word for a table cell: the reasons record_limit gives
+# (experiments/machine/limit.cpp) run to 130 characters, the last-level cache one with two byte
+# counts. A phrase of the reason, the short label; the first that occurs wins.
+NO_ROOF_SHORT = (("fit the last-level cache", "cache"), ("not in the catalogue", "no model"),
+                 ("names no bound resource", "unbound"), ("several hosts", "hosts"),
+                 ("FMA roof", "precision"), ("no rate", "no rate"), ("not measured", "not measured"),
+                 ("unavailable", "not measured"), ("not among the ceilings", "not measured"))
+
+
+def share_short(r: dict) -> str:
+    """share_text for a table cell: "0.82" for a record with a roof, "no roof (cache)" (a word for
+    the reason: NO_ROOF_SHORT) for one without, "" for a record without a limit."""
+    s = roof_share(r)
+    if s:
+        return f"{s['fraction']:.2f}"
+    text = share_text(r)
+    if not text:
+        return ""
+    word = next((short for phrase, short in NO_ROOF_SHORT if phrase in text), None)
+    return f"no roof ({word})" if word else "no roof"
+
+
 def roof_text(roof: dict) -> str:
     """"20.1 GB/s (measured, 2 threads)": a roof's value, how it was had, and on how many CPU
     threads (the figures' labels and `parlab compare`'s context both)."""
