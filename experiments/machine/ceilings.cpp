@@ -354,14 +354,15 @@ int cmd_ceilings(const Registry& registry, bool remeasure, bool as_json, std::os
 
 namespace {
 
-// "spread 3.1% of 5": a measured roof's range over its median, and how many measurements it has.
+// "spread 3.1% of 5; ": a measured roof's range over its median, and how many measurements it
+// has, put before its `how`; empty for a roof without measurements.
 std::string spread_note(const json& roof) {
   if (!roof.contains("spread")) return {};
   const json& s = roof["spread"];
   std::ostringstream os;
   os << "spread " << std::fixed << std::setprecision(1)
      << 100 * (s["max"].get<double>() - s["min"].get<double>()) / s["median"].get<double>() << "% of "
-     << s["n"].get<std::size_t>();
+     << s["n"].get<std::size_t>() << "; ";
   return os.str();
 }
 
@@ -379,8 +380,8 @@ void print_ceilings(const json& c, std::ostream& out) {
   for (const auto& [name, r] : c["roofs"].items()) {
     out << "  " << std::left << std::setw(20) << name << std::right << std::setw(16)
         << human(r.value("value", 0.0), r.value("unit", "")) << "  " << std::setw(11) << r.value("method", "")
-        << "  t=" << std::left << std::setw(6) << r.value("threads", 0) << spread_note(r) << "\n"
-        << hanging("      ", r.value("how", ""), width) << "\n";
+        << "  t=" << std::left << r.value("threads", 0) << "\n"
+        << hanging("      ", spread_note(r) + r.value("how", ""), width) << "\n";
   }
   const json unavailable = c.value("unavailable", json::object());
   for (const auto& [name, why] : unavailable.items()) {
