@@ -2771,6 +2771,83 @@ def unbacked_lines(text, claims, allowed):
     return [(n, line) for n, line in ordering_lines(text) if not any(k in line for k in keys)]
 
 
+# ---------------------------------------------------------------------------------------------
+# The H200 node at 0e06b26: roofs with their spread, the theoretical peaks, and the records
+# above a roof.
+R26_SEC = "Roofs with their spread, and the H200's own limits"
+R26_TABLE = Table(R26_SEC, "first vs second")
+R26_QUICK, R26_PI36 = "20261126T201210Z", "20261126T201714Z"
+
+
+def r26_roofs(i):
+    return json_file(NODE, "ceilings-20261126", f"ceilings-{i}.json")["roofs"]
+
+
+def r26_spread(i, name):
+    s = r26_roofs(i)[name]["spread"]
+    return 100 * (s["max"] - s["min"]) / s["median"], s["n"]
+
+
+def r26_record(run, kernel, backend):
+    (r,) = [x for x in doc(NODE, run)["records"] if x["kernel"] == kernel and x["backend"] == backend
+            and x["status"] == "ok" and x["threads"] == 1]
+    return r
+
+
+def r26_above():
+    """The quick run's records above their roof: (backend, threads, fraction), each one labelled
+    partly cache-resident and saying it is above."""
+    out = []
+    for r in doc(NODE, R26_QUICK)["records"]:
+        lim = r.get("limit") or {}
+        if r["status"] == "ok" and (lim.get("fraction") or 0) > 1:
+            assert r["kernel"] == "triad" and "above_roof" in lim and lim["residency"].startswith("partly")
+            out.append((r["backend"], r["threads"], lim["fraction"]))
+    return out
+
+
+def r26_above_text():
+    a = {(b, t): f for b, t, f in r26_above()}
+    assert len(a) == 7
+    return (a[("serial", 1)], a[("pool", 1)], a[("pool", 2)], a[("pool", 16)], a[("tbb", 1)], a[("tbb", 16)],
+            a[("openmp", 1)])
+
+
+FIGURES += [
+    *[Figure(f"h200 roofs at 0e06b26: {n}", lambda n=n: (r26_roofs(1)[n]["value"], r26_roofs(2)[n]["value"],
+                                                           100 * abs(r26_roofs(1)[n]["value"] - r26_roofs(2)[n]["value"])
+                                                           / max(r26_roofs(1)[n]["value"], r26_roofs(2)[n]["value"])),
+             Cell(R26_TABLE, (f"`{n}`",), "first", "{0:.3e}"), Cell(R26_TABLE, (f"`{n}`",), "second", "{1:.3e}"),
+             Cell(R26_TABLE, (f"`{n}`",), "first vs second", "{2:.1f}%"))
+      for n in r26_roofs(1) if r26_roofs(1)[n]["unit"] not in ("bytes", "count", "hz")],
+    *[Figure(f"h200 roofs at 0e06b26: {n}'s spreads", lambda n=n: (*r26_spread(1, n), *r26_spread(2, n)),
+             Cell(R26_TABLE, (f"`{n}`",), "first's spread", "{0:.1f}% of {1}"),
+             Cell(R26_TABLE, (f"`{n}`",), "second's spread", "{2:.1f}% of {3}"))
+      for n in r26_roofs(1) if "spread" in r26_roofs(1)[n] and r26_roofs(1)[n]["unit"] != "bytes"],
+    Figure("h200 at 0e06b26: the quick run's GPU shares",
+           lambda: (r26_record(R26_QUICK, "triad", "cuda")["limit"]["fraction"],
+                    r26_record(R26_QUICK, "triad", "cuda")["limit"]["peak"]["fraction"],
+                    r26_record(R26_QUICK, "pi", "cuda")["limit"]["fraction"],
+                    r26_record(R26_QUICK, "pi", "cuda")["limit"]["peak"]["fraction"]),
+           Text(R26_SEC, "cuda triad read {0:.3f} of `gpu_bw` and {1:.3f} of `gpu_bw_peak`; cuda π read {2:.3f} of "
+                         "`gpu_imul` and {3:.3f} of `gpu_imul_peak`")),
+    Figure("h200 at 0e06b26: the records above a roof", r26_above_text,
+           Text(R26_SEC, "serial t=1 {0:.3f} and pool t=1 {1:.3f} (within the roof's own spread), pool t=2 {2:.3f} (a "
+                         "roof scaled from one thread's), pool t=16 {3:.3f}, tbb t=1 {4:.3f}, tbb t=16 {5:.3f} and "
+                         "openmp t=1 {6:.3f}")),
+    Figure("h200 at 0e06b26: GPU π at 2^36", lambda: (r26_record(R26_PI36, "pi", "cuda")["limit"]["fraction"],
+                                                      r26_record(R26_PI36, "pi", "cuda")["limit"]["peak"]["fraction"]),
+           Text(R26_SEC, "GPU π read **{0:.3f}** of `gpu_imul` and {1:.3f} of `gpu_imul_peak`")),
+]
+
+
+def test_h200_roofs_at_0e06b26_claims():
+    for f in FIGURES:
+        if f.name.startswith("h200") and "0e06b26" in f.name:
+            for place in f.places:
+                locate(place, render(place.template, f.derive()))
+
+
 def test_every_ordering_line_is_backed():
     missing = unbacked_lines(README, NOISE_CLAIMS, NOT_ORDERINGS + NO_REPETITIONS)
     assert not missing, ("results/README.md states orderings that no NOISE_CLAIMS entry backs (add one whose `lines` "
