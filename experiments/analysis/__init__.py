@@ -20,4 +20,6 @@ Modules:
                   strict JSON (no NaN or Infinity)
   style           the one stylesheet of both pages, one class name per meaning
   read            the one guarded reader of the files both commands are given (exit 2 on a bad one)
+  spread          the spread of a set of repetitions (quartiles, CV, the median's interval), the
+                  unstable mark and a rate's interquartile band, as the runner computes them
 """
