@@ -25,7 +25,7 @@ def bandwidth_figures(p: Plotter, doc: dict) -> None:
     for (kernel, precision), lines in sorted(groups.items()):
         if max(len({r["size"] for r in rs}) for rs in lines.values()) < 3:
             continue
-        fig, ax = p.plt.subplots(figsize=(8, 4.5))
+        fig, ax = p.plt.subplots(figsize=(10, 4.8))
         scale, unit = unit_scale([r["rate"]["bytes_per_s"] for rs in lines.values() for r in rs], "B/s")
         names, shown = [], []
         for (backend, threads), rs in sorted(lines.items()):
@@ -48,5 +48,8 @@ def bandwidth_figures(p: Plotter, doc: dict) -> None:
         ax.set_ylabel(f"bandwidth ({unit}{', log scale' if log else ''})")
         title = f"{kernel} bandwidth vs size ({precision}); dotted: cache sizes of one core's hierarchy"
         ax.set_title(title)
-        legend_notes(ax, any(shown), bool(names), fontsize=7, ncol=2)
+        # Right of the axes: a sweep of many backends and thread counts has a legend as tall as
+        # the axes, which inside covered the points and the cache labels.
+        legend_notes(ax, any(shown), bool(names), fontsize=7, ncol=1 + len(lines) // 26, loc="upper left",
+                     bbox_to_anchor=(1.01, 1.0))
         p.save(fig, f"bandwidth_{kernel}_{precision}", title + caption_note(any(shown), names))
