@@ -20,12 +20,22 @@ from ..spread import UNSTABLE_CV, rate_band
 
 BARS_NOTE = "bars: interquartile range of the repetitions"
 UNSTABLE_NOTE = f"hollow: unstable (CV over {UNSTABLE_CV:.0%} or rounds disagree)"
+HATCHED_NOTE = f"hatched: unstable (CV over {UNSTABLE_CV:.0%} or rounds disagree)"  # a bar chart's
 
 
 def band(r: dict, value: float | None) -> tuple | None:
     """(low, high) of value, a quantity proportional to 1 / the record's time, over the
     interquartile range of its repetitions; None without quartiles."""
     return rate_band(r, value)
+
+
+def time_band(r: dict, value: float | None) -> tuple | None:
+    """(low, high) of value, a quantity proportional to the record's time (µs per call), over
+    the interquartile range of its repetitions; None without quartiles."""
+    t = r.get("time_s") or {}
+    if value is None or not all(isinstance(t.get(k), (int, float)) and t[k] > 0 for k in ("q1", "median", "q3")):
+        return None
+    return value * t["q1"] / t["median"], value * t["q3"] / t["median"]
 
 
 def ratio_band(num: dict, den: dict, value: float | None) -> tuple | None:
@@ -84,25 +94,30 @@ def with_legend_row(p, ncols: int, figsize: tuple, legend_height: float = 1.0, *
     return fig, axes, lax
 
 
-def legend_notes(ax, bars: bool, hollow: bool, into=None, **legend_kw):
+def legend_notes(ax, bars: bool, hollow: bool, into=None, hatched: bool = False, **legend_kw):
     """The axes' legend with an entry for what the bars are and, where a point is unstable, for
-    the hollow mark (caption_note says both again under the figure); into: the axes that shows it
-    (a legend row of with_legend_row), else ax."""
+    the hollow mark (hatched: a bar chart's hatched bar; caption_note says both again under the
+    figure); into: the axes that shows it (a legend row of with_legend_row), else ax."""
     from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
     handles, labels = ax.get_legend_handles_labels()
     if bars:
         handles.append(Line2D([], [], color="grey", marker="|", markersize=9, linestyle="none"))
         labels.append(BARS_NOTE)
-    if hollow:
+    if hollow and hatched:
+        handles.append(Patch(facecolor="white", edgecolor="grey", hatch="//"))
+        labels.append(HATCHED_NOTE)
+    elif hollow:
         handles.append(Line2D([], [], color="grey", marker="o", markerfacecolor="white", linestyle="none"))
         labels.append(UNSTABLE_NOTE)
     return (into or ax).legend(handles, labels, **legend_kw)
 
 
-def caption_note(bars: bool, unstable_names: list) -> str:
-    """"; bars: ...; hollow: unstable ...: a, b" for a figure's caption ("" for neither)."""
+def caption_note(bars: bool, unstable_names: list, note: str = UNSTABLE_NOTE) -> str:
+    """"; bars: ...; hollow: unstable ...: a, b" for a figure's caption ("" for neither); note:
+    HATCHED_NOTE for a bar chart."""
     text = f"; {BARS_NOTE}" if bars else ""
     if unstable_names:
-        text += f"; {UNSTABLE_NOTE}: {', '.join(sorted(set(unstable_names)))}"
+        text += f"; {note}: {', '.join(sorted(set(unstable_names)))}"
     return text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .bars import band, caption_note, errors, legend_notes, unstable
+from .bars import BARS_NOTE, HATCHED_NOTE, band, caption_note, errors, unstable
 from .labels import bar_label, fmt_rate, fmt_size, interpreter_suffix, log_if_wide, unit_scale
 from .load import family_of, fastest_bytes_per_s, ok_records, rate_of, workers
 from ..writer import Plotter
@@ -37,7 +37,7 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
         fig.suptitle(title, fontsize=9)
         name = f"throughput_{study}_{kernel}_{fmt_size(size)}_{precision}".replace("^", "p")
         p.save(fig, name, title + caption_note(any(band(r, rate_of(r)[0]) for r in best.values()),
-                                               [k for k, r in best.items() if unstable(r)]))
+                                               [k for k, r in best.items() if unstable(r)], HATCHED_NOTE))
 
 
 def _bars(p: Plotter, best: dict):
@@ -77,8 +77,10 @@ def _bars(p: Plotter, best: dict):
                 fontsize=7)
     top = max(ends + [f / scale for f in fastest if f], default=0.0)
     ax.set_xlim(right=(top * (8 if log else 1.4 if peer_figure else 1.3)) if top > 0 else None)
-    ax.set_xlabel(shown + (" (log scale)" if log else "")
-                  + ("; bar: median repetition; diamond: fastest iteration (BabelStream's figure)"
-                     if peer_figure else ""))
-    legend_notes(ax, any(bands), any(marks), fontsize=7, loc="lower right")
+    # What the bars and marks are, under the axis: a legend inside covered the text of the
+    # bottom bars when there were only a few.
+    unit_line = shown + (" (log scale)" if log else "") + (
+        "; bar: median repetition; diamond: fastest iteration (BabelStream's figure)" if peer_figure else "")
+    notes = (["error " + BARS_NOTE] if any(bands) else []) + ([HATCHED_NOTE] if any(marks) else [])
+    ax.set_xlabel("\n".join([unit_line] + notes))
     return fig
