@@ -42,8 +42,10 @@ def bandwidth_figures(p: Plotter, doc: dict) -> None:
         ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _pos: fmt_bytes(v)))
         for c in caches:
             ax.axvline(c["bytes"], color="grey", linestyle=":", linewidth=1)
-            ax.text(c["bytes"], ax.get_ylim()[1] * 0.95, f" L{c['level']}", fontsize=7, color="grey",
-                    va="top")
+            # At the top of the axes whatever the rates' range (a fraction of the axes' height, not
+            # of its top value, which put the label far below a narrow range's axis).
+            ax.text(c["bytes"], 0.98, f" L{c['level']}", fontsize=7, color="grey", va="top",
+                    transform=ax.get_xaxis_transform())
         ax.set_xlabel("array footprint (bytes of all arrays)")
         ax.set_ylabel(f"bandwidth ({unit}{', log scale' if log else ''})")
         title = f"{kernel} bandwidth vs size ({precision}); dotted: cache sizes of one core's hierarchy"
