@@ -37,7 +37,8 @@ def throughput_figures(p: Plotter, doc: dict) -> None:
         fig.suptitle(title, fontsize=9)
         name = f"throughput_{study}_{kernel}_{fmt_size(size)}_{precision}".replace("^", "p")
         p.save(fig, name, title + caption_note(any(band(r, rate_of(r)[0]) for r in best.values()),
-                                               [k for k, r in best.items() if unstable(r)], HATCHED_NOTE))
+                                               [f"{k} ({bar_label(r)})" for k, r in best.items() if unstable(r)],
+                                               HATCHED_NOTE))
 
 
 def _bars(p: Plotter, best: dict):
