@@ -99,7 +99,9 @@ def plain_ticks(ax, axis: str = "both") -> None:
 
     for name in ("x", "y") if axis == "both" else (axis,):
         a = ax.xaxis if name == "x" else ax.yaxis
-        if a.get_scale() == "log":
+        if a.get_scale() == "symlog":  # its ticks stay where the scale puts them, labelled plainly
+            a.set_major_formatter(FuncFormatter(plain))
+        elif a.get_scale() == "log":
             lo, hi = sorted(ax.get_xlim() if name == "x" else ax.get_ylim())
             base = getattr(a.get_transform(), "base", 10)
             if base == 10 and lo > 0 and hi / lo < 1e3:

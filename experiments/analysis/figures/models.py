@@ -80,7 +80,7 @@ def python_models_figure(p: Plotter, doc: dict, study: str) -> list[dict]:
     top = defaultdict(int)
     for r in rows:
         top[r["backend"]] = max(top[r["backend"]], r["threads"])
-    fig, (ax, bx) = p.plt.subplots(1, 2, figsize=(12, 4.8))
+    fig, (ax, bx) = p.plt.subplots(1, 2, figsize=(12, 5.6))
     colors = {}
     for backend in sorted(top):
         rs = [r for r in rows if r["backend"] == backend and r["threads"] == top[backend]
@@ -103,22 +103,25 @@ def python_models_figure(p: Plotter, doc: dict, study: str) -> list[dict]:
     drawn = [r for r in rows if r["backend"] in colors and r["threads"] == top[r["backend"]]]
     bars, names = any(r["band"] for r in drawn), [f"{r['backend']} {fmt_size(r['size'])}" for r in drawn
                                                    if r["unstable"]]
-    legend_notes(ax, bars, bool(names), fontsize=6)
+    # Below the axes: inside, it covered the lines that win by most, at the top.
+    legend_notes(ax, bars, bool(names), fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     for backend in PY_TASK_MODELS:
         rs = [r for r in rows if r["backend"] == backend and r["threads"] == top.get(backend)
               and r["per_task_overhead_s"] is not None]
         if not rs:
             continue
         c = colors.get(backend)
-        bx.plot([r["size"] for r in rs], [max(r["per_task_overhead_s"], 1e-7) for r in rs], marker="o", color=c,
-                label=f"{backend} ({top[backend]} workers)")
+        # In µs (floored at 0.1 µs, a log axis's floor): seconds would need 10^-6 ticks.
+        bx.plot([r["size"] for r in rs], [max(r["per_task_overhead_s"], 1e-7) * 1e6 for r in rs], marker="o",
+                color=c, label=f"{backend} ({top[backend]} workers)")
         trips = sorted(r["roundtrip_s"] for r in rs if r["roundtrip_s"] is not None)
         if trips:
-            bx.axhline(trips[len(trips) // 2], color=c, linestyle=":", linewidth=1)
+            bx.axhline(trips[len(trips) // 2] * 1e6, color=c, linestyle=":", linewidth=1)
     bx.set_xscale("log", base=2)
     bx.set_yscale("log")
+    plain_ticks(bx, "y")
     bx.set_xlabel("pi samples N")
-    bx.set_ylabel("worker time outside task bodies per task (s)")
+    bx.set_ylabel("worker time outside task bodies per task (µs)")
     bx.set_title("Per-task overhead (dotted: an empty task's round trip)")
     bx.legend(fontsize=6)
     body = "pure-Python pi" if study == "python-models" else "parlab.pi with the GIL released"

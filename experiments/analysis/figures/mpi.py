@@ -193,6 +193,7 @@ def mpi_latency_figures(p: Plotter, doc: dict) -> None:
     for label, pts in s["reduce"].items():
         ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", linestyle="--", linewidth=1, label=label)
     ax.set_yscale("log")
+    plain_ticks(ax, "y")  # the label says µs; ticks 1, 10, 100 rather than 10^k
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     xs = {x for pts in list(s["probes"].values()) + list(s["reduce"].values()) for x, _ in pts}
     if len(xs) == 1:
