@@ -12,11 +12,15 @@ same on both pages. One class name per meaning:
   tiles, tile  compare's first screen: one tile per count
   runs         compare's table of the two runs and their differing context
   rec          a record's label, kept on one line
+  num          a number with its spread or unit ("0.1307 ± 0.0029", "12.2 Gsamples/s"), on one line
   summary      the report's table of findings
   ceilings     the report's line on the machine's measured roofs
   reference, refs, bar, over
                the report's comparison with the reference runs: the table, the list of runs,
                a fraction drawn as a bar, and a fraction above its roof
+  machine      the report's first table: CPU, cores, memory, GPU, compiler, build type
+  stability    the report's line (and list) on the load at the start and the unstable records
+  context      the report's context: one folded section (details) per key, and its tables
 
 tests/python/test_style.py checks that every class either page writes has a rule here."""
 
@@ -30,4 +34,9 @@ STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}img{max-width:
          ".tile.faster b{color:#070}.runs td{text-align:left}td.rec{white-space:nowrap}"
          "table.summary{font-size:13px;margin-bottom:1em}table.summary td{vertical-align:top}.ceilings{font-size:13px}"
          "table.reference{font-size:13px}table.reference td{vertical-align:top}ul.refs{font-size:13px}"
-         ".bar{display:inline-block;height:8px;background:#4a7;margin-right:6px}.bar.over{background:#c84}")
+         ".bar{display:inline-block;height:8px;background:#4a7;margin-right:6px}.bar.over{background:#c84}"
+         "table.machine{font-size:13px;margin:6px 0}table.machine td{vertical-align:top}"
+         ".stability{font-size:13px;margin:4px 0}details.stability>summary{cursor:pointer}"
+         "details.context{margin:4px 0}details.context>summary{cursor:pointer;font-weight:bold}"
+         "table.context{margin:2px 0 2px 1em}table.context td{vertical-align:top}td.num{white-space:nowrap}"
+         "ul.context{margin:2px 0;padding-left:1.5em}")

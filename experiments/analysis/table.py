@@ -9,8 +9,6 @@ variation (stddev / mean) of the times. A record is unstable when the runner or 
 rounds marked it (`unstable`: its CV over UNSTABLE_CV, or its rounds disagree)."""
 from __future__ import annotations
 
-import csv
-import io
 import os
 from collections import defaultdict
 
@@ -145,12 +143,8 @@ def render(doc: dict, fmt: str, width: int | None = None) -> str:
         from .writer import json_text
         return json_text({"unstable_cv": UNSTABLE_CV, "rows": [{k: x.get(k) for k in FIELDS} for x in rows]})
     if fmt == "csv":
-        buf = io.StringIO()
-        w = csv.DictWriter(buf, FIELDS, extrasaction="ignore", lineterminator="\n")
-        w.writeheader()
-        w.writerows({k: ("" if x.get(k) is None else repr(x[k]) if isinstance(x.get(k), float) else x.get(k))
-                     for k in FIELDS} for x in rows)
-        return buf.getvalue()
+        from .writer import csv_text
+        return csv_text(FIELDS, rows)
     if width is None:
         try:
             width = int(os.environ.get("COLUMNS", "")) or 100

@@ -1,12 +1,14 @@
 """The one figure and HTML writer of the analysis package, used by the run report (figures/,
 figures/report.py) and by compare's report (compare_report.py): matplotlib set up for
 deterministic files, the list of figures drawn, a figure embedded in a self-contained page, the
-page's head with the one stylesheet (style.py), and the page written atomically (a reader never
-sees half a report)."""
+page's head with the one stylesheet (style.py), the page written atomically (a reader never
+sees half a report), and CSV and strict JSON text."""
 from __future__ import annotations
 
 import base64
+import csv
 import html
+import io
 import json
 import math
 import os
@@ -118,6 +120,27 @@ def write_atomically(path: str, write) -> str:
 def write_page(path: str, text: str) -> str:
     """Writes text to path atomically (write_atomically); returns path."""
     return write_atomically(path, lambda f: f.write(text.encode("utf-8")))
+
+
+def csv_number(v) -> str:
+    """A CSV cell for v: a float in the shortest text that reads back as the same float (Python's
+    repr: 0.0016320602, never 0.0016320602000000001), "" for None, NaN or an infinity (CSV has no
+    such number and a reader would take "nan" for text), else str(v)."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return repr(v) if math.isfinite(v) else ""
+    return str(v)
+
+
+def csv_text(fields: list, rows) -> str:
+    """rows (dicts) as CSV with a header of fields, every number through csv_number: the one way
+    the analysis writes CSV."""
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fields, extrasaction="ignore", lineterminator="\n")
+    w.writeheader()
+    w.writerows({k: csv_number(row.get(k)) for k in fields} for row in rows)
+    return buf.getvalue()
 
 
 def strict_json(obj):

@@ -131,3 +131,31 @@ def test_report_and_compare_take_the_out_directory_of_a_run(tmp_path, parlab_bin
     os.rename(out / host / runs[0], out / "other-host" / runs[0])
     r = subprocess.run([parlab_bin, "report", str(out)], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "several hosts" in r.stderr and "other-host" in r.stderr, r.stderr
+
+
+def test_csv_numbers_are_the_shortest_that_read_back_as_the_same_float():
+    from analysis.writer import csv_number, csv_text
+    # 0.1 * 3 is 0.30000000000000004: that is its shortest round-trip text, kept; 17 significant
+    # digits would write 0.0016320602 as 0.0016320602000000001.
+    for v in (0.0016320602, 0.1 * 3, 1026904826.3155649, 1e-300, 5e-324, 123.0):
+        text = csv_number(v)
+        assert float(text) == v and text == repr(v)
+    assert csv_number(0.0016320602) == "0.0016320602" != f"{0.0016320602:.17g}"
+    assert csv_number(float("nan")) == "" and csv_number(float("inf")) == "" and csv_number(None) == ""
+    assert csv_text(["a", "b"], [{"a": 0.0016320602, "b": 3}]) == "a,b\n0.0016320602,3\n"
+
+
+def test_the_table_csv_round_trips_every_number():
+    doc = fixture_doc("pi-scaling")
+    for r in doc["records"]:
+        with_spread(r)
+    rows = [x for _, g in groups(doc) for x in g]
+    read = list(csv.DictReader(io.StringIO(render(doc, "csv"))))
+    assert len(read) == len(rows)
+    floats = 0
+    for x, cells in zip(rows, read):
+        for k, v in x.items():
+            if k in cells and isinstance(v, float):
+                assert float(cells[k]) == v and cells[k] == repr(v), (k, cells[k], v)
+                floats += 1
+    assert floats > len(rows)  # rates, spreads and speedups were written, not only blanks

@@ -14,6 +14,10 @@ Modules:
   reference     this machine against the reference runs (results/reference-runs.json): each
                 kernel's fastest backend's share of its roof beside theirs (reference_section)
   report        report.html (report_html); figures and the page are written by ../writer.py
+  machine       the report's machine table, the run's stability (load at the start, unstable
+                records) and the context folded by section, from results.json's context
+  bars          error bars and the unstable mark, one way for every throughput, speedup and
+                scaling figure: a record's interquartile range, a ratio's from both records
 
 Figure modules, in the order draw_figures draws them (file names under plots/, .png and .svg;
 roofline, listed below with the rest, is drawn first):

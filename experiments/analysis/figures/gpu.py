@@ -1,7 +1,8 @@
 """The GPU studies (gpu_transfers, gpu_logging) and all GPUs against one (multi_gpu)."""
 from __future__ import annotations
 
-from .labels import fmt_size
+from .bars import HATCHED_NOTE, band, caption_note, draw_points, errors, legend_notes, ratio_band, unstable
+from .labels import fmt_size, log_if_wide, unit_scale
 from .load import family_of, kernels_in_order, ok_records
 from ..writer import Plotter
 
@@ -13,17 +14,24 @@ def gpu_study_figures(p: Plotter, doc: dict) -> None:
     transfers = [r for r in recs if r["kernel"].startswith("transfer_") and "bytes_per_s" in r.get("rate", {})]
     if transfers:
         fig, ax = p.plt.subplots(figsize=(8, 4.5))
+        scale, unit = unit_scale([r["rate"]["bytes_per_s"] for r in transfers], "B/s")
+        bars, names = False, []
         for kernel in kernels_in_order(transfers):
             rs = sorted((r for r in transfers if r["kernel"] == kernel), key=lambda r: r["size"])
-            if rs:
-                ax.plot([r["size"] for r in rs], [r["rate"]["bytes_per_s"] / 1e9 for r in rs], marker="o",
-                        label=kernel.replace("transfer_", ""))
+            bands = [band(r, r["rate"]["bytes_per_s"]) for r in rs]
+            draw_points(ax, [r["size"] for r in rs], [r["rate"]["bytes_per_s"] / scale for r in rs], bands,
+                        [unstable(r) for r in rs], scale, label=kernel.replace("transfer_", ""))
+            bars = bars or any(bands)
+            names += [f"{kernel} {fmt_size(r['size'])}" for r in rs if unstable(r)]
         ax.set_xscale("log", base=2)
+        # Many small copies and one large one differ by orders of magnitude: a log axis over 10x.
+        log = log_if_wide(ax, "y", [r["rate"]["bytes_per_s"] / scale for r in transfers])
         ax.set_xlabel("bytes per transfer study point")
-        ax.set_ylabel("host<->device bandwidth (GB/s)")
+        ax.set_ylabel(f"host<->device bandwidth ({unit}{', log scale' if log else ''})")
         ax.set_title("Transfers: pageable vs pinned; many small copies vs one large")
-        ax.legend(fontsize=7)
-        p.save(fig, "gpu_transfers", "Host-device transfer bandwidth vs size (time from CUDA events, transfers only)")
+        legend_notes(ax, bars, bool(names), fontsize=7)
+        p.save(fig, "gpu_transfers", "Host-device transfer bandwidth vs size (time from CUDA events, transfers only)"
+               + caption_note(bars, names))
     logging = [r for r in recs if r["kernel"].startswith("logging_")]
     if logging:
         logging.sort(key=lambda r: r["kernel"])
@@ -45,7 +53,8 @@ MULTI_GPU = {"cuda-multi": "all GPUs at once", "cuda-multi-seq": "one GPU after 
 def multi_gpu_series(doc: dict) -> list[dict]:
     """All GPUs against one (tested on its own): for every (kernel, precision, size) measured on
     one GPU (`cuda`) and split over every GPU (`cuda-multi`, `cuda-multi-seq`), the speedup over
-    one GPU and the GPU count the record's metrics name."""
+    one GPU, its bar (bars.ratio_band) and unstable mark, and the GPU count the record's metrics
+    name."""
     recs = [r for r in ok_records(doc) if r["backend"] in ("cuda", *MULTI_GPU)]
     one = {(r["kernel"], r.get("precision", ""), r["size"]): r for r in recs if r["backend"] == "cuda"}
     rows = []
@@ -53,9 +62,10 @@ def multi_gpu_series(doc: dict) -> list[dict]:
         base = one.get((r["kernel"], r.get("precision", ""), r["size"]))
         if r["backend"] == "cuda" or base is None:
             continue
+        speedup = base["time_s"]["median"] / r["time_s"]["median"]
         rows.append({"kernel": r["kernel"], "precision": r.get("precision", ""), "size": r["size"],
                      "backend": r["backend"], "devices": int(r.get("metrics", {}).get("devices", 0)),
-                     "speedup": base["time_s"]["median"] / r["time_s"]["median"]})
+                     "speedup": speedup, "band": ratio_band(r, base, speedup), "unstable": unstable(r, base)})
     return rows
 
 
@@ -67,24 +77,32 @@ def multi_gpu_figures(p: Plotter, doc: dict) -> None:
     fig, ax = p.plt.subplots(figsize=(max(6, 1.6 * len(keys)), 4.6))
     width = 0.38
     for k, (backend, label) in enumerate(MULTI_GPU.items()):
-        xs, ys = [], []
+        xs, hits = [], []
         for i, key in enumerate(keys):
             hit = [r for r in rows if (r["kernel"], r["precision"], r["size"]) == key and r["backend"] == backend]
             if hit:
                 xs.append(i + (k - 0.5) * width)
-                ys.append(hit[0]["speedup"])
-        bars = ax.bar(xs, ys, width, label=f"{backend} ({label})")
-        for b, y in zip(bars, ys):
-            ax.text(b.get_x() + b.get_width() / 2, y, f"{y:.2f}x", ha="center", va="bottom", fontsize=7)
+                hits.append(hit[0])
+        ys = [h["speedup"] for h in hits]
+        bars = ax.bar(xs, ys, width, label=f"{backend} ({label})", color=f"C{k}", edgecolor=f"C{k}",
+                      yerr=errors(ys, [h["band"] for h in hits]), error_kw={"elinewidth": 1, "capsize": 3})
+        for b, h in zip(bars, hits):
+            if h["unstable"]:
+                b.set_facecolor("white")
+                b.set_hatch("//")
+            top = max(h["speedup"], (h["band"] or (0, 0))[1])
+            ax.text(b.get_x() + b.get_width() / 2, top, f"{h['speedup']:.2f}x", ha="center", va="bottom", fontsize=7)
     devices = max(r["devices"] for r in rows)
     if devices > 0:
         ax.axhline(devices, color="k", linestyle="--", linewidth=1, label=f"ideal ({devices} GPUs)")
     ax.set_xticks(range(len(keys)))
     ax.set_xticklabels([f"{kern} {fmt_size(n)}" + (f"\n{prec}" if kern != "pi" else "") for kern, prec, n in keys])
     ax.set_ylabel("speedup over one GPU (median times)")
-    ax.set_ylim(0, max(devices, max(r["speedup"] for r in rows)) * 1.15)
+    ax.set_ylim(0, max([devices] + [r["speedup"] for r in rows] + [r["band"][1] for r in rows if r["band"]]) * 1.15)
     ax.set_title(f"All {devices} GPUs against one: concurrent vs one after another")
     # Below the axes: inside, it covered the tallest bars' labels.
-    ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=3)
+    bars, names = any(r["band"] for r in rows), [f"{r['backend']} {r['kernel']}" for r in rows if r["unstable"]]
+    legend_notes(ax, bars, bool(names), hatched=True, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.22),
+                 ncol=2)
     p.save(fig, "multi_gpu", "Multi-GPU: speedup over one GPU of the same kernel split over every GPU, launched "
-                             "concurrently or one GPU after another")
+                             "concurrently or one GPU after another" + caption_note(bars, names, HATCHED_NOTE))

@@ -17,6 +17,14 @@ def fmt_rate(x: float, unit: str) -> str:
     return f"{x:.3g} {unit}"
 
 
+def fmt_bytes(n) -> str:
+    """"48 KiB", "1.5 MiB", "300 MiB": a size in bytes with a binary prefix."""
+    for scale, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
+        if n >= scale:
+            return f"{n / scale:.4g} {unit}"
+    return f"{n:.4g} B"
+
+
 def time_scale(vals: list, unit: str) -> tuple[float, str]:
     """(divisor, unit) that shows seconds in s, ms or µs by the largest value; µs stay µs."""
     if unit == "µs":
@@ -64,3 +72,55 @@ def hosts_note(recs) -> str:
     """" over 2 hosts" when a series spans several hosts, else ""."""
     hosts = max((int(r.get("hosts") or 1) for r in recs), default=1)
     return f" over up to {hosts} hosts" if hosts > 1 else ""
+
+
+# A plotted range wider than this ratio (largest over smallest positive value) goes on a log axis:
+# on a linear one the smaller values are squeezed against zero and cannot be read.
+WIDE_RANGE = 10.0
+_PREFIXES = ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"))
+
+
+def unit_scale(values, unit: str) -> tuple[float, str]:
+    """(divisor, unit): one SI prefix for a whole axis, chosen by its largest value, so the tick
+    labels need no "1e10" multiplier and the unit is said once, in the label ("GB/s",
+    "Gsamples/s", "Gflop/s"). The largest value is shown between 10 and 9999 (3 TB/s as 3000
+    GB/s: a small number of a large unit leaves the rest of the axis in fractions)."""
+    top = max((abs(v) for v in values if v is not None and v == v), default=0.0)
+    return next(((scale, prefix + unit) for scale, prefix in _PREFIXES if top >= 10 * scale), (1.0, unit))
+
+
+def plain_ticks(ax, axis: str = "both") -> None:
+    """Tick labels as plain numbers ("0.5", "16", "2000") on linear and log axes: no offset or
+    scientific multiplier beside the axis, no 10^k powers; the axis label carries the unit."""
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter, ScalarFormatter
+
+    def plain(v, _pos=None):
+        return f"{v:.6g}" if abs(v) < 1e6 else f"{v:,.0f}"
+
+    for name in ("x", "y") if axis == "both" else (axis,):
+        a = ax.xaxis if name == "x" else ax.yaxis
+        if a.get_scale() == "symlog":  # its ticks stay where the scale puts them, labelled plainly
+            a.set_major_formatter(FuncFormatter(plain))
+        elif a.get_scale() == "log":
+            lo, hi = sorted(ax.get_xlim() if name == "x" else ax.get_ylim())
+            base = getattr(a.get_transform(), "base", 10)
+            if base == 10 and lo > 0 and hi / lo < 1e3:
+                # Under three decades a power of ten alone leaves one or two labels: 1, 2 and 5 of
+                # each decade are labelled too.
+                a.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            a.set_major_formatter(FuncFormatter(plain))
+            a.set_minor_formatter(NullFormatter())
+        elif isinstance(a.get_major_formatter(), ScalarFormatter):
+            a.get_major_formatter().set_useOffset(False)
+            a.get_major_formatter().set_scientific(False)
+
+
+def log_if_wide(ax, axis: str, values, base: float = 10) -> bool:
+    """Puts axis ("x" or "y") on a log scale where the positive values span more than WIDE_RANGE,
+    with plain tick labels either way; returns whether it did."""
+    positive = [v for v in values if v is not None and v == v and v > 0]
+    wide = bool(positive) and max(positive) / min(positive) > WIDE_RANGE
+    if wide:
+        (ax.set_xscale if axis == "x" else ax.set_yscale)("log", base=base)
+    plain_ticks(ax, axis)
+    return wide

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .labels import fmt_size
+from .bars import caption_note, draw_points, legend_notes, ratio_band, unstable
+from .labels import fmt_size, plain_ticks
 from .load import ok_records
 from ..writer import Plotter
 
@@ -19,18 +20,21 @@ PY_TASK_MODELS = ("py-thread-pool", "py-processes", "py-dask-delayed", "py-dask-
 
 def python_models_table(doc: dict, study: str = "python-models") -> list[dict]:
     """A python-models study as data (tested on its own): one row per (backend, threads, size)
-    with the median time, the speedup over the study's baseline on one thread at the same size,
-    and the overhead metrics the task models record (None where a backend has none)."""
+    with the median time, the speedup over the study's baseline on one thread at the same size
+    with its bar (bars.ratio_band) and unstable mark, and the overhead metrics the task models
+    record (None where a backend has none)."""
     base = PY_MODEL_STUDIES[study]
     recs = [r for r in ok_records(doc) if r.get("study") == study and r["kernel"] == "pi"]
-    one = {r["size"]: r["time_s"]["median"] for r in recs if r["backend"] == base and r["threads"] == 1}
+    one = {r["size"]: r for r in recs if r["backend"] == base and r["threads"] == 1}
     rows = []
     for r in sorted(recs, key=lambda r: (r["backend"], r["threads"], r["size"])):
         m = r.get("metrics", {})
         t = r["time_s"]["median"]
+        speedup = one[r["size"]]["time_s"]["median"] / t if r["size"] in one and t > 0 else None
         rows.append({"study": study, "baseline": base, "backend": r["backend"], "threads": r["threads"],
-                     "size": r["size"], "median_s": t,
-                     "speedup_vs_one_thread": one[r["size"]] / t if r["size"] in one and t > 0 else None,
+                     "size": r["size"], "median_s": t, "speedup_vs_one_thread": speedup,
+                     "band": ratio_band(r, one[r["size"]], speedup) if speedup else None,
+                     "unstable": unstable(r, one.get(r["size"])),
                      "per_task_overhead_s": m.get("per_task_overhead_s"), "roundtrip_s": m.get("roundtrip_s"),
                      "startup_s": m.get("startup_s"), "tasks": m.get("tasks")})
     return rows
@@ -76,7 +80,7 @@ def python_models_figure(p: Plotter, doc: dict, study: str) -> list[dict]:
     top = defaultdict(int)
     for r in rows:
         top[r["backend"]] = max(top[r["backend"]], r["threads"])
-    fig, (ax, bx) = p.plt.subplots(1, 2, figsize=(12, 4.8))
+    fig, (ax, bx) = p.plt.subplots(1, 2, figsize=(12, 5.6))
     colors = {}
     for backend in sorted(top):
         rs = [r for r in rows if r["backend"] == backend and r["threads"] == top[backend]
@@ -86,30 +90,38 @@ def python_models_figure(p: Plotter, doc: dict, study: str) -> list[dict]:
         cross = crossings.get((backend, top[backend]))
         label = (f"{backend} ({top[backend]} {'thread' if backend == 'py-parlab-gil-released' else 'worker'}"
                  f"{'s' if top[backend] > 1 else ''}; beats 1 thread from {fmt_size(cross) if cross else 'never'})")
-        line, = ax.plot([r["size"] for r in rs], [r["speedup_vs_one_thread"] for r in rs], marker="o", label=label)
+        line = draw_points(ax, [r["size"] for r in rs], [r["speedup_vs_one_thread"] for r in rs],
+                           [r["band"] for r in rs], [r["unstable"] for r in rs], label=label)
         colors[backend] = line.get_color()
     ax.axhline(1.0, color="k", linestyle="--", linewidth=1)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    plain_ticks(ax, "y")
     ax.set_xlabel("pi samples N")
     ax.set_ylabel(f"time of {base} on 1 thread / time")
     ax.set_title("Python models against one thread (above the dashed line they win)")
-    ax.legend(fontsize=6)
+    drawn = [r for r in rows if r["backend"] in colors and r["threads"] == top[r["backend"]]]
+    bars, names = any(r["band"] for r in drawn), [f"{r['backend']} {fmt_size(r['size'])}" for r in drawn
+                                                   if r["unstable"]]
+    # Below the axes: inside, it covered the lines that win by most, at the top.
+    legend_notes(ax, bars, bool(names), fontsize=6, loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=2)
     for backend in PY_TASK_MODELS:
         rs = [r for r in rows if r["backend"] == backend and r["threads"] == top.get(backend)
               and r["per_task_overhead_s"] is not None]
         if not rs:
             continue
         c = colors.get(backend)
-        bx.plot([r["size"] for r in rs], [max(r["per_task_overhead_s"], 1e-7) for r in rs], marker="o", color=c,
-                label=f"{backend} ({top[backend]} workers)")
+        # In µs (floored at 0.1 µs, a log axis's floor): seconds would need 10^-6 ticks.
+        bx.plot([r["size"] for r in rs], [max(r["per_task_overhead_s"], 1e-7) * 1e6 for r in rs], marker="o",
+                color=c, label=f"{backend} ({top[backend]} workers)")
         trips = sorted(r["roundtrip_s"] for r in rs if r["roundtrip_s"] is not None)
         if trips:
-            bx.axhline(trips[len(trips) // 2], color=c, linestyle=":", linewidth=1)
+            bx.axhline(trips[len(trips) // 2] * 1e6, color=c, linestyle=":", linewidth=1)
     bx.set_xscale("log", base=2)
     bx.set_yscale("log")
+    plain_ticks(bx, "y")
     bx.set_xlabel("pi samples N")
-    bx.set_ylabel("worker time outside task bodies per task (s)")
+    bx.set_ylabel("worker time outside task bodies per task (µs)")
     bx.set_title("Per-task overhead (dotted: an empty task's round trip)")
     bx.legend(fontsize=6)
     body = "pure-Python pi" if study == "python-models" else "parlab.pi with the GIL released"
@@ -117,7 +129,7 @@ def python_models_figure(p: Plotter, doc: dict, study: str) -> list[dict]:
            f"Python models ({body} in the same tasks): speedup over {base} on one thread and per-task overhead "
            "vs size; "
            + "; ".join(f"{b} t={t} beats one thread from {fmt_size(c) if c else 'never'}"
-                       for (b, t), c in sorted(crossings.items()) if t == top[b]))
+                       for (b, t), c in sorted(crossings.items()) if t == top[b]) + caption_note(bars, names))
     return rows
 
 

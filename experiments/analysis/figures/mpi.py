@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .labels import fmt_size, hosts_note
+from .bars import caption_note, draw_points, legend_notes, ratio_band, unstable
+from .labels import fmt_size, hosts_note, log_if_wide, plain_ticks
 from .load import family_of, ok_records, per_op_us, ranks_of
 from .mixed_mode import mixed_mode_figures
 from ..writer import Plotter
@@ -19,8 +20,9 @@ def mpi_scaling_series(doc: dict) -> dict:
 
     Returns {(study, scaling, kernel, base_size, precision, threads_per_rank): {label: [point]}},
     one entry per group with at least two rank counts; a point is a dict of ranks, cores (ranks x
-    threads per rank), speedup, efficiency and vs_single. Strong scaling: speedup = the same
-    backend's median time at 1 rank / its median time at R ranks, efficiency = speedup / R.
+    threads per rank), speedup, efficiency and vs_single, with band and vs_band (their bars:
+    bars.ratio_band, None without quartiles) and unstable (either record of the speedup). Strong
+    scaling: speedup = the same backend's median time at 1 rank / its median time at R ranks, efficiency = speedup / R.
     Without a 1-rank record the baseline is the fastest single-process CPU record of the group at
     threads_per_rank threads, and the label says so. Weak scaling (the size grows with ranks x
     threads; base_size is the share of one thread): scaled speedup = T_base x R / T(R),
@@ -72,9 +74,12 @@ def mpi_scaling_series(doc: dict) -> dict:
                 tm = at[rk]["time_s"]["median"]
                 speed = t_base / tm * (rk if scaling == "weak" else 1)
                 single_rec = best_single.get(rk * t)
+                vs = single_rec["time_s"]["median"] / tm if single_rec else None
                 pts.append({"ranks": rk, "cores": rk * t, "speedup": speed, "efficiency": speed / rk,
-                            "vs_single": single_rec["time_s"]["median"] / tm if single_rec else None,
-                            "single_backend": single_rec["backend"] if single_rec else None})
+                            "vs_single": vs, "single_backend": single_rec["backend"] if single_rec else None,
+                            # Bars of both ratios from both records' spread (bars.ratio_band).
+                            "band": ratio_band(at[rk], base, speed), "unstable": unstable(at[rk], base),
+                            "vs_band": ratio_band(at[rk], single_rec, vs) if single_rec else None})
             series[label + hosts_note(at.values())] = pts
         if series:
             out[key] = series
@@ -89,36 +94,55 @@ def mpi_scaling_figures(p: Plotter, doc: dict) -> None:
         fig, axes = p.plt.subplots(1, 3 if vs else 2, figsize=(14 if vs else 10, 4.2), sharex=True)
         ax1, ax2 = axes[0], axes[1]
         rmax = max(pt["ranks"] for pts in series.values() for pt in pts)
+        names = []
         for label, pts in series.items():
             xs = [pt["ranks"] for pt in pts]
-            ax1.plot(xs, [pt["speedup"] for pt in pts], marker="o", label=label)
-            ax2.plot(xs, [pt["efficiency"] for pt in pts], marker="o", label=label)
+            marks = [pt["unstable"] for pt in pts]
+            line = draw_points(ax1, xs, [pt["speedup"] for pt in pts], [pt["band"] for pt in pts], marks, label=label)
+            eff = [(pt["band"][0] / pt["ranks"], pt["band"][1] / pt["ranks"]) if pt["band"] else None for pt in pts]
+            draw_points(ax2, xs, [pt["efficiency"] for pt in pts], eff, marks, color=line.get_color(), label=label)
             if vs:
                 got = [pt for pt in pts if pt["vs_single"] is not None]
-                axes[2].plot([pt["ranks"] for pt in got], [pt["vs_single"] for pt in got], marker="o", label=label)
+                draw_points(axes[2], [pt["ranks"] for pt in got], [pt["vs_single"] for pt in got],
+                            [pt["vs_band"] for pt in got], [pt["unstable"] for pt in got], color=line.get_color(),
+                            label=label)
+            names += [f"{label} {pt['ranks']} ranks" for pt in pts if pt["unstable"]]
+        bars = any(pt["band"] for pts in series.values() for pt in pts)
         ideal = list(range(1, rmax + 1))
         ax1.plot(ideal, ideal, "k--", linewidth=1, label="ideal")
         ax2.axhline(1.0, color="k", linestyle="--", linewidth=1, label="ideal")
-        ax2.set_ylim(0, max(1.2, max(pt["efficiency"] for pts in series.values() for pt in pts) * 1.1))
+        # Every efficiency and its bar on the axis, above 1 too: the axis grows, never clips.
+        ax2.set_ylim(0, 1.1 * max([1.1] + [pt["efficiency"] for pts in series.values() for pt in pts]
+                                  + [pt["band"][1] / pt["ranks"] for pts in series.values() for pt in pts
+                                     if pt["band"]]))
         per = f" x {t} threads each" if t > 1 else " (1 thread each)"
+        # Speedups over labels.WIDE_RANGE on log 2 axes, where the ideal line stays a diagonal
+        # (the panels share their rank axis).
+        log = log_if_wide(ax1, "y", ideal + [pt["speedup"] for pts in series.values() for pt in pts], base=2)
+        if not (log and log_if_wide(ax1, "x", ideal, base=2)):
+            ax1.xaxis.set_major_locator(MaxNLocator(integer=True))
         for ax in axes:
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_xlabel(f"MPI ranks{per}")
-        ax1.set_ylabel("speedup over 1 rank" if scaling == "strong" else "scaled speedup over 1 rank (weak)")
+        ax1.set_ylabel(("speedup over 1 rank" if scaling == "strong" else "scaled speedup over 1 rank (weak)")
+                       + (", log scale" if log else ""))
         ax2.set_ylabel("parallel efficiency (speedup / ranks)" if scaling == "strong" else
                        "weak efficiency: time at 1 rank / time at R ranks")
         if vs:
             ax3 = axes[2]
             ax3.axhline(1.0, color="k", linestyle="--", linewidth=1)
             ax3.set_ylabel("time of the fastest single process on as many\nthreads as ranks x threads / MPI time")
-            ax3.set_ylim(0, max(1.2, max(pt["vs_single"] or 0 for pts in series.values() for pt in pts) * 1.1))
+            ax3.set_ylim(0, 1.1 * max([1.1] + [pt["vs_single"] or 0 for pts in series.values() for pt in pts]
+                                      + [pt["vs_band"][1] for pts in series.values() for pt in pts if pt["vs_band"]]))
             ax3.set_title("above 1: the ranks beat one process's threads", fontsize=8)
-        ax1.legend(fontsize=7)
+        for ax in axes:
+            plain_ticks(ax)
+        legend_notes(ax1, bars, bool(names), fontsize=7)
         size = f"N={fmt_size(base)} per thread" if scaling == "weak" else f"N={fmt_size(base)}"
         title = f"{kernel} {scaling} scaling over MPI ranks, {size} {precision}, {t} thread{'s' if t > 1 else ''} per rank"
         fig.suptitle(title, fontsize=10)
         name = f"mpi_speedup_{study}_{scaling}_{kernel}_{fmt_size(base)}_{precision}_t{t}".replace("^", "p")
-        p.save(fig, name, title + ("; right: the fastest single process at the same core count / MPI time" if vs else ""))
+        right = "; right: the fastest single process at the same core count / MPI time" if vs else ""
+        p.save(fig, name, title + right + caption_note(bars, names))
 
 
 def mpi_latency_series(doc: dict) -> dict:
@@ -169,6 +193,7 @@ def mpi_latency_figures(p: Plotter, doc: dict) -> None:
     for label, pts in s["reduce"].items():
         ax.plot([x for x, _ in pts], [y for _, y in pts], marker="s", linestyle="--", linewidth=1, label=label)
     ax.set_yscale("log")
+    plain_ticks(ax, "y")  # the label says µs; ticks 1, 10, 100 rather than 10^k
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     xs = {x for pts in list(s["probes"].values()) + list(s["reduce"].values()) for x, _ in pts}
     if len(xs) == 1:

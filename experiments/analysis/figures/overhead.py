@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from .labels import plain_ticks
 from .load import family_of, kernels_in_order, ok_records, ranks_of
 from ..writer import Plotter
 
@@ -30,6 +31,7 @@ def overhead_figures(p: Plotter, doc: dict) -> None:
             ax.plot([r["threads"] for r in brs], [r["time_s"]["median"] / r["size"] * 1e6 - base_us for r in brs],
                     marker="o", label=backend)
         ax.set_yscale("symlog", linthresh=0.1)
+        plain_ticks(ax, "y")  # the label says µs; ticks 0.1, 1, 10 rather than 10^k
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("threads")
         ax.set_ylabel("overhead per construct (µs)")

@@ -1,17 +1,20 @@
-"""report.html: self-contained, the run summary first, then every figure, the Python libraries, the context,
-the consistency checks and every record."""
+"""report.html: self-contained; first the machine (figures/machine.py: CPU, cores, memory, GPU,
+compiler, build type, the load at the start and the unstable records) and the run summary, then
+every figure, the Python libraries, the context folded by section, the consistency checks and
+every record with its spread."""
 from __future__ import annotations
 
 import html
-import json
 import os
 
 from ..writer import figure_html, page_head
-from .labels import fmt_rate, fmt_size
+from .labels import fmt_rate, fmt_size, time_scale
 from .load import rate_of
+from .machine import context_html, machine_html, record_anchor
 from .models import python_models_note
 from .reference import reference_html
 from .summary import run_summary, summary_html
+from ..spread import UNSTABLE_CV
 
 
 def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], libraries: list | None = None,
@@ -25,6 +28,8 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], librari
     failed = [r for r in doc["records"] if r["status"] not in ("ok", "unavailable")]
     if failed:
         parts.append(f"<p class='failed'><b>{len(failed)} measurement(s) failed validation or errored</b> (rows in red below).</p>")
+    # The machine and how steady it was come first: every number below is of this machine.
+    parts.append(machine_html(doc))
     parts.append(summary_html(run_summary(doc, libraries)))
     parts.append(reference_html(reference))
     if ctx.get("warnings"):
@@ -45,21 +50,7 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], librari
                          f"<td>{e(fmt_rate(r['parlab_rate'], r['unit']))}</td><td class='l'>{e(r['library'])}</td>"
                          f"<td>{r['threads']}</td><td>{e(fmt_rate(r['library_rate'], r['unit']))}</td><td>{r['ratio']:.2f}</td></tr>")
         parts.append("</table>")
-    parts.append("<h2>Context</h2><table>")
-
-    def rows(prefix, obj):
-        if isinstance(obj, dict):
-            for k in sorted(obj):
-                yield from rows(f"{prefix}.{k}" if prefix else k, obj[k])
-        elif isinstance(obj, list) and obj and isinstance(obj[0], dict):
-            for i, x in enumerate(obj):
-                yield from rows(f"{prefix}[{i}]", x)
-        else:
-            yield prefix, obj
-
-    for k, v in rows("", ctx):
-        parts.append(f"<tr><th class='l'>{e(k)}</th><td class='l'>{e(json.dumps(v) if not isinstance(v, str) else v)}</td></tr>")
-    parts.append("</table>")
+    parts.append(context_html(ctx))
     if doc.get("consistency"):
         parts.append("<h2>Cross-backend consistency</h2><table><tr><th>kernel</th><th>seed</th><th>N</th><th>records</th><th>distinct hits</th><th>verdict</th></tr>")
         for c in doc["consistency"]:
@@ -67,18 +58,52 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], librari
             parts.append(f"<tr{cls}><td>{e(c['kernel'])}</td><td>{c['seed']}</td><td>{c['size']}</td><td>{c['records']}</td>"
                          f"<td>{c['distinct_hits']}</td><td>{'pass' if c['pass'] else 'FAIL'}</td></tr>")
         parts.append("</table>")
-    parts.append("<h2>Records</h2><table><tr><th class='l'>study</th><th class='l'>kernel</th><th class='l'>backend</th>"
-                 "<th>threads</th><th>size</th><th class='l'>precision</th><th>median (s)</th><th>rate</th>"
-                 "<th class='l'>status</th><th class='l'>validation / reason</th></tr>")
-    for r in doc["records"]:
+    parts.append(records_html(doc))
+    parts.append("</body></html>\n")
+    return "".join(parts)
+
+
+def _spread_cells(r: dict) -> tuple[str, str, str]:
+    """(median ± half the interquartile range, CV, n) of a record's repetition times, as text."""
+    t = r.get("time_s") or {}
+    med = t.get("median")
+    if not isinstance(med, (int, float)):
+        return "", "", ""
+    half = (t["q3"] - t["q1"]) / 2 if isinstance(t.get("q1"), (int, float)) and isinstance(t.get("q3"), (int, float)) \
+        else None
+    cv = t.get("cv")
+    # Four digits of the median (the spread is seldom under a thousandth of it), in s, ms or µs.
+    scale, unit = time_scale([med], "s")
+    return (f"{med / scale:.4g}" + (f" ± {half / scale:.2g}" if half is not None else "") + f" {unit}",
+            f"{100 * cv:.1f}%" if isinstance(cv, (int, float)) else "", str(t.get("n", len(r.get("reps_s") or []))))
+
+
+def records_html(doc: dict) -> str:
+    """Every record, with its spread (median ± half the interquartile range, CV, repetitions)
+    and, for an unstable one, why and what to do; each row has the anchor the first screen's
+    list of unstable records links to."""
+    e = html.escape
+    parts = ["<h2 id='records'>Records</h2><p class='small'>time: median ± half the interquartile range of the "
+             "repetitions; CV: standard deviation / mean of the repetition times; n: repetitions. Unstable: "
+             f"CV over {UNSTABLE_CV:.0%}, or rounds that disagree: measure it again with more --reps or --rounds."
+             "</p>"
+             "<table><tr><th class='l'>study</th><th class='l'>kernel</th><th class='l'>backend</th>"
+             "<th>threads</th><th>size</th><th class='l'>precision</th><th>time</th><th>CV</th><th>n</th>"
+             "<th>rate</th><th class='l'>status</th><th class='l'>validation / reason</th>"
+             "<th class='l'>stability</th></tr>"]
+    for i, r in enumerate(doc["records"]):
         cls = " class='failed'" if r["status"] not in ("ok", "unavailable") else ""
-        med = r.get("time_s", {}).get("median")
         v, unit = rate_of(r)
         detail = r.get("validation", {}).get("detail") or r.get("reason", "")
-        parts.append(f"<tr{cls}><td class='l'>{e(str(r.get('study', '')))}</td><td class='l'>{e(r['kernel'])}</td>"
-                     f"<td class='l'>{e(r['backend'])}</td><td>{r['threads']}</td><td>{e(fmt_size(r['size']))}</td>"
-                     f"<td class='l'>{e(str(r.get('precision', '')))}</td><td>{'' if med is None else f'{med:.6g}'}</td>"
-                     f"<td>{'' if v is None else e(fmt_rate(v, unit))}</td><td class='l'>{e(r['status'])}</td>"
-                     f"<td class='l'>{e(str(detail))}</td></tr>")
-    parts.append("</table></body></html>\n")
+        median, cv, n = _spread_cells(r)
+        steady = (f"<td class='l warn'>unstable: {e(str(r['unstable']))}</td>"
+                  if r.get("unstable") else "<td class='l'></td>")
+        parts.append(f"<tr id='{record_anchor(i)}'{cls}><td class='l'>{e(str(r.get('study', '')))}</td>"
+                     f"<td class='l'>{e(r['kernel'])}</td><td class='l'>{e(r['backend'])}</td><td>{r['threads']}</td>"
+                     f"<td>{e(fmt_size(r['size']))}</td><td class='l'>{e(str(r.get('precision', '')))}</td>"
+                     f"<td class='num'>{e(median)}</td><td>{e(cv)}</td><td>{e(n)}</td>"
+                     f"<td class='num'>{'' if v is None else e(fmt_rate(v, unit))}</td>"
+                     f"<td class='l'>{e(r['status'])}</td>"
+                     f"<td class='l'>{e(str(detail))}</td>{steady}</tr>")
+    parts.append("</table>")
     return "".join(parts)

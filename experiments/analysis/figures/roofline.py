@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .labels import fmt_rate
+from .bars import band, caption_note, errors, legend_notes, unstable
+from .labels import fmt_rate, plain_ticks, unit_scale
 from .load import family_of, ok_records, processor_of, ranks_of
 from ..writer import Plotter
 
@@ -102,7 +103,8 @@ def roofline_points(doc: dict) -> dict:
     the largest size that kernel was measured at (smaller sizes may fit a cache, whose bandwidth
     no DRAM roof bounds), its fastest thread count (the highest attained rate). A point is
     {kernel, precision, backend, threads, size, roof, unit, attained, value, fraction,
-    intensity (flops per byte, None without both), flops_per_s (None without flops)}.
+    intensity (flops per byte, None without both), flops_per_s (None without flops), fraction_band
+    (the fraction at the record's quartile times, None without them), unstable}.
     MPI jobs are left out: the roofs are one machine's, a job may span several."""
     roofs = ceilings_of(doc)
     if not roofs:
@@ -130,14 +132,17 @@ def roofline_points(doc: dict) -> dict:
                 "size": size, "roof": s["roof"], "unit": s.get("unit", ""), "attained": s["attained"],
                 "value": s["value"], "fraction": s["fraction"],
                 "intensity": flops / moved if flops and moved else None,
-                "flops_per_s": r.get("rate", {}).get("flops_per_s") if flops else None})
+                "flops_per_s": r.get("rate", {}).get("flops_per_s") if flops else None,
+                # The interquartile range of its repetitions as a share of the roof (bars.py).
+                "fraction_band": band(r, s["fraction"]), "unstable": unstable(r)})
     return dict(out)
 
 
-def _draw_roofs(ax, roofs: dict, xlim: tuple) -> None:
+def _draw_roofs(ax, roofs: dict, xlim: tuple, scale: float) -> None:
     """Bandwidth roofs as slanted lines (rate = bandwidth x intensity), flop roofs as flat lines,
     each labelled; a slanted line stops where it meets the highest flop roof, which bounds it
-    there, and a flat one starts where it meets the highest bandwidth roof."""
+    there, and a flat one starts where it meets the highest bandwidth roof. Rates are drawn
+    divided by scale (the axis's unit)."""
     bw = sorted(((n, r) for n, r in roofs.items() if r.get("unit") == BANDWIDTH_UNIT), key=lambda x: (-x[1]["value"], x[0]))
     fl = sorted(((n, r) for n, r in roofs.items() if r.get("unit") == "flops/s"), key=lambda x: (-x[1]["value"], x[0]))
     top_flops = fl[0][1]["value"] if fl else None
@@ -146,13 +151,16 @@ def _draw_roofs(ax, roofs: dict, xlim: tuple) -> None:
     for i, (name, r) in enumerate(bw):
         right = min(hi, top_flops / r["value"]) if top_flops else hi
         style = "-" if r.get("method") == "measured" else "--"
-        ax.plot([lo, right], [r["value"] * lo, r["value"] * right], style, color=f"C{i % 10}", linewidth=1.2,
-                alpha=0.8, label=roof_label(name, r))
+        ax.plot([lo, right], [r["value"] * lo / scale, r["value"] * right / scale], style, color=f"C{i % 10}",
+                linewidth=1.2, alpha=0.8, label=roof_label(name, r))
     for j, (name, r) in enumerate(fl):
         left = max(lo, r["value"] / top_bw) if top_bw else lo
         style = "-" if r.get("method") == "measured" else "--"
-        ax.plot([left, hi], [r["value"], r["value"]], style, color="k", linewidth=1.6 - 0.3 * min(j, 3),
-                alpha=0.9 - 0.15 * min(j, 3), label=roof_label(name, r))
+        ax.plot([left, hi], [r["value"] / scale, r["value"] / scale], style, color="k",
+                linewidth=1.6 - 0.3 * min(j, 3), alpha=0.9 - 0.15 * min(j, 3), label=roof_label(name, r))
+        # Its name on the line too, at the right end, where no slanted roof crosses it.
+        ax.annotate(name, (hi, r["value"] / scale), xytext=(-3, 2), textcoords="offset points", ha="right",
+                    va="bottom", fontsize=6.5)
 
 
 def roofline_figures(p: Plotter, doc: dict) -> None:
@@ -182,7 +190,8 @@ def roofline_figures(p: Plotter, doc: dict) -> None:
         fls = [r["value"] for r in dev_roofs.values() if r["unit"] == "flops/s"]
         if bws and fls:
             hi = max(hi, 4 * max(fls) / max(bws))
-        _draw_roofs(ax1, dev_roofs, (lo, hi))
+        scale, unit = unit_scale([q["flops_per_s"] for q in placed] + fls, "flop/s")
+        _draw_roofs(ax1, dev_roofs, (lo, hi), scale)
         # One marker and colour per backend (a legend of its own), one label per kernel, at its
         # fastest point: every point's number is on the right, so the left stays legible however
         # many backends a run has.
@@ -192,17 +201,21 @@ def roofline_figures(p: Plotter, doc: dict) -> None:
         handles = {}
         for q in placed:
             m, c = style[q["backend"]]
-            handles[q["backend"]], = ax1.plot([q["intensity"]], [q["flops_per_s"]], m, color=c, markersize=6,
-                                               markeredgecolor="k", markeredgewidth=0.5, linestyle="none")
+            point, = ax1.plot([q["intensity"]], [q["flops_per_s"] / scale], m, markersize=6,
+                              color="white" if q["unstable"] else c, markeredgecolor="k", markeredgewidth=0.5,
+                              linestyle="none")
+            if not q["unstable"] or q["backend"] not in handles:  # the legend shows a filled one
+                handles[q["backend"]] = point
         for kernel in sorted({(q["kernel"], q["precision"]) for q in placed}):
             top = max((q for q in placed if (q["kernel"], q["precision"]) == kernel), key=lambda q: q["flops_per_s"])
-            ax1.annotate(f"{kernel[0]}", (top["intensity"], top["flops_per_s"]), textcoords="offset points",
+            ax1.annotate(f"{kernel[0]}", (top["intensity"], top["flops_per_s"] / scale), textcoords="offset points",
                          xytext=(0, 7), ha="center", fontsize=7, fontweight="bold")
         ax1.set_xscale("log", base=2)
         ax1.set_yscale("log")
         ax1.set_xlim(lo, hi)
         ax1.set_xlabel("arithmetic intensity (flops per byte of the work model)")
-        ax1.set_ylabel("attained flop/s")
+        plain_ticks(ax1, "y")
+        ax1.set_ylabel(f"attained {unit}")
         ax1.set_title(f"{device.upper()} roofline: solid roofs measured, dashed theoretical")
         if ax1.get_legend_handles_labels()[0]:
             # Roofs bottom right; backends top left (the roofs' legend is drawn from the labelled
@@ -212,32 +225,54 @@ def roofline_figures(p: Plotter, doc: dict) -> None:
                 ax1.add_artist(roofs_legend)
                 ax1.legend([handles[b] for b in backends], backends, fontsize=6.5, loc="upper left", title="backend",
                            title_fontsize=7)
-        # Right: every point's share of its own roof.
-        order = sorted(pts, key=lambda q: (q["kernel"], q["precision"], -q["fraction"]))
-        ys = range(len(order))
-        units = sorted({q["unit"] for q in order})
-        colors = {u: f"C{i}" for i, u in enumerate(units)}
-        ax2.barh(ys, [q["fraction"] for q in order], color=[colors[q["unit"]] for q in order])
-        ax2.set_yticks(list(ys), [f"{q['kernel']} {q['backend']} t={q['threads']}" for q in order], fontsize=7)
-        ax2.invert_yaxis()
-        for y, q in zip(ys, order):
-            unit = UNIT_LABELS.get(q["unit"], q["unit"])
-            ax2.text(q["fraction"], y, f" {q['fraction']:.2f} of {q['roof']} ({fmt_rate(q['attained'], unit)})",
-                     va="center", fontsize=6.5)
-        ax2.axvline(1.0, color="k", linestyle="--", linewidth=1)
-        ax2.set_xlim(0, max(1.6, max(q["fraction"] for q in order) * 1.6))
-        ax2.set_xlabel("attained / roof (1: at the roof)")
-        ax2.set_title("share of the roof that binds each kernel (colour: roof unit)")
-        ax2.grid(axis="y", visible=False)
-        for u in units:
-            ax2.barh([0], [0], color=colors[u], label=UNIT_LABELS.get(u, u) + " roof")
-        ax2.legend(fontsize=7, loc="lower right")
+        order = _share_panel(ax2, pts)
         left_out = [q for q in pts if q not in placed]
         caption = (f"{device.upper()} roofline: each (kernel, backend) at its largest size and its fastest thread "
                    f"count; roofs from context.ceilings" +
                    (f"; not on the left (no flops, or no bytes): {', '.join(sorted({q['kernel'] for q in left_out}))}, "
                     "shown on the right against their own roofs" if left_out else ""))
-        p.save(fig, f"roofline_{device}", caption)
+        p.save(fig, f"roofline_{device}", caption + caption_note(
+            any(q["fraction_band"] for q in order),
+            [f"{q['kernel']} {q['backend']} t={q['threads']}" for q in order if q["unstable"]]))
+
+
+def _share_panel(ax2, pts: list) -> list:
+    """The roofline's right panel: every point's share of its own roof, with its bar and its
+    unstable mark; returns the points in the panel's order."""
+    order = sorted(pts, key=lambda q: (q["kernel"], q["precision"], -q["fraction"]))
+    ys = range(len(order))
+    units = sorted({q["unit"] for q in order})
+    colors = {u: f"C{i}" for i, u in enumerate(units)}
+    fractions = [q["fraction"] for q in order]
+    ax2.barh(ys, fractions, color=["white" if q["unstable"] else colors[q["unit"]] for q in order],
+             edgecolor=[colors[q["unit"]] for q in order],
+             xerr=errors(fractions, [q["fraction_band"] for q in order]),
+             error_kw={"ecolor": "k", "elinewidth": 1, "capsize": 2.5})
+    for bar, q in zip(ax2.patches, order):
+        if q["unstable"]:
+            bar.set_hatch("//")
+    ax2.set_yticks(list(ys), [f"{q['kernel']} {q['backend']} t={q['threads']}" for q in order], fontsize=7)
+    ax2.invert_yaxis()
+    for y, q in zip(ys, order):
+        unit = UNIT_LABELS.get(q["unit"], q["unit"])
+        ax2.text(max(q["fraction"], (q["fraction_band"] or (0, 0))[1]), y,
+                 f" {q['fraction']:.2f} of {q['roof']} ({fmt_rate(q['attained'], unit)})", va="center", fontsize=6.5)
+    ax2.axvline(1.0, color="k", linestyle="--", linewidth=1)
+    ax2.annotate("the roof (1.0)", (1.0, 1.0), xycoords=("data", "axes fraction"), xytext=(3, -3),
+                 textcoords="offset points", ha="left", va="top", fontsize=7)
+    # Wide enough for the highest share and its bar (a share over 1 is shown, never clipped),
+    # and for the text right of each bar.
+    ends = fractions + [q["fraction_band"][1] for q in order if q["fraction_band"]]
+    ax2.set_xlim(0, max(1.6, max(ends) * 1.6))
+    ax2.set_xlabel("attained / roof (1: at the roof)")
+    ax2.set_title("share of the roof that binds each kernel (colour: roof unit)")
+    ax2.grid(axis="y", visible=False)
+    for u in units:
+        ax2.barh([0], [0], color=colors[u], label=UNIT_LABELS.get(u, u) + " roof")
+    # Below the axes: inside, it covered the text of the bottom bars.
+    legend_notes(ax2, any(q["fraction_band"] for q in order), any(q["unstable"] for q in order), fontsize=7,
+                 loc="upper center", bbox_to_anchor=(0.5, -0.11), ncol=2)
+    return order
 
 
 def bandwidth_bound(recs: list, roofs: dict, base_bytes_per_s: float):
