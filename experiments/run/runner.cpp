@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -111,9 +112,11 @@ std::string csv_value(const json& j) {
   if (j.is_string()) return csv_escape(j.get<std::string>());
   if (j.is_boolean()) return j.get<bool>() ? "true" : "false";
   if (j.is_number_float()) {
-    std::ostringstream os;
-    os << std::setprecision(17) << j.get<double>();
-    return os.str();
+    // The shortest text that reads back as the same double (0.0016320602, not the 17 digits
+    // 0.0016320602000000001), as the analysis writes its CSV (writer.csv_number).
+    char buf[64];
+    const auto end = std::to_chars(buf, buf + sizeof buf, j.get<double>()).ptr;
+    return std::string(buf, end);
   }
   return j.dump();
 }
