@@ -410,3 +410,17 @@ def test_a_rule_loosened_on_the_page_is_what_the_check_applies():
     planted = {"core/pi.hpp": '#include "cpu/pool.hpp"\n'}
     assert include_violations(include_rules(design_text()), planted)
     assert not include_violations(include_rules(text), planted)
+
+
+def test_the_readme_starts_with_a_run():
+    """The README's first screen (about 40 lines) holds the two commands, a real sample of the
+    terminal table and a picture of the report's first screen, which exists; the whole README
+    stays short (the details live in docs/)."""
+    lines = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read().splitlines()
+    assert len(lines) <= 250, len(lines)
+    first = "\n".join(lines[:45])
+    assert "scripts/run-main.sh" in first and "scripts/run-tests.sh" in first
+    assert "pi  n=2^27  int32  (quick)" in first and "speedup" in first
+    pictures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", first, re.S)
+    assert pictures and all(os.path.isfile(os.path.join(ROOT, p)) for p in pictures), pictures
+    assert any(l.startswith("## How to read a report") for l in lines)
