@@ -2,6 +2,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "experiments/io/read.hpp"
 
 namespace parlab {
 namespace {
@@ -46,6 +52,83 @@ double min_seconds(const Plan& plan, const Registry& registry) {
     if (const BackendEntry* be = registry.find(m.backend); be != nullptr && be->available) total += min_seconds(m, *be);
   }
   return total;
+}
+
+namespace {
+
+using nlohmann::json;
+
+// The fields that make two measurements the same work (a spec's, as records carry them), the
+// repetitions and seed apart: the estimate scales by repetitions, and the seed changes no time.
+std::string history_key(const json& r) {
+  json k = json::object();
+  for (const char* f : {"kernel", "backend", "threads", "size", "size_y", "precision", "device", "interpreter",
+                        "python_gil", "ranks", "min_rep_seconds"}) {
+    k[f] = r.contains(f) ? r[f] : json();
+  }
+  return k.dump();
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+}  // namespace
+
+HistoryEstimate estimate_from_history(const Plan& plan, const Registry& registry, const std::filesystem::path& host_dir) {
+  HistoryEstimate h;
+  std::map<std::string, std::vector<double>> per_rep;  // key -> elapsed_s / (warmup + reps)
+  std::vector<double> draws;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(host_dir, ec)) {
+    // The `latest` link names a run already listed; a run being written has no finished records yet.
+    if (entry.is_symlink(ec) || !entry.is_directory(ec)) continue;
+    const std::filesystem::path file = entry.path() / "results.json";
+    if (!std::filesystem::is_regular_file(file, ec)) continue;
+    json doc;
+    try {
+      doc = read_json_file(file, "earlier run");
+    } catch (const Error&) {
+      continue;  // an unreadable earlier run is no history, and no reason to refuse this plan
+    }
+    if (!doc.is_object() || !doc.contains("records") || !doc["records"].is_array() || !doc.contains("plan") ||
+        !doc["plan"].is_array()) {
+      continue;
+    }
+    ++h.runs_seen;
+    if (doc.contains("report_s") && doc["report_s"].is_number()) draws.push_back(doc["report_s"].get<double>());
+    const json& specs = doc["plan"];
+    for (const json& r : doc["records"]) {
+      // Keyed by the plan entry the record measured (its `id`), not by the record: a record of a
+      // Python backend names the interpreter that ran it where its plan entry named none.
+      if (!r.is_object() || !r.contains("elapsed_s") || !r["elapsed_s"].is_number() || !r.contains("id") ||
+          !r["id"].is_number_unsigned() || r["id"].get<std::size_t>() >= specs.size()) {
+        continue;
+      }
+      const json& spec = specs[r["id"].get<std::size_t>()];
+      if (!spec.is_object()) continue;
+      const json warmup = spec.value("warmup", json()), reps = spec.value("reps", json());
+      const double runs = warmup.is_number() && reps.is_number() ? warmup.get<double>() + reps.get<double>() : 0.0;
+      if (runs > 0) per_rep[history_key(spec)].push_back(r["elapsed_s"].get<double>() / runs);
+    }
+  }
+  for (const auto& m : plan.specs) {
+    const BackendEntry* be = registry.find(m.backend);
+    if (be == nullptr || !be->available) continue;
+    ++h.planned;
+    json spec = to_json(m);
+    const auto it = per_rep.find(history_key(spec));
+    if (it != per_rep.end()) {
+      ++h.matched;
+      h.measure_s += median_of(it->second) * static_cast<double>(m.warmup + m.reps);
+    } else {
+      h.measure_s += min_seconds(m, *be);
+    }
+  }
+  if (!draws.empty()) h.draw_s = median_of(draws);
+  return h;
 }
 
 std::string format_duration(double s) {

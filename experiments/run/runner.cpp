@@ -32,6 +32,7 @@
 #include "experiments/io/files.hpp"
 #include "experiments/io/spread_json.hpp"
 #include "experiments/io/interrupt.hpp"
+#include "experiments/io/read.hpp"
 
 namespace parlab {
 
@@ -134,6 +135,18 @@ const json& field(const json& j, const char* key) {
 
 }  // namespace
 
+void record_report_seconds(const std::filesystem::path& run_dir, double seconds, std::ostream& log) {
+  const std::filesystem::path file = run_dir / "results.json";
+  try {
+    json doc = read_json_file(file, "results file");
+    if (!doc.is_object()) return;
+    doc["report_s"] = seconds;
+    write_atomically(file, doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+  } catch (const Error& e) {
+    log << "parlab: warning: the report's time not recorded (" << e.what() << ")\n";
+  }
+}
+
 std::string records_to_csv(const json& records) {
   static const char* const kColumns[] = {
       "id", "study", "scaling", "kernel", "backend", "kind", "threads", "size", "size_y", "precision", "seed",
@@ -229,11 +242,15 @@ int Runner::execute() {
     if (g_interrupted.load()) break;
     const MeasurementSpec spec = spec_from_json(plan[i]);
     progress.begin(spec);
+    const auto started = Clock::now();
     json record = measure(spec, i);
     progress.end();
     // Null only when this process was interrupted (SIGINT/SIGTERM) inside the measurement; every
     // fault of a child process is a failed record (child_record.hpp).
     if (record.is_null()) break;
+    // The measurement's whole wall time (setup, warm-up, calibration, repetitions, validation, a
+    // child's start): what the next plan's estimate reads from earlier runs (plan/estimate.hpp).
+    record["elapsed_s"] = std::chrono::duration<double>(Clock::now() - started).count();
     // The kernel's family (the catalogue's, or the backend's own studies'), so plot code routes
     // records by family, never by lists of kernel names: here, once for every record, whether this
     // process measured it or a child did.

@@ -86,6 +86,11 @@ inline constexpr const char* kResultsSchema = "parlab-results/3";
 // kept in resume.cpp so that the results reader's fuzz target (tests/fuzz/fuzz_results.cpp) runs it.
 void check_resume_input(const nlohmann::json& doc, const std::filesystem::path& dir, const Registry& registry);
 
+// Adds `report_s`, the seconds its report took to draw, to the finished run in `run_dir` (the
+// next plan's estimate reads it). A run it cannot rewrite is left as it is, with a warning on
+// `log`: the report is drawn, and an estimate is not worth failing for.
+void record_report_seconds(const std::filesystem::path& run_dir, double seconds, std::ostream& log);
+
 // One CSV row per record, header first.
 std::string records_to_csv(const nlohmann::json& records);
 

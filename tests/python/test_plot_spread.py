@@ -16,7 +16,7 @@ from analysis.figures.report import report_html
 from analysis.figures.roofline import roofline_figures
 from analysis.figures.scaling import scaling_figures
 from analysis.figures.throughput import throughput_figures
-from analysis.spread import rate_band
+from analysis.spread import rate_band, spread, unstable_reason
 from analysis.writer import Plotter
 from conftest import BASE_DOC, fixture_doc, record, run_plot, write_doc
 
@@ -227,7 +227,9 @@ def test_first_screen_names_the_machine_and_its_stability(tmp_path):
     doc["context"]["backends"] = [{"name": "cuda", "available": True, "kind": "gpu", "processor": "gpu",
                                    "detail": "Fixture GPU 80GB, compute capability 9.0; driver 13.0; 1 device"}]
     unsteady = next(r for r in doc["records"] if r["backend"] == "tbb" and r["threads"] == 2)
-    unsteady["reps_s"] = [4.0, 2.0, 6.0]  # CV 50%: the loader marks it unstable
+    unsteady["reps_s"] = [4.0, 2.0, 6.0]  # CV 50%: unstable, as the runner writes it
+    unsteady["time_s"] = spread(unsteady["reps_s"])
+    unsteady["unstable"] = unstable_reason(unsteady["time_s"])
     html = page(tmp_path, doc)
     first = html[:html.index("What this run found")]
     for fact in ("Fixture CPU", "4 cores, 4 threads", "64 GiB", "Fixture GPU 80GB, compute capability 9.0",
@@ -250,7 +252,9 @@ def test_machine_facts_say_unknown_where_the_context_is_silent():
 def test_records_table_shows_the_spread_and_the_unstable_mark(tmp_path):
     doc = fixture_doc("pi-scaling")
     unsteady = next(r for r in doc["records"] if r["backend"] == "tbb" and r["threads"] == 2)
-    unsteady["reps_s"] = [4.0, 2.0, 6.0]
+    unsteady["reps_s"] = [4.0, 2.0, 6.0]  # CV 50%: unstable, as the runner writes it
+    unsteady["time_s"] = spread(unsteady["reps_s"])
+    unsteady["unstable"] = unstable_reason(unsteady["time_s"])
     html = page(tmp_path, doc)
     records = html[html.index("<h2 id='records'>"):]
     assert "<th>CV</th>" in records and " ± " in records
