@@ -3007,7 +3007,7 @@ GOALS_AND_QUOTES = [
     Quoted("0.95×", "at 0.95× or more of likwid-bench's", "the goal for the best CPU backend against likwid-bench-nt: "
            "met by the mean at 63fb70a", lambda goal: all(h2_likwid(k)[1] >= goal for k in ("copy", "triad"))),
     Quoted("2.2×", "against 2.2× on the AMD development core",
-           "AVX-512 over AVX2 on the 2-core AMD, from the per-path rates README.md quotes (2.71e9 / 1.24e9); no "
+           "AVX-512 over AVX2 on the 2-core AMD, from the per-path rates docs/usage.md quotes (2.71e9 / 1.24e9); no "
            "committed record holds that benchmark", None),
     Quoted("120 s", "the part's 120 s limit", "the time limit device-study.sh gave that part, not a measurement", None),
     Quoted("200us", "scheduler \"200us overhead per task\"",
