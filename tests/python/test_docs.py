@@ -20,6 +20,7 @@ The include rules: docs/design.md's wings table ("may include") and its lines of
 experiments/" are read as rules, and every #include of the C++ folders is held against them (a
 "..." include by the folder it resolves to, a <...> one in core/ by the system headers named).
 """
+import ast
 import os
 import re
 import subprocess
@@ -412,15 +413,92 @@ def test_a_rule_loosened_on_the_page_is_what_the_check_applies():
     assert not include_violations(include_rules(text), planted)
 
 
+def readme_lines():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        return f.read().splitlines()
+
+
 def test_the_readme_starts_with_a_run():
-    """The README's first screen (about 40 lines) holds the two commands, a real sample of the
-    terminal table and a picture of the report's first screen, which exists; the whole README
-    stays short (the details live in docs/)."""
-    lines = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read().splitlines()
+    """The README's first screen (its first 40 lines) holds the two commands, a real sample of
+    the terminal table, whole and within 100 columns, and a picture of the report's first screen,
+    which exists; the whole README stays short (the details live in docs/)."""
+    lines = readme_lines()
     assert len(lines) <= 250, len(lines)
-    first = "\n".join(lines[:45])
-    assert "scripts/run-main.sh" in first and "scripts/run-tests.sh" in first
-    assert "pi  n=2^27  int32  (quick)" in first and "speedup" in first
-    pictures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", first, re.S)
+    first = lines[:40]
+    # The two commands as commands, each a line of a sh block (CI runs the second: .ci/run).
+    fences = [i for i, l in enumerate(first) if l.startswith("```")]
+    sh = [l.split("#")[0].strip() for a, b in zip(fences[::2], fences[1::2]) if first[a] == "```sh"
+          for l in first[a + 1:b]]
+    assert "scripts/run-main.sh" in sh and "scripts/run-tests.sh" in sh, sh
+    # The sample table, its block closed within the first screen (test_table.py holds its lines
+    # to what parlab prints for the committed run).
+    top = first.index("pi  n=2^27  int32  (quick)")
+    end = next((i for i in range(top, len(first)) if first[i] == "```"), None)
+    assert end is not None and any("speedup" in l for l in first[top:end]), "the table ends past line 40"
+    assert all(len(l) <= 100 for l in first[top:end]), [l for l in first[top:end] if len(l) > 100]
+    pictures = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", "\n".join(first), re.S)
     assert pictures and all(os.path.isfile(os.path.join(ROOT, p)) for p in pictures), pictures
     assert any(l.startswith("## How to read a report") for l in lines)
+
+
+def test_every_relative_link_of_the_docs_exists():
+    """A Markdown link or picture of README.md, CONTRIBUTING.md or docs/*.md that names a file of
+    the tree (relative to the page, as a browser resolves it) names one that exists."""
+    missing = []
+    for doc in DOCS + ["docs/history.md"]:
+        with open(os.path.join(ROOT, doc), encoding="utf-8") as f:
+            text = f.read()
+        for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+            target = m.group(1).split("#")[0]
+            if not target or re.match(r"[a-z]+:", target):
+                continue  # an anchor on the page, or a URL
+            if not os.path.exists(os.path.normpath(os.path.join(ROOT, os.path.dirname(doc), target))):
+                missing.append(f"{doc}:{text.count(chr(10), 0, m.start()) + 1}: {m.group(1)}")
+    assert not missing, "links of the docs to files that do not exist:\n" + "\n".join(missing)
+
+
+FIGURES = os.path.join(ROOT, "experiments", "analysis", "figures")
+
+
+def figure_names():
+    """{stem: whole}: the plots/ names the figure modules save under, read from their p.save
+    calls: a literal name (whole), or an f-string's text up to its first field (a stem), also
+    through a `name = f"..."` just before the call; the Python models' figures are named after
+    their studies (PY_MODEL_STUDIES)."""
+    names, unread = {}, []
+    for f in sorted(os.listdir(FIGURES)):
+        if not f.endswith(".py"):
+            continue
+        with open(os.path.join(FIGURES, f), encoding="utf-8") as fh:
+            text = fh.read()
+        for m in re.finditer(r"\bp\.save\(\s*fig,\s*((?:[^,()]|\([^()]*\))+),", text):
+            arg = m.group(1).strip()
+            if arg == "name":
+                arg = re.findall(r'\bname = (f?"[^"]*")', text[:m.start()])[-1]
+            lit = re.fullmatch(r'(f?)"([^"{]*)(\{?)[^"]*"', arg)
+            if lit:
+                names[lit.group(2)] = not lit.group(3)
+            elif arg == 'study.replace("-", "_")' and f == "models.py":
+                studies = re.search(r"^PY_MODEL_STUDIES = (\{[^}]*\})", text, re.M).group(1)
+                names.update({s.replace("-", "_"): True for s in ast.literal_eval(studies)})
+            else:
+                unread.append(f"{f}: p.save(fig, {arg}, ...)")
+    assert not unread, "figure names this test cannot read (teach figure_names how):\n" + "\n".join(unread)
+    return names
+
+
+def test_the_readme_names_every_figure():
+    """"How to read a report" lists every figure file the figure modules write, and nothing else:
+    each bullet of its figure list opens with the names it explains."""
+    lines = readme_lines()
+    start = lines.index("## How to read a report")
+    section = lines[start + 1:next(i for i in range(start + 1, len(lines)) if lines[i].startswith("## "))]
+    heads = [re.match(r"- ((?:`[^`]+`(?:, )?)+): ", l) for l in section]
+    listed = [s for m in heads if m for s in re.findall(r"`([^`]+)`", m.group(1))]
+    names = figure_names()
+    assert len(names) >= 15, names  # the reading found the figures, not a few stray calls
+    unknown = [s for s in listed if not any(s == n if whole else s.startswith(n) and s != n
+                                            for n, whole in names.items())]
+    absent = [n for n, whole in names.items() if not any(s == n if whole else s.startswith(n) for s in listed)]
+    assert not unknown, f"figures the README lists that no figure module writes: {unknown}"
+    assert not absent, f"figures written that the README's figure list leaves out: {absent}"
