@@ -46,7 +46,10 @@ if(_parlab_ref_count GREATER 0)
             DESTINATION "share/parlab/reference/${_parlab_ref_path}")
   endforeach()
 endif()
-install(FILES README.md CHANGELOG.md docs/design.md docs/records.md docs/extending.md DESTINATION share/doc/parlab)
+# README.md links docs/*.md by relative path: they go to docs/ beside it, so the links resolve.
+install(FILES README.md CHANGELOG.md DESTINATION share/doc/parlab)
+file(GLOB _parlab_docs "${PROJECT_SOURCE_DIR}/docs/*.md")
+install(FILES ${_parlab_docs} DESTINATION share/doc/parlab/docs)
 
 # The commit, refreshed at every build (a header rewritten only when it changes), so an installed
 # binary names what it was built from without its source tree.

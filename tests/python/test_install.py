@@ -4,6 +4,7 @@ through the source tree), and `cpack -G DEB` makes a Debian package of the same 
 build tree of PARLAB_BIN (build/release in CI)."""
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -66,6 +67,10 @@ def test_layout(installed):
         assert (share / name).is_file(), name
     assert not (share / "interpreters").exists()  # only a build tree knows of other interpreters
     assert not any(p.is_symlink() for p in share.rglob("*")), "the install copies files, not links"
+    # The installed README's links to docs/ resolve beside it.
+    doc = installed / "share" / "doc" / "parlab"
+    links = set(re.findall(r"\]\((docs/[\w.-]+\.md)\)", (doc / "README.md").read_text(encoding="utf-8")))
+    assert links and all((doc / link).is_file() for link in links), sorted(links)
 
 
 def test_the_reference_runs_are_installed(installed, parlab_bin):
