@@ -38,18 +38,6 @@ class NopWorkload final : public Workload {
   std::chrono::microseconds pause_;
 };
 
-// A counter that advances by 0.5 J every `period` reads.
-class SteppingMeter final : public EnergyMeter {
- public:
-  explicit SteppingMeter(int period) : period_(period) {}
-  std::optional<double> joules() override { return 0.5 * static_cast<double>(reads_++ / period_); }
-  std::string describe() const override { return "test"; }
-
- private:
-  int period_;
-  long reads_ = 0;
-};
-
 TEST(Energy, RaplIsUnavailableWithItsReason) {
   const auto root =
       std::filesystem::temp_directory_path() / ("parlab-powercap-test-" + std::to_string(getpid()));
@@ -89,18 +77,88 @@ TEST(Energy, NvmlIsUnavailableWithItsReasonWhereThereIsNone) {
   EXPECT_EQ(ctx["gpu"].get<std::string>().rfind("unavailable: ", 0), 0u) << ctx.dump();
 }
 
-TEST(Energy, SpansSeveralCounterAdvancesAndGivesJoulesPerSample) {
-  SteppingMeter m(4);  // advances every 4th read: one read per run
-  NopWorkload w(std::chrono::milliseconds(11));  // longer than the poll interval: a read per run
-  const json e = measure_energy_on(m, w, w.work(), 5.0);
+// A stand-in for NVML: the true energy is the integral of the power (busy_w while a run is in
+// progress, idle_w otherwise), and the counter shows it as of the last whole update period, as a
+// counter that updates every `period` does.
+class ClockMeter final : public EnergyMeter {
+ public:
+  using Clock = std::chrono::steady_clock;
+  ClockMeter(std::chrono::milliseconds period, double idle_w, double busy_w)
+      : period_(period), idle_w_(idle_w), busy_w_(busy_w), origin_(Clock::now()) {
+    changes_.push_back({origin_, 0.0, idle_w_});
+  }
+  void set_busy(bool busy) {
+    const auto now = Clock::now();
+    changes_.push_back({now, energy_at(now), busy ? busy_w_ : idle_w_});
+  }
+  std::optional<double> joules() override {
+    const auto whole = (Clock::now() - origin_) / period_;  // update periods completed
+    return energy_at(origin_ + whole * period_);
+  }
+  std::string describe() const override { return "test clock meter"; }
+
+ private:
+  struct Change {
+    Clock::time_point at;
+    double energy;  // the integral up to `at`
+    double watts;   // the power from `at` on
+  };
+  double energy_at(Clock::time_point t) const {
+    const Change* c = &changes_.front();
+    for (const Change& x : changes_) {
+      if (x.at <= t) c = &x;
+    }
+    return c->energy + c->watts * std::chrono::duration<double>(t - c->at).count();
+  }
+  std::chrono::milliseconds period_;
+  double idle_w_, busy_w_;
+  Clock::time_point origin_;
+  std::vector<Change> changes_;
+};
+
+// A workload whose runs sleep, marking the meter busy while they do.
+class BusyWorkload final : public Workload {
+ public:
+  BusyWorkload(ClockMeter& m, std::chrono::microseconds each) : m_(m), each_(each) {}
+  void run() override {
+    m_.set_busy(true);
+    std::this_thread::sleep_for(each_);
+    m_.set_busy(false);
+  }
+  Validation validate() override { return {}; }
+  WorkCount work() const override { return samples_work(1000); }
+
+ private:
+  ClockMeter& m_;
+  std::chrono::microseconds each_;
+};
+
+TEST(Energy, TheWindowHoldsWholeUpdatesWithTheCounterReadOnlyAtItsEnds) {
+  // 5 ms updates: the window is 100 of them (0.5 s), one update 1% of it; runs of 5 ms, the counter
+  // read only at the window's ends, so the window is almost all runs (an NVML read takes 4 ms: read
+  // after every run, a 5 ms run would spend nearly half the window idle).
+  ClockMeter m(std::chrono::milliseconds(5), 50.0, 300.0);
+  BusyWorkload w(m, std::chrono::microseconds(5000));
+  const json e = measure_energy_on(m, w, w.work(), 10.0);
   ASSERT_TRUE(e.contains("energy_j")) << e.dump();
-  // At least 5 advances of 0.5 J, 4 runs each, over at least kEnergyMinSeconds: 0.125 J per run
-  // of 1000 samples.
-  EXPECT_GE(e["energy_runs"].get<long>(), 4 * kEnergyUpdates);
-  EXPECT_EQ(e["energy_runs"].get<long>() % 4, 0);
-  EXPECT_GE(e["energy_s"].get<double>(), kEnergyMinSeconds);
-  EXPECT_DOUBLE_EQ(e["energy_j"].get<double>(), 0.125);
-  EXPECT_DOUBLE_EQ(e["j_per_sample"].get<double>(), 0.125 / 1000);
+  EXPECT_NEAR(e["energy_period_s"].get<double>(), 0.005, 0.002);
+  // At least the window the measured period asks for: 100 updates.
+  EXPECT_GE(e["energy_s"].get<double>(), e["energy_period_s"].get<double>() / kEnergyAdvanceShare);
+  EXPECT_GE(e["energy_duty"].get<double>(), 0.98) << e.dump();
+  EXPECT_NEAR(e["idle_power_w"].get<double>(), 50.0, 5.0);
+  EXPECT_NEAR(e["power_w"].get<double>(), 300.0, 15.0);  // whole busy periods: the runs' power
+  const double per_run = e["energy_j"].get<double>();
+  EXPECT_NEAR(per_run, 300.0 * e["energy_s"].get<double>() / e["energy_runs"].get<double>(), 0.05 * per_run);
+  // Above idle: the idle power's share of the window taken out.
+  EXPECT_NEAR(e["energy_above_idle_j"].get<double>(), per_run * (300.0 - e["idle_power_w"].get<double>()) / 300.0,
+              0.05 * per_run);
+  EXPECT_DOUBLE_EQ(e["j_per_sample"].get<double>(), per_run / 1000);
+}
+
+TEST(Energy, TheWindowIsAHundredUpdatesWithinItsBounds) {
+  EXPECT_DOUBLE_EQ(plan_energy_window(0.05, 10.0).seconds, 5.0);   // NVML at 50 ms
+  EXPECT_DOUBLE_EQ(plan_energy_window(0.2, 10.0).seconds, 10.0);   // capped
+  EXPECT_DOUBLE_EQ(plan_energy_window(0.0005, 10.0).seconds, kEnergyMinSeconds);  // RAPL: the least
 }
 
 // A fake sysfs directory (event_source's devices, or powercap) of this process, removed at the end.

@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -269,53 +270,101 @@ json measure_energy(Workload& w, bool gpu, int device, const WorkCount& work) {
   return measure_energy_on(*m, w, work, 10.0);
 }
 
-json measure_energy_on(EnergyMeter& m, Workload& w, const WorkCount& work, double limit_s) {
-  // Run until the counter has advanced kEnergyUpdates times after a first advance and at least
-  // kEnergyMinSeconds have passed since it (RAPL updates every millisecond, so the count alone
-  // could span less than one run), timing from that first advance to the last: whole update
-  // periods only, and the runs completed between them. At most limit_s seconds.
-  const auto t_start = Clock::now();
-  std::optional<double> last = m.joules();
-  if (!last) return {{"energy_unavailable", "the counter could not be read"}};
-  int advances = 0;
-  long runs = 0, runs_at_last = 0;
-  double e0 = 0, e1 = 0;
-  Clock::time_point t0, t1;
-  const auto spanned = [&] { return std::chrono::duration<double>(t1 - t0).count(); };
-  // The counter is read at most every kPoll: an NVML read takes milliseconds (4 ms on an H100),
-  // and a read after every short run would add that much idle time to each run's energy.
-  constexpr std::chrono::milliseconds kPoll{10};
-  auto polled = Clock::now();
-  while (advances <= kEnergyUpdates || spanned() < kEnergyMinSeconds || runs_at_last == 0) {
-    w.run();
-    ++runs;
-    if (Clock::now() - polled < kPoll) continue;
+namespace {
+
+double seconds_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+// Reads m until its counter differs from `from`, idle, for at most `limit_s`: the first value past
+// `from` and when it was read; nullopt on a failed read or no change in time.
+std::optional<std::pair<double, Clock::time_point>> next_advance(EnergyMeter& m, double from, double limit_s) {
+  const auto start = Clock::now();
+  while (seconds_between(start, Clock::now()) < limit_s) {
     const auto now = m.joules();
-    polled = Clock::now();
-    if (!now) return {{"energy_unavailable", "the counter could not be read"}};
-    if (*now != *last) {
-      if (advances == 0) {
-        e0 = *now;
-        t0 = Clock::now();
-        runs = 0;
-      }
-      ++advances;
+    if (!now) return std::nullopt;
+    if (*now != from) return std::make_pair(*now, Clock::now());
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+EnergyWindow plan_energy_window(double period_s, double limit_s) {
+  // One update period at most kEnergyAdvanceShare of the window's energy: the counter is read at
+  // the window's two ends only, each read just after an advance, so the window holds whole update
+  // periods; the share bounds what a stale end could still cost.
+  return {period_s, std::clamp(period_s / kEnergyAdvanceShare, kEnergyMinSeconds, limit_s)};
+}
+
+json measure_energy_on(EnergyMeter& m, Workload& w, const WorkCount& work, double limit_s) {
+  const auto unavailable = [](const std::string& why) { return json{{"energy_unavailable", why}}; };
+  // 1. Idle: the counter's update period and the idle power, from kEnergyIdleAdvances advances
+  //    with nothing running (the GPU or package idles between measurements anyway).
+  const auto first_read = m.joules();
+  if (!first_read) return unavailable("the counter could not be read");
+  const double idle_limit = std::min(2.0, limit_s);
+  auto a = next_advance(m, *first_read, idle_limit);
+  if (!a) return unavailable("the counter did not advance in " + std::to_string(idle_limit) + " s idle");
+  auto b = a;
+  for (int i = 0; i < kEnergyIdleAdvances && b; ++i) b = next_advance(m, b->first, idle_limit);
+  if (!b) return unavailable("the counter advanced fewer than " + std::to_string(kEnergyIdleAdvances) + " times idle");
+  const double idle_s = seconds_between(a->second, b->second);
+  const double idle_w = idle_s > 0 ? (b->first - a->first) / idle_s : 0.0;
+  const EnergyWindow win = plan_energy_window(idle_s / kEnergyIdleAdvances, limit_s);
+  // 2. The window: from the read at b (just after an advance) the workload runs back to back, the
+  //    counter untouched, until win.seconds have passed; then run and read until the next advance,
+  //    so the window ends just after one too. Every run between the two reads counts.
+  const double e0 = b->first;
+  const Clock::time_point t0 = Clock::now();
+  long runs = 0;
+  double in_runs = 0;
+  const auto one_run = [&] {
+    const auto r0 = Clock::now();
+    w.run();
+    in_runs += seconds_between(r0, Clock::now());
+    ++runs;
+  };
+  while (seconds_between(t0, Clock::now()) < win.seconds) one_run();
+  // The counter as the window's runs left it; the window closes at its next advance.
+  const auto before_end = m.joules();
+  if (!before_end) return unavailable("the counter could not be read");
+  double e1 = e0;
+  Clock::time_point t1;
+  for (;;) {
+    one_run();
+    const auto now = m.joules();
+    if (!now) return unavailable("the counter could not be read");
+    if (*now != *before_end) {
       e1 = *now;
       t1 = Clock::now();
-      runs_at_last = runs;
-      last = now;
+      break;
     }
-    if (std::chrono::duration<double>(Clock::now() - t_start).count() > limit_s) break;
+    if (seconds_between(t0, Clock::now()) > limit_s + 2 * win.period) {
+      return unavailable("the counter did not advance at the end of a " + std::to_string(win.seconds) + " s window");
+    }
   }
-  // runs_at_last counts the runs between the reads that saw the first and the last advance.
-  if (advances <= kEnergyUpdates || runs_at_last == 0 || !(e1 > e0)) {
-    return {{"energy_unavailable", "the counter advanced " + std::to_string(advances) + " time(s) in " +
-                                       std::to_string(limit_s) + " s"}};
+  if (!(e1 > e0) || runs == 0) return unavailable("the counter did not advance over the window");
+  const double window_s = seconds_between(t0, t1);
+  const double per_run = (e1 - e0) / static_cast<double>(runs);
+  const double above_idle = std::max(0.0, (e1 - e0) - idle_w * window_s) / static_cast<double>(runs);
+  json e = {{"energy_j", per_run},
+            {"energy_above_idle_j", above_idle},
+            {"energy_s", window_s},
+            {"energy_runs", runs},
+            {"power_w", (e1 - e0) / window_s},
+            {"idle_power_w", idle_w},
+            {"energy_period_s", win.period},
+            // The fraction of the window spent inside runs: the rest (loop, the closing reads) is
+            // idle time whose energy the per-run figures still carry.
+            {"energy_duty", in_runs / window_s}};
+  if (work.samples > 0) {
+    e["j_per_sample"] = per_run / work.samples;
+    e["j_per_sample_above_idle"] = above_idle / work.samples;
   }
-  const double per_run = (e1 - e0) / static_cast<double>(runs_at_last);
-  json e = {{"energy_j", per_run}, {"energy_s", spanned()}, {"energy_runs", runs_at_last}};
-  if (work.samples > 0) e["j_per_sample"] = per_run / work.samples;
-  if (work.bytes > 0) e["j_per_byte"] = per_run / work.bytes;
+  if (work.bytes > 0) {
+    e["j_per_byte"] = per_run / work.bytes;
+    e["j_per_byte_above_idle"] = above_idle / work.bytes;
+  }
   return e;
 }
 

@@ -60,20 +60,33 @@ std::unique_ptr<EnergyMeter> open_nvml(int device, std::string& why);
 // The context's `energy`: {"cpu": what or "unavailable: <why>", "gpu": ...}, opening each once.
 nlohmann::json energy_context();
 
-// Runs `w` after its timed repetitions until the counter of its side (GPU for gpu records, CPU
-// otherwise) has advanced kEnergyUpdates times, and measures the energy between the first and the
-// last advance, at least kEnergyMinSeconds apart: {energy_j (joules per run), energy_s,
-// energy_runs, j_per_sample | j_per_byte}. Null when the side has
-// no counter (the context says why); {"energy_unavailable": why} when the counter did not advance.
+// The energy of `w`'s runs after its timed repetitions (docs/ceilings.md, "Energy"): first, idle,
+// the counter's update period and the idle power over kEnergyIdleAdvances advances; then a window
+// of back-to-back runs with the counter read at its two ends only, each just after an advance, so
+// it holds whole update periods and no read sits between runs. The window lasts
+// period / kEnergyAdvanceShare (at least kEnergyMinSeconds, at most 10 s). Gives {energy_j and
+// energy_above_idle_j (joules per run, gross and above idle), energy_s, energy_runs, power_w,
+// idle_power_w, energy_period_s, energy_duty (the window's fraction spent in runs), and j_per_sample
+// or j_per_byte with their _above_idle}. Null when the side has no counter (the context says why);
+// {"energy_unavailable": why} when the counter did not advance.
 nlohmann::json measure_energy(Workload& w, bool gpu, int device, const WorkCount& work);
 
-// The same on a given meter, giving up after `limit_s` seconds (measure_energy: 10 s).
+// The same on a given meter, the window at most `limit_s` seconds (measure_energy: 10 s).
 nlohmann::json measure_energy_on(EnergyMeter& m, Workload& w, const WorkCount& work, double limit_s);
 
-// Counter advances an energy measurement spans: NVML updates every 20-100 ms, so 5 advances are at
-// least 100 ms of whole update periods, and the error of the partial periods at the ends is gone.
-inline constexpr int kEnergyUpdates = 5;
-// And the least time they span (RAPL counters update every millisecond): 0.1 s.
+// The window for a counter that updates every `period_s`: {period, seconds}.
+struct EnergyWindow {
+  double period = 0;
+  double seconds = 0;
+};
+EnergyWindow plan_energy_window(double period_s, double limit_s);
+
+// One counter update at most this share of the window's energy: NVML updates every 20-100 ms, so
+// its windows last 2-10 s; RAPL's every millisecond, so the least window below decides.
+inline constexpr double kEnergyAdvanceShare = 0.01;
+// The least window: 0.1 s.
 inline constexpr double kEnergyMinSeconds = 0.1;
+// Idle advances that give the update period and the idle power.
+inline constexpr int kEnergyIdleAdvances = 3;
 
 }  // namespace parlab
