@@ -2841,6 +2841,23 @@ FIGURES += [
 ]
 
 
+def r26_energy(kernel):
+    m = r26_record("20261126T205811Z", kernel, "cuda")["metrics"]
+    assert m["energy_duty"] >= 0.98  # the goal: the window is spent in runs
+    return m["energy_duty"], m["power_w"], m["idle_power_w"]
+
+
+FIGURES += [
+    Figure("h200 at 0e06b26: energy windows", lambda: (*r26_energy("pi"), *r26_energy("triad"),
+                                                       r26_record("20261126T205811Z", "pi", "cuda")["metrics"]
+                                                       ["energy_period_s"],
+                                                       r26_record("20261126T205811Z", "pi", "cuda")["metrics"]["energy_s"]),
+           Text(R26_SEC, "updates every {6:.3f} s, so each GPU record's window is 100 updates, {7:.1f} s"),
+           Text(R26_SEC, "GPU π: duty {0:.3f}, {1:.0f} W average against {2:.0f} W idle; GPU triad: duty {3:.3f}, "
+                         "{4:.0f} W against {5:.0f} W")),
+]
+
+
 def test_h200_roofs_at_0e06b26_claims():
     for f in FIGURES:
         if f.name.startswith("h200") and "0e06b26" in f.name:
