@@ -1,4 +1,5 @@
 """End to end: `parlab run` into a temporary directory, bad input, resume, validation failures."""
+import glob
 import json
 import os
 import signal
@@ -199,12 +200,15 @@ def test_interrupted_run_stays_valid_and_resumes(tmp_path, parlab_bin):
     results = None
     deadline = time.time() + 120
     while time.time() < deadline:
-        if out.exists() and os.listdir(out):
-            run_dir = only_run_dir(out)
-            results = os.path.join(run_dir, "results.json")
-            if os.path.exists(results) and len(json.load(open(results))["records"]) >= 1:
-                break
+        # Polled while the runner creates OUT/<host>, then its run folder, then the `latest` link:
+        # only a results.json with a record says the run is under way.
+        found = [p for p in glob.glob(os.path.join(out, "*", "*", "results.json"))
+                 if not os.path.islink(os.path.dirname(p))]
+        if found and len(json.load(open(found[0]))["records"]) >= 1:
+            results = found[0]
+            break
         time.sleep(0.05)
+    run_dir = only_run_dir(out)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, err

@@ -2,6 +2,7 @@
 record's `limit`): the roofline figures, the first screen's shares, the scaling figures' bandwidth
 bound, and runs from before ceilings (nothing drawn, said so)."""
 import copy
+import re
 
 from analysis.figures.load import processor_of
 from analysis.figures.roofline import roof_share, roofline_points, share_text
@@ -207,8 +208,15 @@ def test_compare_shows_both_runs_shares(tmp_path, doc):
     assert diffs["ceilings.cpu_bw_triad_all"]["new"] == "40 GB/s (measured, 2 threads)"
     assert not [k for k in diffs if k.startswith("ceilings.roofs") or k.endswith("measured_utc")]
     text = subprocess.run(compare, capture_output=True, text=True).stdout
-    assert "share of roof BASE -> NEW" in text and "of cpu_bw_triad_all" in text
-    assert "NEW share / BASE share median 1.000" in text
+    # The table gives both shares in a few characters ("0.63->0.63"); --verbose gives them whole,
+    # with the roof's name.
+    (line,) = [x for x in text.splitlines() if "quick triad openmp t=2 2^24 " in x]  # the label wraps
+    shares = re.findall(r"(\d\.\d\d)->(\d\.\d\d)", line)
+    assert shares and shares[0][0] == shares[0][1], line
+    flat = " ".join(text.split())  # the summary wraps within the width
+    assert "roof share" in text and "NEW share / BASE share median 1.000" in flat
+    verbose = subprocess.run(compare + ["--verbose"], capture_output=True, text=True).stdout
+    assert "share of roof: " in verbose and "of cpu_bw_triad_all" in verbose
     res = subprocess.run(compare + ["--html", str(tmp_path / "cmp")], capture_output=True, text=True)
     assert res.returncode == 0, res.stderr
     page = (tmp_path / "cmp" / "report.html").read_text()
