@@ -239,3 +239,23 @@ def test_a_kernel_without_a_roof_says_why_on_the_first_screen(doc):
     copy_row = next(f for f in s["findings"] if f["kernel"] == "copy")
     assert copy_row["finding"][0].endswith("(no roof: no copy bandwidth measured)")
     assert not [q for q in roofline_points(doc)["cpu"] if q["kernel"] == "copy"]
+
+
+def test_the_records_table_says_what_each_limit_says(tmp_path):
+    """The report's records table gives each record's share of its binding roof and, below it,
+    its share of the GPU's theoretical peak, a partly cache-resident working set, and a share above
+    1 with whether it lies within the roof's spread."""
+    doc = fixture_doc("stream-limits")
+    gpu = next(r for r in doc["records"] if r["backend"] == "cuda" and r["kernel"] == "triad")
+    gpu["limit"]["peak"] = {"roof": "gpu_bw_peak", "value": 4.8e12, "fraction": 0.889}
+    cpu = next(r for r in doc["records"] if r["status"] == "ok" and (r.get("limit") or {}).get("roof", "")
+               .startswith("cpu_bw"))
+    cpu["limit"]["residency"] = "partly cache-resident: arrays between the last-level cache and 4x it"
+    cpu["limit"]["above_roof"] = "above its roof by 7%, within the roof's own spread"
+    d = write_doc(tmp_path, doc)
+    res = run_plot(str(d), "--no-reference", "--quiet", "--summary", "none")
+    assert res.returncode == 0, res.stderr
+    page = (d / "report.html").read_text()
+    records = page[page.index("<h2 id='records'>"):]
+    assert "share of roof" in records and f"{share_text(gpu)}<br><span class='small'>0.89 of gpu_bw_peak" in records
+    assert "partly cache-resident: arrays between" in records and "above its roof by 7%, within" in records

@@ -13,6 +13,7 @@ from .load import rate_of
 from .machine import context_html, machine_html, record_anchor
 from .models import python_models_note
 from .reference import reference_html
+from .roofline import limit_notes, share_text
 from .summary import run_summary, summary_html
 from ..spread import UNSTABLE_CV
 
@@ -78,6 +79,15 @@ def _spread_cells(r: dict) -> tuple[str, str, str]:
             f"{100 * cv:.1f}%" if isinstance(cv, (int, float)) else "", str(t.get("n", len(r.get("reps_s") or []))))
 
 
+def _roof_cell(r: dict) -> str:
+    """The record's share of the roof that binds it, and below it what else its limit says: the
+    GPU's theoretical peak, a partly cache-resident working set, a share above 1."""
+    e = html.escape
+    notes = limit_notes(r)
+    cell = e(share_text(r))
+    return cell + "".join(f"<br><span class='small'>{e(n)}</span>" for n in notes)
+
+
 def records_html(doc: dict) -> str:
     """Every record, with its spread (median ± half the interquartile range, CV, repetitions)
     and, for an unstable one, why and what to do; each row has the anchor the first screen's
@@ -89,8 +99,8 @@ def records_html(doc: dict) -> str:
              "</p>"
              "<table><tr><th class='l'>study</th><th class='l'>kernel</th><th class='l'>backend</th>"
              "<th>threads</th><th>size</th><th class='l'>precision</th><th>time</th><th>CV</th><th>n</th>"
-             "<th>rate</th><th class='l'>status</th><th class='l'>validation / reason</th>"
-             "<th class='l'>stability</th></tr>"]
+             "<th>rate</th><th class='l'>share of roof</th><th class='l'>status</th>"
+             "<th class='l'>validation / reason</th><th class='l'>stability</th></tr>"]
     for i, r in enumerate(doc["records"]):
         cls = " class='failed'" if r["status"] not in ("ok", "unavailable") else ""
         v, unit = rate_of(r)
@@ -103,6 +113,7 @@ def records_html(doc: dict) -> str:
                      f"<td>{e(fmt_size(r['size']))}</td><td class='l'>{e(str(r.get('precision', '')))}</td>"
                      f"<td class='num'>{e(median)}</td><td>{e(cv)}</td><td>{e(n)}</td>"
                      f"<td class='num'>{'' if v is None else e(fmt_rate(v, unit))}</td>"
+                     f"<td class='l'>{_roof_cell(r)}</td>"
                      f"<td class='l'>{e(r['status'])}</td>"
                      f"<td class='l'>{e(str(detail))}</td>{steady}</tr>")
     parts.append("</table>")

@@ -59,6 +59,26 @@ NO_ROOF_SHORT = (("fit the last-level cache", "cache"), ("not in the catalogue",
                  ("unavailable", "not measured"), ("not among the ceilings", "not measured"))
 
 
+def limit_notes(r: dict) -> list:
+    """What else a record's limit says of its roof, one phrase each: its share of the GPU's
+    theoretical peak ("0.89 of gpu_bw_peak"), a partly cache-resident working set, and by how much
+    it is above its roof and whether within the roof's spread (experiments/machine/limit.cpp)."""
+    lim = r.get("limit")
+    if not isinstance(lim, dict) or not lim.get("roof"):
+        return []
+    notes = []
+    peak = lim.get("peak")
+    if isinstance(peak, dict) and isinstance(peak.get("fraction"), (int, float)):
+        notes.append(f"{peak['fraction']:.2f} of {peak.get('roof', 'the peak')}")
+    if lim.get("residency"):
+        notes.append(str(lim["residency"]))
+    if lim.get("above_roof"):
+        notes.append(str(lim["above_roof"]))
+    if lim.get("basis"):
+        notes.append(f"roof scaled: {lim['basis']}")
+    return notes
+
+
 def share_short(r: dict) -> str:
     """share_text for a table cell: "0.82" for a record with a roof, "no roof (cache)" (a word for
     the reason: NO_ROOF_SHORT) for one without, "" for a record without a limit."""
