@@ -98,17 +98,23 @@ std::string human(double v, const std::string& unit) {
   return os.str();
 }
 
+// A roof's range over its median (a share: 0.16 for 16%), from its JSON spread; the listing and the
+// warning both say it.
+double range_share(const json& spread) {
+  return (spread["max"].get<double>() - spread["min"].get<double>()) / spread["median"].get<double>();
+}
+
 // "cpu_bw_copy_nt_all: its 5 measurements spread 16% (251.5 to 293.3 GB/s)" when a roof's
 // measurements differ by more than kUnstableCv of their median; empty otherwise.
 std::string roof_spread_warning(const std::string& name, const json& roof) {
   if (!roof.contains("spread")) return {};
   const json& s = roof["spread"];
   const double lo = s["min"].get<double>(), hi = s["max"].get<double>(), median = s["median"].get<double>();
-  if (!(median > 0) || (hi - lo) / median <= kUnstableCv) return {};
+  if (!(median > 0) || range_share(s) <= kUnstableCv) return {};
   const std::string unit = roof.value("unit", "");
   std::ostringstream os;
   os << name << ": its " << s["n"].get<std::size_t>() << " measurements spread " << std::fixed << std::setprecision(0)
-     << 100 * (hi - lo) / median << "% (" << human(lo, unit) << " to " << human(hi, unit)
+     << 100 * range_share(s) << "% (" << human(lo, unit) << " to " << human(hi, unit)
      << "); the roof is the largest. Remeasure on a quiet machine (parlab ceilings --remeasure)";
   return os.str();
 }
@@ -361,7 +367,7 @@ std::string spread_note(const json& roof) {
   const json& s = roof["spread"];
   std::ostringstream os;
   os << "spread " << std::fixed << std::setprecision(1)
-     << 100 * (s["max"].get<double>() - s["min"].get<double>()) / s["median"].get<double>() << "% of "
+     << 100 * range_share(s) << "% of "
      << s["n"].get<std::size_t>() << "; ";
   return os.str();
 }

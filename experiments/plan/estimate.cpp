@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/spread.hpp"
 #include "experiments/io/read.hpp"
 
 namespace parlab {
@@ -69,11 +70,6 @@ std::string history_key(const json& r) {
   return k.dump();
 }
 
-double median_of(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 }  // namespace
 
@@ -122,12 +118,12 @@ HistoryEstimate estimate_from_history(const Plan& plan, const Registry& registry
     const auto it = per_rep.find(history_key(spec));
     if (it != per_rep.end()) {
       ++h.matched;
-      h.measure_s += median_of(it->second) * static_cast<double>(m.warmup + m.reps);
+      h.measure_s += spread_of(it->second)->median * static_cast<double>(m.warmup + m.reps);
     } else {
       h.measure_s += min_seconds(m, *be);
     }
   }
-  if (!draws.empty()) h.draw_s = median_of(draws);
+  if (!draws.empty()) h.draw_s = spread_of(draws)->median;
   return h;
 }
 
