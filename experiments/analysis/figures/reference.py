@@ -221,8 +221,9 @@ def reference_html(section: dict | None) -> str:
     elif section["refs"]:
         parts.append("<p>No valid measurement with a rate in this run to compare.</p>")
     if any((c["fraction"] or 0) > 1 for row in section["rows"] for c in [row["this"], *row["refs"].values()]):
-        parts.append("<p>A fraction above 1: the roof's probe missed the roof, or the record was held against a "
-                     "roof that did not bind it (an older record's CPU or GPU by the old rule); docs/ceilings.md, "
-                     "\"Which roof\".</p>")
+        parts.append("<p>A fraction above 1: a record of this parlab says why in its limit (arrays partly in the "
+                     "cache, or an excess within the roof's own spread; the records table shows it); otherwise "
+                     "the roof's probe missed the roof, or an older record was held against a roof that did not "
+                     "bind it (its CPU or GPU by the old rule); docs/ceilings.md, \"Which roof\".</p>")
     parts.extend(f"<p class='warn'>{e(n)}</p>" for n in section["notes"])
     return "".join(parts)
