@@ -60,6 +60,12 @@ constexpr int kUnroll = 4;
 // is compiled for its own target (target("avx512f") / target("avx2")) with that ISA's intrinsics,
 // which no template or macro can share without giving up the per-function target attribute; and
 // AVX2 lacks the unsigned 64-bit compare AVX-512 has, so their compare steps differ.
+// Each loop has a symbol name of its own (an asm label): `parlab ceilings` disassembles it from
+// the built binary by that name to count what it issues and bound it in-core
+// (experiments/machine/incore.cpp), and a rename here must not silently lose that.
+std::uint64_t pairs_avx512(std::uint64_t seed, std::uint64_t b, std::uint64_t e) __asm__("parlab_pi_pairs_avx512");
+std::uint64_t pairs_avx2(std::uint64_t seed, std::uint64_t b, std::uint64_t e) __asm__("parlab_pi_pairs_avx2");
+
 __attribute__((target("avx512f"))) std::uint64_t pairs_avx512(std::uint64_t seed, std::uint64_t b,
                                                              std::uint64_t e) {
   constexpr std::uint64_t kStep = 8 * kUnroll;
@@ -194,6 +200,15 @@ PiIsa isa_from_environment() {
 }
 
 }  // namespace
+
+std::optional<PiLoop> pi_loop(PiIsa isa) noexcept {
+#if defined(PARLAB_PI_X86)
+  if (isa == PiIsa::avx512) return PiLoop{"parlab_pi_pairs_avx512", 8, 8 * kUnroll};
+  if (isa == PiIsa::avx2) return PiLoop{"parlab_pi_pairs_avx2", 4, 4 * kUnroll};
+#endif
+  (void)isa;
+  return std::nullopt;
+}
 
 std::string_view to_string(PiIsa isa) noexcept {
   switch (isa) {

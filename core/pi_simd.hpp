@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 namespace parlab {
@@ -30,6 +31,17 @@ PiIsa pi_active_isa();
 // Hits of the pairs [pair_begin, pair_end) on `isa`. PRECONDITION: pi_isa_supported(isa).
 std::uint64_t pi_hits_pairs_isa(PiIsa isa, std::uint64_t seed, std::uint64_t pair_begin,
                                 std::uint64_t pair_end);
+
+// The compiled loop of a SIMD path, for `parlab ceilings` to find in the built binary and read
+// (experiments/machine/incore.hpp): its symbol, the 64-bit lanes of its vectors (one pair per
+// lane), and the pairs one trip of its main loop takes. nullopt for the scalar path (no loop of
+// parlab's own shape: the compiler's).
+struct PiLoop {
+  std::string_view symbol;
+  int lanes;
+  int pairs_per_iteration;
+};
+std::optional<PiLoop> pi_loop(PiIsa isa) noexcept;
 
 // Equal to pi_hits_pairs / pi_hits_points for every argument, on the active path.
 std::uint64_t pi_hits_pairs_fast(std::uint64_t seed, std::uint64_t pair_begin, std::uint64_t pair_end);

@@ -269,6 +269,11 @@ struct BackendEntry {
   // record_limit and the roofline figure: never parsed out of the name. Required of an available
   // entry (Registry::add); empty on an unavailable one that never says.
   std::optional<Processor> processor;
+  // Its catalogue kernels run parlab's own compiled code (core/'s loops on the CPU, gpu/'s CUDA
+  // kernels; cuda-cublas's matmul excepted, which its detail names), so what parlab reads from that
+  // code (the count of multiplies pi issues, pi's in-core bound: docs/ceilings.md) holds for its
+  // records. Written into each record as `own_kernels`; false for Python and the external peers.
+  bool own_kernels = false;
   bool available = false;
   std::string reason;                // why it is unavailable; empty when available
   // Unavailable because its runtime failed (a CUDA driver error), not because this machine lacks

@@ -13,6 +13,7 @@ BackendEntry cpu_entry(std::string name, std::string detail,
   e.name = std::move(name);
   e.kind = BackendKind::cpu;
   e.processor = Processor::cpu;
+  e.own_kernels = true;
   e.available = true;
   e.detail = std::move(detail);
   e.kernels = cpu_kernel_table().names();

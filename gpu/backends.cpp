@@ -35,6 +35,7 @@ BackendEntry gpu_entry(std::string name, std::vector<std::string> kernels, Facto
   e.name = std::move(name);
   e.kind = BackendKind::gpu;
   e.processor = Processor::gpu;
+  e.own_kernels = true;
   e.available = true;
   e.detail = std::move(detail);
   e.kernels = std::move(kernels);

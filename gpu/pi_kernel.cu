@@ -31,6 +31,7 @@
 #include "core/pi.hpp"
 #include "cuda_check.hpp"
 #include "device.hpp"
+#include "ceilings.hpp"
 #include "launch.hpp"
 #include "pi_device.cuh"
 
@@ -171,8 +172,12 @@ struct PiVariant {
   std::uint32_t streams;  // pairs per thread and trip of the hot loop
 };
 
+// The shape launch_pi_hits uses (kVariants[0]); gpu_pi_loop names it for `parlab ceilings`.
+constexpr std::uint32_t kDefaultStreams = 4;
+constexpr int kDefaultMinBlocks = 8;
+
 const PiVariant kVariants[] = {
-    {"ilp4-occ8", pi_hits_kernel<4, 8>, 4},
+    {"ilp4-occ8", pi_hits_kernel<kDefaultStreams, kDefaultMinBlocks>, kDefaultStreams},
     {"ilp2-occ8", pi_hits_kernel<2, 8>, 2},
     {"ilp4-occ6", pi_hits_kernel<4, 6>, 4},
     {"ilp8-occ5", pi_hits_kernel<8, 5>, 8},
@@ -244,3 +249,14 @@ void launch_pi_hits(std::uint64_t seed, std::uint64_t pair_begin, std::uint64_t 
 }
 
 }  // namespace parlab::cuda
+
+namespace parlab {
+
+GpuPiLoop gpu_pi_loop() {
+  // Itanium mangling of the template arguments <4u, 8>: "ILj4ELi8EE".
+  return {"pi_hits_kernelILj" + std::to_string(cuda::kDefaultStreams) + "ELi" +
+              std::to_string(cuda::kDefaultMinBlocks) + "EE",
+          static_cast<int>(cuda::kDefaultStreams)};
+}
+
+}  // namespace parlab

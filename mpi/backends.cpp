@@ -18,6 +18,7 @@ BackendEntry mpi_entry(const std::string& name, std::vector<std::string> kernels
   e.name = name;
   e.kind = BackendKind::mpi;
   e.processor = processor;
+  e.own_kernels = true;  // each rank runs the cpu or cuda wing's kernels
   e.available = true;
   e.detail = std::move(detail);
   e.in_default_set = false;

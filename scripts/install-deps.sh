@@ -19,6 +19,8 @@ packages=(
   chromium                                  # the report's first screen, rendered headless in a test
   dpkg-dev                                  # apt-get source / dpkg-source for the TSan oneTBB build
   likwid                                    # likwid-bench, the NT-store and peak-flops peer (likwid-accessD in /usr/sbin)
+  binutils llvm-19                          # objdump and llvm-mca: the in-core bound of pi's compiled loop
+                                            # (llvm 19 models Zen 4/5 and Sapphire Rapids; 14 does not)
 )
 
 missing=()

@@ -159,6 +159,107 @@ TEST(RecordLimit, GpuRecordsAreHeldAgainstGpuRoofs) {
   EXPECT_EQ(record_limit(ok_record("pi", 1, "int32", 1e-5, "gpu", "cuda"), c)["roof"], "gpu_imul");
 }
 
+// The in-core block of pi's compiled loop (experiments/machine/incore.hpp) as the ceilings hold it:
+// 92 vpmuludq of 8 lanes per 64 samples (11.5 per sample), 2.8e9 samples/s per core at the
+// fastest CPU's clock, 4 cores of which the second runs at half that clock.
+json with_incore(json c) {
+  c["incore"]["pi"] = {{"isa", "avx512"},
+                       {"loop", {{"imuls_per_sample", 11.5}, {"multiply_instructions", 92}, {"lanes", 8},
+                                 {"samples_per_iteration", 64}}},
+                       {"value", 2.8e9}, {"unit", "samples/s"}, {"cores", 4},
+                       {"clocks_hz", {3e9, 1.5e9, 1.5e9, 1.5e9}},
+                       {"model", "measured ports"}, {"binds", "vector ports: test"}};
+  return c;
+}
+
+json own(json r) {
+  r["own_kernels"] = true;
+  return r;
+}
+
+TEST(RecordLimit, PiOfParlabsOwnLoopIsHeldAgainstTheMultipliesItIssues) {
+  const json r = own(ok_record("pi", 1, "int32", 0.01));
+  const json l = record_limit(r, with_incore(ceilings()));
+  const double samples_per_s = r["rate"]["samples_per_s"].get<double>();
+  ASSERT_EQ(l["roof"], "cpu_imul_1") << l.dump();
+  EXPECT_DOUBLE_EQ(l["attained"].get<double>(), 11.5 * samples_per_s);
+  EXPECT_NE(l["counted"].get<std::string>().find("issued: 11.50 multiplies per sample"), std::string::npos) << l["counted"];
+  EXPECT_NE(l["counted"].get<std::string>().find("the algorithm's 12"), std::string::npos);
+  // A backend of another's code (Python, a peer) keeps the algorithm's count and has no in-core bound.
+  const json other = record_limit(ok_record("pi", 1, "int32", 0.01), with_incore(ceilings()));
+  EXPECT_DOUBLE_EQ(other["attained"].get<double>(), 12 * samples_per_s);
+  EXPECT_FALSE(other.contains("counted"));
+  EXPECT_FALSE(other.contains("incore"));
+}
+
+TEST(RecordLimit, PiGetsItsShareOfTheInCoreBoundOfTheCoresItUses) {
+  const json c = with_incore(ceilings());
+  const json one = record_limit(own(ok_record("pi", 1, "int32", 1.0)), c);  // 2^20 samples/s
+  ASSERT_TRUE(one.contains("incore")) << one.dump();
+  EXPECT_DOUBLE_EQ(one["incore"]["value"].get<double>(), 2.8e9);
+  EXPECT_DOUBLE_EQ(one["incore"]["fraction"].get<double>(), (1 << 20) / 2.8e9);
+  EXPECT_EQ(one["incore"]["binds"], "vector ports: test");
+  // Far below the bound, and nothing in the record explains it: it says so.
+  EXPECT_EQ(one["incore"]["below"].get<std::string>().rfind("no cause measured", 0), 0u) << one["incore"];
+  // Two threads: the fastest core plus one at half its clock, 1.5 cores' worth.
+  const json two = record_limit(own(ok_record("pi", 2, "int32", 1.0)), c);
+  EXPECT_DOUBLE_EQ(two["incore"]["value"].get<double>(), 2.8e9 * 4.5e9 / 3e9);
+  EXPECT_EQ(two["incore"]["cores"], 2);
+  // More threads than cores: the cores bound it, and the record says why it falls short.
+  const json eight = record_limit(own(ok_record("pi", 8, "int32", 1.0)), c);
+  EXPECT_EQ(eight["incore"]["cores"], 4);
+  EXPECT_NE(eight["incore"]["below"].get<std::string>().find("more threads than cores"), std::string::npos);
+  // Near the bound: no cause asked for.
+  const json near = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / 2.7e9)), c);
+  EXPECT_FALSE(near["incore"].contains("below")) << near["incore"];
+}
+
+TEST(RecordLimit, GpuPiIsHeldAgainstTheTheoreticalRateWhenTheProbeDoesNotBoundIt) {
+  json c = ceilings();
+  c["roofs"]["gpu_imul"] = roof(7.9e12, "muls/s", 1, "gpu0");
+  c["roofs"]["gpu_imul_peak"] = roof(8.36e12, "muls/s", 1, "gpu0", "theoretical");
+  c["incore"]["pi_gpu"] = {{"loop", {{"imuls_per_sample", 89.0 / 8}, {"multiply_instructions", 89}, {"lanes", 1},
+                                     {"samples_per_iteration", 8}}},
+                           {"value", 7.5e11}, {"unit", "samples/s"}, {"cores", 1},
+                           {"model", "theoretical"}, {"binds", "FMA pipe (IMAD): test"},
+                           {"imul_probe_bounds", false},
+                           {"imul_probe", {{"instructions_per_multiply", 2.22}, {"pi_instructions_per_multiply", 2.04}}}};
+  const json r = own(ok_record("pi", 1, "int32", 1e-4, "gpu", "cuda"));
+  const json l = record_limit(r, c);
+  ASSERT_EQ(l["roof"], "gpu_imul_peak") << l.dump();
+  EXPECT_NE(l["basis"].get<std::string>().find("issues 2.22 instructions per multiply, pi 2.04"), std::string::npos);
+  EXPECT_DOUBLE_EQ(l["attained"].get<double>(), 89.0 / 8 * r["rate"]["samples_per_s"].get<double>());
+  EXPECT_NE(l["counted"].get<std::string>().find("IMAD.WIDE"), std::string::npos);
+  EXPECT_DOUBLE_EQ(l["incore"]["value"].get<double>(), 7.5e11);
+  // Where the probe does bound it, gpu_imul stays the roof.
+  c["incore"]["pi_gpu"]["imul_probe_bounds"] = true;
+  EXPECT_EQ(record_limit(r, c)["roof"], "gpu_imul");
+}
+
+TEST(CeilingsCache, AnInCoreBlockThatCannotBeTrustedIsRefused) {
+  json c = with_incore(ceilings());
+  EXPECT_EQ(cache_problem(c), "");
+  json bad = c;
+  bad["incore"]["pi"]["value"] = -1;
+  EXPECT_NE(cache_problem(bad).find("value is not a rate"), std::string::npos);
+  bad = c;
+  bad["incore"]["pi"]["loop"]["lanes"] = "8";
+  EXPECT_NE(cache_problem(bad).find("'lanes'"), std::string::npos);
+  bad = c;
+  bad["incore"]["pi"]["clocks_hz"] = {3e9, 0};
+  EXPECT_NE(cache_problem(bad).find("clocks_hz"), std::string::npos);
+  bad = c;
+  bad["incore"]["pi"].erase("value");  // a loop without a bound is still read: still checked
+  bad["incore"]["pi"]["loop"]["imuls_per_sample"] = nullptr;
+  EXPECT_NE(cache_problem(bad).find("imuls_per_sample"), std::string::npos);
+  bad = c;
+  bad["incore"]["pi"]["imul_probe_bounds"] = false;  // without the probe's figures
+  EXPECT_NE(cache_problem(bad).find("imul_probe"), std::string::npos);
+  bad = c;
+  bad["incore"] = json::array();
+  EXPECT_NE(cache_problem(bad).find("'incore' is not an object"), std::string::npos);
+}
+
 // Where a record ran is its `processor` field, never its backend's name.
 TEST(RecordLimit, TheProcessorFieldPicksTheRoofs) {
   json c = ceilings();

@@ -14,7 +14,9 @@
 #include <vector>
 
 #include "experiments/machine/context.hpp"
+#include "experiments/machine/incore.hpp"
 #include "core/ceilings_cpu.hpp"
+#include "core/pi_simd.hpp"
 #include "core/roof.hpp"
 #include "core/error.hpp"
 #include "core/spread.hpp"
@@ -254,6 +256,46 @@ std::string cache_problem(const json& c) {
       if (!w.is_string()) return "a warning is not text";
     }
   }
+  if (c.contains("incore")) {  // read by record_limit: a bound divides a record's rate
+    if (!c["incore"].is_object()) return "'incore' is not an object";
+    for (const auto& [kernel, b] : c["incore"].items()) {
+      const std::string where = "incore '" + quoted_value(kernel, 60) + "'";
+      if (!b.is_object()) return where + " is not an object";
+      if (b.contains("unavailable") && !b["unavailable"].is_string()) return where + ": 'unavailable' is not text";
+      const auto positive = [](const json& o, const char* key) {
+        return o.contains(key) && o[key].is_number() && std::isfinite(o[key].get<double>()) && o[key].get<double>() > 0;
+      };
+      if (b.contains("imul_probe_bounds")) {
+        if (!b["imul_probe_bounds"].is_boolean()) return where + ": 'imul_probe_bounds' is not true or false";
+        if (!b.contains("imul_probe") || !b["imul_probe"].is_object() ||
+            !positive(b["imul_probe"], "instructions_per_multiply") || !positive(b["imul_probe"], "pi_instructions_per_multiply"))
+          return where + ": 'imul_probe' has no positive instructions per multiply";
+      }
+      if (b.contains("loop")) {
+        const json& l = b["loop"];
+        if (!l.is_object()) return where + ": 'loop' is not an object";
+        for (const char* key : {"imuls_per_sample", "multiply_instructions", "lanes", "samples_per_iteration"}) {
+          if (!positive(l, key)) return where + ": 'loop' has no positive '" + key + "'";
+        }
+      }
+      if (!b.contains("value")) continue;
+      if (!b["value"].is_number() || !std::isfinite(b["value"].get<double>()) || b["value"].get<double>() < kMinRoof)
+        return where + ": value is not a rate above 0";
+      if (!b.contains("cores") || !b["cores"].is_number_integer() || b["cores"].get<long long>() < 1 ||
+          b["cores"].get<long long>() > 0x7fffffffLL)
+        return where + ": 'cores' is not a core count";
+      for (const char* key : {"model", "binds", "unit"}) {
+        if (!b.contains(key) || !b[key].is_string()) return where + ": no string '" + key + "'";
+      }
+      if (b.contains("clocks_hz")) {
+        if (!b["clocks_hz"].is_array() || b["clocks_hz"].empty()) return where + ": 'clocks_hz' is not a list of clocks";
+        for (const auto& hz : b["clocks_hz"]) {
+          if (!hz.is_number() || !std::isfinite(hz.get<double>()) || hz.get<double>() <= 0)
+            return where + ": 'clocks_hz' holds something other than a positive clock";
+        }
+      }
+    }
+  }
   if (c.contains("seconds") && !c["seconds"].is_number()) return "'seconds' is not a number";
   if (c.contains("quick") && !c["quick"].is_boolean()) return "'quick' is not true or false";
   return "";
@@ -270,8 +312,10 @@ std::optional<std::filesystem::path> ceilings_cache_file() {
   } else {
     return std::nullopt;
   }
+  // The pi path too (PARLAB_PI_ISA): the in-core block reads the loop of the path that runs.
   const std::string build = std::string(build_info::kBuildCommit) + "|" + build_info::kCompiler + "|" +
-                            build_info::kCxxFlags + "|" + build_info::kBuildType + "|" + build_info::kSanitizers;
+                            build_info::kCxxFlags + "|" + build_info::kBuildType + "|" + build_info::kSanitizers +
+                            "|pi:" + std::string(to_string(pi_active_isa()));
   return dir / (host_name() + "-" + short_hash(cpu_model()) + "-" + short_hash(build) + (quick_mode() ? "-quick" : "") +
                 ".json");
 }
@@ -287,6 +331,22 @@ json measure_ceilings(const Registry& registry, std::ostream& log) {
   for (const auto& r : set.roofs) roofs[std::string(to_string(r.key))] = to_json(r, when);
   for (const auto& [key, why] : set.unavailable) unavailable[std::string(to_string(key))] = why;
   json c = {{"measured_utc", when}, {"cache", nullptr}, {"roofs", roofs}, {"unavailable", unavailable}};
+  // The in-core bound of CPU pi's compiled loop (incore.hpp): a tool that fails says so in the
+  // block; nothing it lacks stops the roofs above.
+  try {
+    c["incore"] = measure_incore(log);
+  } catch (const Error& e) {
+    c["incore"] = {{"pi", {{"unavailable", e.what()}}}};
+  }
+  if (roofs.contains("gpu_sm_count")) {  // a GPU answered: its pi kernel's loop, read from SASS
+    try {
+      if (const auto code = gpu_pi_code()) {
+        c["incore"]["pi_gpu"] = measure_gpu_incore(code->pi_function, code->pairs_per_trip, code->imul_probe_function, roofs);
+      }
+    } catch (const Error& e) {
+      c["incore"]["pi_gpu"] = {{"unavailable", e.what()}};
+    }
+  }
   // What makes these roofs less trustworthy, said beside them: a busy machine, and an all-cores
   // compute roof below the one-core roof (on an idle machine it is at least as large).
   json warnings = json::array();
@@ -388,6 +448,18 @@ void print_ceilings(const json& c, std::ostream& out) {
         << human(r.value("value", 0.0), r.value("unit", "")) << "  " << std::setw(11) << r.value("method", "")
         << "  t=" << std::left << r.value("threads", 0) << "\n"
         << hanging("      ", spread_note(r) + r.value("how", ""), width) << "\n";
+  }
+  const json incore = c.value("incore", json::object());  // named: items() of a temporary would dangle
+  for (const auto& [kernel, b] : incore.items()) {
+    if (b.contains("value")) {
+      std::ostringstream v;
+      v << std::fixed << std::setprecision(2) << b["value"].get<double>() / 1e9 << " Gsample/s";
+      out << "  " << std::left << std::setw(20) << ("incore_" + kernel) << std::right << std::setw(16) << v.str()
+          << "  " << std::setw(11) << b.value("model", "") << "  per core\n"
+          << hanging("      ", b.value("binds", "") + "; " + b.value("model_why", ""), width) << "\n";
+    } else {
+      out << hanging("  incore_" + kernel + " unavailable: ", b.value("unavailable", std::string("?")), width) << "\n";
+    }
   }
   const json unavailable = c.value("unavailable", json::object());
   for (const auto& [name, why] : unavailable.items()) {

@@ -32,31 +32,41 @@ std::string read_first_line(const std::string& path) {
   return {};
 }
 
-nlohmann::json cpu_facts() {
-  nlohmann::json cpu;
-  std::ifstream in("/proc/cpuinfo");
-  std::string line, model;
-  std::set<std::pair<std::string, std::string>> cores;  // (physical id, core id)
-  std::string phys, core;
+// What /proc/cpuinfo says of the CPUs: the first model name, the logical CPUs, and the distinct
+// (physical id, core id) pairs, i.e. the cores.
+struct CpuInfo {
+  std::string model;
   int logical = 0;
+  int cores = 0;
+};
+CpuInfo read_cpuinfo() {
+  CpuInfo info;
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  std::set<std::pair<std::string, std::string>> cores;  // (physical id, core id)
+  std::string phys;
   while (std::getline(in, line)) {
     const auto colon = line.find(':');
     if (colon == std::string::npos) continue;
     std::string key = line.substr(0, colon);
     while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.pop_back();
     std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
-    if (key == "model name" && model.empty()) model = value;
-    if (key == "processor") ++logical;
+    if (key == "model name" && info.model.empty()) info.model = value;
+    if (key == "processor") ++info.logical;
     if (key == "physical id") phys = value;
-    if (key == "core id") {
-      core = value;
-      cores.insert({phys, core});
-    }
+    if (key == "core id") cores.insert({phys, value});
   }
-  cpu["model"] = model.empty() ? nlohmann::json() : nlohmann::json(model);
+  info.cores = static_cast<int>(cores.size());
+  return info;
+}
+
+nlohmann::json cpu_facts() {
+  nlohmann::json cpu;
+  const CpuInfo info = read_cpuinfo();
+  cpu["model"] = info.model.empty() ? nlohmann::json() : nlohmann::json(info.model);
   cpu["logical_cpus"] = hardware_threads();
-  cpu["physical_cores"] = cores.empty() ? nlohmann::json() : nlohmann::json(cores.size());
-  if (!cores.empty()) cpu["smt"] = static_cast<int>(cores.size()) < logical;
+  cpu["physical_cores"] = info.cores == 0 ? nlohmann::json() : nlohmann::json(info.cores);
+  if (info.cores > 0) cpu["smt"] = info.cores < info.logical;
   const std::string governor = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
   cpu["governor"] = governor.empty() ? nlohmann::json() : nlohmann::json(governor);
   nlohmann::json caches = nlohmann::json::array();
@@ -86,6 +96,11 @@ nlohmann::json cpu_facts() {
 int hardware_threads() {
   const unsigned hw = std::thread::hardware_concurrency();
   return hw == 0 ? 1 : static_cast<int>(hw);
+}
+
+int physical_cores() {
+  const int cores = read_cpuinfo().cores;
+  return cores > 0 ? cores : hardware_threads();
 }
 
 std::string host_name() {

@@ -18,6 +18,10 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
 // Hardware threads the OS reports (at least 1).
 int hardware_threads();
 
+// Cores: distinct (physical id, core id) pairs in /proc/cpuinfo; hardware_threads() where it
+// names none. Threads of one core share its ports, so an in-core bound scales with these.
+int physical_cores();
+
 // The machine's host name, made safe for a path component.
 std::string host_name();
 

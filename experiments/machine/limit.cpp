@@ -1,8 +1,11 @@
 // record_limit: the one place a record is held against a roof.
 #include "experiments/machine/limit.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,24 @@ namespace {
 using json = nlohmann::json;
 
 json no_roof(const std::string& why) { return {{"roof", nullptr}, {"reason", "no roof: " + why}}; }
+
+std::string fixed(double v, int digits) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(digits) << v;
+  return os.str();
+}
+
+// The ceilings' in-core block of pi's compiled loop (incore.hpp: `pi` on the CPU, `pi_gpu` on
+// the GPU), when it applies to record `r`: a pi record whose backend runs parlab's own code.
+// Null otherwise.
+const json* pi_incore(const json& r, const json& ceilings, bool gpu) {
+  if (r.value("kernel", "") != "pi" || !r.value("own_kernels", false)) return nullptr;
+  if (!ceilings.contains("incore") || !ceilings["incore"].is_object()) return nullptr;
+  const json& in = ceilings["incore"];
+  const char* key = gpu ? "pi_gpu" : "pi";
+  if (!in.contains(key) || !in[key].is_object()) return nullptr;
+  return &in[key];
+}
 
 }  // namespace
 
@@ -122,9 +143,49 @@ void add_peak_and_excess(json& limit, const json& ceilings, const Candidate& bin
                                                         "differ by as much)"
                                                       : ", beyond the roof's own spread";
   } else {
-    how += bind.basis.empty() ? "; the roof has no spread recorded" : "; the roof is scaled (" + bind.basis + ")";
+    how += bind.basis.empty() ? "; the roof has no spread recorded" : "; the roof's basis: " + bind.basis;
   }
   limit["above_roof"] = how;
+}
+
+// The record's share of the in-core bound of the loop it ran (incore.hpp): one core's bound times
+// the cores its threads can use (threads of one core share its ports). A record below
+// kIncoreExplained of it names the cause its own figures show, or says that none was measured.
+constexpr double kIncoreExplained = 0.8;
+void add_incore(json& limit, const json& r, const json& incore, int threads) {
+  const int cores = std::max(1, std::min(threads, incore.value("cores", 1)));
+  // One core's bound at the fastest CPU's clock, times the clocks of the `cores` fastest CPUs over
+  // it (a VM's vCPUs differ); `cores` times it where the clocks were not read.
+  double bound = incore["value"].get<double>() * cores;
+  if (const json clocks = incore.value("clocks_hz", json::array());
+      clocks.is_array() && static_cast<int>(clocks.size()) >= cores && clocks[0].is_number() && clocks[0].get<double>() > 0) {
+    double sum = 0;
+    for (int i = 0; i < cores; ++i) sum += clocks[static_cast<std::size_t>(i)].is_number() ? clocks[static_cast<std::size_t>(i)].get<double>() : 0;
+    bound = incore["value"].get<double>() * sum / clocks[0].get<double>();
+  }
+  const double rate = r.value("rate", json::object()).value("samples_per_s", 0.0);
+  if (!(rate > 0)) return;
+  json j = {{"value", bound},
+            {"unit", "samples/s"},
+            {"fraction", rate / bound},
+            {"cores", cores},
+            {"model", incore.value("model", "")},
+            {"binds", incore.value("binds", "")}};
+  if (rate / bound < kIncoreExplained) {
+    std::string cause;
+    if (r.contains("unstable") && r["unstable"].is_string()) {
+      cause = "its repetitions disagree (" + r["unstable"].get<std::string>() + "): the machine was not quiet";
+    } else if (const double t = r.value("time_s", json::object()).value("median", 0.0); t > 0 && t < 1e-3) {
+      cause = "one call takes " + fixed(t * 1e6, 0) + " us: start-up and the reduction weigh on it";
+    } else if (threads > incore.value("cores", 1)) {
+      cause = std::to_string(threads) + " threads on " + std::to_string(incore.value("cores", 1)) +
+              " cores: more threads than cores, which take turns";
+    } else {
+      cause = "no cause measured: the loop ran below what its instructions allow on this core";
+    }
+    j["below"] = cause;
+  }
+  limit["incore"] = j;
 }
 
 }  // namespace
@@ -199,9 +260,44 @@ json record_limit(const json& r, const json& ceilings) {
       return no_roof(why);
     }
   }
+  const json* incore = pi_incore(r, ceilings, gpu);
+  std::string counted;  // how the multiplies were counted, when not the algorithm's count
   if (model.imuls_per_sample > 0) {
-    const double k = model.imuls_per_sample;
-    if (!add(RoofKey::gpu_imul, CpuRoof::imul, k * work.value("samples", 0.0), k * rate.value("samples_per_s", 0.0))) {
+    // Multiplies as the compiled loop issues them, where parlab read that loop (docs/ceilings.md,
+    // "Work counted as issued"): the compiler drops multiplies by a known zero, so the algorithm's
+    // count would overstate the work the roof is held against.
+    double k = model.imuls_per_sample;
+    if (incore != nullptr && incore->contains("loop")) {
+      const json& loop = (*incore)["loop"];
+      k = loop["imuls_per_sample"].get<double>();
+      counted = "issued: " + fixed(k, 2) + " multiplies per sample, the compiled loop's (" +
+                fixed(loop["multiply_instructions"].get<double>(), 0) + (gpu ? " IMAD.WIDE" : " vpmuludq") + " of " +
+                fixed(loop["lanes"].get<double>(), 0) + " lane(s) per " + fixed(loop["samples_per_iteration"].get<double>(), 0) +
+                " samples), beside the algorithm's " + fixed(model.imuls_per_sample, 0);
+    }
+    // On the GPU, gpu_imul's probe bounds pi's multiplies only if it issues no more instructions
+    // per multiply than pi does; where SASS says it issues more, pi is held against the
+    // theoretical multiply rate instead (docs/ceilings.md, "Which roof").
+    if (gpu && incore != nullptr && incore->contains("imul_probe_bounds") && (*incore)["imul_probe_bounds"].is_boolean() &&
+        !(*incore)["imul_probe_bounds"].get<bool>()) {
+      const json roofs = ceilings.value("roofs", json::object());
+      const std::string peak(to_string(RoofKey::gpu_imul_peak));
+      if (!roofs.contains(peak) || !roofs[peak].contains("value") || !roofs[peak]["value"].is_number() ||
+          !(roofs[peak]["value"].get<double>() > 0)) {
+        return no_roof("gpu_imul's probe does not bound pi's instruction mix, and there is no gpu_imul_peak");
+      }
+      Candidate c;
+      c.roof = peak;
+      c.value = roofs[peak]["value"].get<double>();
+      c.unit = roofs[peak].value("unit", "muls/s");
+      c.work = k * work.value("samples", 0.0);
+      c.attained = k * rate.value("samples_per_s", 0.0);
+      const json& p = (*incore)["imul_probe"];
+      c.basis = "gpu_imul_peak, not gpu_imul: its probe issues " + fixed(p.value("instructions_per_multiply", 0.0), 2) +
+                " instructions per multiply, pi " + fixed(p.value("pi_instructions_per_multiply", 0.0), 2) +
+                ", so issue slots cap the probe below pi";
+      cands.push_back(c);
+    } else if (!add(RoofKey::gpu_imul, CpuRoof::imul, k * work.value("samples", 0.0), k * rate.value("samples_per_s", 0.0))) {
       return no_roof(why);
     }
   }
@@ -219,6 +315,8 @@ json record_limit(const json& r, const json& ceilings) {
                 {"fraction", bind->attained / bind->value}};
   if (!bind->basis.empty()) limit["basis"] = bind->basis;
   add_peak_and_excess(limit, ceilings, *bind);
+  if (!counted.empty() && bind->unit == "muls/s") limit["counted"] = counted;
+  if (incore != nullptr && incore->contains("value")) add_incore(limit, r, *incore, threads);
   if (partly_cached) {
     // Held against memory's roof, but part of each sweep hits the cache: such a record may read
     // above 1, and the label says why.

@@ -487,6 +487,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
   r["kind"] = entry ? to_string(entry->kind) : "";
   // Where it ran, as its wing says (docs/records.md): what record_limit and the figures read.
   if (entry != nullptr && entry->processor) r["processor"] = to_string(*entry->processor);
+  if (entry != nullptr && entry->own_kernels) r["own_kernels"] = true;
   if (auto without = record_without_backend(r, entry)) return *without;
   try {
     std::unique_ptr<Workload> w = entry->make(problem_of(s));

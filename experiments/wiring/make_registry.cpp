@@ -127,6 +127,15 @@ Registry make_registry() {
   return r;
 }
 
+std::optional<GpuPiCode> gpu_pi_code() {
+#if defined(PARLAB_HAVE_CUDA)
+  const GpuPiLoop loop = gpu_pi_loop();
+  return GpuPiCode{loop.function_fragment, loop.pairs_per_trip, gpu_imul_probe_function()};
+#else
+  return std::nullopt;
+#endif
+}
+
 RoofSet measure_gpu_roofs(bool quick) {
 #if defined(PARLAB_HAVE_CUDA)
   return measure_gpu_ceilings(0, quick);

@@ -13,7 +13,7 @@ from .load import rate_of
 from .machine import context_html, machine_html, record_anchor
 from .models import python_models_note
 from .reference import reference_html
-from .roofline import limit_notes, share_text
+from .roofline import incore_html, limit_notes, share_text
 from .summary import run_summary, summary_html
 from ..spread import UNSTABLE_CV
 
@@ -41,6 +41,7 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], librari
     if not figures:
         parts.append("<p>No figure: these results have no thread sweep, size sweep or backend comparison.</p>")
     parts.append(python_models_note(doc))
+    parts.append(incore_html(doc))
     if libraries:
         parts.append("<h2>Python libraries</h2><table><tr><th class='l'>kernel</th><th class='l'>precision</th><th>size</th>"
                      "<th class='l'>parlab</th><th>threads</th><th>rate</th><th class='l'>library</th><th>threads</th>"

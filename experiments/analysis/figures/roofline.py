@@ -60,13 +60,21 @@ NO_ROOF_SHORT = (("fit the last-level cache", "cache"), ("not in the catalogue",
 
 
 def limit_notes(r: dict) -> list:
-    """What else a record's limit says of its roof, one phrase each: its share of the GPU's
-    theoretical peak ("0.89 of gpu_bw_peak"), a partly cache-resident working set, and by how much
-    it is above its roof and whether within the roof's spread (experiments/machine/limit.cpp)."""
+    """What else a record's limit says of its roof, one phrase each: its share of the in-core bound
+    of the loop it ran and what binds that loop ("0.81 of the in-core bound (vector ports: ...)"),
+    and why it falls short; its share of the GPU's theoretical peak ("0.89 of gpu_bw_peak"); how
+    its work was counted (issued by the compiled loop); a partly cache-resident working set; and by
+    how much it is above its roof and whether within the roof's spread (experiments/machine/limit.cpp)."""
     lim = r.get("limit")
     if not isinstance(lim, dict) or not lim.get("roof"):
         return []
     notes = []
+    incore = lim.get("incore")
+    if isinstance(incore, dict) and isinstance(incore.get("fraction"), (int, float)):
+        notes.append(f"{incore['fraction']:.2f} of the in-core bound ({incore.get('binds', '?')}; "
+                     f"{incore.get('model', '?')})")
+        if incore.get("below"):
+            notes.append(f"below 0.8 of it: {incore['below']}")
     peak = lim.get("peak")
     if isinstance(peak, dict) and isinstance(peak.get("fraction"), (int, float)):
         notes.append(f"{peak['fraction']:.2f} of {peak.get('roof', 'the peak')}")
@@ -74,8 +82,10 @@ def limit_notes(r: dict) -> list:
         notes.append(str(lim["residency"]))
     if lim.get("above_roof"):
         notes.append(str(lim["above_roof"]))
+    if lim.get("counted"):
+        notes.append(str(lim["counted"]))
     if lim.get("basis"):
-        notes.append(f"roof scaled: {lim['basis']}")
+        notes.append(f"roof: {lim['basis']}")
     return notes
 
 
@@ -329,3 +339,45 @@ def fastest_share_text(r: dict) -> str:
     t = share_text(r)
     return f", {t}" if t else ""
 
+
+
+def incore_html(doc: dict) -> str:
+    """The report's "In-core bounds" section: for each compiled loop parlab read (context.ceilings
+    .incore: pi on the CPU, pi_gpu), what it issues, the bound it allows and what binds it, and
+    the run's pi records against both that bound and the one-resource roof, so that a share such
+    as CPU pi's third of cpu_imul is explained where it is shown. Empty without such a block."""
+    import html
+    e = html.escape
+    incore = (doc.get("context", {}).get("ceilings") or {}).get("incore")
+    if not isinstance(incore, dict) or not incore:
+        return ""
+    parts = ["<h2>In-core bounds</h2><p>What the compiled loop of a kernel can do on these cores, beside the roof "
+             "of one resource (docs/ceilings.md, In-core bound).</p><ul>"]
+    for name, b in sorted(incore.items()):
+        if not isinstance(b, dict):
+            continue
+        if "value" not in b:
+            parts.append(f"<li><b>{e(name)}</b>: unavailable: {e(str(b.get('unavailable', '?')))}</li>")
+            continue
+        loop = b.get("loop") or {}
+        where = "per core" if name == "pi" else "the whole GPU"
+        text = (f"<b>{e(name)}</b>: {e(fmt_rate(b['value'], 'samples/s'))} {where}; binds: {e(str(b.get('binds')))}; "
+                f"model: {e(str(b.get('model')))} ({e(str(b.get('model_why', '')))}).")
+        if loop:
+            text += (f" Its loop issues {loop.get('imuls_per_sample', 0):.2f} multiplies per sample"
+                     f" ({loop.get('multiply_instructions')} of {loop.get('instructions', '?')} instructions per trip),"
+                     " against the algorithm's 12.")
+        gpu = name == "pi_gpu"
+        recs = [r for r in ok_records(doc) if r.get("kernel") == "pi" and (processor_of(r) == "gpu") == gpu
+                and isinstance((r.get("limit") or {}).get("incore"), dict)]
+        if recs:
+            roof = sorted(r["limit"]["fraction"] for r in recs)
+            inc = sorted(r["limit"]["incore"]["fraction"] for r in recs)
+            mid = len(recs) // 2
+            names = ", ".join(sorted({str(r["limit"].get("roof")) for r in recs}))
+            text += (f" This run's {len(recs)} pi record(s): median {roof[mid]:.2f} of their roof"
+                     f" ({e(names)}), median {inc[mid]:.2f} of this bound"
+                     f" (from {inc[0]:.2f} to {inc[-1]:.2f}).")
+        parts.append(f"<li>{text}</li>")
+    parts.append("</ul>")
+    return "".join(parts)

@@ -1,0 +1,169 @@
+#include "core/incore_probe.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <sstream>
+
+#include "core/philox.hpp"
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PARLAB_INCORE_X86 1
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
+// GCC bug 105593 (fixed in 13), as in core/pi_simd.cpp: AVX-512 intrinsics warn about their own
+// deliberately undefined merge source.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
+#include <immintrin.h>
+#endif
+
+namespace parlab {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::atomic<std::uint64_t> g_sink{0};  // keeps each probe's result alive
+void consume(std::uint64_t v) { g_sink.fetch_xor(v, std::memory_order_relaxed); }
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// Iterations of `kernel` that take about `seconds`: doubled until one call lasts 2 ms, then scaled.
+template <class Kernel>
+std::uint64_t calibrate(Kernel kernel, double seconds) {
+  std::uint64_t iters = 1 << 10;
+  for (;;) {
+    const auto t0 = Clock::now();
+    consume(kernel(iters));
+    const double t = seconds_since(t0);
+    if (t >= 2e-3 || iters >= (std::uint64_t{1} << 40)) {
+      return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(static_cast<double>(iters) * seconds / std::max(t, 1e-9)));
+    }
+    iters *= 2;
+  }
+}
+
+// The shortest of `reps` timed calls of kernel(iters), and every call's time.
+template <class Kernel>
+double best_seconds(Kernel kernel, std::uint64_t iters, int reps, std::vector<double>& times) {
+  double best = 0;
+  for (int r = 0; r < reps; ++r) {
+    const auto t0 = Clock::now();
+    consume(kernel(iters));
+    times.push_back(seconds_since(t0));
+    best = r == 0 ? times.back() : std::min(best, times.back());
+  }
+  return best;
+}
+
+constexpr double kWindowSeconds = 0.02;
+
+#if defined(PARLAB_INCORE_X86)
+constexpr int kAddsPerIteration = 100;
+
+// 100 dependent adds per trip; the loop's own increment, compare and branch go to other ports
+// and overlap them, so one trip is 100 cycles.
+std::uint64_t add_chain(std::uint64_t iters) {
+  std::uint64_t x = 0;
+  for (std::uint64_t i = 0; i < iters; ++i) {
+    __asm__ volatile(".rept 100\n\taddq $1, %0\n\t.endr" : "+r"(x));
+  }
+  return x;
+}
+
+// Chains of the mix probes: a round's dependency chain (multiply, shift, logic) is at most about 8
+// cycles long, and 16 (AVX-512) or 10 (AVX2) chains of 3 or 4 instructions each keep more in
+// flight than any core's vector ports take in that time. Each has a symbol of its own (asm label)
+// for the disassembler, like pi's loops.
+constexpr int kMixChains512 = 16;
+constexpr int kMixChains256 = 10;
+
+std::uint64_t mix_avx512(std::uint64_t iters) __asm__("parlab_incore_mix_avx512");
+std::uint64_t mix_avx2(std::uint64_t iters) __asm__("parlab_incore_mix_avx2");
+
+__attribute__((target("avx512f"))) std::uint64_t mix_avx512(std::uint64_t iters) {
+  __m512i x[kMixChains512];
+  for (int j = 0; j < kMixChains512; ++j) x[j] = _mm512_set1_epi64(2 * j + 1);
+  const __m512i m = _mm512_set1_epi64(philox_detail::kMul0);
+  const __m512i k = _mm512_set1_epi64(philox_detail::kWeyl0);
+  for (std::uint64_t i = 0; i < iters; ++i) {
+#pragma GCC unroll 16
+    for (int j = 0; j < kMixChains512; ++j) {
+      const __m512i p = _mm512_mul_epu32(x[j], m);
+      x[j] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p, 32), p, k, 0x96);
+    }
+  }
+  __m512i s = x[0];
+  for (int j = 1; j < kMixChains512; ++j) s = _mm512_xor_si512(s, x[j]);
+  return static_cast<std::uint64_t>(_mm512_reduce_add_epi64(s));
+}
+
+__attribute__((target("avx2"))) std::uint64_t mix_avx2(std::uint64_t iters) {
+  __m256i x[kMixChains256];
+  for (int j = 0; j < kMixChains256; ++j) x[j] = _mm256_set1_epi64x(2 * j + 1);
+  const __m256i m = _mm256_set1_epi64x(philox_detail::kMul0);
+  const __m256i k = _mm256_set1_epi64x(philox_detail::kWeyl0);
+  for (std::uint64_t i = 0; i < iters; ++i) {
+#pragma GCC unroll 10
+    for (int j = 0; j < kMixChains256; ++j) {
+      const __m256i p = _mm256_mul_epu32(x[j], m);
+      x[j] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p, 32), p), k);
+    }
+  }
+  __m256i s = x[0];
+  for (int j = 1; j < kMixChains256; ++j) s = _mm256_xor_si256(s, x[j]);
+  alignas(32) std::uint64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), s);
+  return lanes[0] ^ lanes[1] ^ lanes[2] ^ lanes[3];
+}
+#endif  // PARLAB_INCORE_X86
+
+}  // namespace
+
+std::optional<double> measure_core_clock_hz(int reps) {
+#if defined(PARLAB_INCORE_X86)
+  const std::uint64_t iters = calibrate(add_chain, kWindowSeconds);
+  std::vector<double> times;
+  const double best = best_seconds(add_chain, iters, std::max(1, reps), times);
+  return kAddsPerIteration * static_cast<double>(iters) / best;
+#else
+  (void)reps;
+  return std::nullopt;
+#endif
+}
+
+std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps) {
+#if defined(PARLAB_INCORE_X86)
+  std::uint64_t (*kernel)(std::uint64_t) = nullptr;
+  MixProbe p;
+  std::ostringstream how;
+  if (isa == PiIsa::avx512) {
+    kernel = mix_avx512;
+    p.symbol = "parlab_incore_mix_avx512";
+    p.instructions_per_iteration = 3.0 * kMixChains512;
+    how << kMixChains512 << " independent copies of pi's AVX-512 round step (vpmuludq, vpsrlq, vpternlogq)";
+  } else if (isa == PiIsa::avx2) {
+    kernel = mix_avx2;
+    p.symbol = "parlab_incore_mix_avx2";
+    p.instructions_per_iteration = 4.0 * kMixChains256;
+    how << kMixChains256 << " independent copies of pi's AVX2 round step (vpmuludq, vpsrlq, 2 vpxor)";
+  } else {
+    return std::nullopt;
+  }
+  const std::uint64_t iters = calibrate(kernel, kWindowSeconds);
+  std::vector<double> times;
+  const double best = best_seconds(kernel, iters, std::max(1, reps), times);
+  p.seconds_per_iteration = best / static_cast<double>(iters);
+  for (const double t : times) p.samples.push_back(p.instructions_per_iteration * static_cast<double>(iters) / t);
+  how << ", one thread, " << iters << " iterations, best of " << times.size();
+  p.how = how.str();
+  return p;
+#else
+  (void)isa;
+  (void)reps;
+  return std::nullopt;
+#endif
+}
+
+}  // namespace parlab

@@ -1,0 +1,38 @@
+// The measured half of a compiled loop's in-core bound (experiments/machine/incore.hpp): this
+// core's clock, and how many instructions per cycle its vector ports issue for the instruction mix
+// of pi's Philox round. llvm-mca's port model of a CPU can be wrong (it spreads 512-bit operations
+// over three ports of Intel server cores, which issue them on two), so the model is checked
+// against these before it is trusted, and these stand in where it is missing.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pi_simd.hpp"
+
+namespace parlab {
+
+// Cycles per second of the core the calling thread runs on: a chain of dependent 64-bit integer
+// adds (one cycle each on every x86-64 core since the Pentium 4's successors), best of `reps`
+// windows of about 20 ms. nullopt off x86-64. The caller pins the thread (CpuPin) so every window
+// runs on one core.
+std::optional<double> measure_core_clock_hz(int reps);
+
+// The mix probe: independent copies of pi's round (vpmuludq, vpsrlq, then vpternlogq on AVX-512;
+// vpmuludq, vpsrlq and two vpxor on AVX2), more copies than the round's latency needs to keep
+// every port busy, so the ports alone bound it.
+struct MixProbe {
+  std::string_view symbol;             // the probe's function, for the disassembler and llvm-mca
+  double instructions_per_iteration;   // vector instructions of one trip of its loop
+  double seconds_per_iteration = 0;    // the best repetition's
+  std::vector<double> samples;         // every repetition's vector instructions per second
+  std::string how;
+};
+
+// Runs the mix probe of `isa` on the calling thread, best of `reps` windows of about 20 ms.
+// nullopt for PiIsa::scalar or off x86-64. PRECONDITION: pi_isa_supported(isa).
+std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps);
+
+}  // namespace parlab

@@ -1,0 +1,273 @@
+// The in-core bound (experiments/machine/incore.hpp): the readers of objdump's, llvm-mca's and
+// cuobjdump's text on pieces of their real output, the decision on given numbers, and, where
+// objdump exists, the loop of this very binary. What the bound says of a record is
+// test_ceilings.cpp's (record_limit).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/pi_simd.hpp"
+#include "experiments/io/child_process.hpp"
+#include "experiments/machine/incore.hpp"
+
+namespace parlab {
+namespace {
+
+using json = nlohmann::json;
+
+// objdump -d --no-show-raw-insn of a function with a loop of two vpmuludq, a forward branch
+// inside it, alignment padding before it, and a second loop (the tail) with one.
+constexpr const char* kObjdump = R"(
+build/parlab:     file format elf64-x86-64
+
+Disassembly of section .text:
+
+0000000000220130 <parlab_pi_pairs_avx512>:
+  220130:	push   %rbp
+  220131:	mov    %rsp,%rbp
+  220134:	nopw   0x0(%rax,%rax,1)
+  220140:	vpbroadcastq %rax,%zmm9
+  220146:	vpmuludq %zmm1,%zmm9,%zmm2
+  22014c:	jne    220160 <parlab_pi_pairs_avx512+0x30>
+  22014e:	vpsrlq $0x20,%zmm2,%zmm3
+  220154:	vpmuludq %zmm3,%zmm9,%zmm4
+  220160:	add    $0x20,%rax
+  220164:	cmp    %rax,%rdx
+  220167:	ja     220140 <parlab_pi_pairs_avx512+0x10>
+  220169:	imul   %rcx,%rdx
+  22016d:	vpmuludq %ymm1,%ymm2,%ymm3
+  220173:	dec    %rcx
+  220176:	jne    220169 <parlab_pi_pairs_avx512+0x39>
+  220178:	ret
+)";
+
+TEST(IncoreObjdump, FindsTheLoopWithTheMostOfTheMnemonic) {
+  const auto loop = hottest_loop(kObjdump, "vpmuludq", "%zmm");
+  ASSERT_TRUE(loop.has_value());
+  EXPECT_EQ(loop->counted, 2);
+  EXPECT_EQ(loop->vector_instructions, 4);  // broadcast, two multiplies, the shift
+  ASSERT_EQ(loop->instructions.size(), 8u);
+  EXPECT_EQ(loop->instructions.front(), "vpbroadcastq %rax,%zmm9");
+  EXPECT_EQ(loop->instructions[2], "jne .Lloop");  // a branch inside: its target is the label too
+  EXPECT_EQ(loop->instructions.back(), "ja .Lloop");
+}
+
+TEST(IncoreObjdump, NoLoopOrNoMnemonicIsNone) {
+  EXPECT_FALSE(hottest_loop("", "vpmuludq", "%zmm").has_value());
+  EXPECT_FALSE(hottest_loop(kObjdump, "vpmullq", "%zmm").has_value());
+  const std::string straight = "  400000:\tvpmuludq %zmm1,%zmm2,%zmm3\n  400006:\tret\n";
+  EXPECT_FALSE(hottest_loop(straight, "vpmuludq", "%zmm").has_value());
+}
+
+// llvm-mca 19's report on a loop (-mcpu=znver5), cut to the lines the reader takes.
+constexpr const char* kMca = R"(Iterations:        200
+Instructions:      61400
+Total Cycles:      26611
+Total uOps:        61400
+
+Dispatch Width:    6
+uOps Per Cycle:    2.31
+IPC:               2.31
+Block RThroughput: 92.0
+
+Resources:
+[0]   - Zn4AGU0
+[1]   - Zn4FP0
+[2]   - Zn4FP3
+[12.0] - Zn4FP45
+[12.1] - Zn4FP45
+
+
+Resource pressure per iteration:
+[0]    [1]    [2]    [12.0] [12.1]
+1.00   129.99 132.02 16.50   -
+
+Resource pressure by instruction:
+)";
+
+TEST(IncoreMca, ReadsTheSummaryAndThePressure) {
+  const auto r = parse_llvm_mca(kMca);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_DOUBLE_EQ(r->iterations, 200);
+  EXPECT_DOUBLE_EQ(r->total_cycles, 26611);
+  EXPECT_DOUBLE_EQ(r->block_rthroughput, 92);
+  EXPECT_NEAR(r->cycles_per_iteration(), 133.055, 1e-9);
+  ASSERT_EQ(r->pressure.size(), 5u);
+  EXPECT_EQ(r->busiest().first, "Zn4FP3");
+  EXPECT_DOUBLE_EQ(r->busiest().second, 132.02);
+  EXPECT_EQ(r->pressure[3].first, "Zn4FP45[12.0]");  // one name, two units: told apart
+  EXPECT_DOUBLE_EQ(r->pressure[4].second, 0);        // "-" is none
+}
+
+TEST(IncoreMca, AReportWithoutItsSummaryIsNone) {
+  EXPECT_FALSE(parse_llvm_mca("").has_value());
+  EXPECT_FALSE(parse_llvm_mca("error: found an unsupported instruction in the input assembly sequence.\n").has_value());
+}
+
+TEST(IncoreMca, HostCpuFromVersion) {
+  EXPECT_EQ(llvm_host_cpu("Debian LLVM version 19.1.7\n  Optimized build.\n  Host CPU: znver5\n"), "znver5");
+  EXPECT_EQ(llvm_host_cpu("Debian LLVM version 14.0.6\n  Host CPU: (unknown)\n"), "");
+  EXPECT_EQ(llvm_host_cpu("no such line"), "");
+}
+
+IncoreInputs inputs() {
+  IncoreInputs in;
+  in.loop_vector_instructions = 300;
+  in.samples_per_iteration = 64;
+  in.clock_hz = 3e9;
+  in.probe_vector_instructions = 48;
+  in.probe_cycles_measured = 16;  // 3 vector instructions per cycle
+  return in;
+}
+
+McaReport mca(double cycles, double rthroughput, double busiest) {
+  McaReport r;
+  r.iterations = 100;
+  r.total_cycles = 100 * cycles;
+  r.block_rthroughput = rthroughput;
+  r.pressure = {{"Port0", busiest}, {"Port5", busiest / 2}};
+  return r;
+}
+
+TEST(IncoreDecide, WithoutLlvmMcaTheMeasuredPortsBoundAndSaySo) {
+  IncoreInputs in = inputs();
+  in.mca_why_not = "no llvm-mca on PATH (apt-get install llvm-19)";
+  const json j = decide_incore(in);
+  EXPECT_EQ(j["model"], "measured ports");
+  EXPECT_NE(j["model_why"].get<std::string>().find("no llvm-mca on PATH"), std::string::npos);
+  EXPECT_DOUBLE_EQ(j["cycles_per_iteration"].get<double>(), 100);  // 300 at 3 per cycle
+  EXPECT_DOUBLE_EQ(j["value"].get<double>(), 3e9 * 64 / 100);
+  EXPECT_FALSE(j.contains("llvm_mca"));
+}
+
+TEST(IncoreDecide, AModelThatPredictsTheProbeIsUsedAndNamesTheBindingPort) {
+  IncoreInputs in = inputs();
+  in.mca_name = "llvm-mca-19 -mcpu=test";
+  in.mca_probe = mca(16.5, 16, 16);      // within 10% of the measured 16
+  in.mca_loop = mca(110, 105, 108);      // port 0 busy 108 of 110 cycles
+  const json j = decide_incore(in);
+  EXPECT_EQ(j["model"], "llvm-mca");
+  EXPECT_TRUE(j["llvm_mca"]["agrees"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["cycles_per_iteration"].get<double>(), 110);
+  EXPECT_EQ(j["binds"].get<std::string>().rfind("ports: Port0", 0), 0u) << j["binds"];
+  in.mca_loop = mca(150, 105, 108);  // no port near busy: the chains bind
+  EXPECT_EQ(decide_incore(in)["binds"].get<std::string>().rfind("dependency chains", 0), 0u);
+}
+
+TEST(IncoreDecide, AModelThatMissesTheProbeIsNotTrusted) {
+  IncoreInputs in = inputs();
+  in.mca_name = "llvm-mca-19 -mcpu=test";
+  in.mca_probe = mca(23, 23, 23);  // 44% off the measured 16: its ports are not this CPU's
+  in.mca_loop = mca(133, 92, 132);
+  const json j = decide_incore(in);
+  EXPECT_EQ(j["model"], "measured ports");
+  EXPECT_FALSE(j["llvm_mca"]["agrees"].get<bool>());
+  EXPECT_DOUBLE_EQ(j["cycles_per_iteration"].get<double>(), 100);
+  EXPECT_NE(j["model_why"].get<std::string>().find("does not hold here"), std::string::npos);
+}
+
+TEST(IncoreDecide, MissingFiguresAreUnavailable) {
+  IncoreInputs in = inputs();
+  in.clock_hz = 0;
+  EXPECT_TRUE(decide_incore(in).contains("unavailable"));
+}
+
+// cuobjdump -sass: the kernel's outer loop holds the hot inner one; another kernel comes after.
+constexpr const char* kSass = R"sass(
+	code for sm_90
+		Function : _ZN6parlab4cuda12_GLOBAL__N_114pi_hits_kernelILj4ELi8EEEvNS_9pi_device15PhiloxRoundKeysEmmbPy
+	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   LDC R1, c[0x0][0x28] ;                       /* 0x00000a00ff017b82 */
+                                                                                /* 0x000fe40000000800 */
+        /*0010*/                   S2R R0, SR_TID.X ;                           /* 0x0000000000007919 */
+        /*0020*/                   IMAD.WIDE.U32 R2, R0, 0x4, RZ ;              /* 0x0000000400027825 */
+        /*0030*/                   IMAD.WIDE.U32 R4, R2, -0x2d4f6d6b, RZ ;      /* 0x0000000000047825 */
+        /*0040*/                   LOP3.LUT R6, R5, R3, R7, 0x96, !PT ;         /* 0x0000000000067212 */
+        /*0050*/                   IMAD.WIDE.U32 R8, R6, -0x2d4f6d6b, RZ ;      /* 0x0000000000087825 */
+        /*0060*/                   IADD3 R10, R10, -0x1, RZ ;                   /* 0x000000000a0a7810 */
+        /*0070*/                   NOP ;                                        /* 0x0000000000007918 */
+        /*0080*/                   ISETP.NE.AND P0, PT, R10, RZ, PT ;           /* 0x0000000000007c0c */
+        /*0090*/               @P0 BRA 0x30 ;                                   /* 0xfffffffc00000947 */
+        /*00a0*/                   IMAD.MOV.U32 R12, RZ, RZ, R4 ;              /* 0x0000000000007824 */
+        /*00b0*/                   ISETP.NE.AND P1, PT, R12, RZ, PT ;           /* 0x0000000000007c0c */
+        /*00c0*/              @!P1 BRA 0x20 ;                                   /* 0xfffffffc00000947 */
+        /*00d0*/                   EXIT ;                                       /* 0x000000000000794d */
+        /*00e0*/                   BRA 0xe0;                                    /* 0xfffffff000007947 */
+		..........
+
+		Function : _ZN6parlab12_GLOBAL__N_19imul_peakEmPj
+	.headerflags	@"EF_CUDA_SM90"
+        /*0000*/                   IMAD.WIDE.U32 R2, R0, 0x4, RZ ;              /* 0x0000000400027825 */
+        /*0010*/                   LOP3.LUT R6, R3, R2, RZ, 0x3c, !PT ;         /* 0x0000000000067212 */
+        /*0020*/                   IADD3 R10, R10, -0x1, RZ ;                   /* 0x000000000a0a7810 */
+        /*0030*/               @P0 BRA 0x0 ;                                    /* 0xfffffffc00000947 */
+        /*0040*/                   EXIT ;                                       /* 0x000000000000794d */
+)sass";
+
+TEST(IncoreSass, FindsTheInnermostHotLoopOfTheNamedKernel) {
+  const auto loop = sass_hot_loop(kSass, "pi_hits_kernelILj4ELi8EE");
+  ASSERT_TRUE(loop.has_value());
+  EXPECT_EQ(loop->function.find("_ZN6parlab4cuda"), 0u);
+  EXPECT_EQ(loop->instructions, 6);  // 0x30..0x90 without the NOP
+  EXPECT_EQ(loop->imad_wide, 2);
+  EXPECT_EQ(loop->imad_other, 0);
+  EXPECT_EQ(loop->alu, 3);  // LOP3, IADD3, ISETP
+  const auto probe = sass_hot_loop(kSass, "9imul_peakEmPj");
+  ASSERT_TRUE(probe.has_value());
+  EXPECT_EQ(probe->instructions, 4);
+  EXPECT_EQ(probe->imad_wide, 1);
+  EXPECT_FALSE(sass_hot_loop(kSass, "no_such_kernel").has_value());
+}
+
+json gpu_roofs() {
+  return {{"gpu_sm_count", {{"value", 132}}},
+          {"gpu_clock_hz", {{"value", 1.98e9}}},
+          {"gpu_imul_peak", {{"value", 8.36e12}, {"inputs", {{"per_sm_per_clock", 32}}}}}};
+}
+
+TEST(IncoreSass, GpuBoundsAreEachResourceAloneAndTheSmallestBinds) {
+  SassLoop loop;
+  loop.function = "k";
+  loop.instructions = 182;
+  loop.imad_wide = 89;
+  loop.alu = 82;
+  const json j = decide_gpu_incore(loop, 4, std::nullopt, gpu_roofs());
+  const double per_clock = 132 * 1.98e9;
+  EXPECT_NEAR(j["bounds"]["issue slots"]["value"].get<double>(), per_clock * 128 * 8 / 182, 1);
+  EXPECT_NEAR(j["bounds"]["FMA pipe (IMAD)"]["value"].get<double>(), per_clock * 64 * 8 / 178, 1);
+  EXPECT_NEAR(j["bounds"]["ALU pipe"]["value"].get<double>(), per_clock * 64 * 8 / 82, 1);
+  EXPECT_NEAR(j["value"].get<double>(), per_clock * 64 * 8 / 178, 1);
+  EXPECT_EQ(j["binds"].get<std::string>().rfind("FMA pipe", 0), 0u);
+  EXPECT_DOUBLE_EQ(j["loop"]["imuls_per_sample"].get<double>(), 89.0 / 8);
+  EXPECT_FALSE(j.contains("imul_probe_bounds"));
+}
+
+TEST(IncoreSass, AProbeWithMoreInstructionsPerMultiplyDoesNotBoundPi) {
+  SassLoop pi{"k", 182, 89, 0, 82}, probe{"p", 71, 32, 0, 32};
+  EXPECT_FALSE(decide_gpu_incore(pi, 4, probe, gpu_roofs())["imul_probe_bounds"].get<bool>());
+  probe.instructions = 64;  // 2.0 per multiply, below pi's 2.04
+  EXPECT_TRUE(decide_gpu_incore(pi, 4, probe, gpu_roofs())["imul_probe_bounds"].get<bool>());
+  EXPECT_TRUE(decide_gpu_incore(pi, 4, probe, json::object()).contains("unavailable"));
+}
+
+// This binary's own pi loop, read as `parlab ceilings` reads parlab's: found, and issuing no more
+// multiplies than the algorithm needs (the compiler can only drop some).
+TEST(IncoreBinary, ThisBinarysPiLoopIsFoundAndCounted) {
+  const auto loop = pi_loop(pi_active_isa());
+  if (!loop) GTEST_SKIP() << "NOT RUN: pi runs its scalar path on this CPU; no SIMD loop to read";
+  SpawnOptions o;
+  o.timeout_s = 60;
+  const ChildOutput d = run_child({"objdump", "-d", "--no-show-raw-insn", "--disassemble=" + std::string(loop->symbol),
+                                   self_executable()}, o);
+  ASSERT_EQ(d.exit_code, 0) << "objdump is needed (binutils): " << d.describe_end();
+  const auto found = hottest_loop(d.out, "vpmuludq", pi_active_isa() == PiIsa::avx512 ? "%zmm" : "%ymm");
+  ASSERT_TRUE(found.has_value()) << "no loop with vpmuludq in " << loop->symbol;
+  const double per_sample = found->counted * loop->lanes / (2.0 * loop->pairs_per_iteration);
+  EXPECT_GT(per_sample, 10.0);
+  EXPECT_LE(per_sample, 12.0);  // the algorithm's count: 24 per pair
+}
+
+}  // namespace
+}  // namespace parlab
