@@ -14,7 +14,7 @@
 
 namespace parlab {
 
-// Cycles per second of the core the calling thread runs on: a chain of dependent 64-bit integer
+// Cycles per second of the core the calling thread runs on: a chain of dependent 64-bit register
 // adds (one cycle each on every x86-64 core since the Pentium 4's successors), best of `reps`
 // windows of about 20 ms. nullopt off x86-64. The caller pins the thread (CpuPin) so every window
 // runs on one core.
