@@ -57,7 +57,8 @@ std::string llvm_host_cpu(std::string_view version_text);
 struct IncoreInputs {
   double loop_vector_instructions = 0;  // of one trip of the kernel's loop
   double samples_per_iteration = 0;     // samples one trip makes
-  double clock_hz = 0;                  // measured (core/incore_probe.hpp)
+  double clock_hz = 0;                  // measured around the probe (core/incore_probe.hpp)
+  double peak_clock_hz = 0;             // the fastest any core was seen at; 0: clock_hz
   double probe_vector_instructions = 0; // of one trip of the mix probe
   double probe_cycles_measured = 0;     // one trip of the mix probe, measured (seconds x clock)
   std::optional<McaReport> mca_loop;    // llvm-mca on the kernel's loop, when it ran
