@@ -56,7 +56,8 @@ def share_text(r: dict) -> str:
 NO_ROOF_SHORT = (("fit the last-level cache", "cache"), ("not in the catalogue", "no model"),
                  ("names no bound resource", "unbound"), ("several hosts", "hosts"),
                  ("FMA roof", "precision"), ("no rate", "no rate"), ("not measured", "not measured"),
-                 ("unavailable", "not measured"), ("not among the ceilings", "not measured"))
+                 ("unavailable", "not measured"), ("not among the ceilings", "not measured"),
+                 ("there is no gpu_imul_peak", "no peak"))
 
 
 def limit_notes(r: dict) -> list:
