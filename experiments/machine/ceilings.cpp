@@ -455,7 +455,7 @@ void print_ceilings(const json& c, std::ostream& out) {
       std::ostringstream v;
       v << std::fixed << std::setprecision(2) << b["value"].get<double>() / 1e9 << " Gsample/s";
       out << "  " << std::left << std::setw(20) << ("incore_" + kernel) << std::right << std::setw(16) << v.str()
-          << "  " << std::setw(11) << b.value("model", "") << "  per core\n"
+          << "  " << std::setw(11) << b.value("model", "") << (kernel == "pi_gpu" ? "  whole GPU\n" : "  per core\n")
           << hanging("      ", b.value("binds", "") + "; " + b.value("model_why", ""), width) << "\n";
     } else {
       out << hanging("  incore_" + kernel + " unavailable: ", b.value("unavailable", std::string("?")), width) << "\n";
