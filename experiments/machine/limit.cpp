@@ -148,6 +148,73 @@ void add_peak_and_excess(json& limit, const json& ceilings, const Candidate& bin
   limit["above_roof"] = how;
 }
 
+// Where a CPU bandwidth record's arrays stream from (residency, core/roof.hpp). The bandwidth
+// roofs are memory's: arrays that fit the last-level cache stream from the cache, whose bandwidth
+// no probe measures, so such a record has no measured roof (held against memory's it would read as
+// several times its roof): that limit is returned. Arrays between the LLC and kMemoryResidentFactor
+// times it set `partly_cached`. Without a known LLC or footprint, nothing is said.
+std::optional<json> cache_residency(const json& work, const json& ceilings, bool& partly_cached) {
+  std::string why;
+  const double footprint = work.value("footprint_bytes", 0.0);
+  const json* llc = measured_roof(ceilings, RoofKey::cpu_llc_bytes, why);
+  if (llc != nullptr && footprint > 0) {
+    const double llc_bytes = (*llc)["value"].get<double>();
+    switch (residency(footprint, llc_bytes)) {
+      case Residency::cache:
+        return no_roof("its arrays (" + std::to_string(static_cast<long long>(footprint)) +
+                       " bytes) fit the last-level cache (cpu_llc_bytes " +
+                       std::to_string(static_cast<long long>(llc_bytes)) + "), whose bandwidth is not measured");
+      case Residency::partly_cache: partly_cached = true; break;
+      case Residency::memory: break;
+    }
+  }
+  return std::nullopt;
+}
+
+// Multiplies per sample as the compiled loop issues them, where parlab read that loop (docs/ceilings.md,
+// "Work counted as issued"), with `counted` saying so; else the algorithm's count. The compiler
+// drops multiplies by a known zero, so the algorithm's count would overstate the work a roof is
+// held against.
+double issued_per_sample(const RoofModel& model, const json* incore, bool gpu, std::string& counted) {
+  if (incore == nullptr || !incore->contains("loop")) return model.imuls_per_sample;
+  const json& loop = (*incore)["loop"];
+  const double k = loop["imuls_per_sample"].get<double>();
+  counted = "issued: " + fixed(k, 2) + " multiplies per sample, the compiled loop's (" +
+            fixed(loop["multiply_instructions"].get<double>(), 0) + (gpu ? " IMAD.WIDE" : " vpmuludq") + " of " +
+            fixed(loop["lanes"].get<double>(), 0) + " lane(s) per " + fixed(loop["samples_per_iteration"].get<double>(), 0) +
+            " samples), beside the algorithm's " + fixed(model.imuls_per_sample, 0);
+  return k;
+}
+
+// On the GPU, gpu_imul's probe bounds pi's multiplies only if it issues no more instructions per
+// multiply than pi does; the SASS says whether (`imul_probe_bounds`; absent: assumed to).
+bool probe_bounds_pi(const json& incore) {
+  return !(incore.contains("imul_probe_bounds") && incore["imul_probe_bounds"].is_boolean() &&
+           !incore["imul_probe_bounds"].get<bool>());
+}
+
+// Where the probe does not bound pi, the theoretical multiply rate does (docs/ceilings.md, "Which
+// roof"): gpu_imul_peak as the candidate, its basis saying why; nullopt without that peak.
+std::optional<Candidate> gpu_pi_peak(const json& ceilings, const json& incore, double work, double attained) {
+  const json roofs = ceilings.value("roofs", json::object());
+  const std::string peak(to_string(RoofKey::gpu_imul_peak));
+  if (!roofs.contains(peak) || !roofs[peak].contains("value") || !roofs[peak]["value"].is_number() ||
+      !(roofs[peak]["value"].get<double>() > 0)) {
+    return std::nullopt;
+  }
+  Candidate c;
+  c.roof = peak;
+  c.value = roofs[peak]["value"].get<double>();
+  c.unit = roofs[peak].value("unit", "muls/s");
+  c.work = work;
+  c.attained = attained;
+  const json& p = incore["imul_probe"];
+  c.basis = "gpu_imul_peak, not gpu_imul: its probe issues " + fixed(p.value("instructions_per_multiply", 0.0), 2) +
+            " instructions per multiply, pi " + fixed(p.value("pi_instructions_per_multiply", 0.0), 2) +
+            ", so issue slots cap the probe below pi";
+  return c;
+}
+
 // The record's share of the in-core bound of the loop it ran (incore.hpp): one core's bound times
 // the cores its threads can use (threads of one core share its ports). A record below
 // kIncoreExplained of it names the cause its own figures show, or says that none was measured.
@@ -228,23 +295,7 @@ json record_limit(const json& r, const json& ceilings) {
     return true;
   };
   if (model.memory != MemoryRoof::none && !gpu) {
-    // The bandwidth roofs are memory's: arrays that fit the last-level cache stream from the
-    // cache, whose bandwidth no probe measures, so such a record has no measured roof (held
-    // against memory's it would read as several times its roof).
-    const double footprint = work.value("footprint_bytes", 0.0);
-    const json* llc = measured_roof(ceilings, RoofKey::cpu_llc_bytes, why);
-    if (llc != nullptr && footprint > 0) {
-      const double llc_bytes = (*llc)["value"].get<double>();
-      switch (residency(footprint, llc_bytes)) {
-        case Residency::cache:
-          return no_roof("its arrays (" + std::to_string(static_cast<long long>(footprint)) +
-                         " bytes) fit the last-level cache (cpu_llc_bytes " +
-                         std::to_string(static_cast<long long>(llc_bytes)) + "), whose bandwidth is not measured");
-        case Residency::partly_cache: partly_cached = true; break;
-        case Residency::memory: break;
-      }
-    }
-    why.clear();
+    if (std::optional<json> none = cache_residency(work, ceilings, partly_cached)) return *none;
   }
   if (const std::optional<CpuRoof> bw = cpu_bandwidth_roof(model.memory)) {
     if (!add(RoofKey::gpu_bw, *bw, work.value("bytes", 0.0), rate.value("bytes_per_s", 0.0))) {
@@ -263,40 +314,12 @@ json record_limit(const json& r, const json& ceilings) {
   const json* incore = pi_incore(r, ceilings, gpu);
   std::string counted;  // how the multiplies were counted, when not the algorithm's count
   if (model.imuls_per_sample > 0) {
-    // Multiplies as the compiled loop issues them, where parlab read that loop (docs/ceilings.md,
-    // "Work counted as issued"): the compiler drops multiplies by a known zero, so the algorithm's
-    // count would overstate the work the roof is held against.
-    double k = model.imuls_per_sample;
-    if (incore != nullptr && incore->contains("loop")) {
-      const json& loop = (*incore)["loop"];
-      k = loop["imuls_per_sample"].get<double>();
-      counted = "issued: " + fixed(k, 2) + " multiplies per sample, the compiled loop's (" +
-                fixed(loop["multiply_instructions"].get<double>(), 0) + (gpu ? " IMAD.WIDE" : " vpmuludq") + " of " +
-                fixed(loop["lanes"].get<double>(), 0) + " lane(s) per " + fixed(loop["samples_per_iteration"].get<double>(), 0) +
-                " samples), beside the algorithm's " + fixed(model.imuls_per_sample, 0);
-    }
-    // On the GPU, gpu_imul's probe bounds pi's multiplies only if it issues no more instructions
-    // per multiply than pi does; where SASS says it issues more, pi is held against the
-    // theoretical multiply rate instead (docs/ceilings.md, "Which roof").
-    if (gpu && incore != nullptr && incore->contains("imul_probe_bounds") && (*incore)["imul_probe_bounds"].is_boolean() &&
-        !(*incore)["imul_probe_bounds"].get<bool>()) {
-      const json roofs = ceilings.value("roofs", json::object());
-      const std::string peak(to_string(RoofKey::gpu_imul_peak));
-      if (!roofs.contains(peak) || !roofs[peak].contains("value") || !roofs[peak]["value"].is_number() ||
-          !(roofs[peak]["value"].get<double>() > 0)) {
-        return no_roof("gpu_imul's probe does not bound pi's instruction mix, and there is no gpu_imul_peak");
-      }
-      Candidate c;
-      c.roof = peak;
-      c.value = roofs[peak]["value"].get<double>();
-      c.unit = roofs[peak].value("unit", "muls/s");
-      c.work = k * work.value("samples", 0.0);
-      c.attained = k * rate.value("samples_per_s", 0.0);
-      const json& p = (*incore)["imul_probe"];
-      c.basis = "gpu_imul_peak, not gpu_imul: its probe issues " + fixed(p.value("instructions_per_multiply", 0.0), 2) +
-                " instructions per multiply, pi " + fixed(p.value("pi_instructions_per_multiply", 0.0), 2) +
-                ", so issue slots cap the probe below pi";
-      cands.push_back(c);
+    const double k = issued_per_sample(model, incore, gpu, counted);
+    if (gpu && incore != nullptr && !probe_bounds_pi(*incore)) {
+      std::optional<Candidate> c = gpu_pi_peak(ceilings, *incore, k * work.value("samples", 0.0),
+                                               k * rate.value("samples_per_s", 0.0));
+      if (!c) return no_roof("gpu_imul's probe does not bound pi's instruction mix, and there is no gpu_imul_peak");
+      cands.push_back(*c);
     } else if (!add(RoofKey::gpu_imul, CpuRoof::imul, k * work.value("samples", 0.0), k * rate.value("samples_per_s", 0.0))) {
       return no_roof(why);
     }
