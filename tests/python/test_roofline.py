@@ -259,3 +259,21 @@ def test_the_records_table_says_what_each_limit_says(tmp_path):
     records = page[page.index("<h2 id='records'>"):]
     assert "share of roof" in records and f"{share_text(gpu)}<br><span class='small'>0.89 of gpu_bw_peak" in records
     assert "partly cache-resident: arrays between" in records and "above its roof by 7%, within" in records
+
+
+def test_a_record_below_its_in_core_bound_is_set_beside_the_best_at_its_thread_count():
+    from analysis.figures.incore import below_bound_notes
+
+    def rec(backend, threads, f):
+        return {"backend": backend, "threads": threads, "limit": {"incore": {"fraction": f}}}
+
+    recs = [rec("pool", 8, 0.82), rec("threads", 8, 0.67), rec("openmp", 16, 0.76), rec("tbb", 16, 0.73),
+            rec("serial", 1, 0.84)]
+    notes = below_bound_notes(recs)
+    assert notes == [
+        "threads t=8: 0.67 of the bound; pool reached 0.82 at 8 threads: the loop can, so the rest is how threads "
+        "hands out the work",
+        "openmp t=16: 0.76 of the bound; no backend reached 0.8 at 16 threads (best openmp, 0.76)",
+        "tbb t=16: 0.73 of the bound; no backend reached 0.8 at 16 threads (best openmp, 0.76)",
+    ]
+    assert below_bound_notes([rec("serial", 1, 0.84)]) == []

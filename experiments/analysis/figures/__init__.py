@@ -14,6 +14,8 @@ Modules:
   reference     this machine against the reference runs (results/reference-runs.json): each
                 kernel's fastest backend's share of its roof beside theirs (reference_section)
   report        report.html (report_html); figures and the page are written by ../writer.py
+  incore        the report's "In-core bounds" section: each compiled loop parlab read, what binds it,
+                and the run's pi records against that bound and their roof (incore_html)
   machine       the report's machine table, the run's stability (load at the start, unstable
                 records) and the context folded by section, from results.json's context
   bars          error bars and the unstable mark, one way for every throughput, speedup and

@@ -13,7 +13,8 @@ from .load import rate_of
 from .machine import context_html, machine_html, record_anchor
 from .models import python_models_note
 from .reference import reference_html
-from .roofline import incore_html, limit_notes, share_text
+from .incore import incore_html
+from .roofline import limit_notes, share_text
 from .summary import run_summary, summary_html
 from ..spread import UNSTABLE_CV
 

@@ -1,0 +1,71 @@
+"""The report's "In-core bounds" section (docs/ceilings.md, "In-core bound"): each compiled loop
+parlab read (context.ceilings.incore), the bound it allows and what binds it, and the run's pi
+records against both that bound and their one-resource roof."""
+from __future__ import annotations
+
+import html
+
+from .labels import fmt_rate
+from .load import ok_records, processor_of
+
+
+def incore_html(doc: dict) -> str:
+    """The report's "In-core bounds" section: for each compiled loop parlab read (context.ceilings
+    .incore: pi on the CPU, pi_gpu), what it issues, the bound it allows and what binds it, and
+    the run's pi records against both that bound and the one-resource roof, so that a share such
+    as CPU pi's third of cpu_imul is explained where it is shown. Empty without such a block."""
+    e = html.escape
+    incore = (doc.get("context", {}).get("ceilings") or {}).get("incore")
+    if not isinstance(incore, dict) or not incore:
+        return ""
+    parts = ["<h2>In-core bounds</h2><p>What the compiled loop of a kernel can do on these cores, beside the roof "
+             "of one resource (docs/ceilings.md, In-core bound).</p><ul>"]
+    for name, b in sorted(incore.items()):
+        if not isinstance(b, dict):
+            continue
+        if "value" not in b:
+            parts.append(f"<li><b>{e(name)}</b>: unavailable: {e(str(b.get('unavailable', '?')))}</li>")
+            continue
+        loop = b.get("loop") or {}
+        where = "per core" if name == "pi" else "the whole GPU"
+        text = (f"<b>{e(name)}</b>: {e(fmt_rate(b['value'], 'samples/s'))} {where}; binds: {e(str(b.get('binds')))}; "
+                f"model: {e(str(b.get('model')))} ({e(str(b.get('model_why', '')))}).")
+        if loop:
+            text += (f" Its loop issues {loop.get('imuls_per_sample', 0):.2f} multiplies per sample"
+                     f" ({loop.get('multiply_instructions')} of {loop.get('instructions', '?')} instructions per trip),"
+                     " against the algorithm's 12.")
+        gpu = name == "pi_gpu"
+        recs = [r for r in ok_records(doc) if r.get("kernel") == "pi" and (processor_of(r) == "gpu") == gpu
+                and isinstance((r.get("limit") or {}).get("incore"), dict)]
+        if recs:
+            roof = sorted(r["limit"]["fraction"] for r in recs)
+            inc = sorted(r["limit"]["incore"]["fraction"] for r in recs)
+            mid = len(recs) // 2
+            names = ", ".join(sorted({str(r["limit"].get("roof")) for r in recs}))
+            text += (f" This run's {len(recs)} pi record(s): median {roof[mid]:.2f} of their roof"
+                     f" ({e(names)}), median {inc[mid]:.2f} of this bound"
+                     f" (from {inc[0]:.2f} to {inc[-1]:.2f}).")
+        below = below_bound_notes(recs)
+        parts.append(f"<li>{text}" + ("<ul>" + "".join(f"<li>{e(n)}</li>" for n in below) + "</ul>" if below else "")
+                     + "</li>")
+    parts.append("</ul>")
+    return "".join(parts)
+
+
+def below_bound_notes(recs: list) -> list:
+    """For each record below 0.8 of its in-core bound, what the run itself says of it: whether
+    another backend reached 0.8 at the same thread count (then the loop can, and the rest is how
+    this backend hands out the work) or none did (the shortfall is the cores', at that count)."""
+    notes = []
+    for r in sorted(recs, key=lambda x: (x["threads"], x["backend"])):
+        f = r["limit"]["incore"]["fraction"]
+        if f >= 0.8:
+            continue
+        peers = [x for x in recs if x["threads"] == r["threads"]]
+        best = max(peers, key=lambda x: x["limit"]["incore"]["fraction"])
+        bf = best["limit"]["incore"]["fraction"]
+        why = (f"{best['backend']} reached {bf:.2f} at {r['threads']} threads: the loop can, so the rest is how "
+               f"{r['backend']} hands out the work" if bf >= 0.8
+               else f"no backend reached 0.8 at {r['threads']} threads (best {best['backend']}, {bf:.2f})")
+        notes.append(f"{r['backend']} t={r['threads']}: {f:.2f} of the bound; {why}")
+    return notes
