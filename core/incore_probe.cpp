@@ -81,8 +81,9 @@ std::uint64_t add_chain(std::uint64_t iters) {
 constexpr int kMixChains512 = 16;
 constexpr int kMixChains256 = 10;
 
-std::uint64_t mix_avx512(std::uint64_t iters) __asm__("parlab_incore_mix_avx512");
-std::uint64_t mix_avx2(std::uint64_t iters) __asm__("parlab_incore_mix_avx2");
+// noinline for the same reason as pi's loops (core/pi_simd.cpp): the symbol must exist.
+__attribute__((noinline)) std::uint64_t mix_avx512(std::uint64_t iters) __asm__("parlab_incore_mix_avx512");
+__attribute__((noinline)) std::uint64_t mix_avx2(std::uint64_t iters) __asm__("parlab_incore_mix_avx2");
 
 __attribute__((target("avx512f"))) std::uint64_t mix_avx512(std::uint64_t iters) {
   __m512i x[kMixChains512];

@@ -62,9 +62,13 @@ constexpr int kUnroll = 4;
 // AVX2 lacks the unsigned 64-bit compare AVX-512 has, so their compare steps differ.
 // Each loop has a symbol name of its own (an asm label): `parlab ceilings` disassembles it from
 // the built binary by that name to count what it issues and bound it in-core
-// (experiments/machine/incore.cpp), and a rename here must not silently lose that.
-std::uint64_t pairs_avx512(std::uint64_t seed, std::uint64_t b, std::uint64_t e) __asm__("parlab_pi_pairs_avx512");
-std::uint64_t pairs_avx2(std::uint64_t seed, std::uint64_t b, std::uint64_t e) __asm__("parlab_pi_pairs_avx2");
+// (experiments/machine/incore.cpp), and a rename here must not silently lose that. noinline: clang
+// inlined the loops into pi_hits_pairs_isa and emitted no such symbol (the TSan build), and one
+// call per chunk costs nothing.
+__attribute__((noinline)) std::uint64_t pairs_avx512(std::uint64_t seed, std::uint64_t b, std::uint64_t e)
+    __asm__("parlab_pi_pairs_avx512");
+__attribute__((noinline)) std::uint64_t pairs_avx2(std::uint64_t seed, std::uint64_t b, std::uint64_t e)
+    __asm__("parlab_pi_pairs_avx2");
 
 __attribute__((target("avx512f"))) std::uint64_t pairs_avx512(std::uint64_t seed, std::uint64_t b,
                                                              std::uint64_t e) {
