@@ -25,18 +25,8 @@
 #include "error.hpp"
 #include "stream_store.hpp"
 
-#if defined(__x86_64__) || defined(__i386__)
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
-// GCC 12's AVX-512 intrinsics pass _mm512_undefined_*() as the unused merge source and then warn
-// about it: GCC bug 105593, fixed in GCC 13 (as in core/pi_simd.cpp).
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
-#define PARLAB_CEILINGS_X86 1
-#else
-#define PARLAB_CEILINGS_X86 0
-#endif
+#include "x86_simd.hpp"
+#define PARLAB_CEILINGS_X86 PARLAB_X86_SIMD
 
 namespace parlab {
 namespace {

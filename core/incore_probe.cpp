@@ -8,15 +8,9 @@
 
 #include "core/philox.hpp"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include "core/x86_simd.hpp"
+#if PARLAB_X86_SIMD && defined(__x86_64__)  // the clock's chain is 64-bit assembly
 #define PARLAB_INCORE_X86 1
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
-// GCC bug 105593 (fixed in 13), as in core/pi_simd.cpp: AVX-512 intrinsics warn about their own
-// deliberately undefined merge source.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
 #endif
 
 namespace parlab {

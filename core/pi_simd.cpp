@@ -6,15 +6,9 @@
 #include "core/error.hpp"
 #include "core/pi.hpp"
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#include "core/x86_simd.hpp"
+#if PARLAB_X86_SIMD
 #define PARLAB_PI_X86 1
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13
-// GCC 12's AVX-512 intrinsics pass _mm512_undefined_epi32() (deliberately uninitialised) as the
-// unused merge source and then warn about it: GCC bug 105593, fixed in GCC 13.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#endif
-#include <immintrin.h>
 #endif
 
 namespace parlab {
