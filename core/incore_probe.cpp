@@ -4,8 +4,11 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <sstream>
+#include <thread>
 
+#include "core/ceilings_cpu.hpp"
 #include "core/philox.hpp"
 
 #include "core/x86_simd.hpp"
@@ -130,37 +133,114 @@ std::optional<double> measure_core_clock_hz(int reps) {
 #endif
 }
 
-std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps) {
-#if defined(PARLAB_INCORE_X86)
+namespace {
+
+// The mix probe's kernel for `isa` and what one source iteration issues; kernel null where there
+// is none (scalar, or off x86-64).
+struct MixKernel {
   std::uint64_t (*kernel)(std::uint64_t) = nullptr;
-  MixProbe p;
-  std::ostringstream how;
+  std::string_view symbol;
+  double instructions = 0;
+  std::string what;
+};
+
+MixKernel mix_kernel(PiIsa isa) {
+#if defined(PARLAB_INCORE_X86)
   if (isa == PiIsa::avx512) {
-    kernel = mix_avx512;
-    p.symbol = "parlab_incore_mix_avx512";
-    p.instructions_per_iteration = 3.0 * kMixChains512;
-    how << kMixChains512 << " independent copies of pi's AVX-512 round step (vpmuludq, vpsrlq, vpternlogq)";
-  } else if (isa == PiIsa::avx2) {
-    kernel = mix_avx2;
-    p.symbol = "parlab_incore_mix_avx2";
-    p.instructions_per_iteration = 4.0 * kMixChains256;
-    how << kMixChains256 << " independent copies of pi's AVX2 round step (vpmuludq, vpsrlq, 2 vpxor)";
-  } else {
-    return std::nullopt;
+    return {mix_avx512, "parlab_incore_mix_avx512", 3.0 * kMixChains512,
+            std::to_string(kMixChains512) + " independent copies of pi's AVX-512 round step (vpmuludq, vpsrlq, vpternlogq)"};
   }
-  const std::uint64_t iters = calibrate(kernel, kWindowSeconds);
-  std::vector<double> times;
-  const double best = best_seconds(kernel, iters, std::max(1, reps), times);
-  p.seconds_per_iteration = best / static_cast<double>(iters);
-  for (const double t : times) p.samples.push_back(p.instructions_per_iteration * static_cast<double>(iters) / t);
-  how << ", one thread, " << iters << " iterations, best of " << times.size();
-  p.how = how.str();
-  return p;
+  if (isa == PiIsa::avx2) {
+    return {mix_avx2, "parlab_incore_mix_avx2", 4.0 * kMixChains256,
+            std::to_string(kMixChains256) + " independent copies of pi's AVX2 round step (vpmuludq, vpsrlq, 2 vpxor)"};
+  }
 #else
   (void)isa;
-  (void)reps;
-  return std::nullopt;
 #endif
+  return {};
+}
+
+}  // namespace
+
+std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps) {
+  const MixKernel k = mix_kernel(isa);
+  if (k.kernel == nullptr) return std::nullopt;
+  MixProbe p;
+  p.symbol = k.symbol;
+  p.instructions_per_iteration = k.instructions;
+  const std::uint64_t iters = calibrate(k.kernel, kWindowSeconds);
+  std::vector<double> times;
+  const double best = best_seconds(k.kernel, iters, std::max(1, reps), times);
+  p.seconds_per_iteration = best / static_cast<double>(iters);
+  for (const double t : times) p.samples.push_back(k.instructions * static_cast<double>(iters) / t);
+  std::ostringstream how;
+  how << k.what << ", one thread, " << iters << " iterations, best of " << times.size();
+  p.how = how.str();
+  return p;
+}
+
+std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::vector<int>& cpus, int reps) {
+  const MixKernel k = mix_kernel(isa);
+  if (k.kernel == nullptr || cpus.empty()) return std::nullopt;
+  reps = std::max(1, reps);
+  const std::uint64_t iters = calibrate(k.kernel, kWindowSeconds);
+  const std::size_t n = cpus.size();
+  struct Window {
+    Clock::time_point end;
+    double seconds;
+  };
+  std::vector<std::vector<Window>> windows(n);
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<std::size_t> ready{0}, finished{0};
+  std::atomic<bool> go{false}, stop{false};
+  std::atomic<Clock::rep> stop_at{Clock::time_point::max().time_since_epoch().count()};
+  {
+    std::vector<std::thread> threads;
+    threads.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        // Every thread counts itself ready and finished even when pinning fails, so none waits
+        // forever on it; the first error is rethrown below.
+        std::optional<CpuPin> pin;
+        try {
+          pin.emplace(cpus[i]);
+        } catch (...) {
+          errors[i] = std::current_exception();
+        }
+        ready.fetch_add(1);
+        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+        bool counted = false;
+        while (errors[i] == nullptr && !stop.load(std::memory_order_acquire)) {
+          const auto t0 = Clock::now();
+          consume(k.kernel(iters));
+          const auto t1 = Clock::now();
+          windows[i].push_back({t1, std::chrono::duration<double>(t1 - t0).count()});
+          if (!counted && static_cast<int>(windows[i].size()) >= reps) {
+            counted = true;
+            if (finished.fetch_add(1) + 1 == n) {  // the last to reach `reps`: all stop now
+              stop_at.store(t1.time_since_epoch().count());
+              stop.store(true, std::memory_order_release);
+            }
+          }
+        }
+        if (!counted && finished.fetch_add(1) + 1 == n) stop.store(true, std::memory_order_release);
+      });
+    }
+    while (ready.load() < n) std::this_thread::yield();
+    go.store(true, std::memory_order_release);
+    for (std::thread& t : threads) t.join();
+  }
+  for (const std::exception_ptr& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  const Clock::time_point end{Clock::duration{stop_at.load()}};
+  std::vector<double> best(n, 0.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (const Window& w : windows[i]) {
+      if (w.end <= end && w.seconds > 0) best[i] = std::max(best[i], k.instructions * static_cast<double>(iters) / w.seconds);
+    }
+  }
+  return best;
 }
 
 }  // namespace parlab

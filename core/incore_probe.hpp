@@ -35,4 +35,14 @@ struct MixProbe {
 // nullopt for PiIsa::scalar or off x86-64. PRECONDITION: pi_isa_supported(isa).
 std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps);
 
+// The mix probe on every CPU of `cpus` at once, one thread pinned to each, all started together:
+// what the ports give when every core is busy (a core's clock drops as more cores run, and SMT
+// siblings share one core's ports), which no one-CPU probe shows. Each thread runs windows of
+// `iterations` trips until every thread has run `reps`; only windows that ended before the first
+// thread could stop count, so each counted window ran with all the others busy. Windows of about
+// 20 ms, sized on the calling thread. Returns each CPU's best window, in vector instructions per
+// second, in the order of `cpus`; nullopt where the mix probe cannot run (as measure_round_mix).
+// Throws UnavailableError where pinning is refused.
+std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::vector<int>& cpus, int reps);
+
 }  // namespace parlab

@@ -214,6 +214,46 @@ TEST(RecordLimit, PiGetsItsShareOfTheInCoreBoundOfTheCoresItUses) {
   EXPECT_FALSE(near["incore"].contains("below")) << near["incore"];
 }
 
+TEST(RecordLimit, PiOnEveryCpuIsHeldAgainstTheProbeRunOnAllOfThemAtOnce) {
+  json c = with_incore(ceilings());
+  // Alone, the 4 CPUs give 2.8e9 x (3 + 1.5 x 3) / 3 = 7e9; all busy at once, 4e9.
+  c["incore"]["pi"]["all_cpus"] = {{"cpus", 4}, {"value", 4e9}, {"share", 0.4}, {"instructions_per_s", 1.0}};
+  EXPECT_EQ(cache_problem(c), "");
+  const json four = record_limit(own(ok_record("pi", 4, "int32", (1 << 20) / 3.6e9)), c);  // 3.6e9 samples/s
+  ASSERT_TRUE(four.contains("incore")) << four.dump();
+  EXPECT_DOUBLE_EQ(four["incore"]["value"].get<double>(), 4e9);
+  EXPECT_NEAR(four["incore"]["fraction"].get<double>(), 0.9, 1e-9);
+  EXPECT_NE(four["incore"]["basis"].get<std::string>().find("the mix probe on all 4 CPUs at once"), std::string::npos)
+      << four["incore"];
+  EXPECT_FALSE(four["incore"].contains("below"));
+  // Fewer threads than CPUs: the clocks each reached alone (an upper bound whatever the others do).
+  const json two = record_limit(own(ok_record("pi", 2, "int32", 1.0)), c);
+  EXPECT_DOUBLE_EQ(two["incore"]["value"].get<double>(), 2.8e9 * 4.5e9 / 3e9);
+  EXPECT_NE(two["incore"]["basis"].get<std::string>().find("at the clocks each reached alone"), std::string::npos);
+  // An all-CPU figure above the sum of the clocks is no tighter bound: the clocks stay.
+  c["incore"]["pi"]["all_cpus"]["value"] = 9e9;
+  EXPECT_DOUBLE_EQ(record_limit(own(ok_record("pi", 4, "int32", 1.0)), c)["incore"]["value"].get<double>(), 7e9);
+  json bad = c;
+  bad["incore"]["pi"]["all_cpus"]["cpus"] = 0;
+  EXPECT_NE(cache_problem(bad).find("'all_cpus'"), std::string::npos);
+}
+
+TEST(RecordLimit, PiBelowTheBoundOnFloatingThreadsNamesTheSlowerClocks) {
+  json c = with_incore(ceilings());
+  c["incore"]["pi"]["clocks_hz"] = {3e9, 2.7e9, 2.7e9, 2.7e9};
+  // One thread at 0.75 of the fastest CPU's bound: on the slowest (0.9 of its clock) 0.83.
+  const json one = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (0.75 * 2.8e9))), c);
+  ASSERT_TRUE(one["incore"].contains("below")) << one["incore"];
+  EXPECT_NE(one["incore"]["below"].get<std::string>().find("not pinned, and the CPUs' clocks differ"), std::string::npos)
+      << one["incore"];
+  EXPECT_NE(one["incore"]["below"].get<std::string>().find("0.900 of this, and the record 0.83 of that"),
+            std::string::npos)
+      << one["incore"];
+  // Further below than the clocks explain: no cause measured.
+  const json far = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (0.5 * 2.8e9))), c);
+  EXPECT_EQ(far["incore"]["below"].get<std::string>().rfind("no cause measured", 0), 0u) << far["incore"];
+}
+
 TEST(RecordLimit, GpuPiIsHeldAgainstTheTheoreticalRateWhenTheProbeDoesNotBoundIt) {
   json c = ceilings();
   c["roofs"]["gpu_imul"] = roof(7.9e12, "muls/s", 1, "gpu0");

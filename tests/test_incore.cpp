@@ -8,6 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/ceilings_cpu.hpp"
+#include "core/error.hpp"
+#include "core/incore_probe.hpp"
 #include "core/pi_simd.hpp"
 #include "experiments/io/child_process.hpp"
 #include "experiments/machine/incore.hpp"
@@ -269,6 +272,28 @@ TEST(IncoreBinary, ThisBinarysPiLoopIsFoundAndCounted) {
   const double per_sample = found->counted * loop->lanes / (2.0 * loop->pairs_per_iteration);
   EXPECT_GT(per_sample, 10.0);
   EXPECT_LE(per_sample, 12.0);  // the algorithm's count: 24 per pair
+}
+
+// The mix probe on every allowed CPU at once: one rate per CPU, each a positive number of the
+// order the probe reaches alone (its threads meet, run together and all stop; TSan checks the
+// hand-over in its build).
+TEST(IncoreProbe, TheMixProbeRunsOnEveryCpuAtOnce) {
+  const PiIsa isa = pi_active_isa();
+  const auto one = measure_round_mix(isa, 1);
+  if (!one) GTEST_SKIP() << "NOT RUN: no mix probe for pi's " << to_string(isa) << " path on this CPU";
+  std::vector<int> cpus = allowed_cpus();
+  if (cpus.empty()) GTEST_SKIP() << "NOT RUN: the OS names no allowed CPU";
+  if (cpus.size() > 4) cpus.resize(4);
+  cpus.push_back(cpus.front());  // a CPU twice: its two threads share it, and both still finish
+  const auto all = measure_round_mix_all(isa, cpus, 2);
+  ASSERT_TRUE(all.has_value());
+  ASSERT_EQ(all->size(), cpus.size());
+  const double alone = one->instructions_per_iteration / one->seconds_per_iteration;
+  for (const double r : *all) {
+    EXPECT_GT(r, 0.0);
+    EXPECT_LT(r, 4 * alone);  // no CPU does four times what one did alone
+  }
+  EXPECT_THROW(measure_round_mix_all(isa, {-1}, 1), UsageError);  // no such CPU: refused, nothing hangs
 }
 
 }  // namespace

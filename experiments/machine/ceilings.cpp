@@ -287,6 +287,13 @@ std::string cache_problem(const json& c) {
       for (const char* key : {"model", "binds", "unit"}) {
         if (!b.contains(key) || !b[key].is_string()) return where + ": no string '" + key + "'";
       }
+      if (b.contains("all_cpus")) {
+        const json& a = b["all_cpus"];
+        if (!a.is_object()) return where + ": 'all_cpus' is not an object";
+        if (a.contains("value") && (!positive(a, "value") || !a.contains("cpus") || !a["cpus"].is_number_integer() ||
+                                    a["cpus"].get<long long>() < 1 || a["cpus"].get<long long>() > 0x7fffffffLL))
+          return where + ": 'all_cpus' has no positive value and CPU count";
+      }
       if (b.contains("clocks_hz")) {
         if (!b["clocks_hz"].is_array() || b["clocks_hz"].empty()) return where + ": 'clocks_hz' is not a list of clocks";
         for (const auto& hz : b["clocks_hz"]) {
@@ -457,6 +464,15 @@ void print_ceilings(const json& c, std::ostream& out) {
       out << "  " << std::left << std::setw(20) << ("incore_" + kernel) << std::right << std::setw(16) << v.str()
           << "  " << std::setw(11) << b.value("model", "") << (kernel == "pi_gpu" ? "  whole GPU\n" : "  per core\n")
           << hanging("      ", b.value("binds", "") + "; " + b.value("model_why", ""), width) << "\n";
+      if (const json all = b.value("all_cpus", json::object()); all.contains("value")) {
+        std::ostringstream a;
+        a << "all " << all.value("cpus", 0) << " CPUs busy at once: " << std::fixed << std::setprecision(2)
+          << all["value"].get<double>() / 1e9 << " Gsample/s in all, each CPU " << all.value("share", 0.0)
+          << " of the fastest alone";
+        out << hanging("      ", a.str(), width) << "\n";
+      } else if (all.contains("unavailable")) {
+        out << hanging("      all CPUs at once unavailable: ", all["unavailable"].get<std::string>(), width) << "\n";
+      }
     } else {
       out << hanging("  incore_" + kernel + " unavailable: ", b.value("unavailable", std::string("?")), width) << "\n";
     }

@@ -203,6 +203,32 @@ FastCore fastest_core(json& pi) {
   return best;
 }
 
+// The bound with every allowed CPU busy (`all_cpus`): the mix probe run on all of them at once
+// against the one-CPU probe `one`. Where cores share ports (SMT) or clocks drop under load, a
+// record on every core is held against this, not against the one-CPU bound times the cores.
+void add_all_cpus(json& pi, PiIsa isa, const MixProbe& one) {
+  std::vector<int> cpus = allowed_cpus();
+  if (cpus.size() > 64) cpus.resize(64);  // as fastest_core
+  if (cpus.size() < 2 || !(one.seconds_per_iteration > 0)) return;
+  try {
+    const auto rates = measure_round_mix_all(isa, cpus, 7);
+    if (!rates) return;
+    double sum = 0;
+    for (const double r : *rates) sum += r;
+    const double single = one.instructions_per_iteration / one.seconds_per_iteration;
+    if (!(sum > 0)) return;
+    pi["all_cpus"] = {{"cpus", cpus.size()},
+                      {"instructions_per_s", sum},
+                      {"share", sum / (static_cast<double>(cpus.size()) * single)},
+                      {"value", pi["value"].get<double>() * sum / single},
+                      {"how", "the mix probe on all " + std::to_string(cpus.size()) +
+                                  " allowed CPUs at once, one pinned thread each, each CPU's best of at least 7 windows "
+                                  "while every other ran; the sum against the one-CPU probe's rate"}};
+  } catch (const UnavailableError& e) {
+    pi["all_cpus"] = {{"unavailable", std::string("unpinned: ") + e.what()}};
+  }
+}
+
 json mca_json(const McaReport& r) {
   const auto [name, pressure] = r.busiest();
   return {{"cycles_per_iteration", r.cycles_per_iteration()},
@@ -597,6 +623,7 @@ json measure_incore(std::ostream& log) {
   const json d = decide_incore(in);
   pi.update(d);
   pi["cores"] = physical_cores();
+  if (mix && pi.contains("value")) add_all_cpus(pi, isa, *mix);
   if (pi.contains("value")) {
     log << "parlab: ceilings: in-core bound of pi's " << pi["isa"].get<std::string>() << " loop = "
         << fixed(pi["value"].get<double>() / 1e9, 2) << " Gsamples/s per core (" << pi["model"].get<std::string>()

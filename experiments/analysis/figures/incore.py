@@ -34,6 +34,11 @@ def incore_html(doc: dict) -> str:
             text += (f" Its loop issues {loop.get('imuls_per_sample', 0):.2f} multiplies per sample"
                      f" ({loop.get('multiply_instructions')} of {loop.get('instructions', '?')} instructions per trip),"
                      " against the algorithm's 12.")
+        allc = b.get("all_cpus") or {}
+        if "value" in allc:
+            text += (f" With all {allc.get('cpus')} CPUs busy at once the mix probe gives"
+                     f" {e(fmt_rate(allc['value'], 'samples/s'))} in all (each CPU {allc.get('share', 0):.2f} of"
+                     " the fastest alone): a record on every CPU is held against that.")
         gpu = name == "pi_gpu"
         recs = [r for r in ok_records(doc) if r.get("kernel") == "pi" and (processor_of(r) == "gpu") == gpu
                 and isinstance((r.get("limit") or {}).get("incore"), dict)]
