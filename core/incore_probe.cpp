@@ -74,49 +74,61 @@ std::uint64_t add_chain(std::uint64_t iters) {
 // Chains of the mix probes: a round's dependency chain (multiply, shift, logic) is at most about 8
 // cycles long, and 16 (AVX-512) or 10 (AVX2) chains of 3 or 4 instructions each keep more in
 // flight than any core's vector ports take in that time. Each has a symbol of its own (asm label)
-// for the disassembler, like pi's loops.
+// for the disassembler, like pi's loops (the bodies are always inlined into them, so the symbol
+// holds the loop, not a jump to it). The same bodies with fewer chains (mix512<8>) measure
+// what latency leaves of the ports when a loop keeps only that many in flight.
 constexpr int kMixChains512 = 16;
 constexpr int kMixChains256 = 10;
 
-// noinline for the same reason as pi's loops (core/pi_simd.cpp): the symbol must exist.
-__attribute__((noinline)) std::uint64_t mix_avx512(std::uint64_t iters) __asm__("parlab_incore_mix_avx512");
-__attribute__((noinline)) std::uint64_t mix_avx2(std::uint64_t iters) __asm__("parlab_incore_mix_avx2");
-
-__attribute__((target("avx512f"))) std::uint64_t mix_avx512(std::uint64_t iters) {
-  __m512i x[kMixChains512];
-  for (int j = 0; j < kMixChains512; ++j) x[j] = _mm512_set1_epi64(2 * j + 1);
+template <int Chains>
+__attribute__((target("avx512f"), always_inline)) inline std::uint64_t mix512(std::uint64_t iters) {
+  __m512i x[Chains];
+  for (int j = 0; j < Chains; ++j) x[j] = _mm512_set1_epi64(2 * j + 1);
   const __m512i m = _mm512_set1_epi64(philox_detail::kMul0);
   const __m512i k = _mm512_set1_epi64(philox_detail::kWeyl0);
   for (std::uint64_t i = 0; i < iters; ++i) {
 #pragma GCC unroll 16
-    for (int j = 0; j < kMixChains512; ++j) {
+    for (int j = 0; j < Chains; ++j) {
       const __m512i p = _mm512_mul_epu32(x[j], m);
       x[j] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p, 32), p, k, 0x96);
     }
   }
   __m512i s = x[0];
-  for (int j = 1; j < kMixChains512; ++j) s = _mm512_xor_si512(s, x[j]);
+  for (int j = 1; j < Chains; ++j) s = _mm512_xor_si512(s, x[j]);
   return static_cast<std::uint64_t>(_mm512_reduce_add_epi64(s));
 }
 
-__attribute__((target("avx2"))) std::uint64_t mix_avx2(std::uint64_t iters) {
-  __m256i x[kMixChains256];
-  for (int j = 0; j < kMixChains256; ++j) x[j] = _mm256_set1_epi64x(2 * j + 1);
+template <int Chains>
+__attribute__((target("avx2"), always_inline)) inline std::uint64_t mix256(std::uint64_t iters) {
+  __m256i x[Chains];
+  for (int j = 0; j < Chains; ++j) x[j] = _mm256_set1_epi64x(2 * j + 1);
   const __m256i m = _mm256_set1_epi64x(philox_detail::kMul0);
   const __m256i k = _mm256_set1_epi64x(philox_detail::kWeyl0);
   for (std::uint64_t i = 0; i < iters; ++i) {
-#pragma GCC unroll 10
-    for (int j = 0; j < kMixChains256; ++j) {
+#pragma GCC unroll 16
+    for (int j = 0; j < Chains; ++j) {
       const __m256i p = _mm256_mul_epu32(x[j], m);
       x[j] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p, 32), p), k);
     }
   }
   __m256i s = x[0];
-  for (int j = 1; j < kMixChains256; ++j) s = _mm256_xor_si256(s, x[j]);
+  for (int j = 1; j < Chains; ++j) s = _mm256_xor_si256(s, x[j]);
   alignas(32) std::uint64_t lanes[4];
   _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), s);
   return lanes[0] ^ lanes[1] ^ lanes[2] ^ lanes[3];
 }
+
+// noinline for the same reason as pi's loops (core/pi_simd.cpp): the symbol must exist.
+__attribute__((noinline)) std::uint64_t mix_avx512(std::uint64_t iters) __asm__("parlab_incore_mix_avx512");
+__attribute__((noinline)) std::uint64_t mix_avx2(std::uint64_t iters) __asm__("parlab_incore_mix_avx2");
+__attribute__((target("avx512f"))) std::uint64_t mix_avx512(std::uint64_t iters) { return mix512<kMixChains512>(iters); }
+__attribute__((target("avx2"))) std::uint64_t mix_avx2(std::uint64_t iters) { return mix256<kMixChains256>(iters); }
+
+// The chain counts the chains probe takes (pi's loops keep 8 in flight: core/pi_simd.hpp).
+__attribute__((noinline, target("avx512f"))) std::uint64_t mix512_4(std::uint64_t iters) { return mix512<4>(iters); }
+__attribute__((noinline, target("avx512f"))) std::uint64_t mix512_8(std::uint64_t iters) { return mix512<8>(iters); }
+__attribute__((noinline, target("avx2"))) std::uint64_t mix256_4(std::uint64_t iters) { return mix256<4>(iters); }
+__attribute__((noinline, target("avx2"))) std::uint64_t mix256_8(std::uint64_t iters) { return mix256<8>(iters); }
 #endif  // PARLAB_INCORE_X86
 
 }  // namespace
@@ -144,6 +156,24 @@ struct MixKernel {
   std::string what;
 };
 
+// The same round step with `chains` chains (4 or 8), nothing where there is no such body.
+MixKernel chain_kernel(PiIsa isa, int chains) {
+#if defined(PARLAB_INCORE_X86)
+  const bool wide = isa == PiIsa::avx512;
+  if (isa != PiIsa::avx512 && isa != PiIsa::avx2) return {};
+  std::uint64_t (*k)(std::uint64_t) = nullptr;
+  if (chains == 4) k = wide ? mix512_4 : mix256_4;
+  if (chains == 8) k = wide ? mix512_8 : mix256_8;
+  if (k == nullptr) return {};
+  return {k, "", (wide ? 3.0 : 4.0) * chains,
+          std::to_string(chains) + " independent copies of pi's " + (wide ? "AVX-512" : "AVX2") + " round step"};
+#else
+  (void)isa;
+  (void)chains;
+  return {};
+#endif
+}
+
 MixKernel mix_kernel(PiIsa isa) {
 #if defined(PARLAB_INCORE_X86)
   if (isa == PiIsa::avx512) {
@@ -162,8 +192,8 @@ MixKernel mix_kernel(PiIsa isa) {
 
 }  // namespace
 
-std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps) {
-  const MixKernel k = mix_kernel(isa);
+std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps, int chains) {
+  const MixKernel k = chains == 0 ? mix_kernel(isa) : chain_kernel(isa, chains);
   if (k.kernel == nullptr) return std::nullopt;
   MixProbe p;
   p.symbol = k.symbol;

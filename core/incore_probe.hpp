@@ -32,8 +32,11 @@ struct MixProbe {
 };
 
 // Runs the mix probe of `isa` on the calling thread, best of `reps` windows of about 20 ms.
-// nullopt for PiIsa::scalar or off x86-64. PRECONDITION: pi_isa_supported(isa).
-std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps);
+// `chains` 0: the ports probe (enough chains to fill the ports); 4 or 8: the same round step with
+// only that many chains in flight (the chains probe: how much of the ports' rate latency leaves a
+// loop that keeps that many; `symbol` is then empty). nullopt for PiIsa::scalar, off x86-64, or
+// another chain count. PRECONDITION: pi_isa_supported(isa).
+std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps, int chains = 0);
 
 // The mix probe on every CPU of `cpus` at once, one thread pinned to each, all started together:
 // what the ports give when every core is busy (a core's clock drops as more cores run, and SMT

@@ -201,8 +201,8 @@ PiIsa isa_from_environment() {
 
 std::optional<PiLoop> pi_loop(PiIsa isa) noexcept {
 #if defined(PARLAB_PI_X86)
-  if (isa == PiIsa::avx512) return PiLoop{"parlab_pi_pairs_avx512", 8, 8 * kUnroll};
-  if (isa == PiIsa::avx2) return PiLoop{"parlab_pi_pairs_avx2", 4, 4 * kUnroll};
+  if (isa == PiIsa::avx512) return PiLoop{"parlab_pi_pairs_avx512", 8, 8 * kUnroll, 2 * kUnroll};
+  if (isa == PiIsa::avx2) return PiLoop{"parlab_pi_pairs_avx2", 4, 4 * kUnroll, 2 * kUnroll};
 #endif
   (void)isa;
   return std::nullopt;

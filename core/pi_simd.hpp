@@ -34,12 +34,15 @@ std::uint64_t pi_hits_pairs_isa(PiIsa isa, std::uint64_t seed, std::uint64_t pai
 
 // The compiled loop of a SIMD path, for `parlab ceilings` to find in the built binary and read
 // (experiments/machine/incore.hpp): its symbol, the 64-bit lanes of its vectors (one pair per
-// lane), and the pairs one trip of its main loop takes. nullopt for the scalar path (no loop of
+// lane), the pairs one trip of its main loop takes, and the dependency chains a trip keeps in
+// flight (each vector's round swaps two words: x0 feeds the next x2 and x2 the next x0, two
+// chains of multiply, shift and logic per vector). nullopt for the scalar path (no loop of
 // parlab's own shape: the compiler's).
 struct PiLoop {
   std::string_view symbol;
   int lanes;
   int pairs_per_iteration;
+  int chains;
 };
 std::optional<PiLoop> pi_loop(PiIsa isa) noexcept;
 

@@ -249,6 +249,20 @@ TEST(RecordLimit, PiBelowTheBoundOnFloatingThreadsNamesTheSlowerClocks) {
   EXPECT_NE(one["incore"]["below"].get<std::string>().find("0.900 of this, and the record 0.83 of that"),
             std::string::npos)
       << one["incore"];
+  // The chains probe: 8 chains reached 0.72 of the ports' rate, which covers 0.75 of the bound.
+  c["incore"]["pi"]["chains"] = {{"chains", 8}, {"share", 0.72}};
+  EXPECT_EQ(cache_problem(c), "");
+  const json lat = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (0.75 * 2.8e9))), c);
+  EXPECT_EQ(lat["incore"]["below"].get<std::string>().rfind("latency: the loop keeps 8 dependency chains", 0), 0u)
+      << lat["incore"];
+  // Latency and the slower clocks together: 0.52 / (0.72 x 0.9) = 0.80.
+  const json both = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (0.52 * 2.8e9))), c);
+  EXPECT_NE(both["incore"]["below"].get<std::string>().find("; and its threads are not pinned"), std::string::npos)
+      << both["incore"];
+  c["incore"]["pi"].erase("chains");
+  json bad = c;
+  bad["incore"]["pi"]["chains"] = {{"chains", 8}, {"share", 0}};
+  EXPECT_NE(cache_problem(bad).find("'chains'"), std::string::npos);
   // Further below than the clocks explain: no cause measured.
   const json far = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (0.5 * 2.8e9))), c);
   EXPECT_EQ(far["incore"]["below"].get<std::string>().rfind("no cause measured", 0), 0u) << far["incore"];

@@ -274,6 +274,29 @@ TEST(IncoreBinary, ThisBinarysPiLoopIsFoundAndCounted) {
   EXPECT_LE(per_sample, 12.0);  // the algorithm's count: 24 per pair
 }
 
+// The mix probe's symbol holds its loop (not a jump to an out-of-line copy, which the in-core
+// bound would report as "no loop in the mix probe"), and the chains probe runs beside it.
+TEST(IncoreBinary, TheMixProbesLoopIsInItsSymbolAndTheChainsProbeRuns) {
+  const PiIsa isa = pi_active_isa();
+  const auto one = measure_round_mix(isa, 1);
+  if (!one) GTEST_SKIP() << "NOT RUN: no mix probe for pi's " << to_string(isa) << " path on this CPU";
+  SpawnOptions o;
+  o.timeout_s = 60;
+  const ChildOutput d = run_child({"objdump", "-d", "--no-show-raw-insn", "--disassemble=" + std::string(one->symbol),
+                                   self_executable()}, o);
+  ASSERT_EQ(d.exit_code, 0) << "objdump is needed (binutils): " << d.describe_end();
+  const auto found = hottest_loop(d.out, "vpmuludq", isa == PiIsa::avx512 ? "%zmm" : "%ymm");
+  ASSERT_TRUE(found.has_value()) << "no loop with vpmuludq in " << one->symbol << ":\n" << d.out.substr(0, 2000);
+  EXPECT_GE(found->vector_instructions, one->instructions_per_iteration);
+  const auto loop = pi_loop(isa);
+  ASSERT_TRUE(loop.has_value());
+  const auto chains = measure_round_mix(isa, 1, loop->chains);
+  ASSERT_TRUE(chains.has_value());
+  EXPECT_GT(chains->seconds_per_iteration, 0.0);
+  EXPECT_TRUE(chains->symbol.empty());
+  EXPECT_FALSE(measure_round_mix(isa, 1, 5).has_value());  // no body with 5 chains
+}
+
 // The mix probe on every allowed CPU at once: one rate per CPU, each a positive number of the
 // order the probe reaches alone (its threads meet, run together and all stop; TSan checks the
 // hand-over in its build).

@@ -287,6 +287,8 @@ std::string cache_problem(const json& c) {
       for (const char* key : {"model", "binds", "unit"}) {
         if (!b.contains(key) || !b[key].is_string()) return where + ": no string '" + key + "'";
       }
+      if (b.contains("chains") && (!b["chains"].is_object() || !positive(b["chains"], "share")))
+        return where + ": 'chains' has no positive share";
       if (b.contains("all_cpus")) {
         const json& a = b["all_cpus"];
         if (!a.is_object()) return where + ": 'all_cpus' is not an object";
@@ -472,6 +474,12 @@ void print_ceilings(const json& c, std::ostream& out) {
         out << hanging("      ", a.str(), width) << "\n";
       } else if (all.contains("unavailable")) {
         out << hanging("      all CPUs at once unavailable: ", all["unavailable"].get<std::string>(), width) << "\n";
+      }
+      if (const json ch = b.value("chains", json::object()); ch.contains("share")) {
+        std::ostringstream a;
+        a << "latency: the loop's " << ch.value("chains", 0) << " dependency chains; the mix with that many reached "
+          << std::fixed << std::setprecision(2) << ch["share"].get<double>() << " of the ports' rate";
+        out << hanging("      ", a.str(), width) << "\n";
       }
     } else {
       out << hanging("  incore_" + kernel + " unavailable: ", b.value("unavailable", std::string("?")), width) << "\n";

@@ -203,6 +203,38 @@ FastCore fastest_core(json& pi) {
   return best;
 }
 
+// On `cpu` (-1: wherever the thread runs), the ports probe with the clock read on each side of it
+// (its cycles are its seconds times the clock; a probe the clock moved under is measured again, at
+// most 4 times, then the last kept), then the chains probe at the loop's `chains` where that is
+// fewer than the ports probe's: `pi.chains` gets its rate against the ports probe's, what latency
+// leaves of the ports to a loop that keeps that many chains in flight.
+std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int chains, double& clock_hz) {
+  std::optional<CpuPin> pin;
+  try {
+    if (cpu >= 0) pin.emplace(cpu);
+  } catch (const UnavailableError& e) {
+    pi["pinning"] = std::string("unpinned: ") + e.what();
+  }
+  std::optional<MixProbe> mix;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    const double before = stable_clock_hz();
+    mix = measure_round_mix(isa, 7);
+    const double after = stable_clock_hz();
+    clock_hz = std::max(before, after);
+    if (std::abs(before - after) <= 0.02 * clock_hz) break;
+  }
+  if (!mix || !(mix->seconds_per_iteration > 0)) return mix;
+  if (const auto c = measure_round_mix(isa, 7, chains)) {
+    const double ports = mix->instructions_per_iteration / mix->seconds_per_iteration;
+    const double rate = c->instructions_per_iteration / c->seconds_per_iteration;
+    pi["chains"] = {{"chains", chains},
+                    {"share", rate / ports},
+                    {"instructions_per_cycle", clock_hz > 0 ? rate / clock_hz : 0.0},
+                    {"how", c->how + ", against the ports probe on the same CPU"}};
+  }
+  return mix;
+}
+
 // The bound with every allowed CPU busy (`all_cpus`): the mix probe run on all of them at once
 // against the one-CPU probe `one`. Where cores share ports (SMT) or clocks drop under load, a
 // record on every core is held against this, not against the one-CPU bound times the cores.
@@ -572,25 +604,8 @@ json measure_incore(std::ostream& log) {
   IncoreInputs in;
   in.loop_vector_instructions = found->vector_instructions;
   in.samples_per_iteration = samples;
-  std::optional<MixProbe> mix;
   const FastCore fast = fastest_core(pi);
-  {
-    std::optional<CpuPin> pin;
-    try {
-      if (fast.cpu >= 0) pin.emplace(fast.cpu);
-    } catch (const UnavailableError& e) {
-      pi["pinning"] = std::string("unpinned: ") + e.what();
-    }
-    // The probe's cycles are its seconds times the clock: the clock is read on each side of it,
-    // and a probe the clock moved under is measured again (at most 4 times, then the last kept).
-    for (int attempt = 0; attempt < 4; ++attempt) {
-      const double before = stable_clock_hz();
-      mix = measure_round_mix(isa, 7);
-      const double after = stable_clock_hz();
-      in.clock_hz = std::max(before, after);
-      if (std::abs(before - after) <= 0.02 * in.clock_hz) break;
-    }
-  }
+  const std::optional<MixProbe> mix = measure_pinned_probes(pi, isa, fast.cpu, loop->chains, in.clock_hz);
   if (fast.cpu >= 0) pi["cpu"] = fast.cpu;
   // Each CPU's clock, fastest first: a record on c cores is bounded by the c fastest (limit.cpp).
   if (!fast.clocks.empty()) pi["clocks_hz"] = fast.clocks;

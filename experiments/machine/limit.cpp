@@ -219,6 +219,8 @@ std::optional<Candidate> gpu_pi_peak(const json& ceilings, const json& incore, d
 // the cores its threads can use (threads of one core share its ports). A record below
 // kIncoreExplained of it names the cause its own figures show, or says that none was measured.
 constexpr double kIncoreExplained = 0.8;
+// The chains probe fills the ports when it reaches this share of the ports probe's rate.
+constexpr double kChainsFill = 0.95;
 void add_incore(json& limit, const json& r, const json& incore, int threads) {
   const int cores = std::max(1, std::min(threads, incore.value("cores", 1)));
   // One core's bound at the fastest CPU's clock, times the clocks of the `cores` fastest CPUs over
@@ -263,17 +265,28 @@ void add_incore(json& limit, const json& r, const json& incore, int threads) {
       }
       if (fast > 0 && slow > 0) slow_share = slow / fast;
     }
-    if (r.contains("unstable") && r["unstable"].is_string()) {
+    const std::string clocks_cause = "its threads are not pinned, and the CPUs' clocks differ: on the " +
+                                     std::to_string(cores) + " slowest the bound is " + fixed(slow_share, 3) +
+                                     " of this, and the record " + fixed(rate / (bound * slow_share), 2) + " of that";
+    // The chains probe (incore.hpp): the round mix with only the loop's chains in flight.
+    const json chains = incore.value("chains", json::object());
+    const double chain_share = chains.value("share", 1.0) > 0 ? chains.value("share", 1.0) : 1.0;
+    const std::string chains_cause =
+        "latency: the loop keeps " + std::to_string(chains.value("chains", 0)) +
+        " dependency chains in flight, and the same mix with that many reached " + fixed(chain_share, 2) +
+        " of the ports' rate on this core (the loop, whose trips overlap, can do a little better)";    if (r.contains("unstable") && r["unstable"].is_string()) {
       cause = "its repetitions disagree (" + r["unstable"].get<std::string>() + "): the machine was not quiet";
     } else if (const double t = r.value("time_s", json::object()).value("median", 0.0); t > 0 && t < 1e-3) {
       cause = "one call takes " + fixed(t * 1e6, 0) + " us: start-up and the reduction weigh on it";
     } else if (threads > incore.value("cores", 1)) {
       cause = std::to_string(threads) + " threads on " + std::to_string(incore.value("cores", 1)) +
               " cores: more threads than cores, which take turns";
+    } else if (chain_share < kChainsFill && rate / (bound * chain_share) >= kIncoreExplained) {
+      cause = chains_cause;
     } else if (rate / (bound * slow_share) >= kIncoreExplained) {
-      cause = "its threads are not pinned, and the CPUs' clocks differ: on the " + std::to_string(cores) +
-              " slowest the bound is " + fixed(slow_share, 3) + " of this, and the record " +
-              fixed(rate / (bound * slow_share), 2) + " of that";
+      cause = clocks_cause;
+    } else if (chain_share < kChainsFill && rate / (bound * chain_share * slow_share) >= kIncoreExplained) {
+      cause = chains_cause + "; and " + clocks_cause;
     } else {
       cause = "no cause measured: the loop ran below what its instructions allow on this core";
     }

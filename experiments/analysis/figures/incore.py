@@ -39,6 +39,10 @@ def incore_html(doc: dict) -> str:
             text += (f" With all {allc.get('cpus')} CPUs busy at once the mix probe gives"
                      f" {e(fmt_rate(allc['value'], 'samples/s'))} in all (each CPU {allc.get('share', 0):.2f} of"
                      " the fastest alone): a record on every CPU is held against that.")
+        chains = b.get("chains") or {}
+        if "share" in chains:
+            text += (f" Latency: the loop keeps {chains.get('chains')} dependency chains in flight, and the same mix"
+                     f" with that many reached {chains['share']:.2f} of the ports' rate on this core.")
         gpu = name == "pi_gpu"
         recs = [r for r in ok_records(doc) if r.get("kernel") == "pi" and (processor_of(r) == "gpu") == gpu
                 and isinstance((r.get("limit") or {}).get("incore"), dict)]
