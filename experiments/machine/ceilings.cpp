@@ -321,10 +321,15 @@ std::optional<std::filesystem::path> ceilings_cache_file() {
   } else {
     return std::nullopt;
   }
-  // The pi path too (PARLAB_PI_ISA): the in-core block reads the loop of the path that runs.
+  // The pi path too (PARLAB_PI_ISA) and its loop's shape: the in-core block reads the loop of the
+  // path that runs, and a build of uncommitted changes keeps the commit of the one before it.
+  const PiIsa isa = pi_active_isa();
+  std::string pi = "|pi:" + std::string(to_string(isa));
+  if (const auto loop = pi_loop(isa)) {
+    pi.append(":").append(std::to_string(loop->pairs_per_iteration)).append(":").append(std::to_string(loop->chains));
+  }
   const std::string build = std::string(build_info::kBuildCommit) + "|" + build_info::kCompiler + "|" +
-                            build_info::kCxxFlags + "|" + build_info::kBuildType + "|" + build_info::kSanitizers +
-                            "|pi:" + std::string(to_string(pi_active_isa()));
+                            build_info::kCxxFlags + "|" + build_info::kBuildType + "|" + build_info::kSanitizers + pi;
   return dir / (host_name() + "-" + short_hash(cpu_model()) + "-" + short_hash(build) + (quick_mode() ? "-quick" : "") +
                 ".json");
 }

@@ -77,6 +77,20 @@ std::optional<AsmLine> parse_line(std::string_view line) {
   return a;
 }
 
+// An instruction no vector ALU port takes (AsmLoop::moves): vmov* (a load, a store, or a register
+// copy), a broadcast from memory, or a zeroing xor of a register with itself.
+bool is_move(const AsmLine& a) {
+  const std::string& m = a.mnemonic;
+  if (m.rfind("vmov", 0) == 0) return true;
+  if ((m.rfind("vpbroadcast", 0) == 0 || m.rfind("vbroadcast", 0) == 0) && a.text.find('(') != std::string::npos) return true;
+  if (m == "vpxor" || m == "vpxord" || m == "vpxorq" || m == "vxorps" || m == "vxorpd") {
+    const std::string ops = trim(std::string_view(a.text).substr(m.size()));
+    const auto c1 = ops.find(','), c2 = ops.find(',', c1 == std::string::npos ? ops.size() : c1 + 1);
+    return c1 != std::string::npos && c2 != std::string::npos && ops.substr(0, c1) == ops.substr(c1 + 1, c2 - c1 - 1);
+  }
+  return false;
+}
+
 std::string fixed(double v, int digits) {
   std::ostringstream os;
   os << std::fixed << std::setprecision(digits) << v;
@@ -292,7 +306,10 @@ std::optional<AsmLoop> hottest_loop(std::string_view objdump_text, std::string_v
         loop.instructions.push_back(a.text);
       }
       if (a.mnemonic == mnemonic) ++loop.counted;
-      if (a.text.find(vector_register) != std::string::npos) ++loop.vector_instructions;
+      if (a.text.find(vector_register) != std::string::npos) {
+        ++loop.vector_instructions;
+        if (is_move(a)) ++loop.moves;
+      }
     }
     if (loop.counted > 0 && (!best || loop.counted > best->counted)) best = std::move(loop);
   }
@@ -372,8 +389,9 @@ json decide_incore(const IncoreInputs& in) {
   j["ports"] = {{"instructions_per_cycle", ipc}, {"cycles_per_iteration", ports_cycles}};
   double cycles = ports_cycles;
   std::string model = "measured ports", why, binds;
-  binds = "vector ports: " + fixed(in.loop_vector_instructions, 0) + " vector instructions per trip at the " +
-          fixed(ipc, 2) + " per cycle the probe reached";
+  binds = "vector ports: " + fixed(in.loop_vector_instructions, 0) + " vector ALU instructions per trip" +
+          (in.loop_moves > 0 ? " (and " + fixed(in.loop_moves, 0) + " moves, loads and stores left out)" : "") +
+          " at the " + fixed(ipc, 2) + " per cycle the probe reached";
   if (in.mca_loop && in.mca_probe) {
     const double predicted = in.mca_probe->cycles_per_iteration();
     const bool agrees = std::abs(predicted - in.probe_cycles_measured) <= kMcaAgreement * in.probe_cycles_measured;
@@ -596,13 +614,15 @@ json measure_incore(std::ostream& log) {
   pi["loop"] = {{"symbol", loop->symbol},
                 {"instructions", found->instructions.size()},
                 {"vector_instructions", found->vector_instructions},
+                {"moves", found->moves},
                 {"multiply_instructions", found->counted},
                 {"lanes", loop->lanes},
                 {"samples_per_iteration", samples},
                 {"imuls_per_sample", found->counted * loop->lanes / samples}};
 
   IncoreInputs in;
-  in.loop_vector_instructions = found->vector_instructions;
+  in.loop_vector_instructions = found->port_instructions();
+  in.loop_moves = found->moves;
   in.samples_per_iteration = samples;
   const FastCore fast = fastest_core(pi);
   const std::optional<MixProbe> mix = measure_pinned_probes(pi, isa, fast.cpu, loop->chains, in.clock_hz);
@@ -620,7 +640,7 @@ json measure_incore(std::ostream& log) {
       return {{"pi", pi}};
     }
     // A trip of the compiled probe may hold more than one source iteration.
-    in.probe_vector_instructions = ploop->vector_instructions;
+    in.probe_vector_instructions = ploop->port_instructions();
     in.probe_cycles_measured =
         mix->seconds_per_iteration * in.clock_hz * ploop->vector_instructions / mix->instructions_per_iteration;
     json probe = {{"symbol", mix->symbol},

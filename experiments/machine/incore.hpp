@@ -26,6 +26,12 @@ struct AsmLoop {
   std::vector<std::string> instructions;
   int counted = 0;              // instructions whose mnemonic is the one asked for
   int vector_instructions = 0;  // instructions that name a register of the width asked for
+  // Of those, the ones no vector ALU port takes: moves (vmov*: loads, stores, and register copies,
+  // which the renamer may eliminate), broadcasts from memory (a load port's), and zeroing idioms
+  // (vpxor of a register with itself). Left out of the ports' count, so the bound stays an upper
+  // bound whatever the core does with them.
+  int moves = 0;
+  int port_instructions() const { return vector_instructions - moves; }
 };
 
 // `objdump_text`: `objdump -d --no-show-raw-insn --disassemble=SYMBOL` of one function.
@@ -55,11 +61,12 @@ std::string llvm_host_cpu(std::string_view version_text);
 // The figures the in-core bound is made of, measured or read elsewhere, and the decision made of
 // them: kept apart from the tools so that tests can hold the decision on given numbers.
 struct IncoreInputs {
-  double loop_vector_instructions = 0;  // of one trip of the kernel's loop
+  double loop_vector_instructions = 0;  // vector ALU instructions of one trip of the kernel's loop
+  double loop_moves = 0;                // its vector instructions left out of that (AsmLoop::moves)
   double samples_per_iteration = 0;     // samples one trip makes
   double clock_hz = 0;                  // measured around the probe (core/incore_probe.hpp)
   double peak_clock_hz = 0;             // the fastest any core was seen at; 0: clock_hz
-  double probe_vector_instructions = 0; // of one trip of the mix probe
+  double probe_vector_instructions = 0; // vector ALU instructions of one trip of the mix probe
   double probe_cycles_measured = 0;     // one trip of the mix probe, measured (seconds x clock)
   std::optional<McaReport> mca_loop;    // llvm-mca on the kernel's loop, when it ran
   std::optional<McaReport> mca_probe;   // llvm-mca on the probe's loop, when it ran
