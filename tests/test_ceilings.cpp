@@ -285,6 +285,7 @@ TEST(RecordLimit, GpuPiIsHeldAgainstTheTheoreticalRateWhenTheProbeDoesNotBoundIt
   EXPECT_DOUBLE_EQ(l["attained"].get<double>(), 89.0 / 8 * r["rate"]["samples_per_s"].get<double>());
   EXPECT_NE(l["counted"].get<std::string>().find("IMAD.WIDE"), std::string::npos);
   EXPECT_DOUBLE_EQ(l["incore"]["value"].get<double>(), 7.5e11);
+  EXPECT_EQ(l["incore"]["basis"], "the whole GPU");
   // Where the probe does bound it, gpu_imul stays the roof.
   c["incore"]["pi_gpu"]["imul_probe_bounds"] = true;
   EXPECT_EQ(record_limit(r, c)["roof"], "gpu_imul");

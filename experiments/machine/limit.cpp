@@ -221,7 +221,7 @@ std::optional<Candidate> gpu_pi_peak(const json& ceilings, const json& incore, d
 constexpr double kIncoreExplained = 0.8;
 // The chains probe fills the ports when it reaches this share of the ports probe's rate.
 constexpr double kChainsFill = 0.95;
-void add_incore(json& limit, const json& r, const json& incore, int threads) {
+void add_incore(json& limit, const json& r, const json& incore, int threads, bool gpu) {
   const int cores = std::max(1, std::min(threads, incore.value("cores", 1)));
   // One core's bound at the fastest CPU's clock, times the clocks of the `cores` fastest CPUs over
   // it (a VM's vCPUs differ); `cores` times it where the clocks were not read.
@@ -234,7 +234,8 @@ void add_incore(json& limit, const json& r, const json& incore, int threads) {
   }
   // A record with a thread for every allowed CPU: the probe measured with all of them busy, where
   // that is lower (clocks drop as cores wake; SMT siblings share ports).
-  std::string basis = std::to_string(cores) + " core(s) at the clocks each reached alone";
+  std::string basis = gpu ? std::string("the whole GPU")
+                          : std::to_string(cores) + " core(s) at the clocks each reached alone";
   if (const json all = incore.value("all_cpus", json::object()); all.contains("value") && all.contains("cpus") &&
                                                                  threads >= all["cpus"].get<int>() &&
                                                                  all["value"].get<double>() < bound) {
@@ -379,7 +380,7 @@ json record_limit(const json& r, const json& ceilings) {
   if (!bind->basis.empty()) limit["basis"] = bind->basis;
   add_peak_and_excess(limit, ceilings, *bind);
   if (!counted.empty() && bind->unit == "muls/s") limit["counted"] = counted;
-  if (incore != nullptr && incore->contains("value")) add_incore(limit, r, *incore, threads);
+  if (incore != nullptr && incore->contains("value")) add_incore(limit, r, *incore, threads, gpu);
   if (partly_cached) {
     // Held against memory's roof, but part of each sweep hits the cache: such a record may read
     // above 1, and the label says why.
