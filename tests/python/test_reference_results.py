@@ -2970,6 +2970,135 @@ FIGURES += [
 ]
 
 
+# ---- In-core bounds with every CPU busy and latency named (b4014ae): the same parts as b2c877b's,
+# with the all-CPU probe, the chains probe and moves left out of the ports' count.
+R28_SEC = "In-core bounds with every CPU busy"
+R28_QUICK, R28_PI36, R28_SCPU = "20261127T033820Z", "20261127T034203Z", "20261127T034227Z"
+
+
+def r28_incore(i):
+    return json_file(NODE, "incore-b4014ae", f"ceilings-{i}.json")["incore"]
+
+
+def r28_cpu_pi():
+    """The quick run's CPU pi records of parlab's own backends, each with its in-core share."""
+    rs = [r for r in ok(doc(NODE, R28_QUICK), kernel="pi", own_kernels=True) if r.get("processor") == "cpu"]
+    assert rs and all("incore" in r["limit"] for r in rs)
+    return rs
+
+
+def r28_below():
+    """Records below 0.8 of the bound: how many name latency, an unquiet machine, or nothing."""
+    below = [r["limit"]["incore"]["below"] for r in r28_cpu_pi() if "below" in r["limit"]["incore"]]
+    latency = sum(b.startswith("latency:") for b in below)
+    noisy = sum(b.startswith("its repetitions disagree") for b in below)
+    none = sum(b.startswith("no cause measured") for b in below)
+    assert latency + noisy + none == len(below)
+    return len(below), latency, noisy, none
+
+
+def r28_unexplained():
+    """The records that name no cause: the threads backend's, at 8 and 16 threads."""
+    rs = [r for r in r28_cpu_pi() if r["limit"]["incore"].get("below", "").startswith("no cause measured")]
+    assert {r["backend"] for r in rs} == {"threads"}
+    return tuple(r["limit"]["incore"]["fraction"] for r in sorted(rs, key=lambda r: r["threads"]))
+
+
+def r28_at16(backend):
+    (r,) = [r for r in r28_cpu_pi() if r["threads"] == 16 and r["backend"] == backend]
+    assert r["limit"]["incore"]["basis"].startswith("the mix probe on all 16 CPUs at once")
+    return r["limit"]["incore"]["fraction"]
+
+
+def r28_best(kernel):
+    rs = [r for r in ok(doc(NODE, R28_SCPU), kernel=kernel, kind="cpu", threads=16)]
+    best = max(rs, key=mean_rate)
+    (peer,) = ok(doc(NODE, R28_SCPU), kernel=kernel, backend="likwid-bench-nt")
+    return best["backend"], mean_rate(best) / mean_rate(peer)
+
+
+def r28_above():
+    """The quick run's records above a roof: CPU triad at 16 threads, partly cache-resident."""
+    out = [r for r in ok(doc(NODE, R28_QUICK)) if (r.get("limit") or {}).get("fraction", 0) > 1]
+    assert all(r["kernel"] == "triad" and r["threads"] == 16 and r["limit"]["residency"].startswith("partly")
+               and "above_roof" in r["limit"] for r in out)
+    return len(out), min(r["limit"]["fraction"] for r in out), max(r["limit"]["fraction"] for r in out)
+
+
+FIGURES += [
+    Figure("h200 at b4014ae: CPU pi's loop", lambda: (r28_incore(2)["pi"]["loop"]["vector_instructions"]
+                                                      - r28_incore(2)["pi"]["loop"]["moves"],
+                                                      r28_incore(2)["pi"]["loop"]["moves"],
+                                                      r28_incore(2)["pi"]["loop"]["vector_instructions"]),
+           Text(R28_SEC, "{0} vector ALU instructions per trip: of its {2} vector instructions, {1} are moves")),
+    Figure("h200 at b4014ae: CPU pi's bound", lambda: (r28_incore(2)["pi"]["ports"]["instructions_per_cycle"],
+                                                      r28_incore(2)["pi"]["value"],
+                                                      r28_incore(2)["pi"]["value_clock_hz"] / 1e9,
+                                                      r28_incore(1)["pi"]["value"]),
+           Text(R28_SEC, "the probe's {0:.2f} per cycle bound it at {1:.2e} samples per second per core at {2:.2f} GHz "
+                         "(the first file: {3:.2e})")),
+    Figure("h200 at b4014ae: all CPUs busy", lambda: (r28_incore(1)["pi"]["all_cpus"]["share"],
+                                                     r28_incore(2)["pi"]["all_cpus"]["share"],
+                                                     r28_incore(2)["pi"]["all_cpus"]["value"]),
+           Text(R28_SEC, "each CPU reached {0:.2f} and {1:.2f} (the two files) of the fastest one alone"),
+           Text(R28_SEC, "{2:.2e} samples per second in all")),
+    Figure("h200 at b4014ae: latency", lambda: (r28_incore(1)["pi"]["chains"]["share"],
+                                               r28_incore(2)["pi"]["chains"]["share"]),
+           Text(R28_SEC, "reached {0:.2f} and {1:.2f} of the ports' rate")),
+    Figure("h200 at b4014ae: serial pi", lambda: (one(doc(NODE, R28_QUICK), kernel="pi", backend="serial")["limit"]["fraction"],
+                                                  one(doc(NODE, R28_QUICK), kernel="pi", backend="serial")["limit"]["incore"]
+                                                  ["fraction"]),
+           Text(R28_SEC, "Serial π read {0:.3f} of `cpu_imul_1` and {1:.3f} of its in-core bound")),
+    Figure("h200 at b4014ae: CPU pi records", lambda: (len(r28_cpu_pi()),
+                                                      min(r["limit"]["incore"]["fraction"] for r in r28_cpu_pi()),
+                                                      max(r["limit"]["incore"]["fraction"] for r in r28_cpu_pi()),
+                                                      statistics.median(r["limit"]["incore"]["fraction"]
+                                                                        for r in r28_cpu_pi()), *r28_below()),
+           Text(R28_SEC, "The {0} CPU π records read from {1:.3f} to {2:.3f} of the bound, median {3:.3f}; {4} are below "
+                         "0.8. {5} of them name latency"),
+           Text(R28_SEC, "{6} says its repetitions disagree"),
+           Text(R28_SEC, "{7} name no cause")),
+    Figure("h200 at b4014ae: threads' shortfall", r28_unexplained,
+           Text(R28_SEC, "the threads backend at 8 and 16 threads ({0:.2f} and {1:.2f})")),
+    Figure("h200 at b4014ae: 16 threads", lambda: (r28_at16("openmp"), r28_at16("pool"), r28_at16("tbb")),
+           Text(R28_SEC, "openmp read {0:.3f}, pool {1:.3f} and tbb {2:.3f}")),
+    Figure("h200 at b4014ae: records above a roof", r28_above,
+           Text(R28_SEC, "{0} CPU triad records at 16 threads"),
+           Text(R28_SEC, "from {1:.3f} to {2:.3f}")),
+    Figure("h200 at b4014ae: GPU pi", lambda: (one(doc(NODE, R28_QUICK), kernel="pi", backend="cuda")["limit"]["fraction"],
+                                              one(doc(NODE, R28_PI36), kernel="pi")["limit"]["fraction"],
+                                              one(doc(NODE, R28_PI36), kernel="pi")["limit"]["incore"]["fraction"]),
+           Text(R28_SEC, "GPU π read {0:.3f} of `gpu_imul_peak` at 2^27 and **{1:.3f}** at 2^36 ({2:.3f} of its in-core "
+                         "bound)")),
+    Figure("h200 at b4014ae: stream-cpu", lambda: (*r28_best("copy"), *r28_best("triad")),
+           Text(R28_SEC, "{0} made {1:.3f} times likwid-bench-nt's copy and {2} {3:.3f} times its triad")),
+]
+
+
+def r28_likwid_copy_range(run):
+    """likwid-bench-nt's copy rate in each round of a run (the rounds unpooled), in GB/s."""
+    rounds = [r["rate"]["bytes_per_s"] / 1e9 for r in json_file(NODE, run, "results.json")["records"]
+              if r["status"] == "ok" and r["kernel"] == "copy" and r["backend"] == "likwid-bench-nt"]
+    assert len(rounds) == 3
+    return min(rounds), max(rounds)
+
+
+FIGURES += [
+    Figure("h200 at b4014ae: likwid-bench's copy rounds", lambda: (*r28_likwid_copy_range(R27_SCPU),
+                                                                  *r28_likwid_copy_range(R28_SCPU)),
+           Text(R28_SEC, "ranged from {0:.0f} to {1:.0f} GB/s at b2c877b and from {2:.0f} to {3:.0f} GB/s here")),
+]
+
+
+def test_h200_incore_at_b4014ae_claims():
+    for f in FIGURES:
+        if f.name.startswith("h200 at b4014ae"):
+            for place in f.places:
+                locate(place, render(place.template, f.derive()))
+    r = one(doc(NODE, R28_PI36), kernel="pi")
+    assert r["limit"]["fraction"] <= 1 and r["limit"]["incore"]["fraction"] <= 1
+
+
 def test_h200_incore_at_b2c877b_claims():
     for f in FIGURES:
         if f.name.startswith("h200 at b2c877b"):

@@ -62,19 +62,31 @@ def incore_html(doc: dict) -> str:
 
 
 def below_bound_notes(recs: list) -> list:
-    """For each record below 0.8 of its in-core bound, what the run itself says of it: whether
-    another backend reached 0.8 at the same thread count (then the loop can, and the rest is how
-    this backend hands out the work) or none did (the shortfall is the cores', at that count)."""
+    """For each record below 0.8 of its in-core bound, the cause it measured (limit.incore.below:
+    latency, unequal clocks, an unquiet machine, ...) and what the run itself adds: whether another
+    backend reached 0.8 at the same thread count, clearly above it (then part of the rest is how
+    this backend hands out the work), or none did (the shortfall is the cores', at that count)."""
     notes = []
     for r in sorted(recs, key=lambda x: (x["threads"], x["backend"])):
-        f = r["limit"]["incore"]["fraction"]
+        inc = r["limit"]["incore"]
+        f = inc["fraction"]
         if f >= 0.8:
             continue
         peers = [x for x in recs if x["threads"] == r["threads"]]
         best = max(peers, key=lambda x: x["limit"]["incore"]["fraction"])
         bf = best["limit"]["incore"]["fraction"]
-        why = (f"{best['backend']} reached {bf:.2f} at {r['threads']} threads: the loop can, so the rest is how "
-               f"{r['backend']} hands out the work" if bf >= 0.8
-               else f"no backend reached 0.8 at {r['threads']} threads (best {best['backend']}, {bf:.2f})")
-        notes.append(f"{r['backend']} t={r['threads']}: {f:.2f} of the bound; {why}")
+        parts = [f"{r['backend']} t={r['threads']}: {f:.2f} of the bound"]
+        if inc.get("below"):
+            parts.append(str(inc["below"]))
+        if bf >= 0.8 and bf - f > HANDOUT_GAP:
+            parts.append(f"{best['backend']} reached {bf:.2f} at {r['threads']} threads: the loop can, so the rest is "
+                         f"how {r['backend']} hands out the work")
+        elif bf < 0.8:
+            parts.append(f"no backend reached 0.8 at {r['threads']} threads (best {best['backend']}, {bf:.2f})")
+        notes.append("; ".join(parts))
     return notes
+
+
+# Two records of one loop at one thread count closer than this differ by the machine's noise, not
+# by how their backends hand out the work.
+HANDOUT_GAP = 0.05
