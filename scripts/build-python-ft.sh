@@ -189,16 +189,8 @@ link_prefix() {
 
 # --disable-test-modules: no _testcapi & co and no test package installed (smaller, quicker).
 # --without-ensurepip: no bundled pip (the node has no network; wheels come another way).
-# Extension modules nothing parlab runs on this interpreter imports are not built (about a fifth
-# of the compile, more under TSan): decimal, sqlite3, ssl, curses, readline, dbm, tkinter, uuid,
-# bz2 and lzma; each has a pure-Python fallback or is not needed (hashlib falls back to CPython's
-# own _sha2 & co without _hashlib, decimal to _pydecimal, uuid and shutil do without theirs).
-# parlab's Python backends need threading, multiprocessing, concurrent.futures, ctypes and zlib,
-# which stay.
-skip_modules=(_decimal _sqlite3 _ssl _hashlib _curses _curses_panel readline _dbm _gdbm _tkinter _uuid _bz2 _lzma)
 flags=(--disable-gil --enable-shared --disable-test-modules --without-ensurepip
        --without-doc-strings "--prefix=$prefix" "LDFLAGS=-Wl,-rpath,$prefix/lib")
-for m in "${skip_modules[@]}"; do flags+=("py_cv_module_$m=n/a"); done
 if [ "$tsan" = 1 ]; then
   flags+=(--with-thread-sanitizer CC=clang CXX=clang++)
 fi
@@ -220,7 +212,8 @@ fi
 # on a node without them, modules whose headers are missing are simply not built.
 if [ -z "${PARLAB_PYTHON_FT_SRC:-}" ] && command -v apt-get >/dev/null && [ "$(id -u)" -eq 0 ]; then
   need=()
-  for p in build-essential libffi-dev zlib1g-dev; do  # for ctypes and zlib; the rest is not built
+  for p in build-essential libssl-dev libffi-dev zlib1g-dev libbz2-dev liblzma-dev libsqlite3-dev \
+           libreadline-dev uuid-dev; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || need+=("$p")
   done
   [ "$tsan" = 1 ] && { command -v clang >/dev/null || need+=(clang); }
