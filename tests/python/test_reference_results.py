@@ -2867,15 +2867,24 @@ R27_SEC = "In-core bounds and multiplies as issued"
 R27_QUICK, R27_PI36, R27_SCPU = "20261126T235352Z", "20261126T235710Z", "20261126T235749Z"
 
 
+def node_incore(commit, i):
+    """The in-core block of the node's i-th `parlab ceilings --json` file at `commit`."""
+    return json_file(NODE, f"incore-{commit}", f"ceilings-{i}.json")["incore"]
+
+
+def own_cpu_pi(run):
+    """A node run's CPU pi records of parlab's own backends, each with its in-core share."""
+    rs = [r for r in ok(doc(NODE, run), kernel="pi", own_kernels=True) if r.get("processor") == "cpu"]
+    assert rs and all("incore" in r["limit"] for r in rs)
+    return rs
+
+
 def r27_incore(i):
-    return json_file(NODE, "incore-b2c877b", f"ceilings-{i}.json")["incore"]
+    return node_incore("b2c877b", i)
 
 
 def r27_cpu_pi():
-    """The quick run's CPU pi records of parlab's own backends, each with its in-core share."""
-    rs = [r for r in ok(doc(NODE, R27_QUICK), kernel="pi", own_kernels=True) if r.get("processor") == "cpu"]
-    assert rs and all("incore" in r["limit"] for r in rs)
-    return rs
+    return own_cpu_pi(R27_QUICK)
 
 
 def r27_cpu_pi_spread():
@@ -2977,14 +2986,11 @@ R28_QUICK, R28_PI36, R28_SCPU = "20261127T033820Z", "20261127T034203Z", "2026112
 
 
 def r28_incore(i):
-    return json_file(NODE, "incore-b4014ae", f"ceilings-{i}.json")["incore"]
+    return node_incore("b4014ae", i)
 
 
 def r28_cpu_pi():
-    """The quick run's CPU pi records of parlab's own backends, each with its in-core share."""
-    rs = [r for r in ok(doc(NODE, R28_QUICK), kernel="pi", own_kernels=True) if r.get("processor") == "cpu"]
-    assert rs and all("incore" in r["limit"] for r in rs)
-    return rs
+    return own_cpu_pi(R28_QUICK)
 
 
 def r28_below():
@@ -3090,22 +3096,14 @@ FIGURES += [
 ]
 
 
-def test_h200_incore_at_b4014ae_claims():
+@pytest.mark.parametrize("commit, pi36", [("b2c877b", R27_PI36), ("b4014ae", R28_PI36)])
+def test_h200_incore_claims(commit, pi36):
     for f in FIGURES:
-        if f.name.startswith("h200 at b4014ae"):
-            for place in f.places:
-                locate(place, render(place.template, f.derive()))
-    r = one(doc(NODE, R28_PI36), kernel="pi")
-    assert r["limit"]["fraction"] <= 1 and r["limit"]["incore"]["fraction"] <= 1
-
-
-def test_h200_incore_at_b2c877b_claims():
-    for f in FIGURES:
-        if f.name.startswith("h200 at b2c877b"):
+        if f.name.startswith(f"h200 at {commit}"):
             for place in f.places:
                 locate(place, render(place.template, f.derive()))
     # GPU pi at 2^36 is at most 1 of every roof it is held against (the issue's goal)
-    r = one(doc(NODE, R27_PI36), kernel="pi")
+    r = one(doc(NODE, pi36), kernel="pi")
     assert r["limit"]["fraction"] <= 1 and r["limit"]["incore"]["fraction"] <= 1
 
 
