@@ -270,15 +270,18 @@ def test_a_record_below_its_in_core_bound_is_set_beside_the_best_at_its_thread_c
             incore["below"] = below
         return {"backend": backend, "threads": threads, "limit": {"incore": incore}}
 
-    recs = [rec("pool", 8, 0.82), rec("threads", 8, 0.67), rec("openmp", 16, 0.76), rec("tbb", 16, 0.73, "latency: x"),
-            rec("serial", 1, 0.81), rec("pool", 1, 0.78, "latency: y")]
+    recs = [rec("pool", 8, 0.82), rec("threads", 8, 0.67), rec("openmp", 16, 0.76),
+            rec("tbb", 16, 0.73, "latency: x; and its threads are not pinned"),
+            rec("serial", 1, 0.81), rec("pool", 1, 0.78, "its repetitions disagree (CV 12% over 10%)")]
     notes = below_bound_notes(recs)
     assert notes == [
         # 0.03 below serial at one thread: noise, not the hand-out; its own measured cause stands.
-        "pool t=1: 0.78 of the bound; latency: y",
+        "pool t=1: 0.78 of the bound; its repetitions disagree (CV 12% over 10%)",
         "threads t=8: 0.67 of the bound; pool reached 0.82 at 8 threads: the loop can, so the rest is how threads "
         "hands out the work",
         "openmp t=16: 0.76 of the bound; no backend reached 0.8 at 16 threads (best openmp, 0.76)",
-        "tbb t=16: 0.73 of the bound; latency: x; no backend reached 0.8 at 16 threads (best openmp, 0.76)",
+        # latency is told in the bound's own line: the note only names it, and what else it measured
+        "tbb t=16: 0.73 of the bound; latency (the chains, above); and its threads are not pinned; no backend "
+        "reached 0.8 at 16 threads (best openmp, 0.76)",
     ]
     assert below_bound_notes([rec("serial", 1, 0.84)]) == []

@@ -77,7 +77,7 @@ def below_bound_notes(recs: list) -> list:
         bf = best["limit"]["incore"]["fraction"]
         parts = [f"{r['backend']} t={r['threads']}: {f:.2f} of the bound"]
         if inc.get("below"):
-            parts.append(str(inc["below"]))
+            parts.append(short_cause(str(inc["below"])))
         if bf >= 0.8 and bf - f > HANDOUT_GAP:
             parts.append(f"{best['backend']} reached {bf:.2f} at {r['threads']} threads: the loop can, so the rest is "
                          f"how {r['backend']} hands out the work")
@@ -90,3 +90,14 @@ def below_bound_notes(recs: list) -> list:
 # Two records of one loop at one thread count closer than this differ by the machine's noise, not
 # by how their backends hand out the work.
 HANDOUT_GAP = 0.05
+
+
+def short_cause(cause: str) -> str:
+    """A record's `below` for the list under its bound: latency is told once, in the bound's own
+    line above the list ("Latency: the loop keeps 8 dependency chains ..."), so each record says
+    only that it is the cause, and what else it measured."""
+    if not cause.startswith("latency:"):
+        return cause
+    _, _, rest = cause.partition("; and ")
+    return "latency (the chains, above)" + (f"; and {rest}" if rest else "")
+
