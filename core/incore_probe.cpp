@@ -124,11 +124,14 @@ __attribute__((noinline)) std::uint64_t mix_avx2(std::uint64_t iters) __asm__("p
 __attribute__((target("avx512f"))) std::uint64_t mix_avx512(std::uint64_t iters) { return mix512<kMixChains512>(iters); }
 __attribute__((target("avx2"))) std::uint64_t mix_avx2(std::uint64_t iters) { return mix256<kMixChains256>(iters); }
 
-// The chain counts the chains probe takes (pi's loops keep 8 in flight: core/pi_simd.hpp).
-__attribute__((noinline, target("avx512f"))) std::uint64_t mix512_4(std::uint64_t iters) { return mix512<4>(iters); }
-__attribute__((noinline, target("avx512f"))) std::uint64_t mix512_8(std::uint64_t iters) { return mix512<8>(iters); }
-__attribute__((noinline, target("avx2"))) std::uint64_t mix256_4(std::uint64_t iters) { return mix256<4>(iters); }
-__attribute__((noinline, target("avx2"))) std::uint64_t mix256_8(std::uint64_t iters) { return mix256<8>(iters); }
+// The chain count the chains probe takes: pi's loops keep 8 in flight (core/pi_simd.hpp).
+constexpr int kLoopChains = 8;
+__attribute__((noinline, target("avx512f"))) std::uint64_t mix512_loop(std::uint64_t iters) {
+  return mix512<kLoopChains>(iters);
+}
+__attribute__((noinline, target("avx2"))) std::uint64_t mix256_loop(std::uint64_t iters) {
+  return mix256<kLoopChains>(iters);
+}
 #endif  // PARLAB_INCORE_X86
 
 }  // namespace
@@ -156,16 +159,12 @@ struct MixKernel {
   std::string what;
 };
 
-// The same round step with `chains` chains (4 or 8), nothing where there is no such body.
+// The same round step with `chains` chains (the loop's 8), nothing where there is no such body.
 MixKernel chain_kernel(PiIsa isa, int chains) {
 #if defined(PARLAB_INCORE_X86)
   const bool wide = isa == PiIsa::avx512;
-  if (isa != PiIsa::avx512 && isa != PiIsa::avx2) return {};
-  std::uint64_t (*k)(std::uint64_t) = nullptr;
-  if (chains == 4) k = wide ? mix512_4 : mix256_4;
-  if (chains == 8) k = wide ? mix512_8 : mix256_8;
-  if (k == nullptr) return {};
-  return {k, "", (wide ? 3.0 : 4.0) * chains,
+  if ((isa != PiIsa::avx512 && isa != PiIsa::avx2) || chains != kLoopChains) return {};
+  return {wide ? mix512_loop : mix256_loop, "", (wide ? 3.0 : 4.0) * chains,
           std::to_string(chains) + " independent copies of pi's " + (wide ? "AVX-512" : "AVX2") + " round step"};
 #else
   (void)isa;

@@ -32,7 +32,7 @@ struct MixProbe {
 };
 
 // Runs the mix probe of `isa` on the calling thread, best of `reps` windows of about 20 ms.
-// `chains` 0: the ports probe (enough chains to fill the ports); 4 or 8: the same round step with
+// `chains` 0: the ports probe (enough chains to fill the ports); 8 (pi's loops'): the same round step with
 // only that many chains in flight (the chains probe: how much of the ports' rate latency leaves a
 // loop that keeps that many; `symbol` is then empty). nullopt for PiIsa::scalar, off x86-64, or
 // another chain count. PRECONDITION: pi_isa_supported(isa).

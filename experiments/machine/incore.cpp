@@ -188,6 +188,14 @@ double stable_clock_hz() {
   return std::max(a, b);
 }
 
+// The CPUs the clocks and the all-CPU probe are measured on: the allowed ones, at most 64 (bounded
+// time; a larger machine's first 64 stand for it).
+std::vector<int> probe_cpus() {
+  std::vector<int> cpus = allowed_cpus();
+  if (cpus.size() > 64) cpus.resize(64);
+  return cpus;
+}
+
 // The allowed CPU with the fastest clock (a VM's vCPUs differ: 3.35 against 3.51 GHz on the
 // 2-core EPYC): the bound is an upper bound for a record whichever CPU ran it. -1 when the
 // process cannot pin (then the clock of wherever it runs, and `pi.pinning` says so).
@@ -199,8 +207,7 @@ struct FastCore {
 FastCore fastest_core(json& pi) {
   FastCore best;
   std::vector<double> clocks;
-  std::vector<int> cpus = allowed_cpus();
-  if (cpus.size() > 64) cpus.resize(64);  // bounded time; a larger machine's first 64 stand for it
+  const std::vector<int> cpus = probe_cpus();
   try {
     for (const int cpu : cpus) {
       CpuPin pin(cpu);
@@ -253,8 +260,7 @@ std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int 
 // against the one-CPU probe `one`. Where cores share ports (SMT) or clocks drop under load, a
 // record on every core is held against this, not against the one-CPU bound times the cores.
 void add_all_cpus(json& pi, PiIsa isa, const MixProbe& one) {
-  std::vector<int> cpus = allowed_cpus();
-  if (cpus.size() > 64) cpus.resize(64);  // as fastest_core
+  const std::vector<int> cpus = probe_cpus();
   if (cpus.size() < 2 || !(one.seconds_per_iteration > 0)) return;
   try {
     const auto rates = measure_round_mix_all(isa, cpus, 7);
