@@ -75,7 +75,7 @@ std::uint64_t add_chain(std::uint64_t iters) {
 // cycles long, and 16 (AVX-512) or 10 (AVX2) chains of 3 or 4 instructions each keep more in
 // flight than any core's vector ports take in that time. Each has a symbol of its own (asm label)
 // for the disassembler, like pi's loops (the bodies are always inlined into them, so the symbol
-// holds the loop, not a jump to it). The same bodies with fewer chains (mix512<8>) measure
+// holds the loop, not a jump to it). The same bodies with fewer chains (mix512<12>) measure
 // what latency leaves of the ports when a loop keeps only that many in flight.
 constexpr int kMixChains512 = 16;
 constexpr int kMixChains256 = 10;
@@ -124,13 +124,15 @@ __attribute__((noinline)) std::uint64_t mix_avx2(std::uint64_t iters) __asm__("p
 __attribute__((target("avx512f"))) std::uint64_t mix_avx512(std::uint64_t iters) { return mix512<kMixChains512>(iters); }
 __attribute__((target("avx2"))) std::uint64_t mix_avx2(std::uint64_t iters) { return mix256<kMixChains256>(iters); }
 
-// The chain count the chains probe takes: pi's loops keep 8 in flight (core/pi_simd.hpp).
-constexpr int kLoopChains = 8;
+// The chain counts the chains probe takes: those pi's loops keep in flight, two per vector
+// (core/pi_simd.hpp).
+constexpr int kLoopChains512 = 2 * kPiVectors512;
+constexpr int kLoopChains256 = 2 * kPiVectors256;
 __attribute__((noinline, target("avx512f"))) std::uint64_t mix512_loop(std::uint64_t iters) {
-  return mix512<kLoopChains>(iters);
+  return mix512<kLoopChains512>(iters);
 }
 __attribute__((noinline, target("avx2"))) std::uint64_t mix256_loop(std::uint64_t iters) {
-  return mix256<kLoopChains>(iters);
+  return mix256<kLoopChains256>(iters);
 }
 #endif  // PARLAB_INCORE_X86
 
@@ -159,11 +161,12 @@ struct MixKernel {
   std::string what;
 };
 
-// The same round step with `chains` chains (the loop's 8), nothing where there is no such body.
+// The same round step with `chains` chains (the loop's: 12 for AVX-512, 8 for AVX2), nothing
+// where there is no such body.
 MixKernel chain_kernel(PiIsa isa, int chains) {
 #if defined(PARLAB_INCORE_X86)
   const bool wide = isa == PiIsa::avx512;
-  if ((isa != PiIsa::avx512 && isa != PiIsa::avx2) || chains != kLoopChains) return {};
+  if ((isa != PiIsa::avx512 && isa != PiIsa::avx2) || chains != (wide ? kLoopChains512 : kLoopChains256)) return {};
   return {wide ? mix512_loop : mix256_loop, "", (wide ? 3.0 : 4.0) * chains,
           std::to_string(chains) + " independent copies of pi's " + (wide ? "AVX-512" : "AVX2") + " round step"};
 #else

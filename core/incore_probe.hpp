@@ -32,10 +32,10 @@ struct MixProbe {
 };
 
 // Runs the mix probe of `isa` on the calling thread, best of `reps` windows of about 20 ms.
-// `chains` 0: the ports probe (enough chains to fill the ports); 8 (pi's loops'): the same round step with
-// only that many chains in flight (the chains probe: how much of the ports' rate latency leaves a
-// loop that keeps that many; `symbol` is then empty). nullopt for PiIsa::scalar, off x86-64, or
-// another chain count. PRECONDITION: pi_isa_supported(isa).
+// `chains` 0: the ports probe (enough chains to fill the ports); pi_loop(isa)->chains: the same
+// round step with only the chains pi's loop keeps in flight (the chains probe: how much of the
+// ports' rate latency leaves that loop; `symbol` is then empty). nullopt for PiIsa::scalar, off
+// x86-64, or another chain count. PRECONDITION: pi_isa_supported(isa).
 std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps, int chains = 0);
 
 // The mix probe on every CPU of `cpus` at once, one thread pinned to each, all started together:

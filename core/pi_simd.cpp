@@ -45,128 +45,152 @@ std::uint64_t tail_pairs(std::uint64_t seed, std::uint64_t b, std::uint64_t e) {
 // is. The round is Philox's: x0' = hi(M1*x2) ^ x1 ^ k0, x1' = lo(M1*x2), x2' = hi(M0*x0) ^ x3
 // ^ k1, x3' = lo(M0*x0). The hit test x^2 + y^2 < 2^64 is "the 64-bit sum did not wrap".
 
-// Both paths keep kUnroll vectors in flight per iteration: one vector's ten rounds are a
-// dependency chain of ~60 cycles, so a single vector per iteration leaves the multipliers idle
-// (measured with g++ 12 on one core of the 2-core EPYC: one vector 1.97e9, four 2.72e9 samples/s).
-constexpr int kUnroll = 4;
-
-// pairs_avx512 and pairs_avx2 below have the same shape on purpose, and stay two functions: each
-// is compiled for its own target (target("avx512f") / target("avx2")) with that ISA's intrinsics,
-// which no template or macro can share without giving up the per-function target attribute; and
-// AVX2 lacks the unsigned 64-bit compare AVX-512 has, so their compare steps differ.
-// Each loop has a symbol name of its own (an asm label): `parlab ceilings` disassembles it from
-// the built binary by that name to count what it issues and bound it in-core
-// (experiments/machine/incore.cpp), and a rename here must not silently lose that. noinline: clang
-// inlined the loops into pi_hits_pairs_isa and emitted no such symbol (the TSan build), and one
-// call per chunk costs nothing.
+// pairs_avx512 and pairs_avx2 below have the same shape on purpose, and stay two sets of
+// functions: each is compiled for its own target (target("avx512f") / target("avx2")) with that
+// ISA's intrinsics, which no template or macro can share without giving up the per-function
+// target attribute; and AVX2 lacks the unsigned 64-bit compare AVX-512 has, so their compare
+// steps differ. Each trip body is a template on the vectors it keeps in flight (kPiVectors512 /
+// kPiVectors256, core/pi_simd.hpp), always inlined: the main loop takes that many, a second loop
+// one vector at a time (so a chunk's last pairs short of a whole trip stay vectorised), and the
+// scalar loop only what does not fill one vector.
+// Each path has a symbol name of its own (an asm label): `parlab ceilings` disassembles it from
+// the built binary by that name to count what its hottest loop issues and bound it in-core
+// (experiments/machine/incore.cpp), and a rename here must not silently lose that. noinline:
+// clang inlined the loops into pi_hits_pairs_isa and emitted no such symbol (the TSan build), and
+// one call per chunk costs nothing.
 __attribute__((noinline)) std::uint64_t pairs_avx512(std::uint64_t seed, std::uint64_t b, std::uint64_t e)
     __asm__("parlab_pi_pairs_avx512");
 __attribute__((noinline)) std::uint64_t pairs_avx2(std::uint64_t seed, std::uint64_t b, std::uint64_t e)
     __asm__("parlab_pi_pairs_avx2");
 
+// What every AVX-512 trip reads: the round keys, multipliers and lane constants.
+struct Consts512 {
+  __m512i k0[10], k1[10], m0, m1, lanes, one;
+};
+
+// Hits of pairs [j, j + 8 * U) added into `hits`.
+template <int U>
+__attribute__((target("avx512f"), always_inline)) inline __m512i trip512(const Consts512& c, std::uint64_t j,
+                                                                         __m512i hits) {
+  __m512i x0[U], x1[U], x2[U], x3[U];
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    const __m512i ctr = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(j + 8 * u)), c.lanes);
+    x0[u] = ctr;
+    x1[u] = _mm512_srli_epi64(ctr, 32);
+    x2[u] = _mm512_setzero_si512();
+    x3[u] = _mm512_setzero_si512();
+  }
+#pragma GCC unroll 10
+  for (int r = 0; r < 10; ++r) {
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) {
+      const __m512i p0 = _mm512_mul_epu32(x0[u], c.m0);
+      const __m512i p1 = _mm512_mul_epu32(x2[u], c.m1);
+      x0[u] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x1[u], c.k0[r], 0x96);  // a^b^c
+      x1[u] = p1;
+      x2[u] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), x3[u], c.k1[r], 0x96);
+      x3[u] = p0;
+    }
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    const __m512i a = _mm512_mul_epu32(x0[u], x0[u]);
+    const __m512i sa = _mm512_add_epi64(a, _mm512_mul_epu32(x1[u], x1[u]));
+    const __m512i cc = _mm512_mul_epu32(x2[u], x2[u]);
+    const __m512i sc = _mm512_add_epi64(cc, _mm512_mul_epu32(x3[u], x3[u]));
+    hits = _mm512_mask_add_epi64(hits, _mm512_cmpge_epu64_mask(sa, a), hits, c.one);
+    hits = _mm512_mask_add_epi64(hits, _mm512_cmpge_epu64_mask(sc, cc), hits, c.one);
+  }
+  return hits;
+}
+
 __attribute__((target("avx512f"))) std::uint64_t pairs_avx512(std::uint64_t seed, std::uint64_t b,
                                                              std::uint64_t e) {
-  constexpr std::uint64_t kStep = 8 * kUnroll;
+  constexpr std::uint64_t kStep = 8 * kPiVectors512;
   const RoundKeys rk = round_keys(seed);
-  __m512i k0[10], k1[10];
+  Consts512 c;
   for (int r = 0; r < 10; ++r) {
-    k0[r] = _mm512_set1_epi64(static_cast<long long>(rk.k0[r]));
-    k1[r] = _mm512_set1_epi64(static_cast<long long>(rk.k1[r]));
+    c.k0[r] = _mm512_set1_epi64(static_cast<long long>(rk.k0[r]));
+    c.k1[r] = _mm512_set1_epi64(static_cast<long long>(rk.k1[r]));
   }
-  const __m512i m0 = _mm512_set1_epi64(philox_detail::kMul0);
-  const __m512i m1 = _mm512_set1_epi64(philox_detail::kMul1);
-  const __m512i lanes = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-  const __m512i one = _mm512_set1_epi64(1);
+  c.m0 = _mm512_set1_epi64(philox_detail::kMul0);
+  c.m1 = _mm512_set1_epi64(philox_detail::kMul1);
+  c.lanes = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+  c.one = _mm512_set1_epi64(1);
   __m512i hits = _mm512_setzero_si512();
   std::uint64_t j = b;
-  for (; e - j >= kStep; j += kStep) {
-    __m512i x0[kUnroll], x1[kUnroll], x2[kUnroll], x3[kUnroll];
-#pragma GCC unroll 4
-    for (int u = 0; u < kUnroll; ++u) {
-      const __m512i ctr = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(j + 8 * u)), lanes);
-      x0[u] = ctr;
-      x1[u] = _mm512_srli_epi64(ctr, 32);
-      x2[u] = _mm512_setzero_si512();
-      x3[u] = _mm512_setzero_si512();
-    }
-#pragma GCC unroll 10
-    for (int r = 0; r < 10; ++r) {
-#pragma GCC unroll 4
-      for (int u = 0; u < kUnroll; ++u) {
-        const __m512i p0 = _mm512_mul_epu32(x0[u], m0);
-        const __m512i p1 = _mm512_mul_epu32(x2[u], m1);
-        x0[u] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), x1[u], k0[r], 0x96);  // a^b^c
-        x1[u] = p1;
-        x2[u] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), x3[u], k1[r], 0x96);
-        x3[u] = p0;
-      }
-    }
-#pragma GCC unroll 4
-    for (int u = 0; u < kUnroll; ++u) {
-      const __m512i a = _mm512_mul_epu32(x0[u], x0[u]);
-      const __m512i sa = _mm512_add_epi64(a, _mm512_mul_epu32(x1[u], x1[u]));
-      const __m512i c = _mm512_mul_epu32(x2[u], x2[u]);
-      const __m512i sc = _mm512_add_epi64(c, _mm512_mul_epu32(x3[u], x3[u]));
-      hits = _mm512_mask_add_epi64(hits, _mm512_cmpge_epu64_mask(sa, a), hits, one);
-      hits = _mm512_mask_add_epi64(hits, _mm512_cmpge_epu64_mask(sc, c), hits, one);
-    }
-  }
+  for (; e - j >= kStep; j += kStep) hits = trip512<kPiVectors512>(c, j, hits);
+  for (; e - j >= 8; j += 8) hits = trip512<1>(c, j, hits);
   return static_cast<std::uint64_t>(_mm512_reduce_add_epi64(hits)) + tail_pairs(seed, j, e);
 }
 
-// pairs_avx512's twin for AVX2, kept apart for the reasons above pairs_avx512.
+// What every AVX2 trip reads (pairs_avx512's Consts512, on 4 lanes, with the sign bits AVX2's
+// signed compare needs: it has no unsigned 64-bit compare, and flipping the sign bits turns an
+// unsigned compare into a signed one).
+struct Consts256 {
+  __m256i k0[10], k1[10], m0, m1, lanes, sign;
+};
+
+// Misses of pairs [j, j + 4 * U) added into `misses` (cmpgt gives -1 per miss, subtracted).
+template <int U>
+__attribute__((target("avx2"), always_inline)) inline __m256i trip256(const Consts256& c, std::uint64_t j,
+                                                                      __m256i misses) {
+  __m256i x0[U], x1[U], x2[U], x3[U];
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    const __m256i ctr = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(j + 4 * u)), c.lanes);
+    x0[u] = ctr;
+    x1[u] = _mm256_srli_epi64(ctr, 32);
+    x2[u] = _mm256_setzero_si256();
+    x3[u] = _mm256_setzero_si256();
+  }
+#pragma GCC unroll 10
+  for (int r = 0; r < 10; ++r) {
+#pragma GCC unroll 8
+    for (int u = 0; u < U; ++u) {
+      const __m256i p0 = _mm256_mul_epu32(x0[u], c.m0);
+      const __m256i p1 = _mm256_mul_epu32(x2[u], c.m1);
+      x0[u] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), x1[u]), c.k0[r]);
+      x1[u] = p1;
+      x2[u] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), x3[u]), c.k1[r]);
+      x3[u] = p0;
+    }
+  }
+#pragma GCC unroll 8
+  for (int u = 0; u < U; ++u) {
+    const __m256i a = _mm256_mul_epu32(x0[u], x0[u]);
+    const __m256i sa = _mm256_add_epi64(a, _mm256_mul_epu32(x1[u], x1[u]));
+    const __m256i cc = _mm256_mul_epu32(x2[u], x2[u]);
+    const __m256i sc = _mm256_add_epi64(cc, _mm256_mul_epu32(x3[u], x3[u]));
+    // a miss: the sum wrapped, i.e. a > sum (unsigned)
+    misses = _mm256_sub_epi64(misses, _mm256_cmpgt_epi64(_mm256_xor_si256(a, c.sign), _mm256_xor_si256(sa, c.sign)));
+    misses = _mm256_sub_epi64(misses, _mm256_cmpgt_epi64(_mm256_xor_si256(cc, c.sign), _mm256_xor_si256(sc, c.sign)));
+  }
+  return misses;
+}
+
 __attribute__((target("avx2"))) std::uint64_t pairs_avx2(std::uint64_t seed, std::uint64_t b,
                                                         std::uint64_t e) {
-  constexpr std::uint64_t kStep = 4 * kUnroll;
+  constexpr std::uint64_t kStep = 4 * kPiVectors256;
   const RoundKeys rk = round_keys(seed);
-  __m256i k0[10], k1[10];
+  Consts256 c;
   for (int r = 0; r < 10; ++r) {
-    k0[r] = _mm256_set1_epi64x(static_cast<long long>(rk.k0[r]));
-    k1[r] = _mm256_set1_epi64x(static_cast<long long>(rk.k1[r]));
+    c.k0[r] = _mm256_set1_epi64x(static_cast<long long>(rk.k0[r]));
+    c.k1[r] = _mm256_set1_epi64x(static_cast<long long>(rk.k1[r]));
   }
-  const __m256i m0 = _mm256_set1_epi64x(philox_detail::kMul0);
-  const __m256i m1 = _mm256_set1_epi64x(philox_detail::kMul1);
-  const __m256i lanes = _mm256_setr_epi64x(0, 1, 2, 3);
-  // AVX2 has no unsigned 64-bit compare: flipping the sign bits turns it into a signed one.
-  const __m256i sign = _mm256_set1_epi64x(static_cast<long long>(std::uint64_t{1} << 63));
-  __m256i misses = _mm256_setzero_si256();  // lanes add 1 per miss (cmpgt gives -1)
-  std::uint64_t j = b, vector_pairs = 0;
-  for (; e - j >= kStep; j += kStep, vector_pairs += kStep) {
-    __m256i x0[kUnroll], x1[kUnroll], x2[kUnroll], x3[kUnroll];
-#pragma GCC unroll 4
-    for (int u = 0; u < kUnroll; ++u) {
-      const __m256i ctr = _mm256_add_epi64(_mm256_set1_epi64x(static_cast<long long>(j + 4 * u)), lanes);
-      x0[u] = ctr;
-      x1[u] = _mm256_srli_epi64(ctr, 32);
-      x2[u] = _mm256_setzero_si256();
-      x3[u] = _mm256_setzero_si256();
-    }
-#pragma GCC unroll 10
-    for (int r = 0; r < 10; ++r) {
-#pragma GCC unroll 4
-      for (int u = 0; u < kUnroll; ++u) {
-        const __m256i p0 = _mm256_mul_epu32(x0[u], m0);
-        const __m256i p1 = _mm256_mul_epu32(x2[u], m1);
-        x0[u] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p1, 32), x1[u]), k0[r]);
-        x1[u] = p1;
-        x2[u] = _mm256_xor_si256(_mm256_xor_si256(_mm256_srli_epi64(p0, 32), x3[u]), k1[r]);
-        x3[u] = p0;
-      }
-    }
-#pragma GCC unroll 4
-    for (int u = 0; u < kUnroll; ++u) {
-      const __m256i a = _mm256_mul_epu32(x0[u], x0[u]);
-      const __m256i sa = _mm256_add_epi64(a, _mm256_mul_epu32(x1[u], x1[u]));
-      const __m256i c = _mm256_mul_epu32(x2[u], x2[u]);
-      const __m256i sc = _mm256_add_epi64(c, _mm256_mul_epu32(x3[u], x3[u]));
-      // a miss: the sum wrapped, i.e. a > sum (unsigned)
-      misses = _mm256_sub_epi64(misses, _mm256_cmpgt_epi64(_mm256_xor_si256(a, sign), _mm256_xor_si256(sa, sign)));
-      misses = _mm256_sub_epi64(misses, _mm256_cmpgt_epi64(_mm256_xor_si256(c, sign), _mm256_xor_si256(sc, sign)));
-    }
-  }
+  c.m0 = _mm256_set1_epi64x(philox_detail::kMul0);
+  c.m1 = _mm256_set1_epi64x(philox_detail::kMul1);
+  c.lanes = _mm256_setr_epi64x(0, 1, 2, 3);
+  c.sign = _mm256_set1_epi64x(static_cast<long long>(std::uint64_t{1} << 63));
+  __m256i misses = _mm256_setzero_si256();
+  const std::uint64_t begin = b;
+  std::uint64_t j = b;
+  for (; e - j >= kStep; j += kStep) misses = trip256<kPiVectors256>(c, j, misses);
+  for (; e - j >= 4; j += 4) misses = trip256<1>(c, j, misses);
   alignas(32) std::uint64_t m[4];
   _mm256_store_si256(reinterpret_cast<__m256i*>(m), misses);
-  return 2 * vector_pairs - (m[0] + m[1] + m[2] + m[3]) + tail_pairs(seed, j, e);
+  return 2 * (j - begin) - (m[0] + m[1] + m[2] + m[3]) + tail_pairs(seed, j, e);
 }
 #endif  // PARLAB_PI_X86
 
@@ -201,8 +225,8 @@ PiIsa isa_from_environment() {
 
 std::optional<PiLoop> pi_loop(PiIsa isa) noexcept {
 #if defined(PARLAB_PI_X86)
-  if (isa == PiIsa::avx512) return PiLoop{"parlab_pi_pairs_avx512", 8, 8 * kUnroll, 2 * kUnroll};
-  if (isa == PiIsa::avx2) return PiLoop{"parlab_pi_pairs_avx2", 4, 4 * kUnroll, 2 * kUnroll};
+  if (isa == PiIsa::avx512) return PiLoop{"parlab_pi_pairs_avx512", 8, 8 * kPiVectors512, 2 * kPiVectors512};
+  if (isa == PiIsa::avx2) return PiLoop{"parlab_pi_pairs_avx2", 4, 4 * kPiVectors256, 2 * kPiVectors256};
 #endif
   (void)isa;
   return std::nullopt;

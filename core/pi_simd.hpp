@@ -38,6 +38,16 @@ std::uint64_t pi_hits_pairs_isa(PiIsa isa, std::uint64_t seed, std::uint64_t pai
 // flight (each vector's round swaps two words: x0 feeds the next x2 and x2 the next x0, two
 // chains of multiply, shift and logic per vector). nullopt for the scalar path (no loop of
 // parlab's own shape: the compiler's).
+//
+// Vectors a trip keeps in flight, per path: one vector's ten rounds are a dependency chain of
+// ~60 cycles, so the trip must hold enough of them to keep the vector ports busy. AVX-512 takes 6
+// (12 chains): its 32 registers hold 6 vectors' four words each beside the multipliers, and on
+// one core of the 2-core EPYC (Zen 5) 6 ran 15% faster than 4 (2.56 against 2.22e9 samples/s);
+// 8 need 32 registers for the words alone, and spilled them (265 moves in the loop) and ran 20%
+// slower than 4. AVX2 has 16 registers: 4 vectors already fill them.
+inline constexpr int kPiVectors512 = 6;
+inline constexpr int kPiVectors256 = 4;
+
 struct PiLoop {
   std::string_view symbol;
   int lanes;

@@ -32,7 +32,11 @@ class PiSimd : public ::testing::TestWithParam<PiIsa> {
 TEST_P(PiSimd, EveryRangeEqualsTheScalarLoop) {
   const std::uint64_t seeds[] = {0, 42, 0x243F6A8885A308D3ull, ~0ull};
   const std::uint64_t begins[] = {0, 1, 3, 7, 31, 33, (1ull << 32) - 13, (1ull << 62) + 5, ~0ull - 200};
-  const std::uint64_t lengths[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 1000, 4099};
+  // Around a vector (4 or 8 pairs), a main-loop trip (16 pairs for AVX2, 48 for AVX-512) and
+  // two: each of the three loops (whole trips, one vector at a time, the scalar rest) alone and
+  // together.
+  const std::uint64_t lengths[] = {0,  1,  2,  3,  4,  5,  7,  8,  9,  15, 16, 17, 31, 32,  33,   40,
+                                   47, 48, 49, 55, 56, 57, 63, 64, 65, 95, 96, 97, 100, 1000, 4099};
   for (std::uint64_t seed : seeds) {
     for (std::uint64_t b : begins) {
       for (std::uint64_t n : lengths) {

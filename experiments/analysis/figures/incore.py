@@ -94,7 +94,7 @@ HANDOUT_GAP = 0.05
 
 def short_cause(cause: str) -> str:
     """A record's `below` for the list under its bound: latency is told once, in the bound's own
-    line above the list ("Latency: the loop keeps 8 dependency chains ..."), so each record says
+    line above the list ("Latency: the loop keeps 12 dependency chains ..."), so each record says
     only that it is the cause, and what else it measured."""
     if not cause.startswith("latency:"):
         return cause
