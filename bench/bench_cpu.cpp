@@ -3,6 +3,7 @@
 //
 //   build/release/bench/parlab_bench --benchmark_filter='pi/' --benchmark_repetitions=5
 //   build/release/bench/parlab_bench --benchmark_filter='pi_kernel/'   (one core, per SIMD path)
+//   build/release/bench/parlab_bench --benchmark_filter='pi_kernel_vectors/'   (AVX-512 loop's width)
 //
 // Counters: samples_per_second (pi), bytes_per_second (triad, BabelStream's byte count).
 #include <benchmark/benchmark.h>
@@ -67,11 +68,30 @@ void pi_kernel_path(benchmark::State& state, PiIsa isa) {
       benchmark::Counter(static_cast<double>(2 * kPairs), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The AVX-512 loop with 4, 6 or 8 vectors in flight per trip (core/pi_simd.hpp, kPiVectors512):
+// fewer leave the vector ports waiting on the rounds' latency, more spill registers.
+void pi_kernel_vectors(benchmark::State& state, int vectors) {
+  if (!pi_isa_supported(PiIsa::avx512)) {
+    state.SkipWithError("this CPU cannot run the avx512 path");
+    return;
+  }
+  constexpr std::uint64_t kPairs = std::uint64_t{1} << 24;
+  for (auto _ : state) benchmark::DoNotOptimize(pi_hits_pairs_avx512_vectors(vectors, 42, 0, kPairs));
+  state.counters["samples_per_second"] =
+      benchmark::Counter(static_cast<double>(2 * kPairs), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 int main(int argc, char** argv) {
   static const Registry registry = make_registry();
   for (PiIsa isa : {PiIsa::scalar, PiIsa::avx2, PiIsa::avx512}) {
     benchmark::RegisterBenchmark(("pi_kernel/" + std::string(to_string(isa))).c_str(),
                                  [isa](benchmark::State& s) { pi_kernel_path(s, isa); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime();
+  }
+  for (int vectors : {4, 6, 8}) {
+    benchmark::RegisterBenchmark(("pi_kernel_vectors/avx512/" + std::to_string(vectors)).c_str(),
+                                 [vectors](benchmark::State& s) { pi_kernel_vectors(s, vectors); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
   }

@@ -105,9 +105,11 @@ __attribute__((target("avx512f"), always_inline)) inline __m512i trip512(const C
   return hits;
 }
 
-__attribute__((target("avx512f"))) std::uint64_t pairs_avx512(std::uint64_t seed, std::uint64_t b,
-                                                             std::uint64_t e) {
-  constexpr std::uint64_t kStep = 8 * kPiVectors512;
+// Hits of pairs [b, e): trips of V vectors, then one vector at a time, then the scalar rest.
+template <int V>
+__attribute__((target("avx512f"), always_inline)) inline std::uint64_t pairs512(std::uint64_t seed, std::uint64_t b,
+                                                                                std::uint64_t e) {
+  constexpr std::uint64_t kStep = 8 * V;
   const RoundKeys rk = round_keys(seed);
   Consts512 c;
   for (int r = 0; r < 10; ++r) {
@@ -120,9 +122,21 @@ __attribute__((target("avx512f"))) std::uint64_t pairs_avx512(std::uint64_t seed
   c.one = _mm512_set1_epi64(1);
   __m512i hits = _mm512_setzero_si512();
   std::uint64_t j = b;
-  for (; e - j >= kStep; j += kStep) hits = trip512<kPiVectors512>(c, j, hits);
+  for (; e - j >= kStep; j += kStep) hits = trip512<V>(c, j, hits);
   for (; e - j >= 8; j += 8) hits = trip512<1>(c, j, hits);
   return static_cast<std::uint64_t>(_mm512_reduce_add_epi64(hits)) + tail_pairs(seed, j, e);
+}
+
+__attribute__((target("avx512f"))) std::uint64_t pairs_avx512(std::uint64_t seed, std::uint64_t b,
+                                                             std::uint64_t e) {
+  return pairs512<kPiVectors512>(seed, b, e);
+}
+
+// The same loop with other vector counts, for pi_hits_pairs_avx512_vectors.
+template <int V>
+__attribute__((noinline, target("avx512f"))) std::uint64_t pairs_avx512_v(std::uint64_t seed, std::uint64_t b,
+                                                                          std::uint64_t e) {
+  return pairs512<V>(seed, b, e);
 }
 
 // What every AVX2 trip reads (pairs_avx512's Consts512, on 4 lanes, with the sign bits AVX2's
@@ -276,6 +290,21 @@ std::uint64_t pi_hits_pairs_isa(PiIsa isa, std::uint64_t seed, std::uint64_t pai
     case PiIsa::scalar: break;
   }
   return pi_hits_pairs(seed, pair_begin, pair_end);
+}
+
+std::uint64_t pi_hits_pairs_avx512_vectors(int vectors, std::uint64_t seed, std::uint64_t pair_begin,
+                                           std::uint64_t pair_end) {
+  if (vectors != 4 && vectors != 6 && vectors != 8) {
+    throw UsageError("pi's AVX-512 loop comes with 4, 6 or 8 vectors in flight, not " + std::to_string(vectors));
+  }
+  if (pair_begin >= pair_end) return 0;
+#if defined(PARLAB_PI_X86)
+  if (vectors == 4) return pairs_avx512_v<4>(seed, pair_begin, pair_end);
+  if (vectors == 6) return pairs_avx512_v<6>(seed, pair_begin, pair_end);
+  return pairs_avx512_v<8>(seed, pair_begin, pair_end);
+#else
+  return pi_hits_pairs(seed, pair_begin, pair_end);
+#endif
 }
 
 std::uint64_t pi_hits_pairs_fast(std::uint64_t seed, std::uint64_t pair_begin, std::uint64_t pair_end) {

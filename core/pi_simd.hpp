@@ -44,7 +44,8 @@ std::uint64_t pi_hits_pairs_isa(PiIsa isa, std::uint64_t seed, std::uint64_t pai
 // (12 chains): its 32 registers hold 6 vectors' four words each beside the multipliers, and on
 // one core of the 2-core EPYC (Zen 5) 6 ran 15% faster than 4 (2.56 against 2.22e9 samples/s);
 // 8 need 32 registers for the words alone, and spilled them (265 moves in the loop) and ran 20%
-// slower than 4. AVX2 has 16 registers: 4 vectors already fill them.
+// slower than 4 (pi_hits_pairs_avx512_vectors runs each, for the benchmark). AVX2 has 16
+// registers: 4 vectors already fill them.
 inline constexpr int kPiVectors512 = 6;
 inline constexpr int kPiVectors256 = 4;
 
@@ -55,6 +56,13 @@ struct PiLoop {
   int chains;
 };
 std::optional<PiLoop> pi_loop(PiIsa isa) noexcept;
+
+// Hits of the pairs [pair_begin, pair_end) on the AVX-512 path with `vectors` (4, 6 or 8) in
+// flight per trip instead of kPiVectors512: what the choice of 6 is worth on this CPU
+// (`parlab_bench --benchmark_filter=pi_kernel_vectors/`), and its test. UsageError for another
+// count. PRECONDITION: pi_isa_supported(PiIsa::avx512).
+std::uint64_t pi_hits_pairs_avx512_vectors(int vectors, std::uint64_t seed, std::uint64_t pair_begin,
+                                           std::uint64_t pair_end);
 
 // Equal to pi_hits_pairs / pi_hits_points for every argument, on the active path.
 std::uint64_t pi_hits_pairs_fast(std::uint64_t seed, std::uint64_t pair_begin, std::uint64_t pair_end);

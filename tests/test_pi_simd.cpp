@@ -62,6 +62,19 @@ TEST_P(PiSimd, LargeRangeEqualsTheScalarLoop) {
 INSTANTIATE_TEST_SUITE_P(Paths, PiSimd, ::testing::Values(PiIsa::scalar, PiIsa::avx2, PiIsa::avx512),
                          [](const ::testing::TestParamInfo<PiIsa>& i) { return std::string(to_string(i.param)); });
 
+// The AVX-512 loop at each vector count the benchmark compares: the same count, and a count it
+// does not build is refused.
+TEST(PiSimdVectors, EveryWidthEqualsTheScalarLoop) {
+  EXPECT_THROW(pi_hits_pairs_avx512_vectors(5, 1, 0, 100), UsageError);
+  if (!pi_isa_supported(PiIsa::avx512)) GTEST_SKIP() << "this CPU cannot run the avx512 path";
+  for (int v : {4, 6, 8}) {
+    for (std::uint64_t n : {0, 1, 7, 8, 9, 31, 32, 33, 47, 48, 63, 64, 65, 4099}) {
+      ASSERT_EQ(pi_hits_pairs_avx512_vectors(v, 3, 11, 11 + n), pi_hits_pairs(3, 11, 11 + n))
+          << v << " vectors, " << n << " pairs";
+    }
+  }
+}
+
 TEST(PiSimdPoints, FastPointsEqualTheScalarLoopForEveryCut) {
   // Odd and even starts and ends: the cut pairs go to the scalar code, the rest to the SIMD path.
   for (std::uint64_t b = 0; b < 70; ++b) {
