@@ -18,7 +18,8 @@
 #           likwid-bench's non-temporal copy and triad;
 #           the suite's 3 rounds), after building what stream-peers needs (carry build/deps/babelstream-src)
 #   ceilings  this node's roofs (`parlab ceilings --remeasure`, twice, and their spread), the roof
-#           and energy tests, and GPU pi under Nsight Compute; `rerun quick` after it measures the
+#           and energy tests, GPU pi under Nsight Compute, and pi's AVX-512 loop at 4, 6 and 8
+#           vectors in flight (parlab_bench pi_kernel_vectors/); `rerun quick` after it measures the
 #           quick suite with those roofs (every record's share of its roof, the GPU records' energy)
 #   likwid-cpu  why likwid-bench's non-temporal copy and triad outran parlab's: its clock against
 #           wall time, its rate at 1x and 4x the suite's working set, and parlab's at 16- and 64-byte
@@ -294,7 +295,7 @@ case "$part" in
     grep -E "\(Failed\)|\*\*\*Failed|Not Run" "$work/ctest-gpu-mpi.log" | tee -a "$summary"
     ;;
   ceilings)
-    ensure_build parlab parlab_tests
+    ensure_build parlab parlab_tests parlab_bench
     for i in 1 2; do
       step "parlab ceilings --remeasure ($i of 2)"
       start=$SECONDS
@@ -323,6 +324,14 @@ PY
     say "ncu pi: exit $?"
     grep -E "Duration|SM Frequency|Compute \(SM\) Throughput|Issue Slots Busy|Executed Ipc|IMA|ALU|FMA|Registers Per|Achieved Occupancy" \
       "$work/ncu-pi.txt" | head -30 | tee -a "$summary"
+    # Why pi's AVX-512 loop keeps 6 vectors in flight (core/pi_simd.hpp): the same loop with 4, 6
+    # and 8 on one pinned CPU, repetitions interleaved so a drifting clock hits all three alike.
+    step "pi's AVX-512 loop at 4, 6 and 8 vectors (parlab_bench, CPU 2)"
+    taskset -c 2 "$build/bench/parlab_bench" --benchmark_filter='pi_kernel_vectors/' --benchmark_repetitions=7 \
+      --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true \
+      --benchmark_out="$work/bench-pi-vectors.json" --benchmark_out_format=json >"$work/bench-pi-vectors.txt" 2>&1
+    say "bench pi vectors: exit $?"
+    grep -E "median|cv" "$work/bench-pi-vectors.txt" | tee -a "$summary"
     ;;
   stream-peers)
     # The stream-peers suite to commit, after the GPU tests and the dot profiles.
