@@ -132,11 +132,23 @@ __attribute__((target("avx512f"))) std::uint64_t pairs_avx512(std::uint64_t seed
   return pairs512<kPiVectors512>(seed, b, e);
 }
 
-// The same loop with other vector counts, for pi_hits_pairs_avx512_vectors.
+// The same loop with other vector counts, for pi_hits_pairs_avx512_vectors. Never instantiated at
+// kPiVectors512: a copy identical to pairs_avx512 is folded with it (GCC's identical code folding),
+// and g++ 13 then left parlab_pi_pairs_avx512 a bare jump to the copy, with no loop to read.
 template <int V>
 __attribute__((noinline, target("avx512f"))) std::uint64_t pairs_avx512_v(std::uint64_t seed, std::uint64_t b,
                                                                           std::uint64_t e) {
+  static_assert(V != kPiVectors512, "call pairs_avx512 itself");
   return pairs512<V>(seed, b, e);
+}
+
+template <int V>
+std::uint64_t pairs_avx512_at(std::uint64_t seed, std::uint64_t b, std::uint64_t e) {
+  if constexpr (V == kPiVectors512) {
+    return pairs_avx512(seed, b, e);
+  } else {
+    return pairs_avx512_v<V>(seed, b, e);
+  }
 }
 
 // What every AVX2 trip reads (pairs_avx512's Consts512, on 4 lanes, with the sign bits AVX2's
@@ -299,9 +311,9 @@ std::uint64_t pi_hits_pairs_avx512_vectors(int vectors, std::uint64_t seed, std:
   }
   if (pair_begin >= pair_end) return 0;
 #if defined(PARLAB_PI_X86)
-  if (vectors == 4) return pairs_avx512_v<4>(seed, pair_begin, pair_end);
-  if (vectors == 6) return pairs_avx512_v<6>(seed, pair_begin, pair_end);
-  return pairs_avx512_v<8>(seed, pair_begin, pair_end);
+  if (vectors == 4) return pairs_avx512_at<4>(seed, pair_begin, pair_end);
+  if (vectors == 6) return pairs_avx512_at<6>(seed, pair_begin, pair_end);
+  return pairs_avx512_at<8>(seed, pair_begin, pair_end);
 #else
   return pi_hits_pairs(seed, pair_begin, pair_end);
 #endif

@@ -18,7 +18,7 @@
 #           likwid-bench's non-temporal copy and triad;
 #           the suite's 3 rounds), after building what stream-peers needs (carry build/deps/babelstream-src)
 #   ceilings  this node's roofs (`parlab ceilings --remeasure`, twice, and their spread), the roof
-#           and energy tests, GPU pi under Nsight Compute, and pi's AVX-512 loop at 4, 6 and 8
+#           energy and in-core tests, GPU pi under Nsight Compute, and pi's AVX-512 loop at 4, 6 and 8
 #           vectors in flight (parlab_bench pi_kernel_vectors/); `rerun quick` after it measures the
 #           quick suite with those roofs (every record's share of its roof, the GPU records' energy)
 #   likwid-cpu  why likwid-bench's non-temporal copy and triad outran parlab's: its clock against
@@ -312,7 +312,7 @@ for k in sorted(set(a) & set(b)):
 PY
     "$bin" ceilings | tee -a "$summary"
     step "roof and energy tests"
-    timeout 120 ctest --test-dir "$build" -R 'RecordLimit|Ceilings|Energy' --timeout 100 >"$work/ctest-roofs.log" 2>&1
+    timeout 120 ctest --test-dir "$build" -R 'RecordLimit|Ceilings|Energy|Incore|PiSimd' --timeout 100 >"$work/ctest-roofs.log" 2>&1
     say "roof tests: exit $?; $(grep -E 'tests passed|tests failed' "$work/ctest-roofs.log")"
     # Where GPU pi stands against its integer-multiply roof, as Nsight Compute sees it: the pipes'
     # utilisation (the IMAD pipe is the multiply's) and issue slots, at the clocks as found.
