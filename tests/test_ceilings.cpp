@@ -212,6 +212,23 @@ TEST(RecordLimit, PiGetsItsShareOfTheInCoreBoundOfTheCoresItUses) {
   // Near the bound: no cause asked for.
   const json near = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / 2.7e9)), c);
   EXPECT_FALSE(near["incore"].contains("below")) << near["incore"];
+  EXPECT_FALSE(near["incore"].contains("above")) << near["incore"];
+}
+
+// A record above its in-core bound says so, by how much, and whether the ports probe's own spread
+// (its best window over its median, 5% here) covers it.
+TEST(RecordLimit, PiAboveItsInCoreBoundIsNeverSilent) {
+  json c = with_incore(ceilings());
+  c["incore"]["pi"]["probe"]["spread"] = {{"median", 1.0}, {"max", 1.05}};
+  const json within = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (2.8e9 * 1.03))), c);
+  EXPECT_NEAR(within["incore"]["fraction"].get<double>(), 1.03, 1e-9);
+  EXPECT_EQ(within["incore"].value("above", "").rfind("above its in-core bound by 3.0%, within the ports probe's spread", 0),
+            0u)
+      << within["incore"];
+  const json beyond = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (2.8e9 * 1.12))), c);
+  EXPECT_EQ(beyond["incore"].value("above", "").rfind("above its in-core bound by 12.0%, beyond", 0), 0u)
+      << beyond["incore"];
+  EXPECT_NE(beyond["incore"]["above"].get<std::string>().find("parlab ceilings --remeasure"), std::string::npos);
 }
 
 TEST(RecordLimit, PiOnEveryCpuIsHeldAgainstTheProbeRunOnAllOfThemAtOnce) {

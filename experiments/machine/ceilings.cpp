@@ -471,6 +471,11 @@ void print_ceilings(const json& c, std::ostream& out) {
       out << "  " << std::left << std::setw(20) << ("incore_" + kernel) << std::right << std::setw(16) << v.str()
           << "  " << std::setw(11) << b.value("model", "") << (kernel == "pi_gpu" ? "  whole GPU\n" : "  per core\n")
           << hanging("      ", b.value("binds", "") + "; " + b.value("model_why", ""), width) << "\n";
+      if (const json pc = b.value("probe_cpu", json::object()); pc.contains("how") && b.contains("cpu")) {
+        out << hanging("      ", "probed on CPU " + std::to_string(b["cpu"].get<int>()) + ": " + pc["how"].get<std::string>(),
+                       width)
+            << "\n";
+      }
       if (const json all = b.value("all_cpus", json::object()); all.contains("value")) {
         std::ostringstream a;
         a << "all " << all.value("cpus", 0) << " CPUs busy at once: " << std::fixed << std::setprecision(2)

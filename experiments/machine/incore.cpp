@@ -224,6 +224,41 @@ FastCore fastest_core(json& pi) {
   return best;
 }
 
+// The CPU the ports probe is measured on: of the pinnable CPUs, the one whose vector ports run
+// the mix probe fastest (each pinned in turn, best of 3 windows), `fallback` (the fastest clock)
+// where pinning fails. Not the fastest scalar clock: a core whose SMT sibling is busy (another
+// tenant's vCPU) or whose clock drops under 512-bit work runs the vector probe slower than its
+// add chain shows, and a bound taken there is no upper bound. On the H200 node the CPU with the
+// fastest add chain reached 4.1e9 vector instructions per second where another reached 5.1e9,
+// and records later ran at 1.12 of the bound taken from it. `pi.probe_cpu` says how it was chosen.
+int fastest_vector_cpu(json& pi, PiIsa isa, int fallback) {
+  const std::vector<int> cpus = probe_cpus();
+  int best = fallback;
+  double best_rate = 0, slowest = 0;
+  try {
+    for (const int cpu : cpus) {
+      CpuPin pin(cpu);
+      const auto m = measure_round_mix(isa, 3);
+      if (!m || !(m->seconds_per_iteration > 0)) return fallback;
+      const double rate = m->instructions_per_iteration / m->seconds_per_iteration;
+      if (rate > best_rate) {
+        best_rate = rate;
+        best = cpu;
+      }
+      slowest = slowest > 0 ? std::min(slowest, rate) : rate;
+    }
+  } catch (const UnavailableError&) {
+    return fallback;  // fastest_core has said so in `pi.pinning`
+  }
+  pi["probe_cpu"] = {{"cpus", cpus.size()},
+                     {"fastest_instructions_per_s", best_rate},
+                     {"slowest_instructions_per_s", slowest},
+                     {"how", "the CPU whose vector ports ran the mix probe fastest, of " + std::to_string(cpus.size()) +
+                                 " pinned in turn (best of 3 windows each; the slowest reached " +
+                                 fixed(best_rate > 0 ? slowest / best_rate : 0, 2) + " of it)"}};
+  return best;
+}
+
 // On `cpu` (-1: wherever the thread runs), the ports probe with the clock read on each side of it
 // (its cycles are its seconds times the clock; a probe the clock moved under is measured again, at
 // most 4 times, then the last kept), then the chains probe at the loop's `chains` where that is
@@ -631,8 +666,9 @@ json measure_incore(std::ostream& log) {
   in.loop_moves = found->moves;
   in.samples_per_iteration = samples;
   const FastCore fast = fastest_core(pi);
-  const std::optional<MixProbe> mix = measure_pinned_probes(pi, isa, fast.cpu, loop->chains, in.clock_hz);
-  if (fast.cpu >= 0) pi["cpu"] = fast.cpu;
+  const int cpu = fast.cpu >= 0 ? fastest_vector_cpu(pi, isa, fast.cpu) : -1;
+  const std::optional<MixProbe> mix = measure_pinned_probes(pi, isa, cpu, loop->chains, in.clock_hz);
+  if (cpu >= 0) pi["cpu"] = cpu;
   // Each CPU's clock, fastest first: a record on c cores is bounded by the c fastest (limit.cpp).
   if (!fast.clocks.empty()) pi["clocks_hz"] = fast.clocks;
   pi["clock_hz"] = in.clock_hz;

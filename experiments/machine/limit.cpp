@@ -252,6 +252,17 @@ void add_incore(json& limit, const json& r, const json& incore, int threads, boo
             {"basis", basis},
             {"model", incore.value("model", "")},
             {"binds", incore.value("binds", "")}};
+  if (rate > bound) {
+    // Never silent (a bound a record passes is no bound): by how much, and whether the probe's own
+    // spread covers it (its best window over its median).
+    const json sp = incore.value("probe", json::object()).value("spread", json::object());
+    const double median = sp.value("median", 0.0), best = sp.value("max", 0.0);
+    const double reach = median > 0 && best > median ? best / median : 1.0;
+    j["above"] = "above its in-core bound by " + fixed(100 * (rate / bound - 1), 1) + "%, " +
+                 (rate / bound <= reach ? "within" : "beyond") + " the ports probe's spread (its best window " +
+                 fixed(100 * (reach - 1), 1) + "% over its median): the probe's CPU ran vector code slower than " +
+                 "this record's did; remeasure on a quiet machine (parlab ceilings --remeasure)";
+  }
   if (rate / bound < kIncoreExplained) {
     std::string cause;
     // The record's threads float (never pinned): on the `cores` slowest CPUs the bound is lower by

@@ -59,6 +59,13 @@ def test_ceilings_json_has_the_documented_format(tmp_path, parlab_bin):
         assert name in c["roofs"], name
         assert c["roofs"][name]["value"] > 0
         assert c["roofs"][name]["method"] == "measured"
+    # The in-core probes ran on the CPU whose vector ports were fastest, and say how it was chosen.
+    pi = c.get("incore", {}).get("pi", {})
+    if "probe_cpu" in pi:
+        chosen = pi["probe_cpu"]
+        assert chosen["cpus"] == len(pi["clocks_hz"]) and pi["cpu"] >= 0
+        assert chosen["fastest_instructions_per_s"] >= chosen["slowest_instructions_per_s"] > 0
+        assert "fastest" in chosen["how"]
     # No GPU here (or no CUDA part): every GPU roof is accounted for, in one place or the other.
     for name in ["gpu_bw", "gpu_fma_f64", "gpu_fma_f32", "gpu_imul", "gpu_sm_count", "gpu_clock_hz"]:
         assert (name in c["roofs"]) != (name in c["unavailable"]), name

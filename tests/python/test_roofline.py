@@ -285,3 +285,21 @@ def test_a_record_below_its_in_core_bound_is_set_beside_the_best_at_its_thread_c
         "reached 0.8 at 16 threads (best openmp, 0.76)",
     ]
     assert below_bound_notes([rec("serial", 1, 0.84)]) == []
+
+
+def test_a_record_above_its_in_core_bound_is_listed_with_what_it_says():
+    from analysis.figures.incore import above_bound_notes
+
+    def rec(backend, threads, f, above=None):
+        incore = {"fraction": f}
+        if above:
+            incore["above"] = above
+        return {"backend": backend, "threads": threads, "limit": {"incore": incore}}
+
+    recs = [rec("serial", 1, 1.12, "above its in-core bound by 12.0%, beyond the ports probe's spread"),
+            rec("pool", 1, 0.97), rec("tbb", 2, 1.01, "above its in-core bound by 1.0%, within the ports probe's spread")]
+    assert above_bound_notes(recs) == [
+        "serial t=1: 1.12 of the bound, above its in-core bound by 12.0%, beyond the ports probe's spread",
+        "tbb t=2: 1.01 of the bound, above its in-core bound by 1.0%, within the ports probe's spread",
+    ]
+    assert above_bound_notes([rec("pool", 1, 0.97)]) == []

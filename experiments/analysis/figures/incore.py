@@ -54,11 +54,20 @@ def incore_html(doc: dict) -> str:
             text += (f" This run's {len(recs)} pi record(s): median {roof[mid]:.2f} of their roof"
                      f" ({e(names)}), median {inc[mid]:.2f} of this bound"
                      f" (from {inc[0]:.2f} to {inc[-1]:.2f}).")
-        below = below_bound_notes(recs)
+        below = above_bound_notes(recs) + below_bound_notes(recs)
         parts.append(f"<li>{text}" + ("<ul>" + "".join(f"<li>{e(n)}</li>" for n in below) + "</ul>" if below else "")
                      + "</li>")
     parts.append("</ul>")
     return "".join(parts)
+
+
+def above_bound_notes(recs: list) -> list:
+    """Each record above its in-core bound, with what limit.incore.above says (by how much, and
+    whether the probe's spread covers it): a bound a record passes is shown, never hidden."""
+    return [f"{r['backend']} t={r['threads']}: {r['limit']['incore']['fraction']:.2f} of the bound, "
+            + str(r["limit"]["incore"].get("above", "above it"))
+            for r in sorted(recs, key=lambda x: (x["threads"], x["backend"]))
+            if r["limit"]["incore"]["fraction"] > 1]
 
 
 def below_bound_notes(recs: list) -> list:
