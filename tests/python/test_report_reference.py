@@ -98,6 +98,10 @@ def test_rows_compare_fractions_and_say_what_is_missing(this_run, refs):
     assert "no roof" in pi_row["refs"]["big-node"]["reason"]
     page = reference_html(s)
     assert "This machine against the reference runs" in page and "no fraction recorded" in page
+    # Each reference run is shown as its index lists it, under the index's folder: never the
+    # absolute path of the machine that drew the page (committed reports would carry it).
+    assert [r["where"] for r in s["refs"]] == [os.path.join("refs", "big"), os.path.join("refs", "old")]
+    assert str(refs) not in page and "(refs/big)" in page
     assert "no record" in page and "0.87 of cpu_bw_triad_all" in page
 
 
@@ -173,7 +177,8 @@ def test_installed_copy_finds_the_references_beside_it(tmp_path, this_run, refs)
                          capture_output=True, text=True, cwd=str(tmp_path), env=env)
     assert res.returncode == 0, res.stderr
     page = (this_run / "report.html").read_text()
-    assert "big-node" in page and str(share / "reference" / "big" / "results.json") in page
+    # Shown under the installed index's folder ("reference"), not the source tree's ("results").
+    assert "big-node" in page and "(reference/big)" in page and str(tmp_path) not in page
 
 
 def test_the_source_tree_default_is_its_results_folder(refs, tmp_path):

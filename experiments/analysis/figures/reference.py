@@ -77,7 +77,9 @@ def _index_runs(index_path: str) -> list[dict]:
             raise InputError(f"{index_path}: run {i}: the name {run['name']!r} is listed twice")
         names.add(run["name"])
         runs.append({"name": run["name"], "description": str(run.get("description", "")),
-                     "path": os.path.join(os.path.dirname(index_path), run["path"])})
+                     "path": os.path.join(os.path.dirname(index_path), run["path"]),
+                     "where": os.path.join(os.path.basename(os.path.dirname(os.path.abspath(index_path))),
+                                           run["path"])})
     return runs
 
 
@@ -97,7 +99,7 @@ def load_references(sources: list[str]) -> tuple[list[dict], list[str]]:
         else:  # a run of its own, named by its machine's folder (results/<machine>/<stamp>)
             run_dir = os.path.dirname(src) if os.path.basename(src) == "results.json" else src
             name = os.path.basename(os.path.dirname(os.path.abspath(run_dir))) or run_dir
-            runs.append({"name": name, "description": run_dir, "path": src})
+            runs.append({"name": name, "description": run_dir, "path": src, "where": src})
     out, seen = [], set()
     for run in runs:
         # Two runs of one machine folder named on the command line: the second is told apart.
@@ -174,8 +176,12 @@ def reference_section(doc: dict, sources: list[str] | None, how: str = "") -> di
         if ref["doc"].get("suite") != doc.get("suite"):
             notes.append(f"{ref['name']} is a {ref['doc'].get('suite')!r} run, this one {doc.get('suite')!r}: "
                          "only the studies both have are compared.")
+    # `where`, for the page: the run as its index lists it (under the index's folder) or as it was
+    # named, never the absolute path of the machine that drew the report (committed reports
+    # showed /work/... paths); `path` keeps the file read.
     return {"refs": [{"name": r["name"], "shown": r.get("name_shown", r["name"]), "description": r["description"],
-                      "path": r["doc"]["_path"], "suite": r["doc"].get("suite")} for r in refs],
+                      "path": r["doc"]["_path"], "where": r.get("where", r["doc"]["_path"]),
+                      "suite": r["doc"].get("suite")} for r in refs],
             "rows": reference_rows(doc, refs), "notes": notes}
 
 
@@ -206,7 +212,7 @@ def reference_html(section: dict | None) -> str:
              "a time does not.</p>"]
     if section["refs"]:
         parts.append("<ul class='refs'>" + "".join(
-            f"<li><b>{e(r['shown'])}</b>: {e(r['description'])} <span class='muted'>({e(r['path'])})</span></li>"
+            f"<li><b>{e(r['shown'])}</b>: {e(r['description'])} <span class='muted'>({e(r['where'])})</span></li>"
             for r in section["refs"]) + "</ul>")
     if section["rows"] and section["refs"]:
         parts.append("<table class='reference'><tr><th class='l'>study</th><th class='l'>kernel</th>"
