@@ -3096,6 +3096,161 @@ FIGURES += [
 ]
 
 
+# ---- Pi's loop with 12 chains, probed on its fastest CPU (18be892); the bound at a1e5978, taken on
+# a slow CPU, that records passed.
+R29_SEC = "Pi's loop with 12 chains"
+R29_QUICK, R29_BAD_QUICK = "20261127T071022Z", "20261127T065449Z"
+
+
+def r29_incore(i, commit="18be892"):
+    return node_incore(commit, i)["pi"]
+
+
+def r29_cpu_pi():
+    return own_cpu_pi(R29_QUICK)
+
+
+def r29_at(threads, backend=None):
+    """The quick run's CPU pi in-core shares at `threads` (of `backend`, else all, sorted)."""
+    rs = [r for r in r29_cpu_pi() if r["threads"] == threads and backend in (None, r["backend"])]
+    return sorted(r["limit"]["incore"]["fraction"] for r in rs)
+
+
+def r29_below():
+    """Records below 0.8: none at 1 to 4 threads; at 8 and 16, the threads backend's say their
+    repetitions disagree and the rest name no cause."""
+    below = [r for r in r29_cpu_pi() if r["limit"]["incore"]["fraction"] < 0.8]
+    assert all(r["threads"] >= 8 for r in below)
+    noisy = [r for r in below if r["limit"]["incore"]["below"].startswith("its repetitions disagree")]
+    none = [r for r in below if r["limit"]["incore"]["below"].startswith("no cause measured")]
+    assert len(noisy) + len(none) == len(below) and {r["backend"] for r in noisy} == {"threads"}
+    return len(below), len(noisy), len(none)
+
+
+def r29_bad_quick():
+    """a1e5978's quick run, against the bound taken on its slow CPU: the largest share, how many
+    above 1, of how many."""
+    fr = [r["limit"]["incore"]["fraction"] for r in own_cpu_pi(R29_BAD_QUICK)]
+    return max(fr), sum(f > 1 for f in fr), len(fr)
+
+
+def r29_above():
+    out = [r for r in ok(doc(NODE, R29_QUICK)) if (r.get("limit") or {}).get("fraction", 0) > 1]
+    assert all(r["kernel"] == "triad" and r["limit"]["residency"].startswith("partly") and "above_roof" in r["limit"]
+               for r in out)
+    (t1,) = [r["limit"]["fraction"] for r in out if r["threads"] == 1 and r["backend"] == "pool"]
+    assert all(r["threads"] == 16 for r in out if not (r["threads"] == 1 and r["backend"] == "pool"))
+    return len(out), t1, max(r["limit"]["fraction"] for r in out)
+
+
+def r29_widths(commit):
+    """parlab_bench's median samples/s of pi's loop at 4, 6 and 8 vectors."""
+    b = json_file(NODE, f"incore-{commit}", "bench-pi-vectors.json")["benchmarks"]
+    return tuple(next(x["samples_per_second"] for x in b if x["name"] == f"pi_kernel_vectors/avx512/{v}/real_time_median")
+                 for v in (4, 6, 8))
+
+
+FIGURES += [
+    Figure("h200 at 18be892: CPU pi's loop", lambda: (r29_incore(1)["loop"]["vector_instructions"]
+                                                      - r29_incore(1)["loop"]["moves"],
+                                                      r29_incore(1)["loop"]["samples_per_iteration"],
+                                                      r29_incore(1)["loop"]["vector_instructions"],
+                                                      r29_incore(1)["loop"]["moves"],
+                                                      r29_incore(1)["loop"]["imuls_per_sample"]),
+           Text(R29_SEC, "{0} vector ALU instructions per trip of {1:.0f} samples ({2} less {3} moves), {4:.1f} "
+                         "multiplies per sample")),
+    Figure("h200 at 18be892: latency", lambda: (r29_incore(1)["chains"]["share"], r29_incore(2)["chains"]["share"],
+                                               r28_incore(1)["pi"]["chains"]["share"],
+                                               r28_incore(2)["pi"]["chains"]["share"]),
+           Text(R29_SEC, "reached {0:.3f} and {1:.3f} (the two files) of the ports' rate, where 8 chains had reached "
+                         "{2:.2f} and {3:.2f}")),
+    Figure("h200 at a1e5978: the slow CPU's probe", lambda: (r29_incore(2, "a1e5978")["probe"]["spread"]["median"],
+                                                             r29_incore(1, "a1e5978")["probe"]["spread"]["median"],
+                                                             *r29_bad_quick()),
+           Text(R29_SEC, "reached {0:.2e} vector instructions per second (median) where the first file's CPU had "
+                         "reached {1:.2e}"),
+           Text(R29_SEC, "read up to {2:.3f} of the bound, {3} of its {4} CPU π records above 1")),
+    Figure("h200 at 18be892: the fastest CPU", lambda: tuple(
+               r29_incore(i)["probe_cpu"]["slowest_instructions_per_s"]
+               / r29_incore(i)["probe_cpu"]["fastest_instructions_per_s"] for i in (1, 2))
+           + tuple(r29_incore(i)["value"] for i in (1, 2)),
+           Text(R29_SEC, "the slowest CPU reached {0:.2f} and {1:.2f} (the two files) of it, and the bound is "
+                         "{2:.2e} and {3:.2e} samples per second per core")),
+    Figure("h200 at 18be892: CPU pi records", lambda: (
+               one(doc(NODE, R29_QUICK), kernel="pi", backend="serial")["limit"]["incore"]["fraction"],
+               len(r29_cpu_pi()), min(r["limit"]["incore"]["fraction"] for r in r29_cpu_pi()),
+               max(r["limit"]["incore"]["fraction"] for r in r29_cpu_pi()),
+               statistics.median(r["limit"]["incore"]["fraction"] for r in r29_cpu_pi()), r29_below()[0],
+               min(min(r29_at(t)) for t in (1, 2, 4))),
+           Text(R29_SEC, "Serial π read {0:.3f} of its in-core bound. The {1} CPU π records read from {2:.3f} to "
+                         "{3:.3f} of the bound, median {4:.3f}"),
+           Text(R29_SEC, "and {5} are below")),
+    Figure("h200 at 18be892: 8 and 16 threads", lambda: (min(r29_at(8)), max(r29_at(8)), r29_at(16, "threads")[0],
+                                                        r29_at(16, "openmp")[0], r29_at(16, "tbb")[0],
+                                                        r29_at(16, "pool")[0], *r29_below()[1:]),
+           Text(R29_SEC, "all four at 8 threads ({0:.2f} to {1:.2f}) and two at 16 (threads {2:.2f} and openmp "
+                         "{3:.2f}"),
+           Text(R29_SEC, "tbb read {4:.3f} and pool {5:.3f} there")),
+    Figure("h200 at 18be892: GPU pi", lambda: (one(doc(NODE, R29_QUICK), kernel="pi", backend="cuda")["limit"]
+                                              ["incore"]["fraction"],),
+           Text(R29_SEC, "GPU π read {0:.3f} of its in-core bound at 2^27")),
+    Figure("h200 at 18be892: records above a roof", r29_above,
+           Text(R29_SEC, "The records above a roof are {0} CPU triad records"),
+           Text(R29_SEC, "pool at 1 thread ({1:.3f}) and three at 16 threads (up to {2:.3f})")),
+    Figure("h200 at 18be892: the loop's width", lambda: tuple(
+               v for i in range(3) for v in (r29_widths("a1e5978")[i], r29_widths("18be892")[i])),
+           Text(R29_SEC, "4 vectors {0:.3e} and {1:.3e}, 6 vectors {2:.3e} and {3:.3e}, 8 vectors {4:.3e} and {5:.3e} "
+                         "samples per second")),
+]
+
+
+def r29_cvs(commit):
+    b = json_file(NODE if commit != "218c119" else DEV, *(
+        [f"incore-{commit}", "bench-pi-vectors.json"] if commit != "218c119" else ["bench-pi-vectors-218c119.json"]))
+    return [x["samples_per_second"] for x in b["benchmarks"] if x.get("aggregate_name") == "cv"]
+
+
+def r29_dev():
+    d = doc(DEV, "20261127T071907Z")
+    assert "EPYC" in d["context"]["cpu"]["model"]
+    fr = [r["limit"]["incore"]["fraction"] for r in ok(d, kernel="pi")]
+    serial = one(d, kernel="pi", backend="serial")["limit"]["incore"]["fraction"]
+    return serial, len(fr), min(fr), max(fr)
+
+
+def r29_dev_widths():
+    b = json_file(DEV, "bench-pi-vectors-218c119.json")["benchmarks"]
+    med = [next(x["samples_per_second"] for x in b if x["name"] == f"pi_kernel_vectors/avx512/{v}/real_time_median")
+           for v in (4, 6, 8)]
+    return (*med, *(100 * c for c in r29_cvs("218c119")), med[1] / med[0])
+
+
+FIGURES += [
+    Figure("h200 at 18be892: the widths' spread", lambda: (100 * min(r29_cvs("a1e5978") + r29_cvs("18be892")),
+                                                          100 * max(r29_cvs("a1e5978") + r29_cvs("18be892"))),
+           Text(R29_SEC, "(medians; CVs from {0:.1f}% to {1:.1f}%)")),
+    Figure("dev-2core at 218c119: CPU pi in-core", r29_dev,
+           Text("dev-2core: the 2-core development machine", "serial π read {0:.3f} of the bound, and the {1} records "
+                                                             "from {2:.3f} to {3:.3f}")),
+    Figure("dev-2core at 218c119: the loop's width", r29_dev_widths,
+           Text("dev-2core: the 2-core development machine", "4 vectors {0:.3e}, 6 vectors {1:.3e}, 8 vectors {2:.3e} "
+                                                             "samples per second (medians; CVs {3:.1f}%, {4:.1f}% and "
+                                                             "{5:.1f}%), 6 vectors {6:.2f} times 4")),
+    Figure("h200 at 18be892: the EPYC's widths", lambda: (r29_dev_widths()[6],),
+           Text(R29_SEC, "6 vectors ran {0:.2f} times 4")),
+]
+
+
+def test_h200_pi_loop_with_12_chains_claims():
+    for f in FIGURES:
+        if f.name.startswith(("h200 at 18be892", "h200 at a1e5978", "dev-2core at 218c119")):
+            for place in f.places:
+                locate(place, render(place.template, f.derive()))
+    assert r29_below()[1] == 2 and r29_below()[2] == 4  # "The two threads records ...; the other four"
+    assert all(f <= 1 for f in (r["limit"]["incore"]["fraction"] for r in r29_cpu_pi()))
+    assert all("above" not in r["limit"]["incore"] for r in r29_cpu_pi())
+
+
 @pytest.mark.parametrize("commit, pi36", [("b2c877b", R27_PI36), ("b4014ae", R28_PI36)])
 def test_h200_incore_claims(commit, pi36):
     for f in FIGURES:
@@ -3417,15 +3572,15 @@ def test_delayed_link_bounds_the_allreduce(stamp):
 
 
 def test_the_dev_2core_runs_name_their_two_cpus():
-    """results/README.md says dev-2core is two machines: six runs on an AMD EPYC VM, and the
+    """results/README.md says dev-2core is two machines: seven runs on an AMD EPYC VM, and the
     unequal-cores pair on an Intel Xeon VM."""
     models = {os.path.basename(r): doc(DEV, os.path.basename(r))["context"]["cpu"]["model"]
               for r in RUNS if os.path.basename(os.path.dirname(r)) == DEV}
     xeon = sorted(k for k, m in models.items() if "Xeon" in m)
     assert xeon == ["20261123T033742Z", "20261123T033744Z"], models
-    assert sum("EPYC" in m for m in models.values()) == 6 and len(models) == 8, models
+    assert sum("EPYC" in m for m in models.values()) == 7 and len(models) == 9, models
     start, end = section_span("dev-2core: the 2-core development machine")
-    assert "six runs were made on an AMD EPYC VM and two" in " ".join(README[start:end].split())
+    assert "seven runs were made on an AMD EPYC VM and two" in " ".join(README[start:end].split())
 
 
 def test_the_h100_section_counts_its_runs_at_6ed7fa1():
