@@ -55,6 +55,15 @@ std::vector<int> thread_counts() {
 
 }  // namespace
 
+// Times `pairs(seed, begin, end)` over 2^24 pairs on the calling thread: samples per second.
+template <class Pairs>
+void time_pi_pairs(benchmark::State& state, Pairs pairs) {
+  constexpr std::uint64_t kPairs = std::uint64_t{1} << 24;
+  for (auto _ : state) benchmark::DoNotOptimize(pairs(42, 0, kPairs));
+  state.counters["samples_per_second"] =
+      benchmark::Counter(static_cast<double>(2 * kPairs), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // The pi kernel alone, one thread, per SIMD path of core/pi_simd.hpp (the scalar one is
 // pi.hpp's scalar loop as this compiler builds it): what the path choice is worth.
 void pi_kernel_path(benchmark::State& state, PiIsa isa) {
@@ -62,10 +71,7 @@ void pi_kernel_path(benchmark::State& state, PiIsa isa) {
     state.SkipWithError("this CPU cannot run this path");
     return;
   }
-  constexpr std::uint64_t kPairs = std::uint64_t{1} << 24;
-  for (auto _ : state) benchmark::DoNotOptimize(pi_hits_pairs_isa(isa, 42, 0, kPairs));
-  state.counters["samples_per_second"] =
-      benchmark::Counter(static_cast<double>(2 * kPairs), benchmark::Counter::kIsIterationInvariantRate);
+  time_pi_pairs(state, [isa](std::uint64_t s, std::uint64_t b, std::uint64_t e) { return pi_hits_pairs_isa(isa, s, b, e); });
 }
 
 // The AVX-512 loop with 4, 6 or 8 vectors in flight per trip (core/pi_simd.hpp, kPiVectors512):
@@ -75,10 +81,9 @@ void pi_kernel_vectors(benchmark::State& state, int vectors) {
     state.SkipWithError("this CPU cannot run the avx512 path");
     return;
   }
-  constexpr std::uint64_t kPairs = std::uint64_t{1} << 24;
-  for (auto _ : state) benchmark::DoNotOptimize(pi_hits_pairs_avx512_vectors(vectors, 42, 0, kPairs));
-  state.counters["samples_per_second"] =
-      benchmark::Counter(static_cast<double>(2 * kPairs), benchmark::Counter::kIsIterationInvariantRate);
+  time_pi_pairs(state, [vectors](std::uint64_t s, std::uint64_t b, std::uint64_t e) {
+    return pi_hits_pairs_avx512_vectors(vectors, s, b, e);
+  });
 }
 
 int main(int argc, char** argv) {
