@@ -3143,6 +3143,14 @@ def r29_above():
     return len(out), t1, max(r["limit"]["fraction"] for r in out)
 
 
+def r29_bad_above():
+    """a1e5978's quick run: its records above a roof, all triad and partly cache-resident."""
+    out = [r for r in ok(doc(NODE, R29_BAD_QUICK)) if (r.get("limit") or {}).get("fraction", 0) > 1]
+    assert all(r["kernel"] == "triad" and r["limit"]["residency"].startswith("partly") and "above_roof" in r["limit"]
+               for r in out)
+    return len(out), min(r["limit"]["fraction"] for r in out), max(r["limit"]["fraction"] for r in out)
+
+
 def r29_widths(commit):
     """parlab_bench's median samples/s of pi's loop at 4, 6 and 8 vectors."""
     b = json_file(NODE, f"incore-{commit}", "bench-pi-vectors.json")["benchmarks"]
@@ -3197,6 +3205,9 @@ FIGURES += [
     Figure("h200 at 18be892: records above a roof", r29_above,
            Text(R29_SEC, "The records above a roof are {0} CPU triad records"),
            Text(R29_SEC, "pool at 1 thread ({1:.3f}) and three at 16 threads (up to {2:.3f})")),
+    Figure("h200 at a1e5978: records above a roof", r29_bad_above,
+           Text(R29_SEC, "a1e5978's quick run has {0}, all triad and labelled partly cache-resident, from {1:.3f} to "
+                         "{2:.3f}")),
     Figure("h200 at 18be892: the loop's width", lambda: tuple(
                v for i in range(3) for v in (r29_widths("a1e5978")[i], r29_widths("18be892")[i])),
            Text(R29_SEC, "4 vectors {0:.3e} and {1:.3e}, 6 vectors {2:.3e} and {3:.3e}, 8 vectors {4:.3e} and {5:.3e} "
