@@ -255,6 +255,31 @@ TEST(RecordLimit, PiOnEveryCpuIsHeldAgainstTheProbeRunOnAllOfThemAtOnce) {
   EXPECT_NE(cache_problem(bad).find("'all_cpus'"), std::string::npos);
 }
 
+// Fewer threads than CPUs, equal clocks: the all-CPU probe (each CPU at 0.85 of its rate alone with
+// all 4 busy) names CPUs that slow each other where it accounts for the shortfall, and only there.
+TEST(RecordLimit, PiBelowTheBoundNamesCpusThatSlowEachOtherWhenBusy) {
+  json c = with_incore(ceilings());
+  c["incore"]["pi"]["clocks_hz"] = {3e9, 3e9, 3e9, 3e9};
+  c["incore"]["pi"]["all_cpus"] = {{"cpus", 4}, {"value", 4 * 0.85 * 2.8e9}, {"share", 0.85}, {"instructions_per_s", 1.0}};
+  const auto below = [&](int threads, double share) {
+    const json l = record_limit(own(ok_record("pi", threads, "int32", (1 << 20) / (share * threads * 2.8e9))), c);
+    EXPECT_NEAR(l["incore"]["fraction"].get<double>(), share, 1e-9) << l["incore"];
+    return l["incore"].value("below", std::string());
+  };
+  // 0.70 of the bound at 2 threads: 0.82 of it lowered to 0.85.
+  EXPECT_EQ(below(2, 0.70).rfind("CPUs busy together slow each other: with all 4 busy at once each reached 0.85 of "
+                                 "its rate alone, and the record reads 0.82 of the bound lowered by that",
+                                 0),
+            0u);
+  // 0.60: 0.71 of that, not enough; no cause.
+  EXPECT_EQ(below(2, 0.60).rfind("no cause measured", 0), 0u);
+  // Latency (0.90) and the busy CPUs together: 0.62 / (0.90 x 0.85) = 0.81.
+  c["incore"]["pi"]["chains"] = {{"chains", 12}, {"share", 0.90}};
+  const std::string both = below(2, 0.62);
+  EXPECT_EQ(both.rfind("latency: the loop keeps 12 dependency chains", 0), 0u) << both;
+  EXPECT_NE(both.find("; and CPUs busy together slow each other"), std::string::npos) << both;
+}
+
 TEST(RecordLimit, PiBelowTheBoundOnFloatingThreadsNamesTheSlowerClocks) {
   json c = with_incore(ceilings());
   c["incore"]["pi"]["clocks_hz"] = {3e9, 2.7e9, 2.7e9, 2.7e9};

@@ -3127,6 +3127,16 @@ def r29_below():
     return len(below), len(noisy), len(none)
 
 
+def r29_busy():
+    """The all-CPU probe's share in the quick run's ceilings, and the 8-thread records that name no
+    cause against the bound lowered by it."""
+    share = doc(NODE, R29_QUICK)["context"]["ceilings"]["incore"]["pi"]["all_cpus"]["share"]
+    rs = [r["limit"]["incore"]["fraction"] / share for r in r29_cpu_pi()
+          if r["threads"] == 8 and r["limit"]["incore"]["below"].startswith("no cause measured")]
+    assert len(rs) == 3
+    return share, min(rs), max(rs)
+
+
 def r29_bad_quick():
     """a1e5978's quick run, against the bound taken on its slow CPU: the largest share, how many
     above 1, of how many."""
@@ -3199,6 +3209,9 @@ FIGURES += [
            Text(R29_SEC, "all four at 8 threads ({0:.2f} to {1:.2f}) and two at 16 (threads {2:.2f} and openmp "
                          "{3:.2f}"),
            Text(R29_SEC, "tbb read {4:.3f} and pool {5:.3f} there")),
+    Figure("h200 at 18be892: CPUs busy together", r29_busy,
+           Text(R29_SEC, "each CPU reached {0:.3f} of its rate alone with all 16 busy), the three at 8 threads read "
+                         "{1:.3f} to {2:.3f}")),
     Figure("h200 at 18be892: GPU pi", lambda: (one(doc(NODE, R29_QUICK), kernel="pi", backend="cuda")["limit"]
                                               ["incore"]["fraction"],),
            Text(R29_SEC, "GPU π read {0:.3f} of its in-core bound at 2^27")),
