@@ -303,3 +303,6 @@ def test_a_record_above_its_in_core_bound_is_listed_with_what_it_says():
         "tbb t=2: 1.01 of the bound, above its in-core bound by 1.0%, within the ports probe's spread",
     ]
     assert above_bound_notes([rec("pool", 1, 0.97)]) == []
+    # A record from before limit.incore.above: by how much, and that it does not say why.
+    assert above_bound_notes([rec("serial", 1, 1.121)]) == [
+        "serial t=1: 1.12 of the bound, above it by 12.1% (the record does not say why)"]

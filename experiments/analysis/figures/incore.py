@@ -65,7 +65,8 @@ def above_bound_notes(recs: list) -> list:
     """Each record above its in-core bound, with what limit.incore.above says (by how much, and
     whether the probe's spread covers it): a bound a record passes is shown, never hidden."""
     return [f"{r['backend']} t={r['threads']}: {r['limit']['incore']['fraction']:.2f} of the bound, "
-            + str(r["limit"]["incore"].get("above", "above it"))
+            + str(r["limit"]["incore"].get("above") or  # a record written before `above` was
+                  f"above it by {100 * (r['limit']['incore']['fraction'] - 1):.1f}% (the record does not say why)")
             for r in sorted(recs, key=lambda x: (x["threads"], x["backend"]))
             if r["limit"]["incore"]["fraction"] > 1]
 
