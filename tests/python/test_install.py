@@ -105,7 +105,9 @@ def test_installed_copy_lists_runs_and_reports(installed, parlab_bin, tmp_path):
     assert (run_dir / "report.html").exists()  # made by the installed analysis/plot.py
     if reference_index(parlab_bin):  # compared with the installed reference runs, found beside it
         page = (run_dir / "report.html").read_text()
-        assert "against the reference runs" in page and f"{installed}/share/parlab/reference/" in page
+        # listed under the installed index's folder ("reference"), never by an absolute path
+        assert "against the reference runs" in page and "muted'>(reference/" in page
+        assert f"{installed}/share/parlab/reference/" not in page
     (run_dir / "report.html").unlink()
     report = subprocess.run([parlab, "report", str(run_dir)], capture_output=True, text=True, env=env,
                             cwd=tmp_path, timeout=300)
