@@ -51,8 +51,8 @@ std::uint64_t tail_pairs(std::uint64_t seed, std::uint64_t b, std::uint64_t e) {
 // target attribute; and AVX2 lacks the unsigned 64-bit compare AVX-512 has, so their compare
 // steps differ. Each trip body is a template on the vectors it keeps in flight (kPiVectors512 /
 // kPiVectors256, core/pi_simd.hpp), always inlined: the main loop takes that many, a second loop
-// one vector at a time (so a chunk's last pairs short of a whole trip stay vectorised), and the
-// scalar loop only what does not fill one vector.
+// (out of line: pairs_avx512_one) one vector at a time, so a chunk's last pairs short of a whole
+// trip stay vectorised, and the scalar loop only what does not fill one vector.
 // Each path has a symbol name of its own (an asm label): `parlab ceilings` disassembles it from
 // the built binary by that name to count what its hottest loop issues and bound it in-core
 // (experiments/machine/incore.cpp), and a rename here must not silently lose that. noinline:
@@ -105,7 +105,13 @@ __attribute__((target("avx512f"), always_inline)) inline __m512i trip512(const C
   return hits;
 }
 
-// Hits of pairs [b, e): trips of V vectors, then one vector at a time, then the scalar rest.
+// Pairs short of a whole trip: one vector at a time, then the scalar loop. Out of line, so the
+// labelled symbol holds the main loop alone: clang with ASan laid the two loops out as one region,
+// and the disassembler counted 161 vpmuludq per trip (138 and the one-vector loop's 23).
+__attribute__((noinline)) std::uint64_t pairs_avx512_one(std::uint64_t seed, std::uint64_t b, std::uint64_t e);
+
+// Hits of pairs [b, e): trips of V vectors, then (V > 1) pairs_avx512_one for the rest, or (V == 1)
+// the scalar loop.
 template <int V>
 __attribute__((target("avx512f"), always_inline)) inline std::uint64_t pairs512(std::uint64_t seed, std::uint64_t b,
                                                                                 std::uint64_t e) {
@@ -123,8 +129,17 @@ __attribute__((target("avx512f"), always_inline)) inline std::uint64_t pairs512(
   __m512i hits = _mm512_setzero_si512();
   std::uint64_t j = b;
   for (; e - j >= kStep; j += kStep) hits = trip512<V>(c, j, hits);
-  for (; e - j >= 8; j += 8) hits = trip512<1>(c, j, hits);
-  return static_cast<std::uint64_t>(_mm512_reduce_add_epi64(hits)) + tail_pairs(seed, j, e);
+  std::uint64_t rest = 0;
+  if constexpr (V == 1) {
+    rest = tail_pairs(seed, j, e);
+  } else {
+    if (j < e) rest = pairs_avx512_one(seed, j, e);
+  }
+  return static_cast<std::uint64_t>(_mm512_reduce_add_epi64(hits)) + rest;
+}
+
+__attribute__((target("avx512f"))) std::uint64_t pairs_avx512_one(std::uint64_t seed, std::uint64_t b, std::uint64_t e) {
+  return pairs512<1>(seed, b, e);
 }
 
 __attribute__((target("avx512f"))) std::uint64_t pairs_avx512(std::uint64_t seed, std::uint64_t b,
@@ -196,9 +211,14 @@ __attribute__((target("avx2"), always_inline)) inline __m256i trip256(const Cons
   return misses;
 }
 
-__attribute__((target("avx2"))) std::uint64_t pairs_avx2(std::uint64_t seed, std::uint64_t b,
-                                                        std::uint64_t e) {
-  constexpr std::uint64_t kStep = 4 * kPiVectors256;
+// pairs_avx512_one's twin: the pairs short of a whole AVX2 trip, out of line for the same reason.
+__attribute__((noinline)) std::uint64_t pairs_avx2_one(std::uint64_t seed, std::uint64_t b, std::uint64_t e);
+
+// pairs512's twin: hits of pairs [b, e), trips of V vectors, then the rest.
+template <int V>
+__attribute__((target("avx2"), always_inline)) inline std::uint64_t pairs256(std::uint64_t seed, std::uint64_t b,
+                                                                             std::uint64_t e) {
+  constexpr std::uint64_t kStep = 4 * V;
   const RoundKeys rk = round_keys(seed);
   Consts256 c;
   for (int r = 0; r < 10; ++r) {
@@ -210,13 +230,25 @@ __attribute__((target("avx2"))) std::uint64_t pairs_avx2(std::uint64_t seed, std
   c.lanes = _mm256_setr_epi64x(0, 1, 2, 3);
   c.sign = _mm256_set1_epi64x(static_cast<long long>(std::uint64_t{1} << 63));
   __m256i misses = _mm256_setzero_si256();
-  const std::uint64_t begin = b;
   std::uint64_t j = b;
-  for (; e - j >= kStep; j += kStep) misses = trip256<kPiVectors256>(c, j, misses);
-  for (; e - j >= 4; j += 4) misses = trip256<1>(c, j, misses);
+  for (; e - j >= kStep; j += kStep) misses = trip256<V>(c, j, misses);
+  std::uint64_t rest = 0;
+  if constexpr (V == 1) {
+    rest = tail_pairs(seed, j, e);
+  } else {
+    if (j < e) rest = pairs_avx2_one(seed, j, e);
+  }
   alignas(32) std::uint64_t m[4];
   _mm256_store_si256(reinterpret_cast<__m256i*>(m), misses);
-  return 2 * (j - begin) - (m[0] + m[1] + m[2] + m[3]) + tail_pairs(seed, j, e);
+  return 2 * (j - b) - (m[0] + m[1] + m[2] + m[3]) + rest;
+}
+
+__attribute__((target("avx2"))) std::uint64_t pairs_avx2_one(std::uint64_t seed, std::uint64_t b, std::uint64_t e) {
+  return pairs256<1>(seed, b, e);
+}
+
+__attribute__((target("avx2"))) std::uint64_t pairs_avx2(std::uint64_t seed, std::uint64_t b, std::uint64_t e) {
+  return pairs256<kPiVectors256>(seed, b, e);
 }
 #endif  // PARLAB_PI_X86
 
