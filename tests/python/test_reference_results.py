@@ -3161,11 +3161,22 @@ def r29_bad_above():
     return len(out), min(r["limit"]["fraction"] for r in out), max(r["limit"]["fraction"] for r in out)
 
 
+def bench_widths(*path):
+    """A parlab_bench JSON of pi's loop at 4, 6 and 8 vectors: (medians, CVs) of its samples/s."""
+    b = json_file(*path)["benchmarks"]
+
+    def of(v, stat):
+        return next(x["samples_per_second"] for x in b if x["name"] == f"pi_kernel_vectors/avx512/{v}/real_time_{stat}")
+    return tuple(of(v, "median") for v in (4, 6, 8)), [of(v, "cv") for v in (4, 6, 8)]
+
+
 def r29_widths(commit):
-    """parlab_bench's median samples/s of pi's loop at 4, 6 and 8 vectors."""
-    b = json_file(NODE, f"incore-{commit}", "bench-pi-vectors.json")["benchmarks"]
-    return tuple(next(x["samples_per_second"] for x in b if x["name"] == f"pi_kernel_vectors/avx512/{v}/real_time_median")
-                 for v in (4, 6, 8))
+    """The node's medians at `commit`."""
+    return bench_widths(NODE, f"incore-{commit}", "bench-pi-vectors.json")[0]
+
+
+def r29_cvs(commit):
+    return bench_widths(NODE, f"incore-{commit}", "bench-pi-vectors.json")[1]
 
 
 FIGURES += [
@@ -3228,12 +3239,6 @@ FIGURES += [
 ]
 
 
-def r29_cvs(commit):
-    b = json_file(NODE if commit != "218c119" else DEV, *(
-        [f"incore-{commit}", "bench-pi-vectors.json"] if commit != "218c119" else ["bench-pi-vectors-218c119.json"]))
-    return [x["samples_per_second"] for x in b["benchmarks"] if x.get("aggregate_name") == "cv"]
-
-
 def r29_dev():
     d = doc(DEV, "20261127T071907Z")
     assert "EPYC" in d["context"]["cpu"]["model"]
@@ -3243,10 +3248,8 @@ def r29_dev():
 
 
 def r29_dev_widths():
-    b = json_file(DEV, "bench-pi-vectors-218c119.json")["benchmarks"]
-    med = [next(x["samples_per_second"] for x in b if x["name"] == f"pi_kernel_vectors/avx512/{v}/real_time_median")
-           for v in (4, 6, 8)]
-    return (*med, *(100 * c for c in r29_cvs("218c119")), med[1] / med[0])
+    med, cvs = bench_widths(DEV, "bench-pi-vectors-218c119.json")
+    return (*med, *(100 * c for c in cvs), med[1] / med[0])
 
 
 FIGURES += [

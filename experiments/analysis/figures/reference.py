@@ -178,7 +178,7 @@ def reference_section(doc: dict, sources: list[str] | None, how: str = "") -> di
                          "only the studies both have are compared.")
     # `where`, for the page: the run as its index lists it (under the index's folder) or as it was
     # named, never the absolute path of the machine that drew the report (committed reports
-    # showed /work/... paths); `path` keeps the file read.
+    # carried the drawing machine's checkout path); `path` keeps the file read.
     return {"refs": [{"name": r["name"], "shown": r.get("name_shown", r["name"]), "description": r["description"],
                       "path": r["doc"]["_path"], "where": r.get("where", r["doc"]["_path"]),
                       "suite": r["doc"].get("suite")} for r in refs],
