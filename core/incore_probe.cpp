@@ -4,11 +4,15 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <sstream>
 #include <thread>
 
+#include "core/aligned_buffer.hpp"
 #include "core/ceilings_cpu.hpp"
+#include "core/kernels.hpp"
+#include "core/matmul_tile.hpp"
 #include "core/philox.hpp"
 
 #include "core/x86_simd.hpp"
@@ -273,6 +277,38 @@ std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::v
     }
   }
   return best;
+}
+
+MatmulProbe measure_matmul_tile(MatmulShape shape, int reps) {
+  const bool tile = shape == MatmulShape::tile;
+  const Index cols = kTile2D, depth = kMatmulKBlock, rows = tile ? kTile2D : kMatmulRowBlock;
+  AlignedBuffer<float> c(rows * cols), a(rows * depth), b((tile ? depth : 1) * cols);
+  for (Index i = 0; i < c.size(); ++i) c[i] = 1.0f;
+  for (Index i = 0; i < a.size(); ++i) a[i] = 0.0f;
+  for (Index i = 0; i < b.size(); ++i) b[i] = 1.0f;
+  const Index ldb = tile ? cols : 0;
+  const auto kernel = [&](std::uint64_t iters) -> std::uint64_t {
+    for (std::uint64_t it = 0; it < iters; ++it) {
+      matmul_tile_update(c.data(), cols, a.data(), depth, b.data(), ldb, rows, 0, depth, 0, cols);
+    }
+    std::uint32_t bits = 0;
+    std::memcpy(&bits, c.data(), sizeof bits);
+    return bits;
+  };
+  MatmulProbe p;
+  p.flops_per_call = 2.0 * static_cast<double>(rows * depth * cols);
+  const std::uint64_t iters = calibrate(kernel, kWindowSeconds);
+  std::vector<double> times;
+  p.seconds_per_call = best_seconds(kernel, iters, std::max(1, reps), times) / static_cast<double>(iters);
+  for (const double t : times) p.samples.push_back(p.flops_per_call * static_cast<double>(iters) / t);
+  std::ostringstream how;
+  how << "matmul's tile update (" << kMatmulTileSymbol << ") over " << rows << " rows of " << cols
+      << " columns and a k-block of " << depth
+      << (tile ? ", B's slab of " + std::to_string(depth * cols * sizeof(float) / 1024) + " KiB read from L2"
+               : ", every operand in L1 (one B row for every k)")
+      << ", best of " << std::max(1, reps) << " windows of " << iters << " calls";
+  p.how = how.str();
+  return p;
 }
 
 }  // namespace parlab

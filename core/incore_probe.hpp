@@ -48,4 +48,25 @@ std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps, int chains = 0);
 // Throws UnavailableError where pinning is refused.
 std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::vector<int>& cpus, int reps);
 
+// The matmul probe: the kernel's own tile update (matmul_tile.hpp), timed on the calling thread,
+// best of `reps` windows of about 20 ms. Its compiled code is the probe, so no instruction mix is
+// assumed; what differs is where the operands live:
+//   l1:   kMatmulRowBlock rows of kTile2D columns over a k-block of kMatmulKBlock, every operand
+//         in L1 (ldb 0: every k reads one B row; 5 KiB in all): the loop as the kernel runs it,
+//         memory aside: the in-core bound;
+//   tile: one output tile over one k-block as matmul_blocked runs it (kTile2D C rows, their A
+//         rows, B's slab of kMatmulKBlock x kTile2D floats, 64 KiB): B does not fit L1, so each
+//         block of rows reads it from L2. A record near this and below l1 is held back by where
+//         its operands live, not by its instructions.
+// The arithmetic is 0 * 1 + 1 on every element: no value grows or turns subnormal over millions
+// of calls (a multiply's speed does not depend on its operands otherwise).
+enum class MatmulShape { l1, tile };
+struct MatmulProbe {
+  double flops_per_call = 0;     // 2 x rows x k-block x columns
+  double seconds_per_call = 0;   // the best window's
+  std::vector<double> samples;   // every window's flop/s
+  std::string how;
+};
+MatmulProbe measure_matmul_tile(MatmulShape shape, int reps);
+
 }  // namespace parlab

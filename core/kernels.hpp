@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "executor.hpp"
+#include "matmul_tile.hpp"
 #include "pi.hpp"
 #include "pi_simd.hpp"
 #include "stream.hpp"
@@ -100,7 +101,9 @@ inline void add2d(Executor& ex, const float* a, const float* b, float* res, Inde
 
 // Blocked matmul, C = A * B, all n-by-n row-major float. Each output tile accumulates over k
 // in ascending order, so every C element is the same sum, in the same order, as the naive
-// i-j-k loop: results are bit-identical across tilings and thread counts.
+// i-j-k loop: results are bit-identical across tilings and thread counts. The tile update is out of
+// line (matmul_tile.hpp) so that its compiled loop can be read and bounded.
+// PRECONDITION: C overlaps neither A nor B.
 inline void matmul_blocked(Executor& ex, const float* A, const float* B, float* C, Index n) {
   ex.parallel_for_2d(n, n, kTile2D, kTile2D, [=](const Tile2D& t) {
     for (Index i = t.y0; i < t.y1; ++i) {
@@ -108,14 +111,7 @@ inline void matmul_blocked(Executor& ex, const float* A, const float* B, float* 
     }
     for (Index kb = 0; kb < n; kb += kMatmulKBlock) {
       const Index ke = kb + kMatmulKBlock < n ? kb + kMatmulKBlock : n;
-      for (Index i = t.y0; i < t.y1; ++i) {
-        float* crow = C + i * n;
-        for (Index k = kb; k < ke; ++k) {
-          const float aik = A[i * n + k];
-          const float* brow = B + k * n;
-          for (Index j = t.x0; j < t.x1; ++j) crow[j] += aik * brow[j];
-        }
-      }
+      matmul_tile_update(C + t.y0 * n, n, A + t.y0 * n, n, B, n, t.y1 - t.y0, kb, ke, t.x0, t.x1);
     }
   });
 }

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <utility>
+#include <vector>
 
 #include "core/kernels.hpp"
 #include "test_support.hpp"
@@ -53,6 +55,32 @@ TEST_P(BasicKernels, MatmulBitIdenticalToNaive) {
     matmul_naive(A.data(), B.data(), R.data(), n);
     if (n > 0) {  // memcmp on the null data() of an empty vector is undefined
       ASSERT_EQ(std::memcmp(C.data(), R.data(), n * n * sizeof(float)), 0) << "n=" << n;
+    }
+  }
+}
+
+// The tile update alone, at row counts around its block of kMatmulRowBlock rows (1 to 9), whole and
+// narrow widths, a k-block that starts past 0, and ldb 0 (every k one B row, as the in-core probe
+// runs it): every element the scalar k-ascending sum, bit for bit.
+TEST(MatmulTile, EveryRowCountWidthAndStrideGivesTheScalarSum) {
+  constexpr Index ld = 80, depth = 40;
+  for (Index ldb : {Index{0}, ld}) {
+    for (Index rows = 0; rows <= 9; ++rows) {
+      for (const auto& [j0, j1] : {std::pair<Index, Index>{0, kTile2D}, {7, 7 + kTile2D}, {3, 40}, {5, 5}}) {
+        std::vector<float> A(9 * depth), B(depth * ld), C(9 * ld), R;
+        for (std::size_t i = 0; i < A.size(); ++i) A[i] = static_cast<float>(static_cast<int>(i % 23) - 11) / 3.0f;
+        for (std::size_t i = 0; i < B.size(); ++i) B[i] = static_cast<float>(static_cast<int>(i % 19) - 9) / 7.0f;
+        for (std::size_t i = 0; i < C.size(); ++i) C[i] = static_cast<float>(i % 5) / 9.0f;
+        R = C;
+        matmul_tile_update(C.data(), ld, A.data(), depth, B.data(), ldb, rows, 3, depth, j0, j1);
+        for (Index r = 0; r < rows; ++r) {
+          for (Index k = 3; k < depth; ++k) {
+            for (Index j = j0; j < j1; ++j) R[r * ld + j] += A[r * depth + k] * B[k * ldb + j];
+          }
+        }
+        ASSERT_EQ(std::memcmp(C.data(), R.data(), C.size() * sizeof(float)), 0)
+            << "rows " << rows << " columns [" << j0 << ", " << j1 << ") ldb " << ldb;
+      }
     }
   }
 }

@@ -217,12 +217,48 @@ TEST(RecordLimit, PiGetsItsShareOfTheInCoreBoundOfTheCoresItUses) {
 
 // A record above its in-core bound says so, by how much, and whether the ports probe's own spread
 // (its best window over its median, 5% here) covers it.
+// matmul's block (incore.hpp, decide_matmul_incore): 100 Gflop/s per core with every operand in
+// L1, and one tile with B from L2 at 0.5 of it. A CPU matmul record (fp32) has no one-resource roof
+// (no measured fp32 FMA roof) and is still held against the bound of the loop it ran.
+json with_matmul_incore(json c) {
+  c["incore"]["matmul"] = {{"loop", {{"multiply_instructions", 16}, {"lanes", 16}, {"flops_per_iteration", 512}}},
+                           {"value", 100e9}, {"unit", "flops/s"}, {"cores", 4},
+                           {"clocks_hz", {3e9, 3e9, 3e9, 3e9}}, {"tile", {{"share", 0.5}, {"flops_per_s", 50e9}}},
+                           {"model", "measured"}, {"binds", "the loop's instructions, measured: test"}};
+  return c;
+}
+
+TEST(RecordLimit, MatmulOfParlabsOwnLoopIsHeldAgainstItsInCoreBoundWithoutARoof) {
+  const json c = with_matmul_incore(ceilings());
+  const double flops = 2.0 * (1 << 20) * (1 << 20) * double(1 << 20);  // ok_record's n = 2^20
+  const json near = record_limit(own(ok_record("matmul", 1, "float", flops / 90e9)), c);
+  EXPECT_TRUE(near["roof"].is_null()) << near.dump();
+  EXPECT_EQ(near["reason"].get<std::string>().rfind("no roof: ", 0), 0u);
+  ASSERT_TRUE(near.contains("incore")) << near.dump();
+  EXPECT_EQ(near["incore"]["unit"], "flops/s");
+  EXPECT_NEAR(near["incore"]["fraction"].get<double>(), 0.9, 1e-9);
+  EXPECT_FALSE(near["incore"].contains("below"));
+  // At 0.45 of the bound, 0.9 of the tile probe: its operands from L2 are the cause named.
+  const json l2 = record_limit(own(ok_record("matmul", 1, "float", flops / 45e9)), c);
+  EXPECT_EQ(l2["incore"].value("below", "").rfind("its operands come from L2", 0), 0u) << l2["incore"];
+  EXPECT_NE(l2["incore"]["below"].get<std::string>().find("reached 0.50 of the bound"), std::string::npos);
+  // Far below even that: no cause measured.
+  const json far = record_limit(own(ok_record("matmul", 1, "float", flops / 20e9)), c);
+  EXPECT_EQ(far["incore"].value("below", "").rfind("no cause measured", 0), 0u) << far["incore"];
+  // Two threads: two cores' worth; another's code (numpy, a peer) has no in-core bound.
+  EXPECT_DOUBLE_EQ(record_limit(own(ok_record("matmul", 2, "float", 1.0)), c)["incore"]["value"].get<double>(), 200e9);
+  EXPECT_FALSE(record_limit(ok_record("matmul", 1, "float", 1.0), c).contains("incore"));
+  // pi's block does not apply to matmul, nor matmul's to pi.
+  EXPECT_FALSE(record_limit(own(ok_record("matmul", 1, "float", 1.0)), with_incore(ceilings())).contains("incore"));
+  EXPECT_FALSE(record_limit(own(ok_record("pi", 1, "int32", 0.01)), c).contains("incore"));
+}
+
 TEST(RecordLimit, PiAboveItsInCoreBoundIsNeverSilent) {
   json c = with_incore(ceilings());
   c["incore"]["pi"]["probe"]["spread"] = {{"median", 1.0}, {"max", 1.05}};
   const json within = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (2.8e9 * 1.03))), c);
   EXPECT_NEAR(within["incore"]["fraction"].get<double>(), 1.03, 1e-9);
-  EXPECT_EQ(within["incore"].value("above", "").rfind("above its in-core bound by 3.0%, within the ports probe's spread", 0),
+  EXPECT_EQ(within["incore"].value("above", "").rfind("above its in-core bound by 3.0%, within its probe's spread", 0),
             0u)
       << within["incore"];
   const json beyond = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (2.8e9 * 1.12))), c);

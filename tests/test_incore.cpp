@@ -11,6 +11,8 @@
 #include "core/ceilings_cpu.hpp"
 #include "core/error.hpp"
 #include "core/incore_probe.hpp"
+#include "core/kernels.hpp"
+#include "core/matmul_tile.hpp"
 #include "core/pi_simd.hpp"
 #include "experiments/io/child_process.hpp"
 #include "experiments/machine/incore.hpp"
@@ -90,6 +92,41 @@ TEST(IncoreObjdump, MovesAreCountedApartFromTheWorkOfThePorts) {
   EXPECT_DOUBLE_EQ(j["cycles_per_iteration"].get<double>(), 2);  // 4 at 2 per cycle
   EXPECT_NE(j["binds"].get<std::string>().find("4 vector ALU instructions per trip (and 5 moves"), std::string::npos)
       << j["binds"];
+}
+
+// matmul's shape: a k loop around a column loop, the column loop's epilogue inside the k loop. The
+// innermost loop is the one read (the k loop would count the column loop's multiplies once, not per
+// trip), and a mnemonic ending in '*' is a prefix (vfmadd* takes vfmadd231ps).
+TEST(IncoreObjdump, OnlyTheInnermostLoopIsReadAndAStarIsAPrefix) {
+  constexpr const char* text = R"(
+0000000000255af0 <parlab_matmul_tile>:
+  255b00:	vbroadcastss (%rsi),%zmm1
+  255b06:	vmulps (%rdx,%rax,1),%zmm1,%zmm0
+  255b0c:	vaddps (%rcx,%rax,1),%zmm0,%zmm0
+  255b12:	vmovups %zmm0,(%rcx,%rax,1)
+  255b18:	add    $0x40,%rax
+  255b1c:	cmp    %rax,%rdi
+  255b1f:	jne    255b06 <parlab_matmul_tile+0x16>
+  255b21:	vmulps (%rdx,%rax,1),%ymm1,%ymm0
+  255b27:	vmulps (%rdx,%rax,1),%ymm1,%ymm2
+  255b2d:	vmulss (%rdx),%xmm1,%xmm0
+  255b31:	dec    %r8
+  255b34:	jne    255b00 <parlab_matmul_tile+0x10>
+  255b36:	vfmadd231ps %zmm1,%zmm2,%zmm3
+  255b3c:	dec    %r9
+  255b3f:	jne    255b36 <parlab_matmul_tile+0x46>
+  255b41:	ret
+)";
+  const auto loop = hottest_loop(text, "vmulps", "%zmm");
+  ASSERT_TRUE(loop.has_value());
+  EXPECT_EQ(loop->counted, 1);  // not the k loop's 3
+  EXPECT_EQ(loop->instructions.size(), 6u);
+  EXPECT_EQ(loop->vector_instructions, 3);
+  EXPECT_EQ(loop->moves, 1);
+  const auto fused = hottest_loop(text, "vfmadd*", "%zmm");
+  ASSERT_TRUE(fused.has_value());
+  EXPECT_EQ(fused->counted, 1);
+  EXPECT_FALSE(hottest_loop(text, "vfmadd", "%zmm").has_value());  // no '*': the whole mnemonic
 }
 
 TEST(IncoreObjdump, NoLoopOrNoMnemonicIsNone) {
@@ -290,6 +327,63 @@ TEST(IncoreSass, AProbeWithMoreInstructionsPerMultiplyDoesNotBoundPi) {
   probe.instructions = 64;  // 2.0 per multiply, below pi's 2.04
   EXPECT_TRUE(decide_gpu_incore(pi, 4, probe, gpu_roofs())["imul_probe_bounds"].get<bool>());
   EXPECT_TRUE(decide_gpu_incore(pi, 4, probe, json::object()).contains("unavailable"));
+}
+
+TEST(IncoreDecideMatmul, TheProbeOfTheLoopIsTheBoundAndAnAgreeingModelNamesWhatBinds) {
+  MatmulIncoreInputs in;
+  in.flops_per_trip = 512;
+  in.clock_hz = 3e9;
+  in.l1_flops_per_s = 150e9;  // 10.24 cycles per trip
+  in.tile_flops_per_s = 120e9;
+  in.mca_why_not = "no llvm-mca on PATH (apt-get install llvm-19)";
+  json j = decide_matmul_incore(in);
+  EXPECT_EQ(j["model"], "measured");
+  EXPECT_EQ(j["unit"], "flops/s");
+  EXPECT_DOUBLE_EQ(j["value"].get<double>(), 150e9);
+  EXPECT_DOUBLE_EQ(j["loop_cycles_per_iteration"].get<double>(), 10.24);
+  EXPECT_DOUBLE_EQ(j["tile"]["share"].get<double>(), 0.8);
+  EXPECT_EQ(j["binds"].get<std::string>().rfind("the loop's instructions, measured: 10.24 cycles per trip", 0), 0u) << j["binds"];
+  EXPECT_NE(j["model_why"].get<std::string>().find("no llvm-mca on PATH"), std::string::npos);
+  in.peak_clock_hz = 3.3e9;  // a core seen faster than the probe's: the bound takes its clock
+  EXPECT_DOUBLE_EQ(decide_matmul_incore(in)["value"].get<double>(), 165e9);
+  in.peak_clock_hz = 0;
+  in.mca_name = "llvm-mca-19 -mcpu=test";
+  in.mca_loop = mca(10.5, 10, 10);  // within 10% of 10.24, port 0 busy: ports bind
+  j = decide_matmul_incore(in);
+  EXPECT_TRUE(j["llvm_mca"]["agrees"].get<bool>());
+  EXPECT_EQ(j["binds"].get<std::string>().rfind("ports: Port0", 0), 0u) << j["binds"];
+  EXPECT_DOUBLE_EQ(j["value"].get<double>(), 150e9);  // the measured loop stays the bound
+  in.mca_loop = mca(10.5, 10, 6);  // no port near busy: the chains
+  EXPECT_EQ(decide_matmul_incore(in)["binds"].get<std::string>().rfind("dependency chains", 0), 0u);
+  in.mca_loop = mca(19, 19, 19);  // 86% off: its model is not this CPU's
+  j = decide_matmul_incore(in);
+  EXPECT_FALSE(j["llvm_mca"]["agrees"].get<bool>());
+  EXPECT_EQ(j["binds"].get<std::string>().rfind("the loop's instructions, measured", 0), 0u) << j["binds"];
+  EXPECT_NE(j["model_why"].get<std::string>().find("does not hold here"), std::string::npos);
+  in.l1_flops_per_s = 0;
+  EXPECT_TRUE(decide_matmul_incore(in).contains("unavailable"));
+}
+
+// This binary's matmul loop, read as `parlab ceilings` reads it: found in its symbol, with a
+// multiply (fused or not) of at least 4 lanes, and its probes run and count their work.
+TEST(IncoreBinary, ThisBinarysMatmulLoopIsFoundAndItsProbesRun) {
+  SpawnOptions o;
+  o.timeout_s = 60;
+  const ChildOutput d = run_child({"objdump", "-d", "--no-show-raw-insn", "--disassemble=" + std::string(kMatmulTileSymbol),
+                                   self_executable()}, o);
+  ASSERT_EQ(d.exit_code, 0) << "objdump is needed (binutils): " << d.describe_end();
+  int found = 0;
+  for (const char* p : {"vfmadd*", "vmulps", "mulps"}) {
+    if (const auto loop = hottest_loop(d.out, p, "%xmm")) found += loop->counted;
+  }
+  EXPECT_GT(found, 0) << "no loop with a float multiply in " << kMatmulTileSymbol << ":\n" << d.out.substr(0, 2000);
+  const MatmulProbe l1 = measure_matmul_tile(MatmulShape::l1, 1);
+  EXPECT_DOUBLE_EQ(l1.flops_per_call, 2.0 * kMatmulRowBlock * kMatmulKBlock * kTile2D);
+  EXPECT_GT(l1.seconds_per_call, 0.0);
+  EXPECT_EQ(l1.samples.size(), 1u);
+  const MatmulProbe tile = measure_matmul_tile(MatmulShape::tile, 1);
+  EXPECT_DOUBLE_EQ(tile.flops_per_call, 2.0 * kTile2D * kMatmulKBlock * kTile2D);
+  EXPECT_NE(tile.how.find("from L2"), std::string::npos) << tile.how;
 }
 
 // This binary's own pi loop, read as `parlab ceilings` reads parlab's: found, and issuing no more

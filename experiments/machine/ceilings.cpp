@@ -212,6 +212,70 @@ constexpr double kMinRoof = 1.0;
 
 }  // namespace
 
+namespace {
+
+// What makes the cache's `incore` blocks untrustworthy, or empty: read by record_limit, where a
+// bound divides a record's rate.
+std::string incore_problem(const json& incore) {
+  if (!incore.is_object()) return "'incore' is not an object";
+  for (const auto& [kernel, b] : incore.items()) {
+    const std::string where = "incore '" + quoted_value(kernel, 60) + "'";
+    if (!b.is_object()) return where + " is not an object";
+    if (b.contains("unavailable") && !b["unavailable"].is_string()) return where + ": 'unavailable' is not text";
+    const auto positive = [](const json& o, const char* key) {
+      return o.contains(key) && o[key].is_number() && std::isfinite(o[key].get<double>()) && o[key].get<double>() > 0;
+    };
+    if (b.contains("imul_probe_bounds")) {
+      if (!b["imul_probe_bounds"].is_boolean()) return where + ": 'imul_probe_bounds' is not true or false";
+      if (!b.contains("imul_probe") || !b["imul_probe"].is_object() ||
+          !positive(b["imul_probe"], "instructions_per_multiply") || !positive(b["imul_probe"], "pi_instructions_per_multiply"))
+        return where + ": 'imul_probe' has no positive instructions per multiply";
+    }
+    if (b.contains("loop")) {
+      const json& l = b["loop"];
+      if (!l.is_object()) return where + ": 'loop' is not an object";
+      // pi's loop counts samples, matmul's flops (incore.hpp).
+      const bool flops = b.value("unit", "") == "flops/s";
+      for (const char* key : flops ? std::vector<const char*>{"multiply_instructions", "lanes", "flops_per_iteration"}
+                                   : std::vector<const char*>{"imuls_per_sample", "multiply_instructions", "lanes",
+                                                              "samples_per_iteration"}) {
+        if (!positive(l, key)) return where + ": 'loop' has no positive '" + key + "'";
+      }
+    }
+    if (!b.contains("value")) continue;
+    if (!b["value"].is_number() || !std::isfinite(b["value"].get<double>()) || b["value"].get<double>() < kMinRoof)
+      return where + ": value is not a rate above 0";
+    if (!b.contains("cores") || !b["cores"].is_number_integer() || b["cores"].get<long long>() < 1 ||
+        b["cores"].get<long long>() > 0x7fffffffLL)
+      return where + ": 'cores' is not a core count";
+    for (const char* key : {"model", "binds", "unit"}) {
+      if (!b.contains(key) || !b[key].is_string()) return where + ": no string '" + key + "'";
+    }
+    if (b["unit"] != "samples/s" && b["unit"] != "flops/s") return where + ": 'unit' is not samples/s or flops/s";
+    if (b.contains("tile") && (!b["tile"].is_object() || !positive(b["tile"], "share")))
+      return where + ": 'tile' has no positive share";
+    if (b.contains("chains") && (!b["chains"].is_object() || !positive(b["chains"], "share")))
+      return where + ": 'chains' has no positive share";
+    if (b.contains("all_cpus")) {
+      const json& a = b["all_cpus"];
+      if (!a.is_object()) return where + ": 'all_cpus' is not an object";
+      if (a.contains("value") && (!positive(a, "value") || !a.contains("cpus") || !a["cpus"].is_number_integer() ||
+                                  a["cpus"].get<long long>() < 1 || a["cpus"].get<long long>() > 0x7fffffffLL))
+        return where + ": 'all_cpus' has no positive value and CPU count";
+    }
+    if (b.contains("clocks_hz")) {
+      if (!b["clocks_hz"].is_array() || b["clocks_hz"].empty()) return where + ": 'clocks_hz' is not a list of clocks";
+      for (const auto& hz : b["clocks_hz"]) {
+        if (!hz.is_number() || !std::isfinite(hz.get<double>()) || hz.get<double>() <= 0)
+          return where + ": 'clocks_hz' holds something other than a positive clock";
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 // What makes a parsed cache untrustworthy (experiments/schema/ceilings.schema.json says the same),
 // or empty when nothing does. A roof must be finite and above 0: it divides every record's rate.
 std::string cache_problem(const json& c) {
@@ -256,54 +320,8 @@ std::string cache_problem(const json& c) {
       if (!w.is_string()) return "a warning is not text";
     }
   }
-  if (c.contains("incore")) {  // read by record_limit: a bound divides a record's rate
-    if (!c["incore"].is_object()) return "'incore' is not an object";
-    for (const auto& [kernel, b] : c["incore"].items()) {
-      const std::string where = "incore '" + quoted_value(kernel, 60) + "'";
-      if (!b.is_object()) return where + " is not an object";
-      if (b.contains("unavailable") && !b["unavailable"].is_string()) return where + ": 'unavailable' is not text";
-      const auto positive = [](const json& o, const char* key) {
-        return o.contains(key) && o[key].is_number() && std::isfinite(o[key].get<double>()) && o[key].get<double>() > 0;
-      };
-      if (b.contains("imul_probe_bounds")) {
-        if (!b["imul_probe_bounds"].is_boolean()) return where + ": 'imul_probe_bounds' is not true or false";
-        if (!b.contains("imul_probe") || !b["imul_probe"].is_object() ||
-            !positive(b["imul_probe"], "instructions_per_multiply") || !positive(b["imul_probe"], "pi_instructions_per_multiply"))
-          return where + ": 'imul_probe' has no positive instructions per multiply";
-      }
-      if (b.contains("loop")) {
-        const json& l = b["loop"];
-        if (!l.is_object()) return where + ": 'loop' is not an object";
-        for (const char* key : {"imuls_per_sample", "multiply_instructions", "lanes", "samples_per_iteration"}) {
-          if (!positive(l, key)) return where + ": 'loop' has no positive '" + key + "'";
-        }
-      }
-      if (!b.contains("value")) continue;
-      if (!b["value"].is_number() || !std::isfinite(b["value"].get<double>()) || b["value"].get<double>() < kMinRoof)
-        return where + ": value is not a rate above 0";
-      if (!b.contains("cores") || !b["cores"].is_number_integer() || b["cores"].get<long long>() < 1 ||
-          b["cores"].get<long long>() > 0x7fffffffLL)
-        return where + ": 'cores' is not a core count";
-      for (const char* key : {"model", "binds", "unit"}) {
-        if (!b.contains(key) || !b[key].is_string()) return where + ": no string '" + key + "'";
-      }
-      if (b.contains("chains") && (!b["chains"].is_object() || !positive(b["chains"], "share")))
-        return where + ": 'chains' has no positive share";
-      if (b.contains("all_cpus")) {
-        const json& a = b["all_cpus"];
-        if (!a.is_object()) return where + ": 'all_cpus' is not an object";
-        if (a.contains("value") && (!positive(a, "value") || !a.contains("cpus") || !a["cpus"].is_number_integer() ||
-                                    a["cpus"].get<long long>() < 1 || a["cpus"].get<long long>() > 0x7fffffffLL))
-          return where + ": 'all_cpus' has no positive value and CPU count";
-      }
-      if (b.contains("clocks_hz")) {
-        if (!b["clocks_hz"].is_array() || b["clocks_hz"].empty()) return where + ": 'clocks_hz' is not a list of clocks";
-        for (const auto& hz : b["clocks_hz"]) {
-          if (!hz.is_number() || !std::isfinite(hz.get<double>()) || hz.get<double>() <= 0)
-            return where + ": 'clocks_hz' holds something other than a positive clock";
-        }
-      }
-    }
+  if (c.contains("incore")) {
+    if (std::string p = incore_problem(c["incore"]); !p.empty()) return p;
   }
   if (c.contains("seconds") && !c["seconds"].is_number()) return "'seconds' is not a number";
   if (c.contains("quick") && !c["quick"].is_boolean()) return "'quick' is not true or false";
@@ -468,7 +486,9 @@ void print_ceilings(const json& c, std::ostream& out) {
     if (b.contains("value")) {
       std::ostringstream v;
       v << std::fixed << std::setprecision(2) << b["value"].get<double>() / 1e9 << " Gsample/s";
-      out << "  " << std::left << std::setw(20) << ("incore_" + kernel) << std::right << std::setw(16) << v.str()
+      const std::string unit = b.value("unit", "samples/s");
+      out << "  " << std::left << std::setw(20) << ("incore_" + kernel) << std::right << std::setw(16)
+          << (unit == "samples/s" ? v.str() : human(b["value"].get<double>(), unit))
           << "  " << std::setw(11) << b.value("model", "") << (kernel == "pi_gpu" ? "  whole GPU\n" : "  per core\n")
           << hanging("      ", b.value("binds", "") + "; " + b.value("model_why", ""), width) << "\n";
       if (const json pc = b.value("probe_cpu", json::object()); pc.contains("how") && b.contains("cpu")) {
@@ -484,6 +504,12 @@ void print_ceilings(const json& c, std::ostream& out) {
         out << hanging("      ", a.str(), width) << "\n";
       } else if (all.contains("unavailable")) {
         out << hanging("      all CPUs at once unavailable: ", all["unavailable"].get<std::string>(), width) << "\n";
+      }
+      if (const json t = b.value("tile", json::object()); t.contains("share")) {
+        std::ostringstream a;
+        a << "one output tile, B's k-block slab from L2: " << std::fixed << std::setprecision(2)
+          << t["share"].get<double>() << " of the bound";
+        out << hanging("      ", a.str(), width) << "\n";
       }
       if (const json ch = b.value("chains", json::object()); ch.contains("share")) {
         std::ostringstream a;

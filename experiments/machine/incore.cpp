@@ -16,6 +16,8 @@
 #include "core/ceilings_cpu.hpp"
 #include "core/error.hpp"
 #include "core/incore_probe.hpp"
+#include "core/kernels.hpp"
+#include "core/matmul_tile.hpp"
 #include "core/pi_simd.hpp"
 #include "core/spread.hpp"
 #include "experiments/io/child_process.hpp"
@@ -89,6 +91,12 @@ bool is_move(const AsmLine& a) {
     return c1 != std::string::npos && c2 != std::string::npos && ops.substr(0, c1) == ops.substr(c1 + 1, c2 - c1 - 1);
   }
   return false;
+}
+
+// `pattern` is a mnemonic, or a prefix of one ending in '*' (vfmadd* takes vfmadd231ps and its kin).
+bool mnemonic_matches(std::string_view mnemonic, std::string_view pattern) {
+  if (!pattern.empty() && pattern.back() == '*') return mnemonic.substr(0, pattern.size() - 1) == pattern.substr(0, pattern.size() - 1);
+  return mnemonic == pattern;
 }
 
 std::string fixed(double v, int digits) {
@@ -204,7 +212,7 @@ struct FastCore {
   double hz = 0;
   std::vector<double> clocks;  // every pinned CPU's, fastest first
 };
-FastCore fastest_core(json& pi) {
+FastCore fastest_core(json& pi) {  // `pi`: gets `pinning` where pinning is refused
   FastCore best;
   std::vector<double> clocks;
   const std::vector<int> cpus = probe_cpus();
@@ -336,6 +344,14 @@ std::optional<AsmLoop> hottest_loop(std::string_view objdump_text, std::string_v
   for (std::size_t end = 0; end < lines.size(); ++end) {
     const auto& br = lines[end];
     if (!br.branch_target || *br.branch_target > br.address) continue;
+    // Innermost only: a loop around another one (matmul's k loop around its column loop) would
+    // count the inner loop's instructions once, not per trip.
+    if (std::any_of(lines.begin(), lines.end(), [&](const AsmLine& a) {
+          return &a != &br && a.address >= *br.branch_target && a.address < br.address && a.branch_target &&
+                 *a.branch_target <= a.address && *a.branch_target >= *br.branch_target;
+        })) {
+      continue;
+    }
     AsmLoop loop;
     for (const auto& a : lines) {
       if (a.address < *br.branch_target || a.address > br.address) continue;
@@ -346,7 +362,7 @@ std::optional<AsmLoop> hottest_loop(std::string_view objdump_text, std::string_v
       } else {
         loop.instructions.push_back(a.text);
       }
-      if (a.mnemonic == mnemonic) ++loop.counted;
+      if (mnemonic_matches(a.mnemonic, mnemonic)) ++loop.counted;
       if (a.text.find(vector_register) != std::string::npos) {
         ++loop.vector_instructions;
         if (is_move(a)) ++loop.moves;
@@ -472,6 +488,61 @@ json decide_incore(const IncoreInputs& in) {
   j["value"] = clock * in.samples_per_iteration / cycles;
   j["value_clock_hz"] = clock;
   j["unit"] = "samples/s";
+  return j;
+}
+
+json decide_matmul_incore(const MatmulIncoreInputs& in) {
+  json j;
+  if (!(in.clock_hz > 0) || !(in.flops_per_trip > 0) || !(in.l1_flops_per_s > 0)) {
+    j["unavailable"] = "the clock, the probe or the loop's counts are missing";
+    return j;
+  }
+  // The hot loop's cycles per trip with every operand in L1 (a call's setup is one in 64 k-pairs'
+  // worth, so the loop's own): what llvm-mca's model of the loop must predict.
+  const double measured = in.clock_hz * in.flops_per_trip / in.l1_flops_per_s;
+  std::string binds, why;
+  if (in.mca_loop) {
+    const double predicted = in.mca_loop->cycles_per_iteration();
+    const bool agrees = std::abs(predicted - measured) <= kMcaAgreement * measured;
+    json m = mca_json(*in.mca_loop);
+    m["tool"] = in.mca_name;
+    m["loop_cycles_predicted"] = predicted;
+    m["loop_cycles_measured"] = measured;
+    m["agrees"] = agrees;
+    j["llvm_mca"] = m;
+    const std::string check = in.mca_name + " predicts the loop at " + fixed(predicted, 2) + " cycles per trip; measured " +
+                              fixed(measured, 2);
+    if (agrees) {
+      const auto [name, pressure] = in.mca_loop->busiest();
+      binds = pressure >= 0.9 * predicted
+                  ? "ports: " + name + " busy " + fixed(pressure, 2) + " of " + fixed(predicted, 2) + " cycles per trip"
+                  : "dependency chains: " + fixed(predicted, 2) + " cycles per trip, the busiest port (" + name +
+                        ") busy " + fixed(pressure, 2);
+      why = check + ": its model holds here, and names what binds";
+    } else {
+      why = check + ": its model does not hold here, so it names nothing";
+    }
+  } else {
+    why = in.mca_why_not.empty() ? "llvm-mca did not run" : in.mca_why_not;
+  }
+  if (binds.empty()) {
+    binds = "the loop's instructions, measured: " + fixed(measured, 2) + " cycles per trip of " +
+            fixed(in.flops_per_trip, 0) + " flops with every operand in L1 (no model names the resource)";
+  }
+  j["loop_cycles_per_iteration"] = measured;
+  j["model"] = "measured";
+  j["model_why"] = "the kernel's own tile update timed with every operand in L1 (the probe is the loop: no instruction "
+                   "mix assumed); " + why;
+  j["binds"] = binds;
+  if (in.tile_flops_per_s > 0) {
+    j["tile"] = {{"share", in.tile_flops_per_s / in.l1_flops_per_s}, {"flops_per_s", in.tile_flops_per_s}};
+  }
+  // At the fastest clock any core was seen at, so that a record whose core ran faster than the
+  // probe's does not pass the bound (as pi's).
+  const double clock = std::max(in.clock_hz, in.peak_clock_hz);
+  j["value"] = in.l1_flops_per_s * clock / in.clock_hz;
+  j["value_clock_hz"] = clock;
+  j["unit"] = "flops/s";
   return j;
 }
 
@@ -632,15 +703,21 @@ json measure_gpu_incore(const std::string& function_fragment, int pairs_per_trip
   return decide_gpu_incore(*loop, pairs_per_trip, sass_hot_loop(d.out, imul_probe_fragment), roofs);
 }
 
-json measure_incore(std::ostream& log) {
+// CPU pi's block: its loop, the probes on `fast`'s CPUs, the decision. `cpu` gets the CPU the ports
+// probe ran on (-1: none), for matmul's probes to run there too.
+namespace {
+
+json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinning, int& cpu) {
   json pi = json::object();
+  cpu = fast.cpu;
+  if (!pinning.is_null()) pi["pinning"] = pinning;
   const PiIsa isa = pi_active_isa();
   pi["isa"] = std::string(to_string(isa));
   const std::optional<PiLoop> loop = pi_loop(isa);
   if (!loop) {
     pi["unavailable"] = "pi runs its scalar path here (" + std::string(to_string(isa)) +
                         "), the compiler's loop, which parlab does not read";
-    return {{"pi", pi}};
+    return pi;
   }
   const std::string reg = isa == PiIsa::avx512 ? "%zmm" : "%ymm";
   const std::string binary = self_executable();
@@ -649,7 +726,7 @@ json measure_incore(std::ostream& log) {
   const auto found = text ? hottest_loop(*text, "vpmuludq", reg) : std::nullopt;
   if (!found) {
     pi["unavailable"] = text ? "no loop with vpmuludq in " + std::string(loop->symbol) + " (a stripped binary?)" : why;
-    return {{"pi", pi}};
+    return pi;
   }
   const double samples = 2.0 * loop->pairs_per_iteration;
   pi["loop"] = {{"symbol", loop->symbol},
@@ -665,8 +742,7 @@ json measure_incore(std::ostream& log) {
   in.loop_vector_instructions = found->port_instructions();
   in.loop_moves = found->moves;
   in.samples_per_iteration = samples;
-  const FastCore fast = fastest_core(pi);
-  const int cpu = fast.cpu >= 0 ? fastest_vector_cpu(pi, isa, fast.cpu) : -1;
+  cpu = fast.cpu >= 0 ? fastest_vector_cpu(pi, isa, fast.cpu) : -1;
   const std::optional<MixProbe> mix = measure_pinned_probes(pi, isa, cpu, loop->chains, in.clock_hz);
   if (cpu >= 0) pi["cpu"] = cpu;
   // Each CPU's clock, fastest first: a record on c cores is bounded by the c fastest (limit.cpp).
@@ -679,7 +755,7 @@ json measure_incore(std::ostream& log) {
     const auto ploop = ptext ? hottest_loop(*ptext, "vpmuludq", reg) : std::nullopt;
     if (!ploop) {
       pi["unavailable"] = ptext ? "no loop in the mix probe " + std::string(mix->symbol) : pwhy;
-      return {{"pi", pi}};
+      return pi;
     }
     // A trip of the compiled probe may hold more than one source iteration.
     in.probe_vector_instructions = ploop->port_instructions();
@@ -706,7 +782,119 @@ json measure_incore(std::ostream& log) {
         << fixed(pi["value"].get<double>() / 1e9, 2) << " Gsamples/s per core (" << pi["model"].get<std::string>()
         << "; " << pi["binds"].get<std::string>() << ")\n";
   }
-  return {{"pi", pi}};
+  return pi;
+}
+
+// The lanes of a float vector register the loop's first `pattern` instruction names (zmm 16, ymm 8,
+// xmm 4), 0 where none does.
+int float_lanes(const AsmLoop& loop, std::string_view pattern) {
+  for (const auto& i : loop.instructions) {
+    const std::string m = i.substr(0, i.find(' '));
+    if (!mnemonic_matches(m, pattern)) continue;
+    if (i.find("%zmm") != std::string::npos) return 16;
+    if (i.find("%ymm") != std::string::npos) return 8;
+    if (i.find("%xmm") != std::string::npos) return 4;
+  }
+  return 0;
+}
+
+// matmul's block: its tile update's hot loop (the one with the most fused multiply-adds, or
+// multiplies where the build keeps them apart: -ffp-contract=off), its two probes on `cpu`,
+// llvm-mca's model of the loop, and the decision.
+json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& pinning, int cpu) {
+  json mm = json::object();
+  if (!pinning.is_null()) mm["pinning"] = pinning;
+  const std::string binary = self_executable();
+  std::string why;
+  const auto text = disassemble(binary, kMatmulTileSymbol, why);
+  if (!text) return {{"unavailable", why}};
+  std::optional<AsmLoop> loop;
+  std::string pattern;
+  int lanes = 0;
+  // The loop with the most multiplies is the whole-width path's (kMatmulRowBlock rows at once).
+  for (const char* p : {"vfmadd*", "vmulps", "mulps"}) {
+    loop = hottest_loop(*text, p, "%xmm");
+    if (loop && (lanes = float_lanes(*loop, p)) > 0) {
+      pattern = p;
+      break;
+    }
+  }
+  if (!loop || lanes == 0) {
+    return {{"unavailable", "no loop with vfmadd*, vmulps or mulps in " + std::string(kMatmulTileSymbol) + " (a stripped binary?)"}};
+  }
+  // Again with the width found, so that its vector instructions and moves are counted.
+  const std::optional<AsmLoop> wide = hottest_loop(*text, pattern, lanes == 16 ? "%zmm" : lanes == 8 ? "%ymm" : "%xmm");
+  if (!wide) return {{"unavailable", "the loop of " + std::string(kMatmulTileSymbol) + " was lost on a second reading"}};
+  const AsmLoop& found = *wide;
+  MatmulIncoreInputs in;
+  // A fused multiply-add is 2 flops a lane; an unfused multiply has its add beside it (the loop
+  // is crow[j] += aik * brow[j]), so 2 flops a lane either way.
+  in.flops_per_trip = 2.0 * lanes * found.counted;
+  mm["loop"] = {{"symbol", kMatmulTileSymbol},
+                {"instructions", found.instructions.size()},
+                {"vector_instructions", found.vector_instructions},
+                {"moves", found.moves},
+                {"multiply_instructions", found.counted},
+                {"multiply", pattern == "vfmadd*" ? "fused multiply-add" : pattern + " (and its add)"},
+                {"lanes", lanes},
+                {"flops_per_iteration", in.flops_per_trip}};
+  {
+    std::optional<CpuPin> pin;
+    try {
+      if (cpu >= 0) pin.emplace(cpu);
+    } catch (const UnavailableError& e) {
+      mm["pinning"] = std::string("unpinned: ") + e.what();
+    }
+    const double before = stable_clock_hz();
+    const MatmulProbe l1 = measure_matmul_tile(MatmulShape::l1, 7);
+    const MatmulProbe tile = measure_matmul_tile(MatmulShape::tile, 7);
+    const double after = stable_clock_hz();
+    in.clock_hz = std::max(before, after);
+    const auto rate = [](const MatmulProbe& p) { return p.seconds_per_call > 0 ? p.flops_per_call / p.seconds_per_call : 0.0; };
+    in.l1_flops_per_s = rate(l1);
+    in.tile_flops_per_s = rate(tile);
+    const auto probe_json = [&](const MatmulProbe& p) {
+      json j = {{"flops_per_s", rate(p)}, {"how", p.how}};
+      if (const auto sp = spread_of(p.samples)) j["spread"] = spread_json(*sp);
+      return j;
+    };
+    // `probe`: the bound's own (its spread is what limit.incore.above weighs, as pi's); `tile`'s
+    // probe is reported beside its share (decide_matmul_incore).
+    mm["probe"] = probe_json(l1);
+    mm["tile_probe"] = probe_json(tile);
+  }
+  if (cpu >= 0) mm["cpu"] = cpu;
+  if (!fast.clocks.empty()) mm["clocks_hz"] = fast.clocks;
+  mm["clock_hz"] = in.clock_hz;
+  in.peak_clock_hz = fast.hz;
+  if (const auto mca = find_llvm_mca(in.mca_why_not)) {
+    in.mca_name = mca->tool + " -mcpu=" + mca->cpu;
+    in.mca_loop = run_mca(*mca, found, in.mca_why_not);
+  }
+  mm.update(decide_matmul_incore(in));
+  mm["cores"] = physical_cores();
+  if (mm.contains("value")) {
+    log << "parlab: ceilings: in-core bound of matmul's loop = " << fixed(mm["value"].get<double>() / 1e9, 1)
+        << " Gflop/s per core (" << mm["binds"].get<std::string>() << ")\n";
+  }
+  return mm;
+}
+
+}  // namespace
+
+json measure_incore(std::ostream& log) {
+  json note = json::object();
+  const FastCore fast = fastest_core(note);
+  const json pinning = note.value("pinning", json());
+  int cpu = -1;
+  json pi = measure_pi_incore(log, fast, pinning, cpu);
+  json mm;
+  try {
+    mm = measure_matmul_incore(log, fast, pinning, cpu);
+  } catch (const Error& e) {  // pi's block stands whatever befalls matmul's
+    mm = {{"unavailable", e.what()}};
+  }
+  return {{"pi", pi}, {"matmul", mm}};
 }
 
 }  // namespace parlab

@@ -18,7 +18,8 @@
 
 namespace parlab {
 
-// The loop of one function's disassembly that holds the most instructions of a mnemonic: the
+// The innermost loop of one function's disassembly that holds the most instructions of a mnemonic
+// (or of a prefix ending in '*': vfmadd*): the
 // instructions from a backward branch's target up to that branch, in AT&T syntax as objdump
 // prints them, with every branch target replaced by the label ".Lloop" so that llvm-mca's
 // assembler takes the text.
@@ -82,6 +83,26 @@ inline constexpr double kMcaAgreement = 0.10;
 // trip, samples/s per core, the model used and why, and what binds.
 nlohmann::json decide_incore(const IncoreInputs& in);
 
+// The figures matmul's in-core bound is made of (docs/ceilings.md, "In-core bound"): its
+// tile update's hot loop as compiled, and the two probes of that very code (core/incore_probe.hpp,
+// MatmulShape), kept apart from the tools so that tests hold the decision on given numbers.
+struct MatmulIncoreInputs {
+  double flops_per_trip = 0;          // the hot loop's: 2 per lane of each multiply (fused or with its add)
+  double clock_hz = 0;                // measured around the probes
+  double peak_clock_hz = 0;           // the fastest any core was seen at; 0: clock_hz
+  double l1_flops_per_s = 0;          // the probes' best windows: every operand in L1 (the bound),
+  double tile_flops_per_s = 0;        // one tile with B's slab from L2 (a cause, where a record falls short)
+  std::optional<McaReport> mca_loop;  // llvm-mca on the hot loop, when it ran
+  std::string mca_why_not;
+  std::string mca_name;
+};
+
+// matmul's `incore.matmul` block: the bound (the kernel's code with every operand in L1, in flop/s
+// per core at the fastest clock), the model (measured: the probe is the loop), what binds where
+// llvm-mca's model of the loop agrees with the probe within kMcaAgreement, and `tile` (the L2
+// probe's share of the bound) for record_limit's causes.
+nlohmann::json decide_matmul_incore(const MatmulIncoreInputs& in);
+
 // The hot loop of a CUDA kernel in `cuobjdump -sass` output: in the first function whose
 // (mangled) name contains `function_fragment`, the innermost backward branch's body with the most
 // IMAD.WIDE, its instructions counted by the pipe that issues them (an assumption per opcode
@@ -106,9 +127,9 @@ std::optional<SassLoop> sass_hot_loop(std::string_view sass_text, std::string_vi
 nlohmann::json decide_gpu_incore(const SassLoop& loop, int pairs_per_trip, const std::optional<SassLoop>& probe,
                                  const nlohmann::json& roofs);
 
-// Measures and computes the ceilings' `incore` block for CPU pi on this machine, on one thread
-// pinned to the first allowed CPU; every step that cannot run says why in the block (never a
-// silent fallback). `log` gets one line.
+// Measures and computes the ceilings' `incore` blocks for CPU pi and matmul on this machine, each
+// on one thread pinned to the CPU whose vector ports ran fastest; every step that cannot run says
+// why in its block (never a silent fallback). `log` gets one line per block.
 nlohmann::json measure_incore(std::ostream& log);
 
 // GPU pi's block (`incore.pi_gpu`): `cuobjdump -sass` of this binary, read for the kernel named by

@@ -25,14 +25,15 @@ std::string fixed(double v, int digits) {
   return os.str();
 }
 
-// The ceilings' in-core block of pi's compiled loop (incore.hpp: `pi` on the CPU, `pi_gpu` on
-// the GPU), when it applies to record `r`: a pi record whose backend runs parlab's own code.
-// Null otherwise.
-const json* pi_incore(const json& r, const json& ceilings, bool gpu) {
-  if (r.value("kernel", "") != "pi" || !r.value("own_kernels", false)) return nullptr;
-  if (!ceilings.contains("incore") || !ceilings["incore"].is_object()) return nullptr;
+// The ceilings' in-core block of the compiled loop record `r` ran (incore.hpp: `pi` and `matmul`
+// on the CPU, `pi_gpu` on the GPU), when there is one: a record of such a kernel whose backend runs
+// parlab's own code. Null otherwise.
+const json* kernel_incore(const json& r, const json& ceilings, bool gpu) {
+  if (!r.value("own_kernels", false)) return nullptr;
+  const std::string kernel = r.value("kernel", "");
+  const char* key = kernel == "pi" ? (gpu ? "pi_gpu" : "pi") : kernel == "matmul" && !gpu ? "matmul" : nullptr;
+  if (key == nullptr || !ceilings.contains("incore") || !ceilings["incore"].is_object()) return nullptr;
   const json& in = ceilings["incore"];
-  const char* key = gpu ? "pi_gpu" : "pi";
   if (!in.contains(key) || !in[key].is_object()) return nullptr;
   return &in[key];
 }
@@ -223,8 +224,9 @@ constexpr double kIncoreExplained = 0.8;
 constexpr double kChainsFill = 0.95;
 // Why a record at `share` (< kIncoreExplained) of its in-core bound fell short, from what its own
 // figures and the ceilings measured: its repetitions disagree, one call is too short, more threads
-// than cores, latency (the chains probe), unequal clocks of floating threads, CPUs that slow each
-// other when busy together (the all-CPU probe), or latency with one of the last two; else that no
+// than cores, operands from L2 (matmul's tile probe), latency (the chains probe), unequal clocks of
+// floating threads, CPUs that slow each other when busy together (the all-CPU probe), or latency
+// with one of the last two; else that no
 // cause was measured. Each "could" cause is named where the record reaches kIncoreExplained of the
 // bound lowered by it, as the clocks cause always was: it would account for the shortfall.
 std::string incore_shortfall(const json& r, const json& incore, int threads, int cores, double share) {
@@ -273,7 +275,15 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
                                  std::to_string(all.value("cpus", 0)) + " busy at once each reached " +
                                  fixed(busy_share, 2) + " of its rate alone, and the record reads " +
                                  fixed(share / busy_share, 2) + " of the bound lowered by that";
+  // matmul's tile probe (incore.hpp): the same loop over one output tile, B's k-block slab from L2.
+  const double tile_share = incore.value("tile", json::object()).value("share", 1.0) > 0
+                                ? std::min(1.0, incore.value("tile", json::object()).value("share", 1.0))
+                                : 1.0;
+  const std::string tile_cause = "its operands come from L2: B's k-block slab does not fit L1, and the same loop over "
+                                 "one output tile reached " + fixed(tile_share, 2) +
+                                 " of the bound on this core; the record reads " + fixed(share / tile_share, 2) + " of that";
   const auto explains = [&](double lowered) { return lowered < 1 && share / lowered >= kIncoreExplained; };
+  if (explains(tile_share)) return tile_cause;
   if (explains(chain_share)) return chains_cause;
   if (explains(slow_share)) return clocks_cause;
   if (explains(busy_share)) return busy_cause;
@@ -297,6 +307,7 @@ void add_incore(json& limit, const json& r, const json& incore, int threads, boo
   // that is lower (clocks drop as cores wake; SMT siblings share ports).
   std::string basis = gpu ? std::string("the whole GPU")
                           : std::to_string(cores) + " core(s) at the clocks each reached alone";
+  // (Only pi's block has `all_cpus`: matmul's probes ran on one CPU.)
   if (const json all = incore.value("all_cpus", json::object()); all.contains("value") && all.contains("cpus") &&
                                                                  threads >= all["cpus"].get<int>() &&
                                                                  all["value"].get<double>() < bound) {
@@ -304,10 +315,11 @@ void add_incore(json& limit, const json& r, const json& incore, int threads, boo
     basis = "the mix probe on all " + std::to_string(all["cpus"].get<int>()) +
             " CPUs at once (each reached " + fixed(all.value("share", 0.0), 2) + " of the fastest one alone)";
   }
-  const double rate = r.value("rate", json::object()).value("samples_per_s", 0.0);
+  const std::string unit = incore.value("unit", "samples/s");
+  const double rate = r.value("rate", json::object()).value(unit == "flops/s" ? "flops_per_s" : "samples_per_s", 0.0);
   if (!(rate > 0)) return;
   json j = {{"value", bound},
-            {"unit", "samples/s"},
+            {"unit", unit},
             {"fraction", rate / bound},
             {"cores", cores},
             {"basis", basis},
@@ -320,7 +332,7 @@ void add_incore(json& limit, const json& r, const json& incore, int threads, boo
     const double median = sp.value("median", 0.0), best = sp.value("max", 0.0);
     const double reach = median > 0 && best > median ? best / median : 1.0;
     j["above"] = "above its in-core bound by " + fixed(100 * (rate / bound - 1), 1) + "%, " +
-                 (rate / bound <= reach ? "within" : "beyond") + " the ports probe's spread (its best window " +
+                 (rate / bound <= reach ? "within" : "beyond") + " its probe's spread (the best window " +
                  fixed(100 * (reach - 1), 1) + "% over its median): the probe's CPU ran vector code slower than " +
                  "this record's did; remeasure on a quiet machine (parlab ceilings --remeasure)";
   }
@@ -378,13 +390,19 @@ json record_limit(const json& r, const json& ceilings) {
   if (model.flops) {
     const bool f64 = precision == "double";
     if (!f64 && precision != "float") return no_roof("no FMA roof for precision " + precision);
-    if (!gpu && !f64) return no_roof("no measured CPU fp32 FMA roof (only cpu_fma_f64)");
+    if (!gpu && !f64) {
+      // No one-resource roof; the in-core bound of the loop it ran still holds it (matmul's).
+      json limit = no_roof("no measured CPU fp32 FMA roof (only cpu_fma_f64)");
+      const json* incore = kernel_incore(r, ceilings, gpu);
+      if (incore != nullptr && incore->contains("value")) add_incore(limit, r, *incore, threads, gpu);
+      return limit;
+    }
     if (!add(f64 ? RoofKey::gpu_fma_f64 : RoofKey::gpu_fma_f32, CpuRoof::fma_f64, work.value("flops", 0.0),
              rate.value("flops_per_s", 0.0))) {
       return no_roof(why);
     }
   }
-  const json* incore = pi_incore(r, ceilings, gpu);
+  const json* incore = kernel_incore(r, ceilings, gpu);
   std::string counted;  // how the multiplies were counted, when not the algorithm's count
   if (model.imuls_per_sample > 0) {
     const double k = issued_per_sample(model, incore, gpu, counted);

@@ -1,6 +1,6 @@
 """The report's "In-core bounds" section (docs/ceilings.md, "In-core bound"): each compiled loop
-parlab read (context.ceilings.incore), the bound it allows and what binds it, and the run's pi
-records against both that bound and their one-resource roof."""
+parlab read (context.ceilings.incore), the bound it allows and what binds it, and the run's records
+of that kernel against both that bound and their one-resource roof."""
 from __future__ import annotations
 
 import html
@@ -11,9 +11,10 @@ from .load import ok_records, processor_of
 
 def incore_html(doc: dict) -> str:
     """The report's "In-core bounds" section: for each compiled loop parlab read (context.ceilings
-    .incore: pi on the CPU, pi_gpu), what it issues, the bound it allows and what binds it, and
-    the run's pi records against both that bound and the one-resource roof, so that a share such
-    as CPU pi's third of cpu_imul is explained where it is shown. Empty without such a block."""
+    .incore: pi and matmul on the CPU, pi_gpu), what it issues, the bound it allows and what binds
+    it, and the run's records of that kernel against both that bound and the one-resource roof, so
+    that a share such as CPU pi's third of cpu_imul is explained where it is shown. Empty without
+    such a block."""
     e = html.escape
     incore = (doc.get("context", {}).get("ceilings") or {}).get("incore")
     if not isinstance(incore, dict) or not incore:
@@ -27,13 +28,21 @@ def incore_html(doc: dict) -> str:
             parts.append(f"<li><b>{e(name)}</b>: unavailable: {e(str(b.get('unavailable', '?')))}</li>")
             continue
         loop = b.get("loop") or {}
-        where = "per core" if name == "pi" else "the whole GPU"
-        text = (f"<b>{e(name)}</b>: {e(fmt_rate(b['value'], 'samples/s'))} {where}; binds: {e(str(b.get('binds')))}; "
-                f"model: {e(str(b.get('model')))} ({e(str(b.get('model_why', '')))}).")
-        if loop:
+        where = "the whole GPU" if name == "pi_gpu" else "per core"
+        text = (f"<b>{e(name)}</b>: {e(fmt_rate(b['value'], b.get('unit', 'samples/s')))} {where}; "
+                f"binds: {e(str(b.get('binds')))}; model: {e(str(b.get('model')))} ({e(str(b.get('model_why', '')))}).")
+        if "imuls_per_sample" in loop:
             text += (f" Its loop issues {loop.get('imuls_per_sample', 0):.2f} multiplies per sample"
                      f" ({loop.get('multiply_instructions')} of {loop.get('instructions', '?')} instructions per trip),"
                      " against the algorithm's 12.")
+        elif "flops_per_iteration" in loop:
+            text += (f" Its loop issues {loop.get('multiply_instructions')} {e(str(loop.get('multiply', 'multiplies')))}"
+                     f" of {loop.get('lanes')} lanes per trip ({loop['flops_per_iteration']:.0f} flops in"
+                     f" {loop.get('instructions', '?')} instructions).")
+        tile = b.get("tile") or {}
+        if "share" in tile:
+            text += (f" One output tile with B's k-block slab read from L2 reached {tile['share']:.2f} of it on"
+                     " this core.")
         allc = b.get("all_cpus") or {}
         if "value" in allc:
             text += (f" With all {allc.get('cpus')} CPUs busy at once the mix probe gives"
@@ -44,16 +53,20 @@ def incore_html(doc: dict) -> str:
             text += (f" Latency: the loop keeps {chains.get('chains')} dependency chains in flight, and the same mix"
                      f" with that many reached {chains['share']:.2f} of the ports' rate on this core.")
         gpu = name == "pi_gpu"
-        recs = [r for r in ok_records(doc) if r.get("kernel") == "pi" and (processor_of(r) == "gpu") == gpu
+        kernel = "matmul" if name == "matmul" else "pi"
+        recs = [r for r in ok_records(doc) if r.get("kernel") == kernel and (processor_of(r) == "gpu") == gpu
                 and isinstance((r.get("limit") or {}).get("incore"), dict)]
         if recs:
-            roof = sorted(r["limit"]["fraction"] for r in recs)
             inc = sorted(r["limit"]["incore"]["fraction"] for r in recs)
-            mid = len(recs) // 2
-            names = ", ".join(sorted({str(r["limit"].get("roof")) for r in recs}))
-            text += (f" This run's {len(recs)} pi record(s): median {roof[mid]:.2f} of their roof"
-                     f" ({e(names)}), median {inc[mid]:.2f} of this bound"
-                     f" (from {inc[0]:.2f} to {inc[-1]:.2f}).")
+            roofed = [r for r in recs if isinstance(r["limit"].get("fraction"), (int, float))]
+            text += f" This run's {len(recs)} {kernel} record(s): "
+            if roofed:
+                roof = sorted(r["limit"]["fraction"] for r in roofed)
+                names = ", ".join(sorted({str(r["limit"].get("roof")) for r in roofed}))
+                text += f"median {roof[len(roof) // 2]:.2f} of their roof ({e(names)}), "
+            else:
+                text += "no one-resource roof (" + e(str(recs[0]["limit"].get("reason", "none"))) + "), "
+            text += f"median {inc[len(inc) // 2]:.2f} of this bound (from {inc[0]:.2f} to {inc[-1]:.2f})."
         below = above_bound_notes(recs) + below_bound_notes(recs)
         parts.append(f"<li>{text}" + ("<ul>" + "".join(f"<li>{e(n)}</li>" for n in below) + "</ul>" if below else "")
                      + "</li>")
