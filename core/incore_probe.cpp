@@ -215,11 +215,17 @@ std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps, int chains) {
   return p;
 }
 
-std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::vector<int>& cpus, int reps) {
-  const MixKernel k = mix_kernel(isa);
-  if (k.kernel == nullptr || cpus.empty()) return std::nullopt;
+namespace {
+
+// Each CPU of `cpus` runs a kernel made by make_kernel() (one per thread: its own buffers) on a
+// thread pinned to it, all started together, in windows of `iters` calls until every thread has
+// run `reps` windows; only windows that ended before the first thread could stop count, so each
+// counted window ran with all the others busy. Returns each CPU's best window in `work_per_call`
+// units per second, in the order of `cpus`. Throws UnavailableError where pinning is refused.
+template <class MakeKernel>
+std::vector<double> best_rates_on_all_cpus(MakeKernel make_kernel, double work_per_call, std::uint64_t iters,
+                                           const std::vector<int>& cpus, int reps) {
   reps = std::max(1, reps);
-  const std::uint64_t iters = calibrate(k.kernel, kWindowSeconds);
   const std::size_t n = cpus.size();
   struct Window {
     Clock::time_point end;
@@ -235,11 +241,13 @@ std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::v
     threads.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
       threads.emplace_back([&, i] {
-        // Every thread counts itself ready and finished even when pinning fails, so none waits
-        // forever on it; the first error is rethrown below.
+        // Every thread counts itself ready and finished even when pinning (or its buffers) fail,
+        // so none waits forever on it; the first error is rethrown below.
         std::optional<CpuPin> pin;
+        std::optional<decltype(make_kernel())> kernel;
         try {
           pin.emplace(cpus[i]);
+          kernel.emplace(make_kernel());
         } catch (...) {
           errors[i] = std::current_exception();
         }
@@ -248,7 +256,7 @@ std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::v
         bool counted = false;
         while (errors[i] == nullptr && !stop.load(std::memory_order_acquire)) {
           const auto t0 = Clock::now();
-          consume(k.kernel(iters));
+          consume((*kernel)(iters));
           const auto t1 = Clock::now();
           windows[i].push_back({t1, std::chrono::duration<double>(t1 - t0).count()});
           if (!counted && static_cast<int>(windows[i].size()) >= reps) {
@@ -273,42 +281,82 @@ std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::v
   std::vector<double> best(n, 0.0);
   for (std::size_t i = 0; i < n; ++i) {
     for (const Window& w : windows[i]) {
-      if (w.end <= end && w.seconds > 0) best[i] = std::max(best[i], k.instructions * static_cast<double>(iters) / w.seconds);
+      if (w.end <= end && w.seconds > 0) best[i] = std::max(best[i], work_per_call * static_cast<double>(iters) / w.seconds);
     }
   }
   return best;
 }
 
-MatmulProbe measure_matmul_tile(MatmulShape shape, int reps) {
-  const bool tile = shape == MatmulShape::tile;
-  const Index cols = kTile2D, depth = kMatmulKBlock, rows = tile ? kTile2D : kMatmulRowBlock;
-  AlignedBuffer<float> c(rows * cols), a(rows * depth), b((tile ? depth : 1) * cols);
-  for (Index i = 0; i < c.size(); ++i) c[i] = 1.0f;
-  for (Index i = 0; i < a.size(); ++i) a[i] = 0.0f;
-  for (Index i = 0; i < b.size(); ++i) b[i] = 1.0f;
-  const Index ldb = tile ? cols : 0;
-  const auto kernel = [&](std::uint64_t iters) -> std::uint64_t {
+}  // namespace
+
+std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::vector<int>& cpus, int reps) {
+  const MixKernel k = mix_kernel(isa);
+  if (k.kernel == nullptr || cpus.empty()) return std::nullopt;
+  const std::uint64_t iters = calibrate(k.kernel, kWindowSeconds);
+  return best_rates_on_all_cpus([&k] { return k.kernel; }, k.instructions, iters, cpus, reps);
+}
+
+namespace {
+
+// The matmul probe's kernel: its buffers (MatmulShape says which) and a call that runs the tile
+// update `iters` times over them.
+class MatmulTileKernel {
+ public:
+  explicit MatmulTileKernel(MatmulShape shape)
+      : tile_(shape == MatmulShape::tile),
+        rows_(tile_ ? kTile2D : kMatmulRowBlock),
+        c_(rows_ * kTile2D),
+        a_(rows_ * kMatmulKBlock),
+        b_((tile_ ? kMatmulKBlock : 1) * kTile2D) {
+    for (Index i = 0; i < c_.size(); ++i) c_[i] = 1.0f;
+    for (Index i = 0; i < a_.size(); ++i) a_[i] = 0.0f;
+    for (Index i = 0; i < b_.size(); ++i) b_[i] = 1.0f;
+  }
+  std::uint64_t operator()(std::uint64_t iters) {
     for (std::uint64_t it = 0; it < iters; ++it) {
-      matmul_tile_update(c.data(), cols, a.data(), depth, b.data(), ldb, rows, 0, depth, 0, cols);
+      matmul_tile_update(c_.data(), kTile2D, a_.data(), kMatmulKBlock, b_.data(), tile_ ? kTile2D : 0, rows_, 0,
+                         kMatmulKBlock, 0, kTile2D);
     }
     std::uint32_t bits = 0;
-    std::memcpy(&bits, c.data(), sizeof bits);
+    std::memcpy(&bits, c_.data(), sizeof bits);
     return bits;
-  };
+  }
+  double flops_per_call() const { return 2.0 * static_cast<double>(rows_ * kMatmulKBlock * kTile2D); }
+  Index rows() const { return rows_; }
+  bool tile() const { return tile_; }
+
+ private:
+  bool tile_;
+  Index rows_;
+  AlignedBuffer<float> c_, a_, b_;
+};
+
+}  // namespace
+
+MatmulProbe measure_matmul_tile(MatmulShape shape, int reps) {
+  MatmulTileKernel kernel(shape);
+  const auto call = [&kernel](std::uint64_t iters) { return kernel(iters); };
   MatmulProbe p;
-  p.flops_per_call = 2.0 * static_cast<double>(rows * depth * cols);
-  const std::uint64_t iters = calibrate(kernel, kWindowSeconds);
+  p.flops_per_call = kernel.flops_per_call();
+  const std::uint64_t iters = calibrate(call, kWindowSeconds);
   std::vector<double> times;
-  p.seconds_per_call = best_seconds(kernel, iters, std::max(1, reps), times) / static_cast<double>(iters);
+  p.seconds_per_call = best_seconds(call, iters, std::max(1, reps), times) / static_cast<double>(iters);
   for (const double t : times) p.samples.push_back(p.flops_per_call * static_cast<double>(iters) / t);
   std::ostringstream how;
-  how << "matmul's tile update (" << kMatmulTileSymbol << ") over " << rows << " rows of " << cols
-      << " columns and a k-block of " << depth
-      << (tile ? ", B's slab of " + std::to_string(depth * cols * sizeof(float) / 1024) + " KiB read from L2"
-               : ", every operand in L1 (one B row for every k)")
+  how << "matmul's tile update (" << kMatmulTileSymbol << ") over " << kernel.rows() << " rows of " << kTile2D
+      << " columns and a k-block of " << kMatmulKBlock
+      << (kernel.tile() ? ", B's slab of " + std::to_string(kMatmulKBlock * kTile2D * sizeof(float) / 1024) + " KiB read from L2"
+                        : ", every operand in L1 (one B row for every k)")
       << ", best of " << std::max(1, reps) << " windows of " << iters << " calls";
   p.how = how.str();
   return p;
+}
+
+std::optional<std::vector<double>> measure_matmul_tile_all(MatmulShape shape, const std::vector<int>& cpus, int reps) {
+  if (cpus.empty()) return std::nullopt;
+  MatmulTileKernel sizing(shape);
+  const std::uint64_t iters = calibrate([&sizing](std::uint64_t i) { return sizing(i); }, kWindowSeconds);
+  return best_rates_on_all_cpus([shape] { return MatmulTileKernel(shape); }, sizing.flops_per_call(), iters, cpus, reps);
 }
 
 }  // namespace parlab

@@ -69,4 +69,9 @@ struct MatmulProbe {
 };
 MatmulProbe measure_matmul_tile(MatmulShape shape, int reps);
 
+// The matmul probe of `shape` on every CPU of `cpus` at once, as measure_round_mix_all runs the
+// mix probe (each thread its own buffers): each CPU's best window in flop/s, in the order of
+// `cpus`; nullopt for no CPUs. Throws UnavailableError where pinning is refused.
+std::optional<std::vector<double>> measure_matmul_tile_all(MatmulShape shape, const std::vector<int>& cpus, int reps);
+
 }  // namespace parlab

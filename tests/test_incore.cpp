@@ -448,5 +448,24 @@ TEST(IncoreProbe, TheMixProbeRunsOnEveryCpuAtOnce) {
   EXPECT_THROW(measure_round_mix_all(isa, {-1}, 1), UsageError);  // no such CPU: refused, nothing hangs
 }
 
+// The matmul probe on every allowed CPU at once (each thread its own buffers), as the mix probe:
+// one rate per CPU, each of the order one CPU reaches alone; a CPU that cannot be pinned is refused.
+TEST(IncoreProbe, TheMatmulProbeRunsOnEveryCpuAtOnce) {
+  std::vector<int> cpus = allowed_cpus();
+  if (cpus.empty()) GTEST_SKIP() << "NOT RUN: the OS names no allowed CPU";
+  if (cpus.size() > 4) cpus.resize(4);
+  cpus.push_back(cpus.front());
+  const MatmulProbe one = measure_matmul_tile(MatmulShape::l1, 1);
+  const auto all = measure_matmul_tile_all(MatmulShape::l1, cpus, 2);
+  ASSERT_TRUE(all.has_value());
+  ASSERT_EQ(all->size(), cpus.size());
+  for (const double r : *all) {
+    EXPECT_GT(r, 0.0);
+    EXPECT_LT(r, 4 * one.flops_per_call / one.seconds_per_call);
+  }
+  EXPECT_FALSE(measure_matmul_tile_all(MatmulShape::tile, {}, 1).has_value());
+  EXPECT_THROW(measure_matmul_tile_all(MatmulShape::l1, {-1}, 1), UsageError);
+}
+
 }  // namespace
 }  // namespace parlab

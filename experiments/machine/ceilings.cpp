@@ -498,9 +498,13 @@ void print_ceilings(const json& c, std::ostream& out) {
       }
       if (const json all = b.value("all_cpus", json::object()); all.contains("value")) {
         std::ostringstream a;
-        a << "all " << all.value("cpus", 0) << " CPUs busy at once: " << std::fixed << std::setprecision(2)
-          << all["value"].get<double>() / 1e9 << " Gsample/s in all, each CPU " << all.value("share", 0.0)
-          << " of the fastest alone";
+        a << "all " << all.value("cpus", 0) << " CPUs busy at once: ";
+        if (unit == "samples/s") {
+          a << std::fixed << std::setprecision(2) << all["value"].get<double>() / 1e9 << " Gsample/s";
+        } else {
+          a << human(all["value"].get<double>(), unit);
+        }
+        a << " in all, each CPU " << std::fixed << std::setprecision(2) << all.value("share", 0.0) << " of the fastest alone";
         out << hanging("      ", a.str(), width) << "\n";
       } else if (all.contains("unavailable")) {
         out << hanging("      all CPUs at once unavailable: ", all["unavailable"].get<std::string>(), width) << "\n";

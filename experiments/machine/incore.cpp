@@ -299,28 +299,33 @@ std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int 
   return mix;
 }
 
-// The bound with every allowed CPU busy (`all_cpus`): the mix probe run on all of them at once
-// against the one-CPU probe `one`. Where cores share ports (SMT) or clocks drop under load, a
-// record on every core is held against this, not against the one-CPU bound times the cores.
-void add_all_cpus(json& pi, PiIsa isa, const MixProbe& one) {
+// The bound with every allowed CPU busy (`all_cpus`): the block's probe run on all of them at once
+// (`rates`, each CPU's, in the block's unit per second for its probe's work) against the one-CPU
+// probe's `single` rate. Where cores share ports (SMT) or clocks drop under load, a record on every
+// core is held against this, not against the one-CPU bound times the cores.
+void add_all_cpus(json& block, const std::optional<std::vector<double>>& rates, double single, std::size_t cpus,
+                  const std::string& probe) {
+  if (!rates || !(single > 0)) return;
+  double sum = 0;
+  for (const double r : *rates) sum += r;
+  if (!(sum > 0)) return;
+  block["all_cpus"] = {{"cpus", cpus},
+                       {"share", sum / (static_cast<double>(cpus) * single)},
+                       {"value", block["value"].get<double>() * sum / single},
+                       {"how", probe + " on all " + std::to_string(cpus) +
+                                   " allowed CPUs at once, one pinned thread each, each CPU's best of at least 7 windows "
+                                   "while every other ran; the sum against the one-CPU probe's rate"}};
+}
+
+// add_all_cpus with the probe `measure` runs on every allowed CPU (at least 2), or why it cannot.
+template <class Measure>
+void measure_all_cpus(json& block, Measure measure, double single, const std::string& probe) {
   const std::vector<int> cpus = probe_cpus();
-  if (cpus.size() < 2 || !(one.seconds_per_iteration > 0)) return;
+  if (cpus.size() < 2 || !block.contains("value")) return;
   try {
-    const auto rates = measure_round_mix_all(isa, cpus, 7);
-    if (!rates) return;
-    double sum = 0;
-    for (const double r : *rates) sum += r;
-    const double single = one.instructions_per_iteration / one.seconds_per_iteration;
-    if (!(sum > 0)) return;
-    pi["all_cpus"] = {{"cpus", cpus.size()},
-                      {"instructions_per_s", sum},
-                      {"share", sum / (static_cast<double>(cpus.size()) * single)},
-                      {"value", pi["value"].get<double>() * sum / single},
-                      {"how", "the mix probe on all " + std::to_string(cpus.size()) +
-                                  " allowed CPUs at once, one pinned thread each, each CPU's best of at least 7 windows "
-                                  "while every other ran; the sum against the one-CPU probe's rate"}};
+    add_all_cpus(block, measure(cpus), single, cpus.size(), probe);
   } catch (const UnavailableError& e) {
-    pi["all_cpus"] = {{"unavailable", std::string("unpinned: ") + e.what()}};
+    block["all_cpus"] = {{"unavailable", std::string("unpinned: ") + e.what()}};
   }
 }
 
@@ -776,7 +781,11 @@ json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinn
   const json d = decide_incore(in);
   pi.update(d);
   pi["cores"] = physical_cores();
-  if (mix && pi.contains("value")) add_all_cpus(pi, isa, *mix);
+  if (mix && mix->seconds_per_iteration > 0) {
+    measure_all_cpus(
+        pi, [isa](const std::vector<int>& cpus) { return measure_round_mix_all(isa, cpus, 7); },
+        mix->instructions_per_iteration / mix->seconds_per_iteration, "the mix probe");
+  }
   if (pi.contains("value")) {
     log << "parlab: ceilings: in-core bound of pi's " << pi["isa"].get<std::string>() << " loop = "
         << fixed(pi["value"].get<double>() / 1e9, 2) << " Gsamples/s per core (" << pi["model"].get<std::string>()
@@ -873,6 +882,9 @@ json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& 
   }
   mm.update(decide_matmul_incore(in));
   mm["cores"] = physical_cores();
+  measure_all_cpus(
+      mm, [](const std::vector<int>& cpus) { return measure_matmul_tile_all(MatmulShape::l1, cpus, 7); },
+      in.l1_flops_per_s, "the matmul probe (operands in L1)");
   if (mm.contains("value")) {
     log << "parlab: ceilings: in-core bound of matmul's loop = " << fixed(mm["value"].get<double>() / 1e9, 1)
         << " Gflop/s per core (" << mm["binds"].get<std::string>() << ")\n";

@@ -307,12 +307,11 @@ void add_incore(json& limit, const json& r, const json& incore, int threads, boo
   // that is lower (clocks drop as cores wake; SMT siblings share ports).
   std::string basis = gpu ? std::string("the whole GPU")
                           : std::to_string(cores) + " core(s) at the clocks each reached alone";
-  // (Only pi's block has `all_cpus`: matmul's probes ran on one CPU.)
   if (const json all = incore.value("all_cpus", json::object()); all.contains("value") && all.contains("cpus") &&
                                                                  threads >= all["cpus"].get<int>() &&
                                                                  all["value"].get<double>() < bound) {
     bound = all["value"].get<double>();
-    basis = "the mix probe on all " + std::to_string(all["cpus"].get<int>()) +
+    basis = "its probe on all " + std::to_string(all["cpus"].get<int>()) +
             " CPUs at once (each reached " + fixed(all.value("share", 0.0), 2) + " of the fastest one alone)";
   }
   const std::string unit = incore.value("unit", "samples/s");

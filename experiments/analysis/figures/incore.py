@@ -45,9 +45,10 @@ def incore_html(doc: dict) -> str:
                      " this core.")
         allc = b.get("all_cpus") or {}
         if "value" in allc:
-            text += (f" With all {allc.get('cpus')} CPUs busy at once the mix probe gives"
-                     f" {e(fmt_rate(allc['value'], 'samples/s'))} in all (each CPU {allc.get('share', 0):.2f} of"
-                     " the fastest alone): a record on every CPU is held against that.")
+            probe = "the mix probe" if name == "pi" else "its probe"
+            text += (f" With all {allc.get('cpus')} CPUs busy at once {probe} gives"
+                     f" {e(fmt_rate(allc['value'], b.get('unit', 'samples/s')))} in all (each CPU"
+                     f" {allc.get('share', 0):.2f} of the fastest alone): a record on every CPU is held against that.")
         chains = b.get("chains") or {}
         if "share" in chains:
             text += (f" Latency: the loop keeps {chains.get('chains')} dependency chains in flight, and the same mix"
