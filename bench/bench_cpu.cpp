@@ -4,8 +4,10 @@
 //   build/release/bench/parlab_bench --benchmark_filter='pi/' --benchmark_repetitions=5
 //   build/release/bench/parlab_bench --benchmark_filter='pi_kernel/'   (one core, per SIMD path)
 //   build/release/bench/parlab_bench --benchmark_filter='pi_kernel_vectors/'   (AVX-512 loop's width)
+//   build/release/bench/parlab_bench --benchmark_filter='matmul_layout/'   (B packed or in place)
 //
-// Counters: samples_per_second (pi), bytes_per_second (triad, BabelStream's byte count).
+// Counters: samples_per_second (pi), bytes_per_second (triad, BabelStream's byte count),
+// flops_per_second (matmul).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -86,6 +88,43 @@ void pi_kernel_vectors(benchmark::State& state, int vectors) {
   });
 }
 
+// matmul on one thread with B packed by column bands (the serial backend's workload: what parlab
+// runs) or read in place (each tile's k-block of B a slab of rows n floats apart: matmul_blocked
+// before it packed B, the same tile update on the same tiles). What the copy is worth at sizes
+// whose rows straddle cache lines (1000, 2000) or share cache sets (1024, 2048).
+void matmul_layout(benchmark::State& state, const BackendEntry& serial, bool packed, std::uint64_t n) {
+  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+  if (packed) {
+    Problem p;
+    p.kernel = "matmul";
+    p.precision = Precision::f32;
+    p.size = n;
+    p.threads = 1;
+    run_workload(state, serial, p);
+  } else {
+    AlignedBuffer<float> A(n * n), B(n * n), C(n * n);
+    for (std::uint64_t i = 0; i < n * n; ++i) {
+      A[i] = basic_input(i, 2);
+      B[i] = basic_input(i, 3);
+    }
+    for (auto _ : state) {
+      for (Index y0 = 0; y0 < n; y0 += kTile2D) {
+        for (Index x0 = 0; x0 < n; x0 += kTile2D) {
+          const Index y1 = std::min<Index>(y0 + kTile2D, n), x1 = std::min<Index>(x0 + kTile2D, n);
+          for (Index i = y0; i < y1; ++i) std::fill(C.data() + i * n + x0, C.data() + i * n + x1, 0.0f);
+          for (Index kb = 0; kb < n; kb += kMatmulKBlock) {
+            matmul_tile_update(C.data() + y0 * n, n, A.data() + y0 * n, n, B.data(), n, y1 - y0, kb,
+                               std::min<Index>(kb + kMatmulKBlock, n), x0, x1);
+          }
+        }
+      }
+      benchmark::DoNotOptimize(C.data());
+      benchmark::ClobberMemory();
+    }
+  }
+  state.counters["flops_per_second"] = benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+}
+
 int main(int argc, char** argv) {
   static const Registry registry = make_registry();
   for (PiIsa isa : {PiIsa::scalar, PiIsa::avx2, PiIsa::avx512}) {
@@ -99,6 +138,18 @@ int main(int argc, char** argv) {
                                  [vectors](benchmark::State& s) { pi_kernel_vectors(s, vectors); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime();
+  }
+  for (const auto& backend : registry.entries()) {
+    if (backend.name != "serial") continue;
+    for (const std::uint64_t n : {1000, 1024, 2000, 2048}) {
+      for (const bool packed : {false, true}) {
+        benchmark::RegisterBenchmark(
+            ("matmul_layout/" + std::string(packed ? "packed/" : "in_place/") + std::to_string(n)).c_str(),
+            [&backend, packed, n](benchmark::State& s) { matmul_layout(s, backend, packed, n); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+      }
+    }
   }
   for (const auto& backend : registry.entries()) {
     if (backend.kind != BackendKind::cpu || !backend.available) continue;

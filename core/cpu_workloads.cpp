@@ -150,14 +150,19 @@ class Add2dWorkload final : public Workload {
 class MatmulWorkload final : public Workload {
  public:
   MatmulWorkload(std::unique_ptr<Executor> ex, std::uint64_t n)
-      : ex_(std::move(ex)), n_(n), A_(Add2dWorkload::checked_area(n, n)), B_(n * n), C_(n * n) {
+      : ex_(std::move(ex)),
+        n_(n),
+        A_(Add2dWorkload::checked_area(n, n)),
+        B_(n * n),
+        C_(n * n),
+        packed_(matmul_packed_floats(n)) {
     for (std::uint64_t i = 0; i < n_ * n_; ++i) {
       A_[i] = basic_input(i, 2);
       B_[i] = basic_input(i, 3);
       C_[i] = 0.0f;
     }
   }
-  void run() override { matmul_blocked(*ex_, A_.data(), B_.data(), C_.data(), n_); }
+  void run() override { matmul_blocked(*ex_, A_.data(), B_.data(), C_.data(), n_, packed_.data()); }
   Validation validate() override {
     // Every C element must equal the naive k-ascending sum bit for bit (see matmul_blocked).
     // Checking all n^2 of them costs O(n^3); a fixed sample of rows and columns costs O(n^2).
@@ -185,7 +190,7 @@ class MatmulWorkload final : public Workload {
  private:
   std::unique_ptr<Executor> ex_;
   std::uint64_t n_;
-  AlignedBuffer<float> A_, B_, C_;
+  AlignedBuffer<float> A_, B_, C_, packed_;  // packed_: B by column bands (matmul_blocked)
 };
 
 // ---------------------------------------------------------------- race lab

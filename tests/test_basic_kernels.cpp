@@ -44,7 +44,7 @@ TEST_P(BasicKernels, Add2dNonSquareOddSizes) {
 
 TEST_P(BasicKernels, MatmulBitIdenticalToNaive) {
   auto ex = test::make_executor(GetParam().backend, GetParam().threads);
-  for (std::uint64_t n : {0ull, 1ull, 2ull, 63ull, 65ull, 130ull, 300ull}) {
+  for (std::uint64_t n : {0ull, 1ull, 2ull, 63ull, 64ull, 65ull, 128ull, 130ull, 300ull}) {
     std::vector<float> A(n * n), B(n * n), C(n * n, -1.0f), R(n * n);
     for (std::uint64_t i = 0; i < n * n; ++i) {
       // Inexact values (thirds), so a different summation order would show in the bits.

@@ -65,7 +65,7 @@ TEST(WorkModel, GivesTheFiguresRecordsHaveAlwaysCarried) {
   EXPECT_EQ(kernel_host_bytes("triad", Precision::f64, 1001), 3 * 8 * n);
   EXPECT_EQ(kernel_host_bytes("plus_one", Precision::i32, 1001), 2 * 4 * n);
   EXPECT_EQ(kernel_host_bytes("add2d", Precision::f32, 67, 45), 3.0 * 67 * 45 * 4);
-  EXPECT_EQ(kernel_host_bytes("matmul", Precision::f32, 37), 3.0 * 37 * 37 * 4);
+  EXPECT_EQ(kernel_host_bytes("matmul", Precision::f32, 37), 4.0 * 37 * 37 * 4);  // A, B, C, B packed
   EXPECT_EQ(kernel_host_bytes("sum_order", Precision::f64, 1001), 2 * 8 * n);
   EXPECT_EQ(kernel_host_bytes("pi", Precision::i32, 1001), 0);
   EXPECT_EQ(kernel_host_bytes("no_such_kernel", Precision::i32, 1001), 0);
