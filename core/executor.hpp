@@ -47,9 +47,12 @@ class Executor {
   // associative, so the result does not depend on the partition.
   virtual std::uint64_t parallel_sum(Index n, Index grain, RangeSumBody body) = 0;
 
-  // Calls body on disjoint tiles covering the nx-by-ny grid, cut in both dimensions (tiles of at
-  // most tile_x by tile_y, or a 2-D grid of threads): the 2-D partitioning of docs/design.md,
-  // "Kernels and their work model".
+  // Calls body once on each tile of the nx-by-ny grid cut in both dimensions on one fixed grid:
+  // tile (i, j) is columns [i tile_x, min((i + 1) tile_x, nx)) by rows [j tile_y, min((j + 1)
+  // tile_y, ny)), whichever thread runs it (a grid of threads takes whole tiles). Every backend
+  // runs the same tiles, so the same cache blocking, and a kernel may rely on a whole tile's
+  // alignment (matmul reads B packed by whole column bands): the 2-D partitioning of
+  // docs/design.md, "Kernels and their work model".
   // PRECONDITION: as parallel_for; tile_x, tile_y >= 1.
   virtual void parallel_for_2d(Index nx, Index ny, Index tile_x, Index tile_y, TileBody body) = 0;
 

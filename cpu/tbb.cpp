@@ -74,19 +74,20 @@ std::uint64_t TbbExecutor::parallel_sum(Index n, Index grain, RangeSumBody body)
 
 void TbbExecutor::parallel_for_2d(Index nx, Index ny, Index tile_x, Index tile_y, TileBody body) {
   if (nx == 0 || ny == 0) return;
+  // blocked_range2d over tile indices, not elements: split by elements, its ranges start anywhere
+  // (n = 2000 halves into 1000, 500, 250, 125, ...), and every backend must run the executor's one
+  // tile grid (executor.hpp).
+  const Index tiles_x = (nx + tile_x - 1) / tile_x, tiles_y = (ny + tile_y - 1) / tile_y;
   impl_->arena.execute([&] {
-    oneapi::tbb::parallel_for(
-        oneapi::tbb::blocked_range2d<Index>(0, ny, tile_y, 0, nx, tile_x),
-        [&](const oneapi::tbb::blocked_range2d<Index>& r) {
-          // blocked_range2d may hand out a range larger than one tile; keep tiles <= tile size
-          // so every backend runs the same cache blocking.
-          for (Index y = r.rows().begin(); y < r.rows().end(); y += tile_y) {
-            for (Index x = r.cols().begin(); x < r.cols().end(); x += tile_x) {
-              body(Tile2D{x, std::min(x + tile_x, r.cols().end()), y,
-                          std::min(y + tile_y, r.rows().end())});
-            }
-          }
-        });
+    oneapi::tbb::parallel_for(oneapi::tbb::blocked_range2d<Index>(0, tiles_y, 1, 0, tiles_x, 1),
+                              [&](const oneapi::tbb::blocked_range2d<Index>& r) {
+                                for (Index j = r.rows().begin(); j < r.rows().end(); ++j) {
+                                  for (Index i = r.cols().begin(); i < r.cols().end(); ++i) {
+                                    body(Tile2D{i * tile_x, std::min((i + 1) * tile_x, nx), j * tile_y,
+                                                std::min((j + 1) * tile_y, ny)});
+                                  }
+                                }
+                              });
   });
 }
 

@@ -1,5 +1,7 @@
 #include "threads.hpp"
 
+#include <algorithm>
+
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -77,15 +79,19 @@ void ThreadsExecutor::thread_grid(int threads, int& px, int& py) {
 void ThreadsExecutor::parallel_for_2d(Index nx, Index ny, Index tile_x, Index tile_y, TileBody body) {
   int px = 1, py = 1;
   thread_grid(threads(), px, py);
+  // Each thread of the px-by-py grid takes a block of whole tiles (the executor's one tile grid), so
+  // its tiles are everyone's: cutting the elements among threads instead gave tiles that started
+  // anywhere, and matmul read none of them from its packed bands.
+  const Index tiles_x = (nx + tile_x - 1) / tile_x, tiles_y = (ny + tile_y - 1) / tile_y;
   fork_join(threads(), [&](int i) {
     const Index tx = static_cast<Index>(i % px), ty = static_cast<Index>(i / px);
-    const Index x0 = static_split(nx, static_cast<Index>(px), tx);
-    const Index x1 = static_split(nx, static_cast<Index>(px), tx + 1);
-    const Index y0 = static_split(ny, static_cast<Index>(py), ty);
-    const Index y1 = static_split(ny, static_cast<Index>(py), ty + 1);
-    for (Index y = y0; y < y1; y += tile_y) {
-      for (Index x = x0; x < x1; x += tile_x) {
-        body(Tile2D{x, x + tile_x < x1 ? x + tile_x : x1, y, y + tile_y < y1 ? y + tile_y : y1});
+    const Index x0 = static_split(tiles_x, static_cast<Index>(px), tx);
+    const Index x1 = static_split(tiles_x, static_cast<Index>(px), tx + 1);
+    const Index y0 = static_split(tiles_y, static_cast<Index>(py), ty);
+    const Index y1 = static_split(tiles_y, static_cast<Index>(py), ty + 1);
+    for (Index j = y0; j < y1; ++j) {
+      for (Index k = x0; k < x1; ++k) {
+        body(Tile2D{k * tile_x, std::min((k + 1) * tile_x, nx), j * tile_y, std::min((j + 1) * tile_y, ny)});
       }
     }
   });

@@ -232,39 +232,51 @@ FastCore fastest_core(json& pi) {  // `pi`: gets `pinning` where pinning is refu
   return best;
 }
 
-// The CPU the ports probe is measured on: of the pinnable CPUs, the one whose vector ports run
-// the mix probe fastest (each pinned in turn, best of 3 windows), `fallback` (the fastest clock)
-// where pinning fails. Not the fastest scalar clock: a core whose SMT sibling is busy (another
-// tenant's vCPU) or whose clock drops under 512-bit work runs the vector probe slower than its
-// add chain shows, and a bound taken there is no upper bound. On the H200 node the CPU with the
-// fastest add chain reached 4.1e9 vector instructions per second where another reached 5.1e9,
-// and records later ran at 1.12 of the bound taken from it. `pi.probe_cpu` says how it was chosen.
-int fastest_vector_cpu(json& pi, PiIsa isa, int fallback) {
+// The CPU a block's probes are measured on: of the pinnable CPUs, the one where `rate` (the
+// probe's rate, run pinned there: best of 3 windows) is highest; `fallback` (the fastest clock)
+// where pinning fails or the probe cannot run. Not the fastest scalar clock: a core whose SMT
+// sibling is busy (another tenant's vCPU) or whose clock drops under 512-bit work runs a vector
+// probe slower than its add chain shows, and a bound taken there is no upper bound. On the H200
+// node the CPU with the fastest add chain reached 4.1e9 vector instructions per second at pi's mix
+// where another reached 5.1e9, and records later ran at 1.12 of the bound taken from it; matmul's
+// probe on pi's CPU read 61 Gflop/s where the same node's CPUs together averaged 73 each. Each
+// kernel's block is chosen by its own probe, and `probe_cpu` says how (keys `fastest_<per_s>`).
+template <class Rate>
+int fastest_cpu_for(json& block, Rate rate, int fallback, const std::string& probe, const std::string& per_s) {
   const std::vector<int> cpus = probe_cpus();
   int best = fallback;
   double best_rate = 0, slowest = 0;
   try {
     for (const int cpu : cpus) {
       CpuPin pin(cpu);
-      const auto m = measure_round_mix(isa, 3);
-      if (!m || !(m->seconds_per_iteration > 0)) return fallback;
-      const double rate = m->instructions_per_iteration / m->seconds_per_iteration;
-      if (rate > best_rate) {
-        best_rate = rate;
+      const double r = rate();
+      if (!(r > 0)) return fallback;
+      if (r > best_rate) {
+        best_rate = r;
         best = cpu;
       }
-      slowest = slowest > 0 ? std::min(slowest, rate) : rate;
+      slowest = slowest > 0 ? std::min(slowest, r) : r;
     }
   } catch (const UnavailableError&) {
-    return fallback;  // fastest_core has said so in `pi.pinning`
+    return fallback;  // fastest_core has said so in `pinning`
   }
-  pi["probe_cpu"] = {{"cpus", cpus.size()},
-                     {"fastest_instructions_per_s", best_rate},
-                     {"slowest_instructions_per_s", slowest},
-                     {"how", "the CPU whose vector ports ran the mix probe fastest, of " + std::to_string(cpus.size()) +
-                                 " pinned in turn (best of 3 windows each; the slowest reached " +
-                                 fixed(best_rate > 0 ? slowest / best_rate : 0, 2) + " of it)"}};
+  block["probe_cpu"] = {{"cpus", cpus.size()},
+                        {"fastest_" + per_s, best_rate},
+                        {"slowest_" + per_s, slowest},
+                        {"how", "the CPU that ran " + probe + " fastest, of " + std::to_string(cpus.size()) +
+                                    " pinned in turn (best of 3 windows each; the slowest reached " +
+                                    fixed(best_rate > 0 ? slowest / best_rate : 0, 2) + " of it)"}};
   return best;
+}
+
+int fastest_vector_cpu(json& pi, PiIsa isa, int fallback) {
+  return fastest_cpu_for(
+      pi,
+      [isa] {
+        const auto m = measure_round_mix(isa, 3);
+        return m && m->seconds_per_iteration > 0 ? m->instructions_per_iteration / m->seconds_per_iteration : 0.0;
+      },
+      fallback, "the mix probe", "instructions_per_s");
 }
 
 // On `cpu` (-1: wherever the thread runs), the ports probe with the clock read on each side of it
@@ -708,13 +720,11 @@ json measure_gpu_incore(const std::string& function_fragment, int pairs_per_trip
   return decide_gpu_incore(*loop, pairs_per_trip, sass_hot_loop(d.out, imul_probe_fragment), roofs);
 }
 
-// CPU pi's block: its loop, the probes on `fast`'s CPUs, the decision. `cpu` gets the CPU the ports
-// probe ran on (-1: none), for matmul's probes to run there too.
+// CPU pi's block: its loop, the probes on `fast`'s CPUs, the decision.
 namespace {
 
-json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinning, int& cpu) {
+json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinning) {
   json pi = json::object();
-  cpu = fast.cpu;
   if (!pinning.is_null()) pi["pinning"] = pinning;
   const PiIsa isa = pi_active_isa();
   pi["isa"] = std::string(to_string(isa));
@@ -747,7 +757,7 @@ json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinn
   in.loop_vector_instructions = found->port_instructions();
   in.loop_moves = found->moves;
   in.samples_per_iteration = samples;
-  cpu = fast.cpu >= 0 ? fastest_vector_cpu(pi, isa, fast.cpu) : -1;
+  const int cpu = fast.cpu >= 0 ? fastest_vector_cpu(pi, isa, fast.cpu) : -1;
   const std::optional<MixProbe> mix = measure_pinned_probes(pi, isa, cpu, loop->chains, in.clock_hz);
   if (cpu >= 0) pi["cpu"] = cpu;
   // Each CPU's clock, fastest first: a record on c cores is bounded by the c fastest (limit.cpp).
@@ -810,7 +820,7 @@ int float_lanes(const AsmLoop& loop, std::string_view pattern) {
 // matmul's block: its tile update's hot loop (the one with the most fused multiply-adds, or
 // multiplies where the build keeps them apart: -ffp-contract=off), its two probes on `cpu`,
 // llvm-mca's model of the loop, and the decision.
-json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& pinning, int cpu) {
+json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& pinning) {
   json mm = json::object();
   if (!pinning.is_null()) mm["pinning"] = pinning;
   const std::string binary = self_executable();
@@ -847,6 +857,14 @@ json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& 
                 {"multiply", pattern == "vfmadd*" ? "fused multiply-add" : pattern + " (and its add)"},
                 {"lanes", lanes},
                 {"flops_per_iteration", in.flops_per_trip}};
+  const int cpu = fast.cpu >= 0 ? fastest_cpu_for(
+                                      mm,
+                                      [] {
+                                        const MatmulProbe p = measure_matmul_tile(MatmulShape::l1, 3);
+                                        return p.seconds_per_call > 0 ? p.flops_per_call / p.seconds_per_call : 0.0;
+                                      },
+                                      fast.cpu, "the matmul probe (operands in L1)", "flops_per_s")
+                                : -1;
   {
     std::optional<CpuPin> pin;
     try {
@@ -898,11 +916,11 @@ json measure_incore(std::ostream& log) {
   json note = json::object();
   const FastCore fast = fastest_core(note);
   const json pinning = note.value("pinning", json());
-  int cpu = -1;
-  json pi = measure_pi_incore(log, fast, pinning, cpu);
+  // Each block's probes run on the CPU its own probe found fastest.
+  json pi = measure_pi_incore(log, fast, pinning);
   json mm;
   try {
-    mm = measure_matmul_incore(log, fast, pinning, cpu);
+    mm = measure_matmul_incore(log, fast, pinning);
   } catch (const Error& e) {  // pi's block stands whatever befalls matmul's
     mm = {{"unavailable", e.what()}};
   }
