@@ -66,6 +66,7 @@ struct MatmulProbe {
   double seconds_per_call = 0;   // the best window's
   std::vector<double> samples;   // every window's flop/s
   std::string how;
+  double flops_per_s() const { return seconds_per_call > 0 ? flops_per_call / seconds_per_call : 0.0; }
 };
 MatmulProbe measure_matmul_tile(MatmulShape shape, int reps);
 

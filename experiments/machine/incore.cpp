@@ -859,10 +859,7 @@ json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& 
                 {"flops_per_iteration", in.flops_per_trip}};
   const int cpu = fast.cpu >= 0 ? fastest_cpu_for(
                                       mm,
-                                      [] {
-                                        const MatmulProbe p = measure_matmul_tile(MatmulShape::l1, 3);
-                                        return p.seconds_per_call > 0 ? p.flops_per_call / p.seconds_per_call : 0.0;
-                                      },
+                                      [] { return measure_matmul_tile(MatmulShape::l1, 3).flops_per_s(); },
                                       fast.cpu, "the matmul probe (operands in L1)", "flops_per_s")
                                 : -1;
   {
@@ -877,11 +874,10 @@ json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& 
     const MatmulProbe tile = measure_matmul_tile(MatmulShape::tile, 7);
     const double after = stable_clock_hz();
     in.clock_hz = std::max(before, after);
-    const auto rate = [](const MatmulProbe& p) { return p.seconds_per_call > 0 ? p.flops_per_call / p.seconds_per_call : 0.0; };
-    in.l1_flops_per_s = rate(l1);
-    in.tile_flops_per_s = rate(tile);
-    const auto probe_json = [&](const MatmulProbe& p) {
-      json j = {{"flops_per_s", rate(p)}, {"how", p.how}};
+    in.l1_flops_per_s = l1.flops_per_s();
+    in.tile_flops_per_s = tile.flops_per_s();
+    const auto probe_json = [](const MatmulProbe& p) {
+      json j = {{"flops_per_s", p.flops_per_s()}, {"how", p.how}};
       if (const auto sp = spread_of(p.samples)) j["spread"] = spread_json(*sp);
       return j;
     };
