@@ -355,6 +355,13 @@ json record_limit(const json& r, const json& ceilings) {
   const bool gpu = record_on_gpu(r);
   // Threads of this host the record used: ranks on the host times each rank's threads.
   const int threads = r.value("threads", 1) * (gpu ? 1 : r.value("ranks_per_node", 1));
+  // The in-core bound of the loop the record ran, when the ceilings hold one: beside its roof, or
+  // beside its `no roof` reason (CPU matmul has no fp32 roof).
+  const json* incore = kernel_incore(r, ceilings, gpu);
+  const auto with_incore = [&](json limit) {
+    if (incore != nullptr && incore->contains("value")) add_incore(limit, r, *incore, threads, gpu);
+    return limit;
+  };
   const json rate = r.value("rate", json::object());
   const json work = r.value("work", json::object());
   const std::string precision = r.value("precision", "");
@@ -390,18 +397,13 @@ json record_limit(const json& r, const json& ceilings) {
     const bool f64 = precision == "double";
     if (!f64 && precision != "float") return no_roof("no FMA roof for precision " + precision);
     if (!gpu && !f64) {
-      // No one-resource roof; the in-core bound of the loop it ran still holds it (matmul's).
-      json limit = no_roof("no measured CPU fp32 FMA roof (only cpu_fma_f64)");
-      const json* incore = kernel_incore(r, ceilings, gpu);
-      if (incore != nullptr && incore->contains("value")) add_incore(limit, r, *incore, threads, gpu);
-      return limit;
+      return with_incore(no_roof("no measured CPU fp32 FMA roof (only cpu_fma_f64)"));
     }
     if (!add(f64 ? RoofKey::gpu_fma_f64 : RoofKey::gpu_fma_f32, CpuRoof::fma_f64, work.value("flops", 0.0),
              rate.value("flops_per_s", 0.0))) {
       return no_roof(why);
     }
   }
-  const json* incore = kernel_incore(r, ceilings, gpu);
   std::string counted;  // how the multiplies were counted, when not the algorithm's count
   if (model.imuls_per_sample > 0) {
     const double k = issued_per_sample(model, incore, gpu, counted);
@@ -429,7 +431,7 @@ json record_limit(const json& r, const json& ceilings) {
   if (!bind->basis.empty()) limit["basis"] = bind->basis;
   add_peak_and_excess(limit, ceilings, *bind);
   if (!counted.empty() && bind->unit == "muls/s") limit["counted"] = counted;
-  if (incore != nullptr && incore->contains("value")) add_incore(limit, r, *incore, threads, gpu);
+  limit = with_incore(limit);
   if (partly_cached) {
     // Held against memory's roof, but part of each sweep hits the cache: such a record may read
     // above 1, and the label says why.

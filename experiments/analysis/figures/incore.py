@@ -28,8 +28,10 @@ def incore_html(doc: dict) -> str:
             parts.append(f"<li><b>{e(name)}</b>: unavailable: {e(str(b.get('unavailable', '?')))}</li>")
             continue
         loop = b.get("loop") or {}
-        where = "the whole GPU" if name == "pi_gpu" else "per core"
-        text = (f"<b>{e(name)}</b>: {e(fmt_rate(b['value'], b.get('unit', 'samples/s')))} {where}; "
+        gpu = name == "pi_gpu"
+        unit = b.get("unit", "samples/s")
+        where = "the whole GPU" if gpu else "per core"
+        text = (f"<b>{e(name)}</b>: {e(fmt_rate(b['value'], unit))} {where}; "
                 f"binds: {e(str(b.get('binds')))}; model: {e(str(b.get('model')))} ({e(str(b.get('model_why', '')))}).")
         if "imuls_per_sample" in loop:
             text += (f" Its loop issues {loop.get('imuls_per_sample', 0):.2f} multiplies per sample"
@@ -47,13 +49,12 @@ def incore_html(doc: dict) -> str:
         if "value" in allc:
             probe = "the mix probe" if name == "pi" else "its probe"
             text += (f" With all {allc.get('cpus')} CPUs busy at once {probe} gives"
-                     f" {e(fmt_rate(allc['value'], b.get('unit', 'samples/s')))} in all (each CPU"
+                     f" {e(fmt_rate(allc['value'], unit))} in all (each CPU"
                      f" {allc.get('share', 0):.2f} of the fastest alone): a record on every CPU is held against that.")
         chains = b.get("chains") or {}
         if "share" in chains:
             text += (f" Latency: the loop keeps {chains.get('chains')} dependency chains in flight, and the same mix"
                      f" with that many reached {chains['share']:.2f} of the ports' rate on this core.")
-        gpu = name == "pi_gpu"
         kernel = "matmul" if name == "matmul" else "pi"
         recs = [r for r in ok_records(doc) if r.get("kernel") == kernel and (processor_of(r) == "gpu") == gpu
                 and isinstance((r.get("limit") or {}).get("incore"), dict)]
