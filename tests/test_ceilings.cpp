@@ -253,6 +253,34 @@ TEST(RecordLimit, MatmulOfParlabsOwnLoopIsHeldAgainstItsInCoreBoundWithoutARoof)
   EXPECT_FALSE(record_limit(own(ok_record("pi", 1, "int32", 0.01)), c).contains("incore"));
 }
 
+// Equal clocks, unequal CPUs: matmul's probe pinned on each CPU in turn ran at 100, 90, 50 and 40
+// Gflop/s (a busy SMT sibling slows a vCPU without lowering its clock). A floating record that the
+// slowest CPUs account for names them; one they do not account for names no cause.
+TEST(RecordLimit, MatmulBelowTheBoundOnFloatingThreadsNamesTheSlowerCpusItsProbeFound) {
+  json c = with_matmul_incore(ceilings());
+  c["incore"]["matmul"]["tile"] = {{"share", 0.95}, {"flops_per_s", 95e9}};
+  c["incore"]["matmul"]["probe_cpu"] = {{"cpus", 4}, {"fastest_flops_per_s", 100e9}, {"slowest_flops_per_s", 40e9},
+                                        {"rates_flops_per_s", {90e9, 100e9, 40e9, 50e9}}};  // any order
+  EXPECT_EQ(cache_problem(c), "");
+  const double flops = 2.0 * (1 << 20) * (1 << 20) * double(1 << 20);
+  const auto below = [&](int threads, double share) {
+    const json l = record_limit(own(ok_record("matmul", threads, "float", flops / (share * threads * 100e9))), c);
+    EXPECT_NEAR(l["incore"]["fraction"].get<double>(), share, 1e-9) << l["incore"];
+    return l["incore"].value("below", std::string());
+  };
+  // One thread at 0.45: the slowest CPU ran the probe at 0.40 of the fastest.
+  EXPECT_EQ(below(1, 0.45), "its threads are not pinned, and the CPUs differ: pinned in turn, the 1 slowest ran its "
+                            "probe at 0.400 of the 1 fastest, and the record reads 1.12 of that");
+  // Two at 0.45: the two slowest, (50 + 40) / (100 + 90) = 0.474; the record 0.95 of that.
+  EXPECT_NE(below(2, 0.45).find("the 2 slowest ran its probe at 0.474 of the 2 fastest, and the record reads 0.95"),
+            std::string::npos);
+  // Two at 0.30: 0.63 of that, which does not account for it.
+  EXPECT_EQ(below(2, 0.30).rfind("no cause measured", 0), 0u);
+  json bad = c;
+  bad["incore"]["matmul"]["probe_cpu"]["rates_flops_per_s"] = {100e9, 0};
+  EXPECT_NE(cache_problem(bad).find("probe_cpu.rates_flops_per_s"), std::string::npos) << cache_problem(bad);
+}
+
 TEST(RecordLimit, PiAboveItsInCoreBoundIsNeverSilent) {
   json c = with_incore(ceilings());
   c["incore"]["pi"]["probe"]["spread"] = {{"median", 1.0}, {"max", 1.05}};

@@ -270,6 +270,16 @@ std::string incore_problem(const json& incore) {
           return where + ": 'clocks_hz' holds something other than a positive clock";
       }
     }
+    // Each CPU's probe rate (limit.cpp's slow_cpus divides by them).
+    for (const char* key : {"rates_instructions_per_s", "rates_flops_per_s"}) {
+      const json pc = b.value("probe_cpu", json::object());
+      if (!pc.contains(key)) continue;
+      if (!pc[key].is_array() || pc[key].empty()) return where + ": 'probe_cpu." + key + "' is not a list of rates";
+      for (const auto& r : pc[key]) {
+        if (!r.is_number() || !std::isfinite(r.get<double>()) || r.get<double>() <= 0)
+          return where + ": 'probe_cpu." + key + "' holds something other than a positive rate";
+      }
+    }
   }
   return {};
 }

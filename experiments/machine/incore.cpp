@@ -245,7 +245,8 @@ template <class Rate>
 int fastest_cpu_for(json& block, Rate rate, int fallback, const std::string& probe, const std::string& per_s) {
   const std::vector<int> cpus = probe_cpus();
   int best = fallback;
-  double best_rate = 0, slowest = 0;
+  double best_rate = 0;
+  std::vector<double> rates;  // every CPU's, fastest first: a floating record's bound on the slow ones
   try {
     for (const int cpu : cpus) {
       CpuPin pin(cpu);
@@ -255,14 +256,17 @@ int fastest_cpu_for(json& block, Rate rate, int fallback, const std::string& pro
         best_rate = r;
         best = cpu;
       }
-      slowest = slowest > 0 ? std::min(slowest, r) : r;
+      rates.push_back(r);
     }
   } catch (const UnavailableError&) {
     return fallback;  // fastest_core has said so in `pinning`
   }
+  std::sort(rates.begin(), rates.end(), std::greater<>());
+  const double slowest = rates.empty() ? 0 : rates.back();
   block["probe_cpu"] = {{"cpus", cpus.size()},
                         {"fastest_" + per_s, best_rate},
                         {"slowest_" + per_s, slowest},
+                        {"rates_" + per_s, rates},
                         {"how", "the CPU that ran " + probe + " fastest, of " + std::to_string(cpus.size()) +
                                     " pinned in turn (best of 3 windows each; the slowest reached " +
                                     fixed(best_rate > 0 ? slowest / best_rate : 0, 2) + " of it)"}};

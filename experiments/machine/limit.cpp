@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iomanip>
+#include <numeric>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -222,13 +224,42 @@ std::optional<Candidate> gpu_pi_peak(const json& ceilings, const json& incore, d
 constexpr double kIncoreExplained = 0.8;
 // The chains probe fills the ports when it reaches this share of the ports probe's rate.
 constexpr double kChainsFill = 0.95;
+// The `cores` slowest CPUs' share of the `cores` fastest ones' (1 where unknown): from the block's
+// own probe run pinned on each CPU in turn (`probe_cpu.rates_*`), which shows a busy SMT sibling
+// (another tenant's vCPU) as well as a lower clock, else from the clocks alone. On the H200 node
+// the clocks differed by 7% where the slowest CPU ran matmul's probe at 0.38 of the fastest.
+struct SlowCpus {
+  double share = 1;
+  bool probed = false;  // from the probe's rates, not the clocks
+};
+SlowCpus slow_cpus(const json& incore, int cores) {
+  const auto ratio = [cores](const json& v) {
+    if (!v.is_array() || static_cast<int>(v.size()) < cores) return 1.0;
+    std::vector<double> x;
+    for (const json& e : v) {
+      if (!e.is_number() || !(e.get<double>() > 0)) return 1.0;
+      x.push_back(e.get<double>());
+    }
+    std::sort(x.begin(), x.end(), std::greater<>());
+    const auto n = static_cast<std::ptrdiff_t>(cores);
+    const double fast = std::accumulate(x.begin(), x.begin() + n, 0.0);
+    const double slow = std::accumulate(x.end() - n, x.end(), 0.0);
+    return std::min(1.0, slow / fast);
+  };
+  const json pc = incore.value("probe_cpu", json::object());
+  for (const char* key : {"rates_instructions_per_s", "rates_flops_per_s"}) {
+    if (pc.contains(key)) return {ratio(pc[key]), true};
+  }
+  return {ratio(incore.value("clocks_hz", json::array())), false};
+}
+
 // Why a record at `share` (< kIncoreExplained) of its in-core bound fell short, from what its own
 // figures and the ceilings measured: its repetitions disagree, one call is too short, more threads
-// than cores, operands from L2 (matmul's tile probe), latency (the chains probe), unequal clocks of
-// floating threads, CPUs that slow each other when busy together (the all-CPU probe), or latency
-// with one of the last two; else that no
-// cause was measured. Each "could" cause is named where the record reaches kIncoreExplained of the
-// bound lowered by it, as the clocks cause always was: it would account for the shortfall.
+// than cores, operands from L2 (matmul's tile probe), latency (the chains probe), unequal CPUs
+// under floating threads (slow_cpus), CPUs that slow each other when busy together (the all-CPU
+// probe), or latency with one of the last two; else that no cause was measured. Each "could" cause
+// is named where the record reaches kIncoreExplained of the bound lowered by it: it would account
+// for the shortfall.
 std::string incore_shortfall(const json& r, const json& incore, int threads, int cores, double share) {
   if (r.contains("unstable") && r["unstable"].is_string()) {
     return "its repetitions disagree (" + r["unstable"].get<std::string>() + "): the machine was not quiet";
@@ -240,18 +271,9 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
     return std::to_string(threads) + " threads on " + std::to_string(incore.value("cores", 1)) +
            " cores: more threads than cores, which take turns";
   }
-  // The record's threads float (never pinned): on the `cores` slowest CPUs the bound is lower by
-  // the ratio of their clocks to the fastest ones'.
-  double slow_share = 1;
-  if (const json clocks = incore.value("clocks_hz", json::array());
-      clocks.is_array() && static_cast<int>(clocks.size()) >= cores && clocks[0].is_number()) {
-    double fast = 0, slow = 0;
-    for (int i = 0; i < cores; ++i) {
-      fast += clocks[static_cast<std::size_t>(i)].get<double>();
-      slow += clocks[clocks.size() - 1 - static_cast<std::size_t>(i)].get<double>();
-    }
-    if (fast > 0 && slow > 0) slow_share = slow / fast;
-  }
+  // The record's threads float (never pinned): on the `cores` slowest CPUs the bound is lower.
+  const SlowCpus slow = slow_cpus(incore, cores);
+  const double slow_share = slow.share;
   // Fewer threads than CPUs, whose bound is the clocks each CPU reached alone: the all-CPU probe
   // says how much CPUs busy together slow each other (SMT siblings share a core's ports; clocks drop
   // as cores wake), at most, since it had every CPU busy.
@@ -268,9 +290,13 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
       "latency: the loop keeps " + std::to_string(chains.value("chains", 0)) +
       " dependency chains in flight, and the same mix with that many reached " + fixed(chain_share, 2) +
       " of the ports' rate on this core (the loop, whose trips overlap, can do a little better)";
-  const std::string clocks_cause = "its threads are not pinned, and the CPUs' clocks differ: on the " +
-                                   std::to_string(cores) + " slowest the bound is " + fixed(slow_share, 3) +
-                                   " of this, and the record " + fixed(share / slow_share, 2) + " of that";
+  const std::string clocks_cause =
+      slow.probed ? "its threads are not pinned, and the CPUs differ: pinned in turn, the " + std::to_string(cores) +
+                        " slowest ran its probe at " + fixed(slow_share, 3) + " of the " + std::to_string(cores) +
+                        " fastest, and the record reads " + fixed(share / slow_share, 2) + " of that"
+                  : "its threads are not pinned, and the CPUs' clocks differ: on the " + std::to_string(cores) +
+                        " slowest the bound is " + fixed(slow_share, 3) + " of this, and the record " +
+                        fixed(share / slow_share, 2) + " of that";
   const std::string busy_cause = "CPUs busy together slow each other: with all " +
                                  std::to_string(all.value("cpus", 0)) + " busy at once each reached " +
                                  fixed(busy_share, 2) + " of its rate alone, and the record reads " +

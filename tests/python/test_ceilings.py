@@ -66,6 +66,10 @@ def test_ceilings_json_has_the_documented_format(tmp_path, parlab_bin):
         assert chosen["cpus"] == len(pi["clocks_hz"]) and pi["cpu"] >= 0
         assert chosen["fastest_instructions_per_s"] >= chosen["slowest_instructions_per_s"] > 0
         assert "fastest" in chosen["how"]
+        # Every CPU's rate, fastest first: the slow ones bound a floating record (limit.cpp).
+        rates = chosen["rates_instructions_per_s"]
+        assert len(rates) == chosen["cpus"] and rates == sorted(rates, reverse=True)
+        assert rates[0] == chosen["fastest_instructions_per_s"] and rates[-1] == chosen["slowest_instructions_per_s"]
     # No GPU here (or no CUDA part): every GPU roof is accounted for, in one place or the other.
     for name in ["gpu_bw", "gpu_fma_f64", "gpu_fma_f32", "gpu_imul", "gpu_sm_count", "gpu_clock_hz"]:
         assert (name in c["roofs"]) != (name in c["unavailable"]), name
