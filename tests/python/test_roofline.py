@@ -163,6 +163,28 @@ def test_stream_records_without_limit_meet_the_triad_roof(doc):
     assert bounds[key]["openmp"][1] == "cpu_bw_triad_all"
 
 
+def test_a_compute_bound_kernel_gets_no_bandwidth_bound(doc):
+    """matmul (basic family, with bytes to move) is compute-bound: its records' limit names no
+    roof, and older ones without a limit lie past the ridge (2n flops per float read)."""
+    n = 1000
+    mm = []
+    for t, sec in [(1, 0.10), (2, 0.05), (4, 0.026)]:
+        r = record(200 + t, "openmp", t, sec, kernel="matmul", size=n, precision="float", study="quick")
+        r["family"], r["scaling"] = "basic", "strong"
+        r["work"] = {"flops": 2.0 * n ** 3, "bytes": 12.0 * n * n}
+        r["rate"]["bytes_per_s"] = r["work"]["bytes"] / sec
+        r["limit"] = {"roof": None, "reason": "no roof: no measured CPU fp32 FMA roof (only cpu_fma_f64)"}
+        mm.append(r)
+    base = record(200, "serial", 1, 0.10, kernel="matmul", size=n, precision="float", study="quick")
+    base.update(family="basic", scaling="strong", work=mm[0]["work"], limit=mm[0]["limit"])
+    base["rate"]["bytes_per_s"] = mm[0]["rate"]["bytes_per_s"]
+    doc["records"] += [base] + mm
+    assert not any(k[2] == "matmul" for k in scaling_bounds(doc))
+    for r in [base] + mm:
+        del r["limit"]
+    assert not any(k[2] == "matmul" for k in scaling_bounds(doc))
+
+
 def test_a_run_without_ceilings_draws_no_roofline_and_says_so(tmp_path, doc):
     del doc["context"]["ceilings"]
     for r in doc["records"]:

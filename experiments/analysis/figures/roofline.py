@@ -312,9 +312,11 @@ def bandwidth_bound(recs: list, roofs: dict, base_bytes_per_s: float):
     roof) or None where the kernel is not memory-bound or the run has no such roof.
 
     The roof is the one the records' limit names (the all-cores one where they name the one-core
-    roof: a thread sweep's bound is where all threads are); records without a limit, of a
-    STREAM-like family with bytes to move, meet the triad roof, whose mix of reads and a write is
-    the STREAM set's."""
+    roof: a thread sweep's bound is where all threads are). A record whose limit names another
+    roof, or none (CPU matmul: `no roof`), gets no bandwidth bound. Older records without a limit,
+    of a STREAM-like family with bytes to move and fewer flops per byte than the machine's ridge
+    (cpu_fma_f64_all over cpu_bw_triad_all, where both were measured), meet the triad roof, whose
+    mix of reads and a write is the STREAM set's."""
     if not roofs or not base_bytes_per_s:
         return None
     name = None
@@ -323,7 +325,7 @@ def bandwidth_bound(recs: list, roofs: dict, base_bytes_per_s: float):
         if s and s.get("unit") == BANDWIDTH_UNIT:
             name = s["roof"]
             break
-    if name is None and any(family_of(r) in ("stream", "basic") and (r.get("work") or {}).get("bytes") for r in recs):
+    if name is None and any("limit" not in r and _memory_bound(r, roofs) for r in recs):
         name = "cpu_bw_triad_all"
     if name is None:
         return None
@@ -333,6 +335,16 @@ def bandwidth_bound(recs: list, roofs: dict, base_bytes_per_s: float):
     if not roof or roof.get("unit") != BANDWIDTH_UNIT or not roof.get("value"):
         return None
     return roof["value"] / base_bytes_per_s, name, roof
+
+
+def _memory_bound(r: dict, roofs: dict) -> bool:
+    """A record of a STREAM-like family that moves bytes, below the machine's ridge point where the
+    ceilings give one (matmul, of the basic family, does 2n flops per float it reads)."""
+    work = r.get("work") or {}
+    if family_of(r) not in ("stream", "basic") or not work.get("bytes"):
+        return False
+    fma, bw = (roofs.get(n, {}).get("value") for n in ("cpu_fma_f64_all", "cpu_bw_triad_all"))
+    return not (fma and bw) or (work.get("flops") or 0) / work["bytes"] < fma / bw
 
 
 def fastest_share_text(r: dict) -> str:
