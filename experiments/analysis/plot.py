@@ -51,6 +51,7 @@ from analysis.figures.load import InputError, load_run  # noqa: E402
 from analysis.figures.reference import reference_section, reference_sources  # noqa: E402
 from analysis.figures.report import report_html  # noqa: E402
 from analysis.table import FORMATS, render  # noqa: E402
+from analysis.terminal import terminal_width  # noqa: E402
 from analysis.writer import Plotter, write_page  # noqa: E402
 
 __all__ = ["main"]
@@ -103,8 +104,24 @@ def _main(argv=None) -> int:
         p.discard_if_empty()
         raise
     if not args.quiet:
-        print(f"plot.py: {len(p.figures)} figures in {plot_dir}, report {report}", file=sys.stderr)
+        print(done_line(len(p.figures), plot_dir, report, terminal_width()), file=sys.stderr)
     return 0
+
+
+def done_line(figures: int, plot_dir: str, report: str, width: int) -> str:
+    """What was written, within `width` columns where the paths allow: each path as the shorter of
+    itself and its form relative to here, and the report on a line of its own when one line is too
+    long (a path is never cut: it is copied from here)."""
+    def short(path: str) -> str:
+        try:
+            rel = os.path.relpath(path)
+        except ValueError:  # another drive (Windows)
+            return path
+        return rel if len(rel) < len(path) else path
+    one = f"plot.py: {figures} figures in {short(plot_dir)}, report {short(report)}"
+    if len(one) <= width:
+        return one
+    return f"plot.py: {figures} figures in {short(plot_dir)}\nplot.py: report {short(report)}"
 
 
 if __name__ == "__main__":

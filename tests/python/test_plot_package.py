@@ -139,3 +139,18 @@ def test_the_scripts_run_from_a_copy_of_the_package_outside_the_source_tree(tmp_
                            str(tmp_path / "cmp")], capture_output=True, text=True, cwd=str(tmp_path), env=env)
     assert same.returncode == 0, same.stderr
     assert (tmp_path / "cmp" / "report.html").is_file() and (tmp_path / "cmp" / "plots").is_dir()
+
+
+def test_the_last_line_keeps_within_the_terminal_and_never_cuts_a_path(tmp_path, monkeypatch):
+    """plot.py's closing line: one line where it fits, else the report on a line of its own;
+    each path the shorter of itself and its form relative to here, whole."""
+    from analysis.plot import done_line
+    monkeypatch.chdir(tmp_path)
+    deep = tmp_path / ("d" * 60) / "run"
+    line = done_line(7, str(deep / "plots"), str(deep / "report.html"), 100)
+    assert line == f"plot.py: 7 figures in {'d' * 60}/run/plots\nplot.py: report {'d' * 60}/run/report.html"
+    assert all(len(x) <= 100 for x in line.splitlines())
+    assert done_line(3, "run/plots", "run/report.html", 100) == "plot.py: 3 figures in run/plots, report run/report.html"
+    # A path longer than the terminal is printed whole.
+    far = "/" + "x" * 150
+    assert far + "/report.html" in done_line(1, far + "/plots", far + "/report.html", 100)
