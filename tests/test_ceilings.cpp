@@ -397,6 +397,27 @@ TEST(RecordLimit, GpuPiIsHeldAgainstTheTheoreticalRateWhenTheProbeDoesNotBoundIt
   EXPECT_EQ(record_limit(r, c)["roof"], "gpu_imul");
 }
 
+// An in-core bound is warned about as a roof is: its probe's windows spread over 10%, or CPUs so
+// unequal at its probe that floating records read far below the bound for where they ran.
+TEST(Ceilings, InCoreBlocksWarnOfTheirProbesSpreadAndOfUnequalCpus) {
+  json c = with_matmul_incore(with_incore(ceilings()));
+  EXPECT_TRUE(incore_warnings(c["incore"]).empty());
+  c["incore"]["matmul"]["probe"]["spread"] = {{"n", 7}, {"min", 80e9}, {"median", 90e9}, {"max", 95e9}};
+  c["incore"]["pi"]["probe_cpu"] = {{"cpus", 16}, {"fastest_instructions_per_s", 5e9},
+                                    {"slowest_instructions_per_s", 1.9e9}};
+  const auto w = incore_warnings(c["incore"]);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_EQ(w[0], "incore.matmul: its probe's 7 windows spread 17% of their median; the bound takes the best. "
+                  "Remeasure on a quiet machine (parlab ceilings --remeasure)");
+  EXPECT_EQ(w[1].rfind("incore.pi: pinned in turn, the slowest of 16 CPUs ran its probe at 0.38 of the fastest", 0), 0u)
+      << w[1];
+  // Within 10%, and a block without a bound (unavailable): nothing said.
+  c["incore"]["matmul"]["probe"]["spread"]["min"] = 88e9;
+  c["incore"]["pi"]["probe_cpu"]["slowest_instructions_per_s"] = 4.6e9;
+  c["incore"]["pi_gpu"] = {{"unavailable", "no GPU"}};
+  EXPECT_TRUE(incore_warnings(c["incore"]).empty());
+}
+
 TEST(CeilingsCache, AnInCoreBlockThatCannotBeTrustedIsRefused) {
   json c = with_incore(ceilings());
   EXPECT_EQ(cache_problem(c), "");

@@ -25,6 +25,7 @@
 #include "parlab/build_info.hpp"
 #include "experiments/wiring/make_registry.hpp"
 #include "experiments/io/files.hpp"
+#include "experiments/io/numbers.hpp"
 #include "experiments/io/read.hpp"
 #include "experiments/io/terminal.hpp"
 #include "experiments/io/text.hpp"
@@ -286,6 +287,37 @@ std::string incore_problem(const json& incore) {
 
 }  // namespace
 
+// What makes an in-core block's bound less trustworthy, said as the roofs' spreads are (ceilings.hpp): its probe's
+// windows spread over kUnstableCv of their median (the bound takes the best), and CPUs so unequal
+// at the block's probe (pinned in turn) that a record whose threads float reads far below the
+// bound for where it ran, not for what its loop does (limit.cpp names that cause per record).
+std::vector<std::string> incore_warnings(const json& incore) {
+  std::vector<std::string> out;
+  if (!incore.is_object()) return out;
+  for (const auto& [kernel, b] : incore.items()) {
+    if (!b.is_object() || !b.contains("value")) continue;
+    const json s = b.value("probe", json::object()).value("spread", json::object());
+    if (s.contains("min") && s.contains("max") && s.contains("median") && s["median"].get<double>() > 0 &&
+        range_share(s) > kUnstableCv) {
+      out.push_back("incore." + kernel + ": its probe's " + std::to_string(s.value("n", 0)) + " windows spread " +
+                    fixed(100 * range_share(s), 0) +
+                    "% of their median; the bound takes the best. Remeasure on a quiet machine "
+                    "(parlab ceilings --remeasure)");
+    }
+    const json pc = b.value("probe_cpu", json::object());
+    for (const char* unit : {"instructions_per_s", "flops_per_s"}) {
+      const double fast = pc.value(std::string("fastest_") + unit, 0.0), slow = pc.value(std::string("slowest_") + unit, 0.0);
+      if (fast > 0 && slow > 0 && slow / fast < 1 - kUnstableCv) {
+        out.push_back("incore." + kernel + ": pinned in turn, the slowest of " + std::to_string(pc.value("cpus", 0)) +
+                      " CPUs ran its probe at " + fixed(slow / fast, 2) +
+                      " of the fastest (a busy SMT sibling or a lower clock): records whose threads float may "
+                      "read far below their bound, and say so (limit.incore.below)");
+      }
+    }
+  }
+  return out;
+}
+
 // What makes a parsed cache untrustworthy (experiments/schema/ceilings.schema.json says the same),
 // or empty when nothing does. A roof must be finite and above 0: it divides every record's rate.
 std::string cache_problem(const json& c) {
@@ -408,6 +440,7 @@ json measure_ceilings(const Registry& registry, std::ostream& log) {
   for (const auto& [name, roof] : roofs.items()) {
     if (std::string w = roof_spread_warning(name, roof); !w.empty()) warnings.push_back(w);
   }
+  for (std::string& w : incore_warnings(c.value("incore", json::object()))) warnings.push_back(std::move(w));
   c["warnings"] = warnings;
   c["seconds"] = std::chrono::duration<double>(Clock::now() - t0).count();
   if (quick_mode()) c["quick"] = true;

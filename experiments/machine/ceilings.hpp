@@ -6,6 +6,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +34,10 @@ nlohmann::json load_or_measure_ceilings(const Registry& registry, bool remeasure
 // it is measured again, never used. Declared here, not kept in ceilings.cpp, so that the cache
 // reader's fuzz target (tests/fuzz/fuzz_ceilings.cpp) checks it with what trusts a cache it passes.
 std::string cache_problem(const nlohmann::json& c);
+
+// The warnings of an in-core block (`incore`, the ceilings' block of blocks): its probe's windows
+// spread over 10%, or CPUs so unequal at its probe that floating records read far below the bound.
+std::vector<std::string> incore_warnings(const nlohmann::json& incore);
 
 // The table `parlab ceilings` prints of a cache `c` that cache_problem passed, with its "cache" key set.
 void print_ceilings(const nlohmann::json& c, std::ostream& out);

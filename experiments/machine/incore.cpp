@@ -21,6 +21,7 @@
 #include "core/pi_simd.hpp"
 #include "core/spread.hpp"
 #include "experiments/io/child_process.hpp"
+#include "experiments/io/numbers.hpp"
 #include "experiments/io/spread_json.hpp"
 #include "experiments/machine/context.hpp"
 
@@ -97,12 +98,6 @@ bool is_move(const AsmLine& a) {
 bool mnemonic_matches(std::string_view mnemonic, std::string_view pattern) {
   if (!pattern.empty() && pattern.back() == '*') return mnemonic.substr(0, pattern.size() - 1) == pattern.substr(0, pattern.size() - 1);
   return mnemonic == pattern;
-}
-
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
 }
 
 // A file of text that is removed when it goes (RAII), for llvm-mca's input.

@@ -13,6 +13,7 @@
 
 #include "core/roof.hpp"
 #include "core/workload.hpp"
+#include "experiments/io/numbers.hpp"
 
 namespace parlab {
 namespace {
@@ -20,12 +21,6 @@ namespace {
 using json = nlohmann::json;
 
 json no_roof(const std::string& why) { return {{"roof", nullptr}, {"reason", "no roof: " + why}}; }
-
-std::string fixed(double v, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << v;
-  return os.str();
-}
 
 // The ceilings' in-core block of the compiled loop record `r` ran (incore.hpp: `pi` and `matmul`
 // on the CPU, `pi_gpu` on the GPU), when there is one: a record of such a kernel whose backend runs
