@@ -465,8 +465,12 @@ json load_or_measure_ceilings(const Registry& registry, bool remeasure, std::ost
       log << "parlab: " << e.what() << "; measuring again\n";
     }
   }
-  log << "parlab: " << (remeasure ? "measuring" : "no ceilings cached for this machine and build: measuring")
-      << " this machine's roofs (parlab ceilings" << (remeasure ? "" : "; parlab run --no-ceilings skips") << ")\n";
+  log << hanging("parlab: ",
+                 std::string(remeasure ? "measuring" : "no ceilings cached for this machine and build: measuring") +
+                     " this machine's roofs (parlab ceilings" + (remeasure ? "" : "; parlab run --no-ceilings skips") +
+                     ")",
+                 terminal_width())
+      << "\n";
   json c = measure_ceilings(registry, log);
   if (file) {
     // Written atomically: two parlab processes measuring at once leave one whole file.

@@ -22,6 +22,7 @@
 #include "core/spread.hpp"
 #include "experiments/io/child_process.hpp"
 #include "experiments/io/numbers.hpp"
+#include "experiments/io/terminal.hpp"
 #include "experiments/io/spread_json.hpp"
 #include "experiments/machine/context.hpp"
 
@@ -796,9 +797,12 @@ json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinn
         mix->instructions_per_iteration / mix->seconds_per_iteration, "the mix probe");
   }
   if (pi.contains("value")) {
-    log << "parlab: ceilings: in-core bound of pi's " << pi["isa"].get<std::string>() << " loop = "
-        << fixed(pi["value"].get<double>() / 1e9, 2) << " Gsamples/s per core (" << pi["model"].get<std::string>()
-        << "; " << pi["binds"].get<std::string>() << ")\n";
+    log << hanging("parlab: ceilings: ",
+                   "in-core bound of pi's " + pi["isa"].get<std::string>() + " loop = " +
+                       fixed(pi["value"].get<double>() / 1e9, 2) + " Gsamples/s per core (" +
+                       pi["model"].get<std::string>() + "; " + pi["binds"].get<std::string>() + ")",
+                   terminal_width())
+        << "\n";
   }
   return pi;
 }
@@ -899,8 +903,11 @@ json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& 
       mm, [](const std::vector<int>& cpus) { return measure_matmul_tile_all(MatmulShape::l1, cpus, 7); },
       in.l1_flops_per_s, "the matmul probe (operands in L1)");
   if (mm.contains("value")) {
-    log << "parlab: ceilings: in-core bound of matmul's loop = " << fixed(mm["value"].get<double>() / 1e9, 1)
-        << " Gflop/s per core (" << mm["binds"].get<std::string>() << ")\n";
+    log << hanging("parlab: ceilings: ",
+                   "in-core bound of matmul's loop = " + fixed(mm["value"].get<double>() / 1e9, 1) +
+                       " Gflop/s per core (" + mm["binds"].get<std::string>() + ")",
+                   terminal_width())
+        << "\n";
   }
   return mm;
 }

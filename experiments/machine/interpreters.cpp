@@ -72,8 +72,7 @@ std::vector<InterpreterMode> discover() {
     if (!self.empty() && std::filesystem::equivalent(path, self, ec)) continue;
     if (!std::filesystem::exists(path)) {
       m.available = false;
-      m.reason = "no parlab binary at " + path +
-                 " (build a free-threaded CPython with scripts/build-python-ft.sh, then the release-ft "
+      m.reason = "no such file (build a free-threaded CPython with scripts/build-python-ft.sh, then the release-ft "
                  "preset; or list binaries in PARLAB_INTERPRETERS)";
       out.push_back(m);
       continue;
@@ -121,7 +120,12 @@ std::vector<std::pair<std::string, std::string>> gil_env(const std::string& pyth
 std::string InterpreterMode::describe() const {
   std::string s = interpreter;
   if (!python_gil.empty()) s += ", PYTHON_GIL=" + python_gil;
-  s += parlab.empty() ? " (this process)" : " (" + parlab + ")";
+  // An interpreter not yet asked (its binary missing) is named by the binary's path alone.
+  if (parlab.empty()) {
+    s += " (this process)";
+  } else if (parlab != interpreter) {
+    s += " (" + parlab + ")";
+  }
   return s;
 }
 

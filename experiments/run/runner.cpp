@@ -31,6 +31,7 @@
 #include "core/spread.hpp"
 #include "experiments/io/files.hpp"
 #include "experiments/io/spread_json.hpp"
+#include "experiments/io/terminal.hpp"
 #include "experiments/io/interrupt.hpp"
 #include "experiments/io/read.hpp"
 
@@ -221,9 +222,10 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
           {"records", json::array()}, {"consistency", json::array()}};
   save();
   if (!options_.quiet) log_ << "parlab: writing " << (dir_ / "results.json").string() << "\n";
-  if (!link_error.empty() && !options_.quiet) log_ << "parlab: warning: " << link_error << "\n";
+  // Wrapped to the terminal's width (a warning names paths and remedies: 357 columns once).
+  if (!link_error.empty() && !options_.quiet) log_ << hanging("parlab: warning: ", link_error, terminal_width()) << "\n";
   for (const auto& w : context["warnings"]) {
-    if (!options_.quiet) log_ << "parlab: warning: " << w.get<std::string>() << "\n";
+    if (!options_.quiet) log_ << hanging("parlab: warning: ", w.get<std::string>(), terminal_width()) << "\n";
   }
   return execute();
 }

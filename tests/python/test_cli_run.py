@@ -31,6 +31,18 @@ def run(parlab_bin, *args, **kw):
     return subprocess.run([parlab_bin, *args], capture_output=True, text=True, timeout=600, **kw)
 
 
+def messages(stderr):
+    """stderr's messages, each with the lines it was wrapped onto (terminal.hpp's hanging:
+    continuation lines are indented) joined back into one."""
+    out = []
+    for line in stderr.splitlines():
+        if line.startswith(" ") and out and out[-1].startswith("parlab: "):
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
 def only_run_dir(out):
     return run_dir_of(out)
 
@@ -119,7 +131,7 @@ def test_work_unit_left_out_of_a_suite_warned_on_the_command_line(tmp_path, parl
         {"kernel": "pi", "backends": ["py-parlab-gil-released"], "threads": "1,2", "sizes": ["2^21"]}]}))
     res = run(parlab_bin, "run", str(suite), "-r", "1", "--no-report", "--out", str(tmp_path / "a"))
     assert res.returncode == 0, res.stderr
-    warnings = [l for l in res.stderr.splitlines() if "warning" in l and "py-parlab-gil-released" in l]
+    warnings = [l for l in messages(res.stderr) if "warning" in l and "py-parlab-gil-released" in l]
     assert len(warnings) == 1 and "left out" in warnings[0] and "2^22" in warnings[0], res.stderr
     doc = json.load(open(os.path.join(only_run_dir(tmp_path / "a"), "results.json")))
     assert [(r["threads"], r["size"]) for r in doc["records"]] == [(1, 1 << 21)]
@@ -327,3 +339,21 @@ def test_a_renamed_suite_runs_under_its_old_name_with_a_note(parlab_bin):
     assert old.stdout == new.stdout and "plan of suite 'libraries'" in new.stdout
     notes = [line for line in old.stderr.splitlines() if "'peers' is now called 'libraries'" in line]
     assert len(notes) == 1 and "is now called" not in new.stderr
+
+
+def test_a_runs_messages_keep_within_the_terminal(tmp_path, parlab_bin):
+    """A warning that names a long path (an interpreter binary that is not there) is wrapped to
+    100 columns under its lead, the path whole and named once."""
+    missing = str(tmp_path / ("d" * 40) / ("e" * 40) / "parlab")
+    suite = tmp_path / "one.json"
+    suite.write_text(json.dumps({"name": "one", "experiments": [
+        {"kernel": "pi", "backends": ["serial"], "threads": "1", "sizes": ["2^12"], "interpreters": "all"}]}))
+    env = {**os.environ, "PARLAB_INTERPRETERS": missing, "COLUMNS": "100"}
+    res = run(parlab_bin, "run", str(suite), "-r", "1", "--no-report", "--no-ceilings", "--out", str(tmp_path / "o"),
+              env=env)
+    assert res.returncode == 0, res.stderr
+    for line in res.stderr.splitlines():  # only a word too long for any line (a path) passes 100
+        assert len(line) <= 100 or max(len(w) for w in line.split()) > 50, line
+    (warning,) = [m for m in messages(res.stderr) if "interpreter not measured" in m]
+    assert warning.startswith("parlab: warning: interpreter not measured: ") and warning.count(missing) == 1, warning
+    assert "scripts/build-python-ft.sh" in warning
