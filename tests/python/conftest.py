@@ -97,6 +97,18 @@ FIXTURE_FAMILIES = {
 }
 
 
+def messages(stderr):
+    """stderr's messages, each with the lines it was wrapped onto (terminal.hpp's hanging:
+    continuation lines are indented) joined back into one."""
+    out = []
+    for line in stderr.splitlines():
+        if line.startswith(" ") and out and out[-1].startswith("parlab: "):
+            out[-1] += " " + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
 def record(i, backend, threads, median, kernel="pi", size=1 << 20, scaling="strong", study="s", kind="cpu",
            precision="int32", status="ok"):
     r = {"id": i, "study": study, "scaling": scaling, "kernel": kernel, "family": FIXTURE_FAMILIES[kernel],

@@ -9,7 +9,7 @@ import time
 import jsonschema
 import pytest
 
-from conftest import SCHEMA, run_dir_of
+from conftest import SCHEMA, messages, run_dir_of
 
 TINY_SUITE = {
     "name": "tiny", "description": "test suite", "reps": 2, "warmup": 1, "seed": 7, "min_rep_seconds": 0,
@@ -29,18 +29,6 @@ def validate(doc):
 
 def run(parlab_bin, *args, **kw):
     return subprocess.run([parlab_bin, *args], capture_output=True, text=True, timeout=600, **kw)
-
-
-def messages(stderr):
-    """stderr's messages, each with the lines it was wrapped onto (terminal.hpp's hanging:
-    continuation lines are indented) joined back into one."""
-    out = []
-    for line in stderr.splitlines():
-        if line.startswith(" ") and out and out[-1].startswith("parlab: "):
-            out[-1] += " " + line.strip()
-        else:
-            out.append(line)
-    return out
 
 
 def only_run_dir(out):

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from conftest import run_dir_of
+from conftest import messages, run_dir_of
 
 
 def listed_backends(parlab_bin):
@@ -97,7 +97,7 @@ def test_a_binding_in_mpirun_args_replaces_the_default_and_records_say_where_ran
     r = subprocess.run([parlab_bin, "run", "--ranks", "2", "-k", "pi", "-n", "2^20", "-b", "mpi+serial", "-r", "2",
                         "--no-report", "--out", str(tmp_path)], capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, r.stderr
-    launch = next(line for line in r.stderr.splitlines() if "launched as" in line)
+    launch = next(line for line in messages(r.stderr) if "launched as" in line)
     assert "--bind-to hwthread" in launch and "--bind-to none" not in launch, launch
     path = os.path.join(run_dir_of(str(tmp_path)), "results.json")
     (rec,) = json.load(open(path))["records"]
