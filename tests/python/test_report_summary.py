@@ -145,3 +145,20 @@ def test_other_interpreters_never_stand_in_for_the_runs_own(mixed_doc):
     text = " | ".join(py["finding"])
     assert "GIL released vs held at 2 threads: 1.98x faster" in text
     assert "py-parlab-gil-held [3.13.5 free-threaded, no GIL] 2.00x at 2" in text
+
+
+def test_summary_says_what_binds_the_loop_and_how_close_the_records_came(mixed_doc):
+    """Records with an in-core bound get one line per processor: what binds, the range and
+    median of their shares, and how many are below 0.8 or above 1; a kernel without one, none."""
+    shares = {(0, "serial"): 0.95, (1, "pool"): 0.93, (2, "pool"): 0.70, (3, "tbb"): 1.02}
+    for r in mixed_doc["records"]:
+        if (r["id"], r["backend"]) in shares:
+            r["processor"] = "cpu"
+            r["limit"] = {"roof": "cpu_imul_1", "fraction": 0.3,
+                          "incore": {"fraction": shares[(r["id"], r["backend"])],
+                                     "binds": "vector ports: 426 vector ALU instructions per trip"}}
+    s = run_summary(mixed_doc)
+    pi = next(f for f in s["findings"] if f["study"] == "quick" and f["kernel"] == "pi")
+    assert ("CPU in-core bound (vector ports): 4 records at 0.70 to 1.02 of it, median 0.95; 1 below 0.8; "
+            "1 above 1 (In-core bounds, below)") in pi["finding"]
+    assert not any("in-core" in x for f in s["findings"] if f["kernel"] == "triad" for x in f["finding"])

@@ -76,6 +76,35 @@ def incore_html(doc: dict) -> str:
     return "".join(parts)
 
 
+def incore_finding(recs: list) -> list:
+    """The first screen's line(s) on a kernel's in-core bound: for the records of one (study,
+    kernel, precision) that carry limit.incore, per processor, what binds the loop (the bound's
+    `binds` up to its colon: "vector ports", "the loop's instructions", "FMA pipe (IMAD)"), their
+    shares' range and median (the median as incore_html takes it), and how many are below 0.8 or
+    above 1. The In-core bounds section below gives each record's cause."""
+    out = []
+    for proc in ("cpu", "gpu"):
+        rs = [r for r in recs if processor_of(r) == proc and isinstance((r.get("limit") or {}).get("incore"), dict)
+              and isinstance(r["limit"]["incore"].get("fraction"), (int, float))]
+        if not rs:
+            continue
+        inc = sorted(r["limit"]["incore"]["fraction"] for r in rs)
+        binds = str(rs[0]["limit"]["incore"].get("binds", "")).split(":")[0] or "?"
+        text = f"{proc.upper()} in-core bound ({binds}): "
+        if len(rs) == 1:
+            text += f"{rs[0]['backend']} t={rs[0]['threads']} at {inc[0]:.2f} of it"
+        else:
+            text += f"{len(rs)} records at {inc[0]:.2f} to {inc[-1]:.2f} of it, median {inc[len(inc) // 2]:.2f}"
+        below = sum(f < 0.8 for f in inc)
+        above = sum(f > 1 for f in inc)
+        if below:
+            text += f"; {below} below 0.8"
+        if above:
+            text += f"; {above} above 1"
+        out.append(text + (" (In-core bounds, below)" if below or above else ""))
+    return out
+
+
 def above_bound_notes(recs: list) -> list:
     """Each record above its in-core bound, with what limit.incore.above says (by how much, and
     whether the probe's spread covers it): a bound a record passes is shown, never hidden."""

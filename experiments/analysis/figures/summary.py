@@ -5,6 +5,7 @@ import html
 from collections import defaultdict
 
 from .gil import gil_series
+from .incore import incore_finding
 from .labels import fmt_rate, fmt_size, fmt_time, interpreter_suffix
 from .load import family_of, kernels_in_order, ok_records, processor_of, rate_of, ranks_of
 from .mixed_mode import mixed_mode_series
@@ -42,7 +43,8 @@ def run_summary(doc: dict, libraries: list | None = None) -> dict:
 
     findings: one row per (study, kernel, precision, size): the fastest backend and its rate
     (with its share of its roof, "0.82 of cpu_bw_triad_all", where the record has a limit), the
-    best CPU speedup (and for a memory-bound kernel the bound its bandwidth roof puts on it) at the largest thread count, and for pi from Python every variant's
+    best CPU speedup (and for a memory-bound kernel the bound its bandwidth roof puts on it) at the largest thread count, the
+    records' shares of their in-core bound (incore_finding), and for pi from Python every variant's
     speedup at its largest thread count with GIL-released against GIL-held; then one row per
     Python library comparison (libraries_table's rows). problems: every failed record, then every unavailable backend with its
     reason (one row per backend and reason)."""
@@ -67,6 +69,9 @@ def run_summary(doc: dict, libraries: list | None = None) -> dict:
                     b = bounds.get((s_study, scaling, s_kernel, base, s_prec), {}).get(top[0])
                     bound = f", bandwidth roof {b[0]:.2f}x ({b[1]})" if b else ""
                     parts.append(f"best CPU speedup at {tmax} threads: {top[0]} {top[1]:.2f}x (ideal {tmax}x{bound})")
+        # What binds the compiled loop, where the records carry an in-core bound (CPU pi reads a
+        # third of its multiply roof: the vector ports, not the multiplier, hold it).
+        parts += incore_finding(recs)
         # Every Python variant of the study, whatever its size (pure Python runs smaller).
         py = [r for r in recs if r.get("kind") == "python" and kernel == "pi"]
         if py:
