@@ -467,5 +467,27 @@ TEST(IncoreProbe, TheMatmulProbeRunsOnEveryCpuAtOnce) {
   EXPECT_THROW(measure_matmul_tile_all(MatmulShape::l1, {-1}, 1), UsageError);
 }
 
+// A probe that reads below 0.9 of the same probe's rate on the same CPU in the scan was disturbed;
+// the bound takes the higher of the two, and says which.
+TEST(IncoreProbeRate, TheBoundTakesTheHigherOfTheProbeAndTheScan) {
+  EXPECT_FALSE(probe_disturbed(1.0, 0.0));  // no scan
+  EXPECT_FALSE(probe_disturbed(0.95, 1.0));
+  EXPECT_TRUE(probe_disturbed(0.6, 1.0));
+  const ProbeRate none = bound_probe_rate(5.0, 0.0, 1);
+  EXPECT_DOUBLE_EQ(none.rate, 5.0);
+  EXPECT_TRUE(none.note.is_null());
+  const ProbeRate kept = bound_probe_rate(1.02e9, 1.0e9, 1);
+  EXPECT_DOUBLE_EQ(kept.rate, 1.02e9);
+  EXPECT_EQ(kept.note["taken"], "probe");
+  EXPECT_EQ(kept.note["how"].get<std::string>().find("disturbed"), std::string::npos);
+  const ProbeRate low = bound_probe_rate(0.64e9, 1.0e9, 3);
+  EXPECT_DOUBLE_EQ(low.rate, 1.0e9);
+  EXPECT_EQ(low.note["taken"], "scan");
+  EXPECT_EQ(low.note["attempts"], 3);
+  EXPECT_NE(low.note["how"].get<std::string>().find("the probe read 0.64 of the scan's rate after 3 attempt(s)"),
+            std::string::npos)
+      << low.note;
+}
+
 }  // namespace
 }  // namespace parlab

@@ -284,6 +284,11 @@ int fastest_vector_cpu(json& pi, PiIsa isa, int fallback) {
 // most 4 times, then the last kept), then the chains probe at the loop's `chains` where that is
 // fewer than the ports probe's: `pi.chains` gets its rate against the ports probe's, what latency
 // leaves of the ports to a loop that keeps that many chains in flight.
+// The scan's rate of a block's probe on the CPU it chose (fastest_cpu_for), 0 where there was none.
+double scan_rate_of(const json& block, const std::string& per_s) {
+  return block.value("probe_cpu", json::object()).value("fastest_" + per_s, 0.0);
+}
+
 std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int chains, double& clock_hz) {
   std::optional<CpuPin> pin;
   try {
@@ -291,15 +296,33 @@ std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int 
   } catch (const UnavailableError& e) {
     pi["pinning"] = std::string("unpinned: ") + e.what();
   }
+  const auto rate_of = [](const std::optional<MixProbe>& m) {
+    return m && m->seconds_per_iteration > 0 ? m->instructions_per_iteration / m->seconds_per_iteration : 0.0;
+  };
+  const double scan = scan_rate_of(pi, "instructions_per_s");
   std::optional<MixProbe> mix;
-  for (int attempt = 0; attempt < 4; ++attempt) {
-    const double before = stable_clock_hz();
-    mix = measure_round_mix(isa, 7);
-    const double after = stable_clock_hz();
-    clock_hz = std::max(before, after);
-    if (std::abs(before - after) <= 0.02 * clock_hz) break;
+  int attempts = 0;
+  for (; attempts < kProbeAttempts; ++attempts) {  // again where a neighbour disturbed it
+    std::optional<MixProbe> m;
+    double hz = 0;
+    for (int tries = 0; tries < 4; ++tries) {  // again where the clock moved under it
+      const double before = stable_clock_hz();
+      m = measure_round_mix(isa, 7);
+      const double after = stable_clock_hz();
+      hz = std::max(before, after);
+      if (std::abs(before - after) <= 0.02 * hz) break;
+    }
+    if (rate_of(m) > rate_of(mix)) {
+      mix = m;
+      clock_hz = hz;
+    }
+    if (!mix || !probe_disturbed(rate_of(mix), scan)) break;
   }
   if (!mix || !(mix->seconds_per_iteration > 0)) return mix;
+  // The bound's rate: the scan's where it is higher (the cycles per trip follow from it).
+  const ProbeRate taken = bound_probe_rate(rate_of(mix), scan, std::min(attempts + 1, kProbeAttempts));
+  if (!taken.note.is_null()) pi["probe_vs_scan"] = taken.note;
+  mix->seconds_per_iteration = mix->instructions_per_iteration / taken.rate;
   if (const auto c = measure_round_mix(isa, 7, chains)) {
     const double ports = mix->instructions_per_iteration / mix->seconds_per_iteration;
     const double rate = c->instructions_per_iteration / c->seconds_per_iteration;
@@ -873,11 +896,20 @@ json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& 
       mm["pinning"] = std::string("unpinned: ") + e.what();
     }
     const double before = stable_clock_hz();
-    const MatmulProbe l1 = measure_matmul_tile(MatmulShape::l1, 7);
+    // Again where a neighbour disturbed it (kProbeAgreement), the best kept.
+    const double scan = scan_rate_of(mm, "flops_per_s");
+    MatmulProbe l1 = measure_matmul_tile(MatmulShape::l1, 7);
+    int attempts = 1;
+    for (; attempts < kProbeAttempts && probe_disturbed(l1.flops_per_s(), scan); ++attempts) {
+      MatmulProbe again = measure_matmul_tile(MatmulShape::l1, 7);
+      if (again.flops_per_s() > l1.flops_per_s()) l1 = std::move(again);
+    }
     const MatmulProbe tile = measure_matmul_tile(MatmulShape::tile, 7);
     const double after = stable_clock_hz();
     in.clock_hz = std::max(before, after);
-    in.l1_flops_per_s = l1.flops_per_s();
+    const ProbeRate taken = bound_probe_rate(l1.flops_per_s(), scan, attempts);
+    if (!taken.note.is_null()) mm["probe_vs_scan"] = taken.note;
+    in.l1_flops_per_s = taken.rate;
     in.tile_flops_per_s = tile.flops_per_s();
     const auto probe_json = [](const MatmulProbe& p) {
       json j = {{"flops_per_s", p.flops_per_s()}, {"how", p.how}};
@@ -927,6 +959,28 @@ json measure_incore(std::ostream& log) {
     mm = {{"unavailable", e.what()}};
   }
   return {{"pi", pi}, {"matmul", mm}};
+}
+
+bool probe_disturbed(double probe_rate, double scan_rate) {
+  return scan_rate > 0 && probe_rate < kProbeAgreement * scan_rate;
+}
+
+ProbeRate bound_probe_rate(double probe_rate, double scan_rate, int attempts) {
+  ProbeRate out{probe_rate, nullptr};
+  if (!(scan_rate > 0)) return out;
+  const bool scan = scan_rate > probe_rate;
+  out.rate = std::max(probe_rate, scan_rate);
+  out.note = {{"probe", probe_rate},
+              {"scan", scan_rate},
+              {"attempts", attempts},
+              {"taken", scan ? "scan" : "probe"},
+              {"how", std::string("the probe's best window against its rate on the same CPU in the scan (best of 3 "
+                                  "windows); the bound takes the higher") +
+                          (probe_disturbed(probe_rate, scan_rate)
+                               ? ": the probe read " + fixed(probe_rate / scan_rate, 2) + " of the scan's rate after " +
+                                     std::to_string(attempts) + " attempt(s) (disturbed: another tenant on the CPU?)"
+                               : "")}};
+  return out;
 }
 
 }  // namespace parlab

@@ -79,6 +79,28 @@ struct IncoreInputs {
 // of the measured cycles.
 inline constexpr double kMcaAgreement = 0.10;
 
+// A block's probe runs pinned on the CPU where the scan (each CPU in turn, the same probe, best of
+// 3 windows: `probe_cpu`) found it fastest. A probe that then reads below kProbeAgreement of the
+// scan's rate there was disturbed (another tenant woke on the CPU's SMT sibling: on the H200 node
+// the mix probe once read 1.22 vector instructions per cycle where it reads 1.92, and records
+// passed that bound by up to 22%): it is measured again, kProbeAttempts times at most in all, and
+// the bound takes the higher of its best window and the scan's rate, both rates of the same code
+// on the same CPU, so that it stays an upper bound whatever the neighbours did.
+inline constexpr double kProbeAgreement = 0.90;
+inline constexpr int kProbeAttempts = 3;
+
+// What the bound takes of a probe at `probe_rate` on the CPU where the scan read `scan_rate` (0:
+// no scan): the higher of the two, and `probe_vs_scan` for the block ({probe, scan, attempts,
+// taken: "probe" | "scan"}, absent without a scan).
+struct ProbeRate {
+  double rate = 0;
+  nlohmann::json note;  // null without a scan
+};
+ProbeRate bound_probe_rate(double probe_rate, double scan_rate, int attempts);
+
+// True where a probe at `probe_rate` reads below kProbeAgreement of the scan's `scan_rate` (> 0).
+bool probe_disturbed(double probe_rate, double scan_rate);
+
 // The bound of one core, as the `incore.pi` block of the ceilings (docs/ceilings.md): cycles per
 // trip, samples/s per core, the model used and why, and what binds.
 nlohmann::json decide_incore(const IncoreInputs& in);
