@@ -276,6 +276,20 @@ TEST(RecordLimit, MatmulBelowTheBoundOnFloatingThreadsNamesTheSlowerCpusItsProbe
             std::string::npos);
   // Two at 0.30: 0.63 of that, which does not account for it.
   EXPECT_EQ(below(2, 0.30).rfind("no cause measured", 0), 0u);
+  // Fewer rates than the record's cores (a cache of another shape): the clocks (equal here) decide.
+  json few = c;
+  few["incore"]["matmul"]["probe_cpu"]["rates_flops_per_s"] = {100e9, 40e9};
+  EXPECT_EQ(record_limit(own(ok_record("matmul", 4, "float", flops / (0.45 * 4 * 100e9))), few)["incore"]
+                .value("below", "")
+                .rfind("no cause measured", 0),
+            0u);
+  // A record on every CPU is held against the all-CPU probe, which ran on the slow ones: they are
+  // not its cause a second time.
+  json all = c;  // 8 CPUs' rates (4 slow), 4 allowed to the record's threads
+  all["incore"]["matmul"]["probe_cpu"]["rates_flops_per_s"] = {100e9, 100e9, 100e9, 100e9, 40e9, 40e9, 40e9, 40e9};
+  all["incore"]["matmul"]["all_cpus"] = {{"cpus", 4}, {"value", 4 * 100e9}, {"share", 1.0}};
+  const json on_all = record_limit(own(ok_record("matmul", 4, "float", flops / (0.6 * 4 * 100e9))), all);
+  EXPECT_EQ(on_all["incore"].value("below", "").rfind("no cause measured", 0), 0u) << on_all["incore"];
   json bad = c;
   bad["incore"]["matmul"]["probe_cpu"]["rates_flops_per_s"] = {100e9, 0};
   EXPECT_NE(cache_problem(bad).find("probe_cpu.rates_flops_per_s"), std::string::npos) << cache_problem(bad);

@@ -343,6 +343,15 @@ TEST(IncoreDecideMatmul, TheProbeOfTheLoopIsTheBoundAndAnAgreeingModelNamesWhatB
   EXPECT_DOUBLE_EQ(j["loop_cycles_per_iteration"].get<double>(), 10.24);
   EXPECT_DOUBLE_EQ(j["tile"]["share"].get<double>(), 0.8);
   EXPECT_EQ(j["binds"].get<std::string>().rfind("the loop's instructions, measured: 10.24 cycles per trip", 0), 0u) << j["binds"];
+  {  // A disturbed L1 probe (100e9) whose scan's rate (150e9) was taken: the tile, measured beside
+     // the same neighbour, is held against the probe's own rate, the bound against the scan's.
+    MatmulIncoreInputs d = in;
+    d.l1_probe_flops_per_s = 100e9;
+    d.tile_flops_per_s = 90e9;
+    const json k = decide_matmul_incore(d);
+    EXPECT_DOUBLE_EQ(k["value"].get<double>(), 150e9);
+    EXPECT_DOUBLE_EQ(k["tile"]["share"].get<double>(), 0.9);
+  }
   EXPECT_NE(j["model_why"].get<std::string>().find("no llvm-mca on PATH"), std::string::npos);
   in.peak_clock_hz = 3.3e9;  // a core seen faster than the probe's: the bound takes its clock
   EXPECT_DOUBLE_EQ(decide_matmul_incore(in)["value"].get<double>(), 165e9);

@@ -291,6 +291,10 @@ std::string incore_problem(const json& incore) {
 // windows spread over kUnstableCv of their median (the bound takes the best), and CPUs so unequal
 // at the block's probe (pinned in turn) that a record whose threads float reads far below the
 // bound for where it ran, not for what its loop does (limit.cpp names that cause per record).
+// CPUs whose slowest runs a block's probe below this share of the fastest are unequal enough that
+// a floating record's bound depends on where it ran (warned about; limit.cpp names it per record).
+constexpr double kEqualCpus = 0.90;
+
 std::vector<std::string> incore_warnings(const json& incore) {
   std::vector<std::string> out;
   if (!incore.is_object()) return out;
@@ -307,7 +311,7 @@ std::vector<std::string> incore_warnings(const json& incore) {
     const json pc = b.value("probe_cpu", json::object());
     for (const char* unit : {"instructions_per_s", "flops_per_s"}) {
       const double fast = pc.value(std::string("fastest_") + unit, 0.0), slow = pc.value(std::string("slowest_") + unit, 0.0);
-      if (fast > 0 && slow > 0 && slow / fast < 1 - kUnstableCv) {
+      if (fast > 0 && slow > 0 && slow / fast < kEqualCpus) {
         out.push_back("incore." + kernel + ": pinned in turn, the slowest of " + std::to_string(pc.value("cpus", 0)) +
                       " CPUs ran its probe at " + fixed(slow / fast, 2) +
                       " of the fastest (a busy SMT sibling or a lower clock): records whose threads float may "

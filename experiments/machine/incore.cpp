@@ -269,26 +269,31 @@ int fastest_cpu_for(json& block, Rate rate, int fallback, const std::string& pro
   return best;
 }
 
+// A mix probe's rate in vector instructions per second, 0 for none.
+double mix_rate(const std::optional<MixProbe>& m) {
+  return m && m->seconds_per_iteration > 0 ? m->instructions_per_iteration / m->seconds_per_iteration : 0.0;
+}
+
 int fastest_vector_cpu(json& pi, PiIsa isa, int fallback) {
   return fastest_cpu_for(
-      pi,
-      [isa] {
-        const auto m = measure_round_mix(isa, 3);
-        return m && m->seconds_per_iteration > 0 ? m->instructions_per_iteration / m->seconds_per_iteration : 0.0;
-      },
-      fallback, "the mix probe", "instructions_per_s");
+      pi, [isa] { return mix_rate(measure_round_mix(isa, 3)); }, fallback, "the mix probe", "instructions_per_s");
+}
+
+// The scan's rate of a block's probe on the CPU it chose (fastest_cpu_for), 0 where there was none
+// or where the probes could not be pinned there (an unpinned probe is no match for it).
+double scan_rate_of(const json& block, const std::string& per_s) {
+  if (block.contains("pinning")) return 0;
+  return block.value("probe_cpu", json::object()).value("fastest_" + per_s, 0.0);
 }
 
 // On `cpu` (-1: wherever the thread runs), the ports probe with the clock read on each side of it
 // (its cycles are its seconds times the clock; a probe the clock moved under is measured again, at
-// most 4 times, then the last kept), then the chains probe at the loop's `chains` where that is
-// fewer than the ports probe's: `pi.chains` gets its rate against the ports probe's, what latency
-// leaves of the ports to a loop that keeps that many chains in flight.
-// The scan's rate of a block's probe on the CPU it chose (fastest_cpu_for), 0 where there was none.
-double scan_rate_of(const json& block, const std::string& per_s) {
-  return block.value("probe_cpu", json::object()).value("fastest_" + per_s, 0.0);
-}
-
+// most 4 times, then the last kept), all of it again where the probe read below kProbeAgreement
+// of the scan's rate (kProbeAttempts in all, the best kept), its rate raised to the scan's where
+// that is higher (bound_probe_rate: `pi.probe_vs_scan`); then the chains probe at the loop's
+// `chains` where that is fewer than the ports probe's: `pi.chains` gets its rate against the ports
+// probe's (against the probe's own rate where it was disturbed: both ran beside the same
+// neighbour), what latency leaves of the ports to a loop that keeps that many chains in flight.
 std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int chains, double& clock_hz) {
   std::optional<CpuPin> pin;
   try {
@@ -296,9 +301,6 @@ std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int 
   } catch (const UnavailableError& e) {
     pi["pinning"] = std::string("unpinned: ") + e.what();
   }
-  const auto rate_of = [](const std::optional<MixProbe>& m) {
-    return m && m->seconds_per_iteration > 0 ? m->instructions_per_iteration / m->seconds_per_iteration : 0.0;
-  };
   const double scan = scan_rate_of(pi, "instructions_per_s");
   std::optional<MixProbe> mix;
   int attempts = 0;
@@ -312,20 +314,21 @@ std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int 
       hz = std::max(before, after);
       if (std::abs(before - after) <= 0.02 * hz) break;
     }
-    if (rate_of(m) > rate_of(mix)) {
+    if (mix_rate(m) > mix_rate(mix)) {
       mix = m;
       clock_hz = hz;
     }
-    if (!mix || !probe_disturbed(rate_of(mix), scan)) break;
+    if (!mix || !probe_disturbed(mix_rate(mix), scan)) break;
   }
   if (!mix || !(mix->seconds_per_iteration > 0)) return mix;
   // The bound's rate: the scan's where it is higher (the cycles per trip follow from it).
-  const ProbeRate taken = bound_probe_rate(rate_of(mix), scan, std::min(attempts + 1, kProbeAttempts));
+  const double own = mix_rate(mix);
+  const ProbeRate taken = bound_probe_rate(own, scan, std::min(attempts + 1, kProbeAttempts));
   if (!taken.note.is_null()) pi["probe_vs_scan"] = taken.note;
   mix->seconds_per_iteration = mix->instructions_per_iteration / taken.rate;
   if (const auto c = measure_round_mix(isa, 7, chains)) {
-    const double ports = mix->instructions_per_iteration / mix->seconds_per_iteration;
-    const double rate = c->instructions_per_iteration / c->seconds_per_iteration;
+    const double ports = probe_disturbed(own, scan) ? own : taken.rate;
+    const double rate = mix_rate(c);
     pi["chains"] = {{"chains", chains},
                     {"share", rate / ports},
                     {"instructions_per_cycle", clock_hz > 0 ? rate / clock_hz : 0.0},
@@ -575,7 +578,8 @@ json decide_matmul_incore(const MatmulIncoreInputs& in) {
                    "mix assumed); " + why;
   j["binds"] = binds;
   if (in.tile_flops_per_s > 0) {
-    j["tile"] = {{"share", in.tile_flops_per_s / in.l1_flops_per_s}, {"flops_per_s", in.tile_flops_per_s}};
+    const double against = in.l1_probe_flops_per_s > 0 ? in.l1_probe_flops_per_s : in.l1_flops_per_s;
+    j["tile"] = {{"share", in.tile_flops_per_s / against}, {"flops_per_s", in.tile_flops_per_s}};
   }
   // At the fastest clock any core was seen at, so that a record whose core ran faster than the
   // probe's does not pass the bound (as pi's).
@@ -817,7 +821,7 @@ json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinn
   if (mix && mix->seconds_per_iteration > 0) {
     measure_all_cpus(
         pi, [isa](const std::vector<int>& cpus) { return measure_round_mix_all(isa, cpus, 7); },
-        mix->instructions_per_iteration / mix->seconds_per_iteration, "the mix probe");
+        mix_rate(mix), "the mix probe");
   }
   if (pi.contains("value")) {
     log << hanging("parlab: ceilings: ",
@@ -910,6 +914,8 @@ json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& 
     const ProbeRate taken = bound_probe_rate(l1.flops_per_s(), scan, attempts);
     if (!taken.note.is_null()) mm["probe_vs_scan"] = taken.note;
     in.l1_flops_per_s = taken.rate;
+    // The tile probe ran beside the same neighbour as a disturbed L1 probe: its share against that.
+    in.l1_probe_flops_per_s = probe_disturbed(l1.flops_per_s(), scan) ? l1.flops_per_s() : 0;
     in.tile_flops_per_s = tile.flops_per_s();
     const auto probe_json = [](const MatmulProbe& p) {
       json j = {{"flops_per_s", p.flops_per_s()}, {"how", p.how}};

@@ -114,6 +114,8 @@ struct MatmulIncoreInputs {
   double peak_clock_hz = 0;           // the fastest any core was seen at; 0: clock_hz
   double l1_flops_per_s = 0;          // the probes' best windows: every operand in L1 (the bound),
   double tile_flops_per_s = 0;        // one tile with B's slab from L2 (a cause, where a record falls short)
+  double l1_probe_flops_per_s = 0;    // the L1 probe's own rate where it was disturbed and the scan's was
+                                      // taken (0: l1_flops_per_s): the tile's share is held against it
   std::optional<McaReport> mca_loop;  // llvm-mca on the hot loop, when it ran
   std::string mca_why_not;
   std::string mca_name;

@@ -4,10 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <iomanip>
 #include <numeric>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -243,7 +241,10 @@ SlowCpus slow_cpus(const json& incore, int cores) {
   };
   const json pc = incore.value("probe_cpu", json::object());
   for (const char* key : {"rates_instructions_per_s", "rates_flops_per_s"}) {
-    if (pc.contains(key)) return {ratio(pc[key]), true};
+    // Too few rates for `cores` (a cache of another machine's shape): the clocks instead.
+    if (pc.contains(key) && pc[key].is_array() && static_cast<int>(pc[key].size()) >= cores) {
+      return {ratio(pc[key]), true};
+    }
   }
   return {ratio(incore.value("clocks_hz", json::array())), false};
 }
@@ -266,13 +267,15 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
     return std::to_string(threads) + " threads on " + std::to_string(incore.value("cores", 1)) +
            " cores: more threads than cores, which take turns";
   }
-  // The record's threads float (never pinned): on the `cores` slowest CPUs the bound is lower.
-  const SlowCpus slow = slow_cpus(incore, cores);
+  // The record's threads float (never pinned): on the `cores` slowest CPUs the bound is lower. A
+  // record on every CPU is held against the all-CPU probe, which ran on the slow ones already.
+  const json all = incore.value("all_cpus", json::object());
+  const bool on_all = all.contains("value") && threads >= all.value("cpus", 0);
+  const SlowCpus slow = on_all ? SlowCpus{} : slow_cpus(incore, cores);
   const double slow_share = slow.share;
   // Fewer threads than CPUs, whose bound is the clocks each CPU reached alone: the all-CPU probe
   // says how much CPUs busy together slow each other (SMT siblings share a core's ports; clocks drop
   // as cores wake), at most, since it had every CPU busy.
-  const json all = incore.value("all_cpus", json::object());
   const double busy_share = all.contains("share") && threads < all.value("cpus", 0) && all["share"].get<double>() < 1
                                 ? all["share"].get<double>()
                                 : 1.0;

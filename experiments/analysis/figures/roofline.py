@@ -325,7 +325,7 @@ def bandwidth_bound(recs: list, roofs: dict, base_bytes_per_s: float):
         if s and s.get("unit") == BANDWIDTH_UNIT:
             name = s["roof"]
             break
-    if name is None and any("limit" not in r and _memory_bound(r, roofs) for r in recs):
+    if name is None and any(not r.get("limit") and _memory_bound(r, roofs) for r in recs):
         name = "cpu_bw_triad_all"
     if name is None:
         return None
