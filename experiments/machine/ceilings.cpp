@@ -547,6 +547,14 @@ void print_ceilings(const json& c, std::ostream& out) {
                        width)
             << "\n";
       }
+      // Where the bound's rate came from: the probe's best window, or the scan's (probe_vs_scan).
+      if (const json v = b.value("probe_vs_scan", json::object()); v.contains("taken") && v.value("scan", 0.0) > 0) {
+        out << hanging("      ", "the probe read " + fixed(v.value("probe", 0.0) / v["scan"].get<double>(), 3) +
+                                     " of its rate in the scan after " + std::to_string(v.value("attempts", 1)) +
+                                     " attempt(s); the bound takes the " + v["taken"].get<std::string>() + "'s",
+                       width)
+            << "\n";
+      }
       if (const json all = b.value("all_cpus", json::object()); all.contains("value")) {
         std::ostringstream a;
         a << "all " << all.value("cpus", 0) << " CPUs busy at once: ";

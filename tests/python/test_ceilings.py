@@ -34,6 +34,10 @@ def test_ceilings_measures_prints_and_caches(tmp_path, parlab_bin):
     assert re.search(r"cpu_bw_triad_all\s+[0-9.]+ GB/s\s+measured", p.stdout), p.stdout
     assert re.search(r"cpu_fma_f64_all\s+[0-9.]+ Gflop/s\s+measured", p.stdout), p.stdout
     assert re.search(r"cpu_imul_1\s+[0-9.]+ Gmul/s", p.stdout), p.stdout
+    # Where pinning works, each in-core block says where its bound's rate came from.
+    if "probed on CPU" in p.stdout:
+        assert re.search(r"the probe read [0-9.]+ of its rate in the scan after \d attempt\(s\); the bound takes the "
+                         r"(probe|scan)'s", p.stdout), p.stdout
     files = os.listdir(tmp_path / "cache")
     assert len(files) == 1 and files[0].endswith(".json") and "quick" not in files[0], files
     # The second call reads the cache: nothing measured, the same numbers.
