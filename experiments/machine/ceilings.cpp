@@ -548,10 +548,10 @@ void print_ceilings(const json& c, std::ostream& out) {
             << "\n";
       }
       // Where the bound's rate came from: the probe's best window, or the scan's (probe_vs_scan).
-      if (const json v = b.value("probe_vs_scan", json::object()); v.contains("taken") && v.value("scan", 0.0) > 0) {
-        out << hanging("      ", "the probe read " + fixed(v.value("probe", 0.0) / v["scan"].get<double>(), 3) +
-                                     " of its rate in the scan after " + std::to_string(v.value("attempts", 1)) +
-                                     " attempt(s); the bound takes the " + v["taken"].get<std::string>() + "'s",
+      if (const json pv = b.value("probe_vs_scan", json::object()); pv.contains("taken") && pv.value("scan", 0.0) > 0) {
+        out << hanging("      ", "the probe read " + fixed(pv.value("probe", 0.0) / pv["scan"].get<double>(), 3) +
+                                     " of its rate in the scan after " + std::to_string(pv.value("attempts", 1)) +
+                                     " attempt(s); the bound takes the " + pv["taken"].get<std::string>() + "'s",
                        width)
             << "\n";
       }
