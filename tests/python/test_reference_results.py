@@ -2774,6 +2774,30 @@ def unbacked_lines(text, claims, allowed):
     return [(n, line) for n, line in ordering_lines(text) if not any(k in line for k in keys)]
 
 
+def spread_share(roof):
+    """A measured roof's spread as the README's tables give it: (range over median in %, n)."""
+    s = roof["spread"]
+    return 100 * (s["max"] - s["min"]) / s["median"], s["n"]
+
+
+def two_ceilings_table(commit, roofs, table):
+    """The Figures of a roofs table from two `parlab ceilings --json` files at `commit` (roofs(i):
+    the i-th file's roofs): each rate roof's value in both and how far apart, and each measured
+    roof's spread in both."""
+    def values(n):
+        a, b = roofs(1)[n]["value"], roofs(2)[n]["value"]
+        return a, b, 100 * abs(a - b) / max(a, b)
+    return ([Figure(f"h200 roofs at {commit}: {n}", lambda n=n: values(n),
+                    Cell(table, (f"`{n}`",), "first", "{0:.3e}"), Cell(table, (f"`{n}`",), "second", "{1:.3e}"),
+                    Cell(table, (f"`{n}`",), "first vs second", "{2:.1f}%"))
+             for n in roofs(1) if roofs(1)[n]["unit"] not in ("bytes", "count", "hz")]
+            + [Figure(f"h200 roofs at {commit}: {n}'s spreads",
+                      lambda n=n: (*spread_share(roofs(1)[n]), *spread_share(roofs(2)[n])),
+                      Cell(table, (f"`{n}`",), "first's spread", "{0:.1f}% of {1}"),
+                      Cell(table, (f"`{n}`",), "second's spread", "{2:.1f}% of {3}"))
+               for n in roofs(1) if "spread" in roofs(1)[n] and roofs(1)[n]["unit"] != "bytes"])
+
+
 # ---------------------------------------------------------------------------------------------
 # The H200 node at 0e06b26: roofs with their spread, the theoretical peaks, and the records
 # above a roof.
@@ -2784,11 +2808,6 @@ R26_QUICK, R26_PI36 = "20261126T201210Z", "20261126T201714Z"
 
 def r26_roofs(i):
     return json_file(NODE, "ceilings-20261126", f"ceilings-{i}.json")["roofs"]
-
-
-def r26_spread(i, name):
-    s = r26_roofs(i)[name]["spread"]
-    return 100 * (s["max"] - s["min"]) / s["median"], s["n"]
 
 
 def r26_record(run, kernel, backend):
@@ -2817,16 +2836,7 @@ def r26_above_text():
 
 
 FIGURES += [
-    *[Figure(f"h200 roofs at 0e06b26: {n}", lambda n=n: (r26_roofs(1)[n]["value"], r26_roofs(2)[n]["value"],
-                                                           100 * abs(r26_roofs(1)[n]["value"] - r26_roofs(2)[n]["value"])
-                                                           / max(r26_roofs(1)[n]["value"], r26_roofs(2)[n]["value"])),
-             Cell(R26_TABLE, (f"`{n}`",), "first", "{0:.3e}"), Cell(R26_TABLE, (f"`{n}`",), "second", "{1:.3e}"),
-             Cell(R26_TABLE, (f"`{n}`",), "first vs second", "{2:.1f}%"))
-      for n in r26_roofs(1) if r26_roofs(1)[n]["unit"] not in ("bytes", "count", "hz")],
-    *[Figure(f"h200 roofs at 0e06b26: {n}'s spreads", lambda n=n: (*r26_spread(1, n), *r26_spread(2, n)),
-             Cell(R26_TABLE, (f"`{n}`",), "first's spread", "{0:.1f}% of {1}"),
-             Cell(R26_TABLE, (f"`{n}`",), "second's spread", "{2:.1f}% of {3}"))
-      for n in r26_roofs(1) if "spread" in r26_roofs(1)[n] and r26_roofs(1)[n]["unit"] != "bytes"],
+    *two_ceilings_table("0e06b26", r26_roofs, R26_TABLE),
     Figure("h200 at 0e06b26: the quick run's GPU shares",
            lambda: (r26_record(R26_QUICK, "triad", "cuda")["limit"]["fraction"],
                     r26_record(R26_QUICK, "triad", "cuda")["limit"]["peak"]["fraction"],
@@ -3282,11 +3292,6 @@ def r30_roofs(i):
     return json_file(NODE, "incore-0313b00", f"ceilings-{i}.json")["roofs"]
 
 
-def r30_spread(i, name):
-    s = r30_roofs(i)[name]["spread"]
-    return 100 * (s["max"] - s["min"]) / s["median"], s["n"]
-
-
 def r30_incore(i, kernel, machine=NODE):
     folder = "incore-0313b00" if machine == NODE else "ceilings-0313b00"
     return json_file(machine, folder, f"ceilings-{i}.json")["incore"][kernel]
@@ -3403,16 +3408,7 @@ def r30_best(kernel):
 FIGURES += [
     Figure("h200 at 0313b00: git's view", r30_commit,
            Text(R30_SEC, "`build.git_commit_git`, git's own view of the copied tree, says {0} with uncommitted changes")),
-    *[Figure(f"h200 roofs at 0313b00: {n}", lambda n=n: (r30_roofs(1)[n]["value"], r30_roofs(2)[n]["value"],
-                                                           100 * abs(r30_roofs(1)[n]["value"] - r30_roofs(2)[n]["value"])
-                                                           / max(r30_roofs(1)[n]["value"], r30_roofs(2)[n]["value"])),
-             Cell(R30_TABLE, (f"`{n}`",), "first", "{0:.3e}"), Cell(R30_TABLE, (f"`{n}`",), "second", "{1:.3e}"),
-             Cell(R30_TABLE, (f"`{n}`",), "first vs second", "{2:.1f}%"))
-      for n in r30_roofs(1) if r30_roofs(1)[n]["unit"] not in ("bytes", "count", "hz")],
-    *[Figure(f"h200 roofs at 0313b00: {n}'s spreads", lambda n=n: (*r30_spread(1, n), *r30_spread(2, n)),
-             Cell(R30_TABLE, (f"`{n}`",), "first's spread", "{0:.1f}% of {1}"),
-             Cell(R30_TABLE, (f"`{n}`",), "second's spread", "{2:.1f}% of {3}"))
-      for n in r30_roofs(1) if "spread" in r30_roofs(1)[n] and r30_roofs(1)[n]["unit"] != "bytes"],
+    *two_ceilings_table("0313b00", r30_roofs, R30_TABLE),
     Figure("h200 at 0313b00: the peaks' inputs", lambda: (
                r30_roofs(1)["gpu_bw_peak"]["inputs"]["memory_clock_hz"] / 1e9,
                r30_roofs(1)["gpu_bw_peak"]["inputs"]["bus_width_bits"],
