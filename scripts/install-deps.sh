@@ -12,6 +12,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev
   python3-dev                               # embedding CPython (libpython3.X)
   python3-matplotlib python3-pytest python3-numpy python3-jsonschema
+  python3-jinja2                            # results/README.md rendered from its template (tools/findings/)
   python3-pytest-xdist                      # the Python tests on every core (pytest -n)
   python3-numba                             # the Numba peers (prange, nogil) beside parlab
   python3-dask python3-distributed          # the Dask variants (delayed, a local distributed cluster)

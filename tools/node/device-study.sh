@@ -51,8 +51,8 @@
 #           the free-threaded py_count_* at 16 threads take seconds each); reuses ft's builds
 #           when the machine still has them, else makes them
 #
-# Retired parts, whose questions results/README.md answers (their results stay in results/ with
-# the command that made them; run one from the commit named there, e.g. `git show
+# Retired parts, whose questions docs/history.md ("Investigations, condensed") summarises (their
+# results and commands are in git history, `git show e7c0481:results/README.md`; run one from the commit named there, e.g. `git show
 # 1e4557f:tools/node/device-study.sh`): pi-probe (one core's pi rate per SIMD path), dot and
 # stream-probe (why the GPU dot and the openmp STREAM kernels trailed BabelStream), ft-probe (why
 # pure-Python threads fell short of the cores on 3.13t; tools/node/ft-scaling-probe.py stays, to

@@ -1,0 +1,402 @@
+"""The findings' numbers, each computed from the committed records under results/ (issue 50).
+
+results/README.md is rendered from README.md.j2 beside this file (render.py): the template holds
+every sentence, and each number in it is an expression over what this module returns. Nothing
+here holds a measured figure: a function reads the runs it names and derives its values through
+experiments/analysis/'s own helpers (the ones the figures and report.html use), so the findings,
+the figures and the reports cannot disagree.
+
+Each finding is one function returning a dict; the template reaches it as `f.<name>()`. Runs are
+named by their folder under results/ (RUNS), and the template names them through the same
+table, so a finding's command and its numbers come from the same run.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "experiments"))
+
+from analysis.compare_stats import compare_samples  # noqa: E402
+from analysis.figures.gil import gil_series  # noqa: E402
+from analysis.figures.gpu import multi_gpu_series  # noqa: E402
+from analysis.figures.libraries import libraries_table  # noqa: E402
+from analysis.figures.load import per_op_us, pool_rounds, rate_of  # noqa: E402
+from analysis.figures.models import python_models_crossovers, python_models_table  # noqa: E402
+from analysis.figures.mpi import mpi_latency_series, mpi_scaling_series  # noqa: E402
+from analysis.figures.scaling import scaling_series  # noqa: E402
+
+RESULTS = os.path.join(ROOT, "results")
+
+# The runs the findings cite: one name each, the folder under results/.
+RUNS = {
+    "scaling": "h200-node-16core/20261121T163117Z",
+    "overhead": "h200-node-16core/20261121T162736Z",
+    "races": "h200-node-16core/20261123T181236Z",
+    "gil": "h200-node-16core/20261121T164310Z",
+    "free_threaded": "h200-node-16core/20261124T002127Z",
+    "models": "h200-node-16core/20261123T181828Z",
+    "peers": "h200-node-16core/20261121T164720Z",
+    "gpu": "h200-node-16core/20261121T162602Z",
+    "stream": "h200-node-16core/20261124T072040Z",
+    "stream_cpu": "h200-node-16core/20261127T142618Z",
+    "quick": "h200-node-16core/20261127T142016Z",
+    "matmul": "h200-node-16core/20261127T142542Z",
+    "gpu_stream": "h200-node-16core/20261127T142435Z",
+    "distributed": "h200-node-16core/20261123T181609Z",
+    "x2_multi": "h200-x2/20261122T222731Z",
+    "x4_multi": "h200-x4/20261122T233954Z",
+    "sim_plain": "sim0/20261125T153824Z",
+    "sim_delayed": "sim0/20261125T153827Z",
+    "ref_dev": "dev-2core/20261125T182248Z",
+    "ref_h100": "h100-node-16core/20261125T175358Z",
+    # The H100's quick run two commits before, which `parlab compare` holds against the reference
+    # run in tests/python/test_widths.py.
+    "ref_h100_before": "h100-node-16core/20261125T154437Z",
+}
+
+# A verdict as `parlab compare` reaches it: 1% level, 5% threshold (compare.py's defaults).
+ALPHA, THRESHOLD = 0.01, 0.05
+
+
+class FindingError(Exception):
+    """A finding's data is not what the template expects (a run lost a record, say)."""
+
+
+@functools.cache
+def doc(name: str) -> dict:
+    """A cited run's results.json, a run made in rounds pooled as the figures pool it."""
+    with open(os.path.join(RESULTS, RUNS[name], "results.json"), encoding="utf-8") as f:
+        d = json.load(f)
+    d["records"] = pool_rounds(d["records"])
+    return d
+
+
+def ok(name: str, **fields) -> list:
+    """The valid records of a run whose fields equal the given ones."""
+    return [r for r in doc(name)["records"]
+            if r["status"] == "ok" and all(r.get(k) == v for k, v in fields.items())]
+
+
+def one(name: str, **fields) -> dict:
+    rs = ok(name, **fields)
+    if len(rs) != 1:
+        raise FindingError(f"{RUNS[name]}: {len(rs)} records match {fields}, expected 1")
+    return rs[0]
+
+
+def rate(r: dict) -> float:
+    return rate_of(r)[0]
+
+
+def median(r: dict) -> float:
+    return r["time_s"]["median"]
+
+
+def command(name: str) -> str:
+    """The command that made a run, from its own `invocation` (argv after the binary)."""
+    inv = doc(name).get("invocation") or {}
+    argv = inv.get("argv") if isinstance(inv, dict) else inv
+    if not argv:
+        raise FindingError(f"{RUNS[name]} records no invocation")
+    words = ["parlab"] + [a for a in argv[1:]]
+    # The output folder and quiet flags say where it went, not what was measured.
+    out, skip = [], False
+    for w in words:
+        if skip:
+            skip = False
+            continue
+        if w in ("--out", "-o"):
+            skip = True
+            continue
+        if w.startswith("--out=") or w in ("-q", "--quiet", "--no-report"):
+            continue
+        out.append(w)
+    return " ".join(out)
+
+
+def commit(name: str) -> str:
+    """The commit a run was made at, as its context declares it (else git's own view)."""
+    build = doc(name)["context"].get("build", {})
+    c = build.get("git_commit_declared") or build.get("git_commit") or "unknown"
+    return c[:7]
+
+
+def verdict(base: dict, new: dict) -> str:
+    """`parlab compare`'s verdict of new against base by their repetitions' times."""
+    return compare_samples(base["reps_s"], new["reps_s"], ALPHA, THRESHOLD)["verdict"]
+
+
+# --- findings, in the order of the template ----------------------------------------------------
+def scaling() -> dict:
+    """Strong scaling at the most threads: π (compute-bound) and triad (bandwidth-bound)."""
+    out = {}
+    for (_, scaling_kind, kernel, size, _prec), series in scaling_series(doc("scaling")).items():
+        if scaling_kind != "strong":
+            continue
+        at = {b: pts[-1] for b, pts in series.items()}
+        out[kernel] = {b: {"threads": t, "speedup": s} for b, (t, s, _) in at.items()}
+        out[kernel + "_size"] = size
+    out["threads"] = max(v["threads"] for v in out["pi"].values())
+    out["triad_best_rate"] = max(rate(one("scaling", study="strong", kernel="triad", backend=b, threads=out["threads"]))
+                                 for b in out["triad"])
+    serial = rate(one("scaling", study="strong", kernel="pi", backend="serial", threads=1))
+    pool = rate(one("scaling", study="strong", kernel="pi", backend="pool", threads=out["threads"]))
+    out["pi_per_core"] = {"alone": serial, "busy": pool / out["threads"], "share": pool / out["threads"] / serial}
+    out["dynamic"] = min(out["pi"]["pool"]["speedup"], out["pi"]["tbb"]["speedup"])
+    out["static"] = max(out["pi"]["openmp"]["speedup"], out["pi"]["threads"]["speedup"])
+    return out
+
+
+def overhead() -> dict:
+    """EPCC-style cost per construct at the most threads, minus the serial reference (µs)."""
+    threads = max(r["threads"] for r in ok("overhead"))
+    out = {"threads": threads}
+    for construct in ("overhead_empty", "overhead_for", "overhead_reduce"):
+        ref = per_op_us(one("overhead", kernel=construct, backend="serial"))
+        out[construct] = {r["backend"]: per_op_us(r) - ref for r in ok("overhead", kernel=construct, threads=threads)}
+    red = out["overhead_reduce"]
+    out["reduce_verdict"] = verdict(one("overhead", kernel="overhead_reduce", backend="pool", threads=threads),
+                                    one("overhead", kernel="overhead_reduce", backend="tbb", threads=threads))
+    out["reduce_pool_minus_tbb"] = red["pool"] - red["tbb"]
+    return out
+
+
+def races() -> dict:
+    """The share of trials in which each race kernel's result deviated, at 2 threads or more."""
+    def shares(kernel, python):
+        rs = [r for r in ok("races", kernel=kernel) if r["threads"] >= 2]
+        if python is not None:
+            rs = [r for r in rs if (r.get("gil_enabled") is False) == python]
+        return [r["metrics"]["deviating_share"] for r in rs]
+    out = {}
+    for k in ("count_racy", "rng_shared", "count_atomic", "count_local", "rng_counter", "sum_canonical"):
+        s = shares(k, None)
+        out[k] = {"low": min(s), "high": max(s), "points": len(s)}
+    for k in ("py_count_racy", "py_count_racy_call", "py_count_locked", "py_numpy_add_racy"):
+        for gil_free in (False, True):
+            s = shares(k, gil_free)
+            out[f"{k}_{'nogil' if gil_free else 'gil'}"] = {"low": min(s), "high": max(s), "points": len(s)} if s else None
+    one_thread = [r["metrics"]["deviating_share"] for r in ok("races", kernel="count_racy", threads=1)]
+    out["count_racy_one_thread"] = max(one_thread)
+    sums = [r for r in ok("races", kernel="sum_order") if r.get("kind") != "python"]
+    out["sum_order_distinct"] = len({r["metrics"].get("result", r["metrics"].get("max_abs_deviation")) for r in sums})
+    out["sum_order_points"] = len(sums)
+    out["sum_canonical_distinct"] = max(r["metrics"]["distinct_results"] for r in ok("races", kernel="sum_canonical"))
+    return out
+
+
+def gil() -> dict:
+    """Every Python variant's speedup over its own one thread at the most threads."""
+    series = gil_series(doc("gil"))
+    threads = max(t for pts in series.values() for t, _ in pts)
+    out = {"threads": threads, "speedup": {b: dict(pts)[threads] for b, pts in series.items()}}
+    out["wait"] = {b: one("gil", backend=b, threads=threads)["metrics"]["gil_wait_share"]
+                   for b in ("py-parlab-gil-released", "py-parlab-gil-held", "py-numpy-threads")}
+    best_cpp = max(s["speedup"] for s in scaling()["pi"].values())
+    out["released_of_best_cpp"] = out["speedup"]["py-parlab-gil-released"] / best_cpp
+    out["best_cpp"] = best_cpp
+    return out
+
+
+FT_MODES = {"gil": ("3.12", None), "ft_gil": ("3.13", "1"), "ft_nogil": ("3.13", "0")}
+
+
+def _ft(backend, mode, threads):
+    version, python_gil = FT_MODES[mode]
+    rs = [r for r in ok("free_threaded", backend=backend, threads=threads)
+          if r.get("interpreter", "").startswith(version) and r.get("python_gil") == python_gil]
+    if len(rs) != 1:
+        raise FindingError(f"free-threaded run: {len(rs)} records of {backend} {mode} at {threads}")
+    return rs[0]
+
+
+def free_threaded() -> dict:
+    """The gil suite on 3.12 and on 3.13t with and without its GIL: speedups at 16 threads."""
+    out = {}
+    for b in ("py-pure-private", "py-pure-threads", "py-subinterp", "py-parlab-gil-held", "py-parlab-gil-released"):
+        out[b] = {m: median(_ft(b, m, 1)) / median(_ft(b, m, 16)) for m in FT_MODES}
+    one_ft, one_gil = median(_ft("py-pure-private", "ft_nogil", 1)), median(_ft("py-pure-private", "gil", 1))
+    out["one_thread_cost"] = one_ft / one_gil
+    out["interpreter"] = _ft("py-pure-private", "ft_nogil", 1)["interpreter"]
+    return out
+
+
+def models() -> dict:
+    """Python's task-based ways around the GIL at 2^20 points of pure-Python π."""
+    table = python_models_table(doc("models"), "python-models")
+    row = {(r["backend"], r["threads"], r["size"]): r for r in table}
+    size = 1 << 20
+    out = {b: {t: row[(b, t, size)]["speedup_vs_one_thread"] for t in (1, 2, 16) if (b, t, size) in row}
+           for b in ("py-processes", "py-dask-distributed", "py-thread-pool", "py-dask-delayed")}
+    cross = python_models_crossovers(table)
+    out["cross_processes"] = cross[("py-processes", 16)]
+    out["cross_distributed"] = cross[("py-dask-distributed", 16)]
+    out["threads_never"] = all(cross.get((b, t)) is None for b in ("py-thread-pool", "py-dask-delayed") for t in (2,))
+    out["per_task"] = {b: row[(b, 1, size)]["per_task_overhead_s"] for b in
+                       ("py-processes", "py-dask-distributed", "py-thread-pool", "py-dask-delayed")}
+    out["size"] = size
+    return out
+
+
+def peers() -> dict:
+    """parlab against the Python libraries, same run, same sizes."""
+    rows = libraries_table(doc("peers"))
+    def row(kernel, threads, library):
+        (r,) = [r for r in rows if (r["kernel"], r["threads"], r["library"]) == (kernel, threads, library)]
+        return r
+    return {"pi_prange": row("pi", 16, "py-numba-prange"), "pi_numpy": row("pi", 1, "py-numpy"),
+            "triad_prange": row("triad", 16, "py-numba-prange"), "triad_numpy": row("triad", 1, "py-numpy")}
+
+
+def gpu() -> dict:
+    """CPU against GPU, and what moving the data costs."""
+    s = scaling()
+    threads = s["threads"]
+    gpu_pi = rate(one("gpu", study="gpu-pi", kernel="pi", backend="cuda", size=1 << 36))
+    cpu_pi = rate(one("scaling", study="strong", kernel="pi", backend="tbb", threads=threads))
+    triad = one("gpu", study="gpu-stream", kernel="triad", precision="double", size=1 << 28)
+    cpu_triad = rate(one("scaling", study="strong", kernel="triad", backend="tbb", threads=threads))
+    pinned, pageable = (rate(one("gpu", kernel=k, size=1 << 30)) for k in ("transfer_pinned", "transfer_pageable"))
+    inputs = 2 * triad["size"] * 8  # b and c, doubles
+    many, large = (rate(one("gpu", kernel=k, size=1 << 20)) for k in ("transfer_many_small", "transfer_one_large"))
+    return {"pi": gpu_pi, "cpu_pi": cpu_pi, "triad": rate(triad), "cpu_triad": cpu_triad, "threads": threads,
+            "pinned": pinned, "pageable": pageable, "copy_in_s": inputs / pinned,
+            "cpu_triad_s": 3 * triad["size"] * 8 / cpu_triad, "gpu_triad_s": median(triad),
+            "many_small": many, "one_large": large}
+
+
+STREAM_KERNELS = ("copy", "mul", "add", "triad", "dot")
+
+
+def stream() -> dict:
+    """parlab against BabelStream in one run, by the same statistic (work / median time)."""
+    out = {"gpu": {}, "cpu": {}}
+    for k in STREAM_KERNELS:
+        for device, peer_backend in (("gpu", "babelstream-cuda"), ("cpu", "babelstream-omp")):
+            rs = ok("stream", study=f"stream-peers-{device}", kernel=k)
+            (peer,) = [r for r in rs if r["backend"] == peer_backend]
+            own = [r for r in rs if r["kind"] == device and r["threads"] == peer["threads"]]
+            best = max(own, key=rate)
+            out[device][k] = {"backend": best["backend"], "ratio": rate(best) / rate(peer), "rate": rate(best),
+                              "threads": peer["threads"], "verdict": verdict(peer, best)}
+            if device == "gpu":
+                peak = best.get("limit", {}).get("peak")
+                out[device][k]["peak"] = peak["fraction"] if peak else None
+    for device in ("gpu", "cpu"):
+        ratios = [v["ratio"] for v in out[device].values()]
+        out[device + "_low"], out[device + "_high"] = min(ratios), max(ratios)
+    out["gpu_verdicts"] = sorted({v["verdict"] for v in out["gpu"].values()})
+    out["size_gpu"] = ok("stream", study="stream-peers-gpu", kernel="copy")[0]["size"]
+    out["size_cpu"] = ok("stream", study="stream-peers-cpu", kernel="copy")[0]["size"]
+    # The GPU set at 0313b00: each kernel's share of the H200's theoretical peak.
+    out["peak"] = {r["kernel"]: r["limit"]["peak"]["fraction"] for r in ok("gpu_stream")}
+    # The CPU set at 0313b00 beside likwid-bench's streaming-store kernels.
+    cpu = {}
+    for k in ("copy", "triad"):
+        rs = ok("stream_cpu", kernel=k)
+        (lk,) = [r for r in rs if r["backend"] == "likwid-bench-nt"]
+        own = [r for r in rs if r["kind"] == "cpu" and r["threads"] == lk["threads"]]
+        best = max(own, key=rate)
+        cpu[k] = {"backend": best["backend"], "ratio": rate(best) / rate(lk), "threads": lk["threads"],
+                  "share": best["limit"].get("fraction"), "roof": best["limit"].get("roof"),
+                  "above": best["limit"].get("above_roof")}
+    out["likwid"] = cpu
+    return out
+
+
+def roofs() -> dict:
+    """The quick run at 0313b00: each record's share of the roof that binds it, and CPU π and
+    matmul against the in-core bound of their compiled loops."""
+    quick = [r for r in ok("quick") if isinstance(r.get("limit"), dict) and r["limit"].get("fraction") is not None]
+    best = {}
+    for r in quick:
+        key = (r["kernel"], "gpu" if r.get("processor") == "gpu" else "cpu")
+        if key not in best or rate(r) > rate(best[key]):
+            best[key] = r
+    out = {"best": {f"{k}_{p}": {"backend": r["backend"], "threads": r["threads"], "share": r["limit"]["fraction"],
+                                 "roof": r["limit"]["roof"]} for (k, p), r in best.items()}}
+    cpu_pi = [r for r in ok("quick", kernel="pi") if r.get("own_kernels") and r.get("processor") == "cpu"]
+    one_t = [r["limit"]["incore"]["fraction"] for r in cpu_pi if r["threads"] == 1]
+    most = max(r["threads"] for r in cpu_pi)
+    many = {r["backend"]: r["limit"]["incore"]["fraction"] for r in cpu_pi if r["threads"] == most}
+    out["pi_incore"] = {"one_low": min(one_t), "one_high": max(one_t), "most": most, "at_most": many}
+    mm = [r for r in ok("matmul") if r.get("limit", {}).get("incore")]
+    shares = [r["limit"]["incore"]["fraction"] for r in mm]
+    out["matmul"] = {"records": len(mm), "low": min(shares), "high": max(shares), "median": statistics.median(shares),
+                     "below": sum(1 for s in shares if s < 0.8)}
+    above = [r for r in quick if r["limit"]["fraction"] > 1]
+    out["above"] = len(above)
+    out["above_noted"] = sum(1 for r in above if r["limit"].get("above_roof"))
+    out["records"] = len(quick)
+    return out
+
+
+def distributed() -> dict:
+    """Ranks against threads on one node: π 2^30 strong scaling, and the latency probes."""
+    d = doc("distributed")
+    pi = [r for r in ok("distributed", study="strong", kernel="pi", size=1 << 30)]
+    out = {}
+    for ranks in (4, 16):
+        mpi = one("distributed", study="strong", kernel="pi", size=1 << 30, backend="mpi+serial", ranks=ranks)
+        best = min((r for r in pi if r.get("ranks") is None and r["threads"] == ranks), key=median)
+        out[ranks] = {"ranks_s": median(mpi), "best": best["backend"], "best_s": median(best),
+                      "ratio": median(best) / median(mpi), "verdict": verdict(best, mpi)}
+    r = one("distributed", study="strong", kernel="pi", size=1 << 30, backend="mpi+serial", ranks=16)
+    out["chunks_min"], out["chunks_max"] = r["metrics"]["rank_chunks_min"], r["metrics"]["rank_chunks_max"]
+    out["cpus"] = d["context"]["cpu"]["logical_cpus"]
+    return out
+
+
+def multi_gpu() -> dict:
+    """A kernel split over every GPU of a node, against one GPU of the same node."""
+    out = {}
+    for name in ("x2_multi", "x4_multi"):
+        series = multi_gpu_series(doc(name))
+        conc = [r for r in series if r["backend"] == "cuda-multi"]
+        seq = [r for r in series if r["backend"] == "cuda-multi-seq"]
+        out[name] = {"devices": conc[0]["devices"],
+                     "pi": max(r["speedup"] for r in conc if r["kernel"] == "pi"),
+                     "triad": max(r["speedup"] for r in conc if r["kernel"] == "triad"),
+                     "seq_low": min(r["speedup"] for r in seq), "seq_high": max(r["speedup"] for r in seq)}
+    return out
+
+
+def hosts() -> dict:
+    """MPI latency probes within one simulated host and across two."""
+    def probes(name):
+        series = mpi_latency_series(doc(name))["probes"]
+        return {label.split(" (")[0]: dict(pts) for label, pts in series.items()}
+    return {"plain": probes("sim_plain"), "delayed": probes("sim_delayed"), "delay_us": 50,
+            "hosts": one("sim_plain", kernel="mpi_allreduce").get("host_names")}
+
+
+def references() -> dict:
+    """Each reference run's fastest backend per kernel and its share of the roof that binds it."""
+    out = {}
+    for name in ("ref_dev", "ref_h100"):
+        best = {}
+        for r in ok(name):
+            lim = r.get("limit")
+            if r.get("study") != "quick" or not isinstance(lim, dict) or lim.get("fraction") is None:
+                continue
+            key = (r["kernel"], r.get("processor", "cpu"))
+            if key not in best or rate(r) > rate(best[key]):
+                best[key] = r
+        out[name] = {f"{k} ({p})": {"backend": r["backend"], "threads": r["threads"], "share": r["limit"]["fraction"],
+                                    "roof": r["limit"]["roof"]} for (k, p), r in sorted(best.items())}
+        out[name + "_cpu"] = doc(name)["context"]["cpu"].get("model", "unknown")
+    return out
+
+
+def machine(name: str) -> dict:
+    """What a run's context says of its machine."""
+    c = doc(name)["context"]
+    cpu = c.get("cpu", {})
+    gpus = [g.get("name", "?") for g in c.get("gpus", c.get("gpu", []) or [])] if isinstance(c.get("gpus", c.get("gpu")), list) else []
+    return {"cpu": cpu.get("model", "unknown"), "cpus": cpu.get("logical_cpus"), "gpus": gpus,
+            "compiler": c.get("build", {}).get("compiler", "unknown")}
