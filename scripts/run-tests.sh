@@ -15,7 +15,8 @@
 #               1, 2, 4 ranks across them over TCP (--mca btl tcp,self, no one-sided component named),
 #               equal to one host's with the hosts in the records, the host fault cases, and the
 #               allreduce probe across links delayed by 50 us (at least 50 us per call)
-# plus the Python tests of the plot scripts. Stops at the first failure.
+# plus the Python tests of the plot scripts, then the reference runs' figures drawn again from
+# their committed data (scripts/reproduce-figures.sh --reference). Stops at the first failure.
 #
 # Each configuration states what it must have, so a machine that lost a package fails instead of
 # passing with fewer tests: its preset sets PARLAB_ENABLE_<PART>=ON for every part installed for it
@@ -112,6 +113,10 @@ for config in "${configs[@]}"; do
         # own): 8.3 minutes instead of 11.2 on the 2-core CI machine.
         pyjobs=$(( jobs < 4 ? jobs : 4 ))
         PARLAB_BIN="$PWD/build/release/experiments/parlab" "$PYTHON" -m pytest -q -rs -n "$pyjobs" tests/python
+        # results/ commits data only: the figures and reports are drawn from it, so CI draws the
+        # reference runs' as a user would (every committed run takes longer; the tests draw one).
+        step "reproduce the reference runs' figures"
+        PARLAB_PYTHON="$PYTHON" bash scripts/reproduce-figures.sh --reference --out build/reproduced-ci
       fi
       ;;
     multihost)
