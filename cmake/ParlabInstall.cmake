@@ -16,7 +16,7 @@ foreach(_item IN LISTS _parlab_share_dirs)
   file(CREATE_LINK "${PROJECT_SOURCE_DIR}/${_item}" "${_parlab_mirror}/${_name}" SYMBOLIC)
 endforeach()
 file(CREATE_LINK "${PROJECT_SOURCE_DIR}/embed/workloads" "${_parlab_mirror}/python" SYMBOLIC)
-file(CREATE_LINK "${PROJECT_SOURCE_DIR}/results" "${_parlab_mirror}/reference" SYMBOLIC)
+# reference/ is made below, from the index the install reads.
 # Only a build tree knows of the free-threaded child parlab (the release-ft preset's build).
 file(WRITE "${_parlab_mirror}/interpreters"
      "# parlab binaries of other interpreters this build tree knows of (experiments/io/data_dir.hpp)\n"
@@ -35,6 +35,19 @@ set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_parlab_ref_in
 file(READ "${_parlab_ref_index}" _parlab_ref_json)
 string(JSON _parlab_ref_count LENGTH "${_parlab_ref_json}" runs)
 install(FILES "${_parlab_ref_index}" DESTINATION share/parlab/reference)
+# The build tree's reference/ holds the same files as links: the index and the listed runs'
+# results.json, not the rest of results/ (the runs of the findings, logs, a user's own runs), so
+# a report drawn from the build tree compares with exactly what the installed one does. It is
+# made afresh at each configure; a configure from before linked all of results/ as reference,
+# and that link is removed first (only the link: file(REMOVE) never follows it into results/).
+set(_parlab_ref_mirror "${_parlab_mirror}/reference")
+if(IS_SYMLINK "${_parlab_ref_mirror}")
+  file(REMOVE "${_parlab_ref_mirror}")
+elseif(IS_DIRECTORY "${_parlab_ref_mirror}")
+  file(REMOVE_RECURSE "${_parlab_ref_mirror}")  # folders and links of the last configure
+endif()
+file(MAKE_DIRECTORY "${_parlab_ref_mirror}")
+file(CREATE_LINK "${_parlab_ref_index}" "${_parlab_ref_mirror}/reference-runs.json" SYMBOLIC)
 if(_parlab_ref_count GREATER 0)
   math(EXPR _parlab_ref_last "${_parlab_ref_count} - 1")
   foreach(_i RANGE ${_parlab_ref_last})
@@ -44,6 +57,9 @@ if(_parlab_ref_count GREATER 0)
     endif()
     install(FILES "${PROJECT_SOURCE_DIR}/results/${_parlab_ref_path}/results.json"
             DESTINATION "share/parlab/reference/${_parlab_ref_path}")
+    file(MAKE_DIRECTORY "${_parlab_ref_mirror}/${_parlab_ref_path}")
+    file(CREATE_LINK "${PROJECT_SOURCE_DIR}/results/${_parlab_ref_path}/results.json"
+         "${_parlab_ref_mirror}/${_parlab_ref_path}/results.json" SYMBOLIC)
   endforeach()
 endif()
 # README.md links docs/*.md by relative path: they go to docs/ beside it, so the links resolve.

@@ -1,7 +1,8 @@
 """parlab installs like any CMake tool: `cmake --install` puts the binary in bin/ and its data in
 share/parlab/, the installed tree works when moved (it finds its data relative to itself, never
 through the source tree), and `cpack -G DEB` makes a Debian package of the same files. Uses the
-build tree of PARLAB_BIN (build/release in CI)."""
+build tree of PARLAB_BIN (build/release in CI); the build tree's mirror of the reference runs is
+checked in a build tree of its own, configured only."""
 import json
 import os
 import re
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_dir_of
+from conftest import ROOT, run_dir_of
 
 
 def build_dir_of(parlab_bin):
@@ -73,8 +74,20 @@ def test_layout(installed):
     assert links and all((doc / link).is_file() for link in links), sorted(links)
 
 
+def reference_files(index):
+    """What share/parlab/reference holds for this index: the index and each listed run's
+    results.json, at the same relative paths (cmake/ParlabInstall.cmake)."""
+    return sorted(["reference-runs.json"] + [os.path.join(os.path.normpath(r["path"]), "results.json")
+                                             for r in index["runs"]])
+
+
+def files_under(folder):
+    return sorted(os.path.relpath(os.path.join(d, f), folder) for d, _, fs in os.walk(folder) for f in fs)
+
+
 def test_the_reference_runs_are_installed(installed, parlab_bin):
-    """The index and each run it lists, at the same relative paths under share/parlab/reference."""
+    """The index and each run it lists, at the same relative paths under share/parlab/reference,
+    and nothing else of results/."""
     index = reference_index(parlab_bin)
     if index is None:
         return  # the binary's source tree lists no reference runs: nothing to install
@@ -82,6 +95,30 @@ def test_the_reference_runs_are_installed(installed, parlab_bin):
     assert json.load(open(ref / "reference-runs.json")) == index
     for run in index["runs"]:
         assert (ref / run["path"] / "results.json").is_file(), run
+    assert files_under(ref) == reference_files(index)
+
+
+def test_the_build_tree_mirrors_the_installed_reference_runs(tmp_path):
+    """A configure makes build/<preset>/share/parlab/reference as the install does: the index and
+    the listed runs' results.json, each a link to its source, nothing else of results/; a link
+    to all of results/ left there by an older configure is replaced, never followed into results/."""
+    source = ROOT
+    index_path = os.path.join(source, "results", "reference-runs.json")
+    index = json.load(open(index_path, encoding="utf-8"))
+    build = tmp_path / "build"
+    ref = build / "share" / "parlab" / "reference"
+    ref.parent.mkdir(parents=True)
+    os.symlink(os.path.join(source, "results"), ref)  # as an older configure left it
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    r = subprocess.run(["cmake", "-S", source, "-B", str(build), *generator, "-DPARLAB_ENABLE_CUDA=OFF"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert not ref.is_symlink() and ref.is_dir()
+    assert files_under(ref) == reference_files(index)
+    for f in reference_files(index):
+        assert (ref / f).is_symlink(), f  # edits of the source show without a configure
+        expected = index_path if f == "reference-runs.json" else os.path.join(source, "results", f)
+        assert os.path.realpath(ref / f) == os.path.realpath(expected) and os.path.isfile(expected), f
 
 
 def test_installed_copy_lists_runs_and_reports(installed, parlab_bin, tmp_path):
