@@ -20,17 +20,28 @@ using json = nlohmann::json;
 
 json no_roof(const std::string& why) { return {{"roof", nullptr}, {"reason", "no roof: " + why}}; }
 
-// The ceilings' in-core block of the compiled loop record `r` ran (incore.hpp: `pi` and `matmul`
-// on the CPU, `pi_gpu` on the GPU), when there is one: a record of such a kernel whose backend runs
-// parlab's own code. Null otherwise.
-const json* kernel_incore(const json& r, const json& ceilings, bool gpu) {
-  if (!r.value("own_kernels", false)) return nullptr;
-  const std::string kernel = r.value("kernel", "");
-  const char* key = kernel == "pi" ? (gpu ? "pi_gpu" : "pi") : kernel == "matmul" && !gpu ? "matmul" : nullptr;
-  if (key == nullptr || !ceilings.contains("incore") || !ceilings["incore"].is_object()) return nullptr;
-  const json& in = ceilings["incore"];
-  if (!in.contains(key) || !in[key].is_object()) return nullptr;
-  return &in[key];
+// A number or text of a record's or the ceilings' JSON, where it is one: the notes below read runs
+// `parlab migrate` is given (any file), where a key of another type is the file's fault, not a crash.
+std::optional<double> number_in(const json& j, const char* key) {
+  if (!j.is_object()) return std::nullopt;
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? std::optional<double>(it->get<double>()) : std::nullopt;
+}
+std::string text_in(const json& j, const char* key) {
+  if (!j.is_object()) return {};
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+const json* object_in(const json* j, const char* key) {
+  if (j == nullptr || !j->is_object()) return nullptr;
+  const auto it = j->find(key);
+  return it != j->end() && it->is_object() ? &*it : nullptr;
+}
+
+// The in-core block record `r` ran against, when there is one: a record of such a kernel whose
+// backend runs parlab's own code. Null otherwise.
+const json* kernel_incore(const json& r, const json& ceilings) {
+  return r.value("own_kernels", false) ? incore_block(r, ceilings) : nullptr;
 }
 
 }  // namespace
@@ -43,7 +54,64 @@ bool record_on_gpu(const json& r) {
   if (r.contains("processor") && r["processor"].is_string()) {
     return processor_from_name(r["processor"].get<std::string>()) == Processor::gpu;
   }
-  return backend_kind_from_name(r.value("kind", "")) == BackendKind::gpu || r.value("backend", "").find("cuda") != std::string::npos;
+  return backend_kind_from_name(text_in(r, "kind")) == BackendKind::gpu ||
+         text_in(r, "backend").find("cuda") != std::string::npos;
+}
+
+const json* incore_block(const json& r, const json& ceilings) {
+  const std::string kernel = text_in(r, "kernel");
+  const bool gpu = record_on_gpu(r);
+  const char* key = kernel == "pi" ? (gpu ? "pi_gpu" : "pi") : kernel == "matmul" && !gpu ? "matmul" : nullptr;
+  return key == nullptr ? nullptr : object_in(object_in(&ceilings, "incore"), key);
+}
+
+std::string above_roof_note(const json& limit, const json& ceilings) {
+  const std::optional<double> fraction = number_in(limit, "fraction");
+  if (!fraction || !(*fraction > 1)) return {};
+  const double percent = 100 * (*fraction - 1);
+  const std::string how =
+      "above its roof by " + (percent < 1e9 ? std::to_string(std::lround(percent)) : fixed(percent, 0)) + "%";
+  // A scaled roof (threads x one core's, below the all-cores one) was never measured as such, so
+  // no spread is its own: the note names the basis instead.
+  if (const std::string basis = text_in(limit, "basis"); !basis.empty()) return how + "; the roof's basis: " + basis;
+  if (!ceilings.is_object()) {
+    return how + "; this run keeps no ceilings, so whether that is within the roof's noise is not known";
+  }
+  // The roof is the largest of its measurements, and an excess no larger than their range (max -
+  // min) is within the noise the machine showed while the roof was measured.
+  const std::string roof = text_in(limit, "roof");
+  const json* spread = object_in(object_in(object_in(&ceilings, "roofs"), roof.c_str()), "spread");
+  const double hi = spread != nullptr ? number_in(*spread, "max").value_or(0.0) : 0.0;
+  const double lo = spread != nullptr ? number_in(*spread, "min").value_or(0.0) : 0.0;
+  const std::optional<double> attained = number_in(limit, "attained");
+  if (hi > 0 && attained) {
+    return how + (*attained <= hi * (1 + (hi - lo) / hi) ? ", within the roof's own spread (its measurements "
+                                                          "differ by as much)"
+                                                        : ", beyond the roof's own spread");
+  }
+  return how + "; this run's ceilings keep no spread for " + (roof.empty() ? std::string("its roof") : roof) +
+         ", so whether that is within the roof's noise is not known";
+}
+
+std::string incore_above_note(const json& incore_limit, const json* block) {
+  const std::optional<double> fraction = number_in(incore_limit, "fraction");
+  if (!fraction || !(*fraction > 1)) return {};
+  // Never silent (a bound a record passes is no bound): by how much, and whether the probe's own
+  // spread covers it (its best window over its median).
+  const std::string how = "above its in-core bound by " + fixed(100 * (*fraction - 1), 1) + "%";
+  const std::string why = ": the probe's CPU ran vector code slower than this record's did; remeasure on a quiet "
+                          "machine (parlab ceilings --remeasure)";
+  const json* spread = object_in(object_in(block, "probe"), "spread");
+  const double median = spread != nullptr ? number_in(*spread, "median").value_or(0.0) : 0.0;
+  const double best = spread != nullptr ? number_in(*spread, "max").value_or(0.0) : 0.0;
+  if (median > 0) {
+    const double reach = best > median ? best / median : 1.0;
+    return how + ", " + (*fraction <= reach ? "within" : "beyond") + " its probe's spread (the best window " +
+           fixed(100 * (reach - 1), 1) + "% over its median)" + why;
+  }
+  return how + (block != nullptr ? "; this run's ceilings keep no spread of its probe"
+                                 : "; this run's ceilings keep no in-core block for its loop") +
+         ", so whether that is within the probe's noise is not known" + why;
 }
 
 namespace {
@@ -128,20 +196,7 @@ void add_peak_and_excess(json& limit, const json& ceilings, const Candidate& bin
       }
     }
   }
-  const double fraction = bind.attained / bind.value;
-  if (!(fraction > 1)) return;
-  std::string how = "above its roof by " + std::to_string(static_cast<int>(std::lround(100 * (fraction - 1)))) + "%";
-  const json roof = roofs.value(bind.roof, json::object());
-  if (roof.contains("spread") && roof["spread"].is_object() && bind.basis.empty()) {
-    const json& s = roof["spread"];
-    const double hi = s.value("max", 0.0), lo = s.value("min", 0.0);
-    how += bind.attained <= hi * (1 + (hi - lo) / hi) ? ", within the roof's own spread (its measurements "
-                                                        "differ by as much)"
-                                                      : ", beyond the roof's own spread";
-  } else {
-    how += bind.basis.empty() ? "; the roof has no spread recorded" : "; the roof's basis: " + bind.basis;
-  }
-  limit["above_roof"] = how;
+  if (std::string note = above_roof_note(limit, ceilings); !note.empty()) limit["above_roof"] = std::move(note);
 }
 
 // Where a CPU bandwidth record's arrays stream from (residency, core/roof.hpp). The bandwidth
@@ -348,17 +403,7 @@ void add_incore(json& limit, const json& r, const json& incore, int threads, boo
             {"basis", basis},
             {"model", incore.value("model", "")},
             {"binds", incore.value("binds", "")}};
-  if (rate > bound) {
-    // Never silent (a bound a record passes is no bound): by how much, and whether the probe's own
-    // spread covers it (its best window over its median).
-    const json sp = incore.value("probe", json::object()).value("spread", json::object());
-    const double median = sp.value("median", 0.0), best = sp.value("max", 0.0);
-    const double reach = median > 0 && best > median ? best / median : 1.0;
-    j["above"] = "above its in-core bound by " + fixed(100 * (rate / bound - 1), 1) + "%, " +
-                 (rate / bound <= reach ? "within" : "beyond") + " its probe's spread (the best window " +
-                 fixed(100 * (reach - 1), 1) + "% over its median): the probe's CPU ran vector code slower than " +
-                 "this record's did; remeasure on a quiet machine (parlab ceilings --remeasure)";
-  }
+  if (std::string note = incore_above_note(j, &incore); !note.empty()) j["above"] = std::move(note);
   if (rate / bound < kIncoreExplained) j["below"] = incore_shortfall(r, incore, threads, cores, rate / bound);
   limit["incore"] = j;
 }
@@ -381,7 +426,7 @@ json record_limit(const json& r, const json& ceilings) {
   const int threads = r.value("threads", 1) * (gpu ? 1 : r.value("ranks_per_node", 1));
   // The in-core bound of the loop the record ran, when the ceilings hold one: beside its roof, or
   // beside its `no roof` reason (CPU matmul has no fp32 roof).
-  const json* incore = kernel_incore(r, ceilings, gpu);
+  const json* incore = kernel_incore(r, ceilings);
   const auto with_incore = [&](json limit) {
     if (incore != nullptr && incore->contains("value")) add_incore(limit, r, *incore, threads, gpu);
     return limit;
