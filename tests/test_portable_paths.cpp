@@ -1,5 +1,6 @@
 // A results document made portable (experiments/io/portable_paths.hpp): the paths of the machine
-// that wrote it taken out, units and ratios left alone.
+// that wrote it taken out, units and ratios left alone. The runner and `parlab migrate` write
+// through it (test_migrate.cpp, tests/python/test_portable_results.py).
 #include <gtest/gtest.h>
 
 #include <cstdlib>

@@ -1,12 +1,12 @@
 // `parlab migrate RUN...` (commands.hpp): each run brought to the current schema in place by
-// migrate_results (run/migrate.hpp), written atomically.
+// migrate_results (run/migrate.hpp), its paths made portable, written atomically.
 #include <filesystem>
 #include <ostream>
 #include <sstream>
 
 #include "core/error.hpp"
 #include "experiments/cli/commands.hpp"
-#include "experiments/io/files.hpp"
+#include "experiments/io/portable_paths.hpp"
 #include "experiments/io/read.hpp"
 #include "experiments/io/text.hpp"
 #include "experiments/run/migrate.hpp"
@@ -41,7 +41,8 @@ int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, 
     try {
       const std::filesystem::path file = results_file(run);
       json doc = read_json_file(file, "results file");
-      const Migration m = migrate_results(std::move(doc), registry, valid_utf8(file.string()));
+      const Migration m =
+          migrate_results(std::move(doc), registry, valid_utf8(file.string()), PathRoots::of_run(file.parent_path()));
       if (!m.changed()) {
         out << run << ": already " << kResultsSchema << ", nothing to do\n";
         continue;
@@ -50,9 +51,10 @@ int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, 
       what << (m.from_schema != kResultsSchema ? m.from_schema + " -> " + kResultsSchema + "; "
                                                : std::string())
            << m.families_added << " record(s) given their family, " << m.families_renamed << " renamed, "
-           << m.footprints_added << " given their footprint, " << m.spreads_added << " their spread";
-      // The runner's own format.
-      if (!dry_run) write_atomically(file, m.doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+           << m.footprints_added << " given their footprint, " << m.spreads_added << " their spread, "
+           << m.roof_notes_added << " given their above-roof note, " << m.incore_notes_added
+           << " their above-in-core-bound note; " << m.paths_made_portable << " path(s) made portable";
+      if (!dry_run) write_results_file(file, m.doc);
       out << run << ": " << (dry_run ? "would migrate (dry run): " : "migrated: ") << what.str() << "\n";
     } catch (const Error& e) {  // bad input, or a file that cannot be written: 2 either way
       err << "parlab: migrate: " << e.what() << " (left as it was)\n";

@@ -14,6 +14,7 @@
 #include "core/kernels.hpp"
 #include "core/spread.hpp"
 #include "experiments/io/spread_json.hpp"
+#include "experiments/machine/limit.hpp"
 #include "experiments/run/runner.hpp"
 
 namespace parlab {
@@ -28,6 +29,12 @@ constexpr std::string_view kSchema1 = "parlab-results/1";
 // Schema 3 gave time_s the whole spread of the repetitions (quartiles, CV, the median's interval)
 // and the unstable mark; a record of 1 or 2 gets them from its reps_s, as the runner computes them.
 constexpr std::string_view kSchema2 = "parlab-results/2";
+// Schema 4 graded every record above its roof or its in-core bound with the note that says by how
+// much (machine/limit.hpp), and holds no path of the machine that wrote it (io/portable_paths.hpp);
+// a run of 3 or older gets both here, each from what the run itself kept.
+constexpr std::string_view kSchema3 = "parlab-results/3";
+// Appended to each note written here: the record was graded after its run, by today's rules.
+constexpr std::string_view kGradedHere = " (graded by parlab migrate)";
 const std::pair<std::string_view, std::string_view> kFamilyRenames[] = {{"seed", "basic"},
                                                                         {"study", "practice"}};
 
@@ -56,20 +63,51 @@ bool add_spread(json& r) {
   return true;
 }
 
+// Each ok record above its roof or its in-core bound that lacks the note saying so (its run predates
+// the note) given it, from the record's own share and the run's ceilings, as record_limit writes it
+// for a new record: limit.cpp writes both notes, here and there. No fraction or roof is changed.
+void grade_excess(json& doc, Migration& m) {
+  static const json kNone;
+  const json* ceilings = &kNone;  // what grading reads; a run without it gets a note that says so
+  if (const auto ctx = doc.find("context"); ctx != doc.end() && ctx->is_object()) {
+    if (const auto c = ctx->find("ceilings"); c != ctx->end() && c->is_object()) ceilings = &*c;
+  }
+  for (json& r : doc["records"]) {
+    if (!r.is_object() || text_of(r, "status") != "ok") continue;
+    const auto limit = r.find("limit");
+    if (limit == r.end() || !limit->is_object()) continue;
+    if (!limit->contains("above_roof")) {
+      if (const std::string note = above_roof_note(*limit, *ceilings); !note.empty()) {
+        (*limit)["above_roof"] = note + std::string(kGradedHere);
+        ++m.roof_notes_added;
+      }
+    }
+    if (const auto incore = limit->find("incore");
+        incore != limit->end() && incore->is_object() && !incore->contains("above")) {
+      if (const std::string note = incore_above_note(*incore, incore_block(r, *ceilings)); !note.empty()) {
+        (*incore)["above"] = note + std::string(kGradedHere);
+        ++m.incore_notes_added;
+      }
+    }
+  }
+}
+
 }  // namespace
 
-Migration migrate_results(json doc, const Registry& registry, const std::string& where) {
+Migration migrate_results(json doc, const Registry& registry, const std::string& where, const PathRoots& roots) {
   if (!doc.is_object()) throw UsageError(where + ": not a parlab results file (expected a JSON object)");
   Migration m;
   m.from_schema = text_of(doc, "schema");
-  if (m.from_schema != kResultsSchema && m.from_schema != kSchema1 && m.from_schema != kSchema2) {
+  if (m.from_schema != kResultsSchema && m.from_schema != kSchema1 && m.from_schema != kSchema2 &&
+      m.from_schema != kSchema3) {
     throw UsageError(where + ": schema is '" + m.from_schema + "', expected '" + kResultsSchema +
-                     "' or an older one ('" + std::string(kSchema1) + "', '" + std::string(kSchema2) + "')");
+                     "' or an older one ('" + std::string(kSchema1) + "', '" + std::string(kSchema2) + "', '" +
+                     std::string(kSchema3) + "')");
   }
   if (!doc.contains("records") || !doc["records"].is_array())
     throw UsageError(where + ": 'records' must be a list");
   const bool old = m.from_schema == kSchema1;
-  const bool before_spread = m.from_schema != kResultsSchema;
+  const bool before_spread = m.from_schema == kSchema1 || m.from_schema == kSchema2;
   std::string unknown;  // the records this build cannot give a family, said together
   int n_unknown = 0;
   for (std::size_t i = 0; i < doc["records"].size(); ++i) {
@@ -117,7 +155,10 @@ Migration migrate_results(json doc, const Registry& registry, const std::string&
         "no family to give them: " + unknown + (n_unknown > 3 ? "; ..." : "") +
         " (a kernel of a wing this build lacks, such as CUDA's: migrate with a build that has it)");
   }
-  if (before_spread) {
+  grade_excess(doc, m);
+  // Last, so that whatever the steps above wrote is made portable too.
+  m.paths_made_portable = make_portable(doc, roots);
+  if (m.from_schema != kResultsSchema) {
     if (!doc.contains("migrated_from")) doc["migrated_from"] = m.from_schema;
     doc["schema"] = kResultsSchema;
   }

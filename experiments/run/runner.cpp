@@ -30,6 +30,7 @@
 #include "core/error.hpp"
 #include "core/spread.hpp"
 #include "experiments/io/files.hpp"
+#include "experiments/io/portable_paths.hpp"
 #include "experiments/io/spread_json.hpp"
 #include "experiments/io/terminal.hpp"
 #include "experiments/io/interrupt.hpp"
@@ -136,13 +137,21 @@ const json& field(const json& j, const char* key) {
 
 }  // namespace
 
+json write_results_file(const std::filesystem::path& file, json doc) {
+  make_portable(doc, PathRoots::of_run(file.parent_path()));
+  // error_handler replace: text is made valid UTF-8 where it enters (io/text.hpp); should any
+  // byte slip past that, one record's text is marked, never the whole run lost.
+  write_atomically(file, doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+  return doc;
+}
+
 void record_report_seconds(const std::filesystem::path& run_dir, double seconds, std::ostream& log) {
   const std::filesystem::path file = run_dir / "results.json";
   try {
     json doc = read_json_file(file, "results file");
     if (!doc.is_object()) return;
     doc["report_s"] = seconds;
-    write_atomically(file, doc.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
+    write_results_file(file, std::move(doc));
   } catch (const Error& e) {
     log << "parlab: warning: the report's time not recorded (" << e.what() << ")\n";
   }
@@ -181,10 +190,9 @@ Runner::Runner(const Registry& registry, std::ostream& log, RunOptions options)
     : registry_(registry), log_(log), options_(options) {}
 
 void Runner::save() {
-  // error_handler replace: text is made valid UTF-8 where it enters (io/text.hpp); should any
-  // byte slip past that, one record's text is marked, never the whole run lost.
-  write_atomically(dir_ / "results.json", doc_.dump(1, ' ', false, json::error_handler_t::replace) + "\n");
-  if (options_.write_csv) write_atomically(dir_ / "results.csv", records_to_csv(doc_["records"]));
+  // A portable copy is written: doc_ keeps this machine's paths, which a measurement may still use.
+  const json written = write_results_file(dir_ / "results.json", doc_);
+  if (options_.write_csv) write_atomically(dir_ / "results.csv", records_to_csv(written["records"]));
 }
 
 int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, const json& invocation) {

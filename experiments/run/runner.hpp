@@ -78,7 +78,13 @@ class Runner {
 
 // The results.json schema this parlab writes (Runner::run_new), the only one it resumes
 // (resume.cpp), and the one `parlab migrate` brings older runs to (migrate.cpp).
-inline constexpr const char* kResultsSchema = "parlab-results/3";
+inline constexpr const char* kResultsSchema = "parlab-results/4";
+
+// Writes `doc` to `file`, a run's results.json, as every writer of one does (the runner, the
+// report's time, `parlab migrate`): its paths made portable (io/portable_paths.hpp, with the run's
+// results root and $HOME: a run is committed and read on other machines), then atomically, in the
+// runner's format. Returns the document as written, which results.csv is made from.
+nlohmann::json write_results_file(const std::filesystem::path& file, nlohmann::json doc);
 
 // What `parlab run --resume DIR` checks of DIR's results.json (`doc`) before resuming it: a run of
 // this schema, every key resuming reads of the right type, each plan entry's backend and kernel

@@ -22,7 +22,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   try {
-    (void)parlab::migrate_results(doc, registry, "fuzz/results.json");
+    (void)parlab::migrate_results(doc, registry, "fuzz/results.json", {"/work/results", "/home/user"});
   } catch (const parlab::UsageError&) {
   }
   try {

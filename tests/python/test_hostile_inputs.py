@@ -36,7 +36,7 @@ KINDS = {
     "utf16": lambda p: _write(p, '{"name": "x"}'.encode("utf-16")),
     "binary": lambda p: _write(p, bytes(range(256)) * 16),
     "deep": lambda p: _write(p, b"[" * 200_000),
-    "truncated": lambda p: _write(p, b'{"schema": "parlab-results/3", "records": [{"id": 0, '),
+    "truncated": lambda p: _write(p, b'{"schema": "parlab-results/4", "records": [{"id": 0, '),
     "array": lambda p: _write(p, b"[1, 2, 3]"),
     "number": lambda p: _write(p, b"5"),
     "nan": lambda p: _write(p, b'{"schema": NaN, "records": [Infinity]}'),
@@ -542,7 +542,7 @@ def test_migrate_through_a_symlink_migrates_its_target_in_place(tmp_path, parlab
     assert r.returncode == 0, r.stderr.decode()
     assert os.path.islink(tmp_path / "run" / ("results.json" if link == "file" else ""))
     doc = _strict((tmp_path / "real" / "results.json").read_text())
-    assert doc["schema"] == "parlab-results/3"
+    assert doc["schema"] == "parlab-results/4"
     assert not [f for f in os.listdir(tmp_path / "real") if ".tmp" in f]
 
 

@@ -61,7 +61,7 @@ def test_migrate_gives_old_records_their_family_and_footprint_from_the_catalogue
     # triad that has both. Copied: migrate rewrites it.
     run = shutil.copytree(os.path.join(FIXTURES, "schema-1"), tmp_path / "old")
     # The loader does not guess: it names the command.
-    with pytest.raises(InputError, match=r"parlab migrate .*parlab-results/3"):
+    with pytest.raises(InputError, match=r"parlab migrate .*parlab-results/4"):
         load_run(str(run))
     res = run_plot(str(run))
     assert res.returncode == 2 and "parlab migrate" in res.stderr, res.stderr
@@ -73,7 +73,7 @@ def test_migrate_gives_old_records_their_family_and_footprint_from_the_catalogue
 
     res = migrate(parlab_bin, run)
     assert res.returncode == 0, res.stderr
-    assert "parlab-results/1 -> parlab-results/3; 3 record(s) given their family, 1 renamed, 2 given their footprint" \
+    assert "parlab-results/1 -> parlab-results/4; 3 record(s) given their family, 1 renamed, 2 given their footprint" \
         in res.stdout, res.stdout
     # Each measured record is given the whole spread of its repetitions (schema 3).
     n_measured = sum(r.get("status") == "ok" and bool(r.get("reps_s")) for r in json.loads(before)["records"])

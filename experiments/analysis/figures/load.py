@@ -10,11 +10,14 @@ import sys
 from ..read import InputError, read_json  # noqa: F401 (InputError: figures' callers import it from here)
 from ..spread import rounds_disagree, spread, unstable_reason
 
-SCHEMA = "parlab-results/3"
-# A run of schema /2 is read as /3: its records lacked only what their repetitions give (the
-# quartiles, the median's interval and the unstable mark), filled in here as the runner would.
-# `parlab migrate` writes the same into the file.
-READABLE_SCHEMAS = (SCHEMA, "parlab-results/2")
+SCHEMA = "parlab-results/4"
+# A run of schema /3 is read as it is: /4 added only the notes of records above their roof or
+# in-core bound (which the figures show where present) and took the writing machine's paths out.
+# A run of /2 is read as /3: its records lacked only what their repetitions give (the quartiles,
+# the median's interval and the unstable mark), filled in here as the runner would. `parlab
+# migrate` writes both into the file (docs/records.md, "Runs of an older schema").
+BEFORE_SPREAD = "parlab-results/2"
+READABLE_SCHEMAS = (SCHEMA, "parlab-results/3", BEFORE_SPREAD)
 # Runs of an older schema are not read here: `parlab migrate` brings them to this one in place,
 # with what only the catalogue knows (docs/records.md, "Runs of an older schema").
 OLD_SCHEMAS = ("parlab-results/1",)
@@ -125,7 +128,7 @@ def load_run(run_dir: str) -> dict:
             if "reps_s" in r and not isinstance(r["reps_s"], list):
                 raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}): reps_s must be a list")
     doc["_path"] = path
-    if doc["schema"] != SCHEMA:
+    if doc["schema"] == BEFORE_SPREAD:
         for r in doc["records"]:
             with_spread(r)
     doc["records"] = pool_rounds(doc["records"])

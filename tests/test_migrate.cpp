@@ -1,0 +1,151 @@
+// `parlab migrate` grading older runs by today's rules (experiments/run/migrate.cpp): a record
+// above its roof or its in-core bound without the note that says so is given it, from its own
+// share and the run's ceilings, through the functions record_limit writes its notes with
+// (experiments/machine/limit.hpp); and the run's machine paths are taken out. On given numbers.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "experiments/machine/limit.hpp"
+#include "experiments/run/migrate.hpp"
+#include "experiments/run/runner.hpp"
+#include "test_support.hpp"
+
+namespace parlab {
+namespace {
+
+using json = nlohmann::json;
+
+const PathRoots kRoots{"/data/results", "/home/me"};
+
+bool starts_with(const std::string& s, const std::string& head) { return s.rfind(head, 0) == 0; }
+bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A triad record's limit against cpu_bw_triad_all (10 GB/s) at `fraction` of it.
+json triad_limit(double fraction) {
+  return {{"roof", "cpu_bw_triad_all"}, {"value", 10e9}, {"unit", "bytes/s"},
+          {"attained", fraction * 10e9}, {"fraction", fraction}};
+}
+
+json triad_record(json limit) {
+  return {{"id", 0}, {"kernel", "triad"}, {"family", "stream"}, {"backend", "serial"}, {"kind", "cpu"},
+          {"processor", "cpu"}, {"threads", 1}, {"size", 1024}, {"precision", "double"}, {"status", "ok"},
+          {"limit", std::move(limit)}};
+}
+
+// Ceilings whose triad roof is the best of measurements from 9.5 to 10 GB/s, or that keep no spread.
+json ceilings(bool with_spread) {
+  json roof = {{"value", 10e9}, {"unit", "bytes/s"}, {"method", "measured"}, {"threads", 4}};
+  if (with_spread) roof["spread"] = {{"n", 5}, {"min", 9.5e9}, {"median", 9.8e9}, {"max", 10e9}};
+  return {{"roofs", {{"cpu_bw_triad_all", roof}}}, {"cache", "/home/me/.cache/parlab/ceilings/vm-1.json"}};
+}
+
+json run_of(json records, json ceilings_block, const char* schema = "parlab-results/3") {
+  json context = {{"host", "vm"}};
+  if (!ceilings_block.is_null()) context["ceilings"] = std::move(ceilings_block);
+  return {{"schema", schema}, {"status", "complete"}, {"suite", "t"}, {"context", context}, {"plan", json::array()},
+          {"records", std::move(records)}, {"consistency", json::array()}};
+}
+
+Migration migrated(const json& doc) { return migrate_results(doc, test::registry(), "test/results.json", kRoots); }
+
+TEST(AboveRoofNote, WithinOrBeyondTheRoofsSpreadWhereTheCeilingsKeepOne) {
+  // The roof's measurements differ by 0.5 GB/s: up to 10.5 GB/s is within their noise.
+  EXPECT_EQ(above_roof_note(triad_limit(1.04), ceilings(true)),
+            "above its roof by 4%, within the roof's own spread (its measurements differ by as much)");
+  EXPECT_EQ(above_roof_note(triad_limit(1.07), ceilings(true)), "above its roof by 7%, beyond the roof's own spread");
+  EXPECT_EQ(above_roof_note(triad_limit(1.0), ceilings(true)), "");
+  EXPECT_EQ(above_roof_note(triad_limit(0.8), ceilings(true)), "");
+}
+
+TEST(AboveRoofNote, SaysPlainlyWhatTheRunLacksToGradeIt) {
+  EXPECT_EQ(above_roof_note(triad_limit(1.07), ceilings(false)),
+            "above its roof by 7%; this run's ceilings keep no spread for cpu_bw_triad_all, so whether that is "
+            "within the roof's noise is not known");
+  EXPECT_TRUE(has(above_roof_note(triad_limit(1.07), json()), "this run keeps no ceilings"));
+  json scaled = triad_limit(1.07);
+  scaled["basis"] = "2 x cpu_bw_triad_1 (below cpu_bw_triad_all)";
+  EXPECT_EQ(above_roof_note(scaled, ceilings(true)),
+            "above its roof by 7%; the roof's basis: 2 x cpu_bw_triad_1 (below cpu_bw_triad_all)");
+}
+
+TEST(IncoreAboveNote, ByHowMuchAndWhetherItsProbesSpreadCoversIt) {
+  const json block = {{"value", 1e9}, {"probe", {{"spread", {{"median", 1.0}, {"max", 1.05}}}}}};
+  EXPECT_TRUE(starts_with(incore_above_note({{"fraction", 1.03}}, &block),
+                          "above its in-core bound by 3.0%, within its probe's spread (the best window 5.0% over"));
+  EXPECT_TRUE(starts_with(incore_above_note({{"fraction", 1.12}}, &block), "above its in-core bound by 12.0%, beyond"));
+  EXPECT_EQ(incore_above_note({{"fraction", 0.97}}, &block), "");
+  const json no_spread = {{"value", 1e9}};
+  EXPECT_TRUE(starts_with(incore_above_note({{"fraction", 1.12}}, &no_spread),
+                          "above its in-core bound by 12.0%; this run's ceilings keep no spread of its probe, so "
+                          "whether that is within the probe's noise is not known"));
+  EXPECT_TRUE(has(incore_above_note({{"fraction", 1.12}}, nullptr), "keep no in-core block for its loop"));
+}
+
+TEST(MigrateGrading, ARecordAboveItsRoofIsGivenItsNoteAndKeepsItsShare) {
+  json doc = run_of({triad_record(triad_limit(1.07)), triad_record(triad_limit(1.04)), triad_record(triad_limit(0.9))},
+                    ceilings(true));
+  doc["records"][1]["id"] = 1;
+  doc["records"][2]["id"] = 2;
+  const Migration m = migrated(doc);
+  EXPECT_EQ(m.roof_notes_added, 2);
+  const json& r = m.doc["records"];
+  EXPECT_EQ(r[0]["limit"]["above_roof"], "above its roof by 7%, beyond the roof's own spread (graded by parlab migrate)");
+  EXPECT_TRUE(starts_with(r[1]["limit"]["above_roof"].get<std::string>(), "above its roof by 4%, within the roof's own spread"));
+  // Below its roof: untouched, as is every share and roof.
+  EXPECT_EQ(r[2], doc["records"][2]);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(r[i]["limit"]["fraction"], doc["records"][i]["limit"]["fraction"]);
+    EXPECT_EQ(r[i]["limit"]["roof"], doc["records"][i]["limit"]["roof"]);
+  }
+  EXPECT_EQ(m.doc["schema"], kResultsSchema);
+  EXPECT_EQ(m.doc["migrated_from"], "parlab-results/3");
+  // The ceilings' cache under $HOME: one path made portable.
+  EXPECT_EQ(m.paths_made_portable, 1);
+  EXPECT_EQ(m.doc["context"]["ceilings"]["cache"], "~/.cache/parlab/ceilings/vm-1.json");
+}
+
+TEST(MigrateGrading, WithoutASpreadTheNoteSaysWhatIsNotKnown) {
+  const Migration m = migrated(run_of({triad_record(triad_limit(1.07))}, ceilings(false)));
+  EXPECT_EQ(m.roof_notes_added, 1);
+  EXPECT_EQ(m.doc["records"][0]["limit"]["above_roof"],
+            "above its roof by 7%; this run's ceilings keep no spread for cpu_bw_triad_all, so whether that is "
+            "within the roof's noise is not known (graded by parlab migrate)");
+}
+
+TEST(MigrateGrading, AnInCoreShareAboveOneIsGivenItsNote) {
+  json c = ceilings(true);
+  c["incore"]["pi"] = {{"value", 1e9}, {"unit", "samples/s"}, {"probe", {{"spread", {{"median", 1.0}, {"max", 1.05}}}}}};
+  json pi = triad_record({{"roof", nullptr}, {"reason", "no roof: test"},
+                          {"incore", {{"value", 1e9}, {"unit", "samples/s"}, {"fraction", 1.12}, {"cores", 1},
+                                      {"model", "m"}, {"binds", "b"}}}});
+  pi["kernel"] = "pi";
+  pi["family"] = "pi";
+  pi["own_kernels"] = true;
+  pi["precision"] = "int32";
+  const Migration m = migrated(run_of({pi}, c));
+  EXPECT_EQ(m.incore_notes_added, 1);
+  EXPECT_EQ(m.roof_notes_added, 0);
+  const std::string above = m.doc["records"][0]["limit"]["incore"]["above"];
+  EXPECT_TRUE(starts_with(above, "above its in-core bound by 12.0%, beyond its probe's spread")) << above;
+  EXPECT_TRUE(has(above, "(graded by parlab migrate)")) << above;
+  EXPECT_EQ(m.doc["records"][0]["limit"]["incore"]["fraction"], 1.12);
+}
+
+TEST(MigrateGrading, ACurrentRunWithNothingToDoIsLeftAndOneWithAPathIsNot) {
+  json graded = triad_record(triad_limit(1.07));
+  graded["limit"]["above_roof"] = "above its roof by 7%, beyond the roof's own spread";
+  json c = ceilings(true);
+  c["cache"] = nullptr;
+  const Migration current = migrated(run_of({graded}, c, kResultsSchema));
+  EXPECT_FALSE(current.changed());
+  // A current run whose only fault is a path of its machine is still rewritten.
+  const Migration with_path = migrated(run_of({graded}, ceilings(true), kResultsSchema));
+  EXPECT_TRUE(with_path.changed());
+  EXPECT_EQ(with_path.paths_made_portable, 1);
+  EXPECT_EQ(with_path.roof_notes_added, 0);
+}
+
+}  // namespace
+}  // namespace parlab
