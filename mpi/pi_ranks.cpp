@@ -77,7 +77,7 @@ class PiRank final : public RankWorkload {
 // pi on CPU ranks: chunks of the stream handed out one at a time from a counter on rank 0
 // (MPI one-sided fetch-and-add), so a rank on a slower core counts fewer of them. A static split
 // (pi_share) waits for the slowest rank: on the 16-core GPU node, ranks bound to a core each
-// took 0.063 to 0.114 s for the same 1/16 of 2^30 points (results/README.md, "Unequal cores"),
+// took 0.063 to 0.114 s for the same 1/16 of 2^30 points (docs/history.md, "Investigations, condensed"),
 // and 16 ranks reached 0.56x tbb, which hands out work as threads ask. Which rank counts which
 // chunk changes nothing: the hits of the chunks are summed exactly (uint64), so the count is
 // canonical.

@@ -41,7 +41,7 @@ class _TeamRunner:
 # Points per block of the pure-Python runners: about a millisecond of pure Python (1 to 5
 # microseconds a point), so 2^18 points make 1024 blocks for 16 threads to balance, and the lock
 # taken once per block costs nothing next to it. Why not larger: on the node's unequal cores
-# (results/README.md, "Unequal cores") the threads finish within about one block of each other,
+# (docs/history.md, "Investigations, condensed") the threads finish within about one block of each other,
 # and with 1024-point blocks (4.6 ms on 3.13t) that tail was 4% of a 16-thread run of 2^18
 # points; the sub-interpreters keep 1024 (SubinterpreterPiWorkload::kBlock), their block being a
 # call across interpreters.
@@ -54,8 +54,8 @@ class PurePython(_TeamRunner):
 
     Threads take blocks of PURE_BLOCK points from a shared counter rather than one range each:
     on the 16-core GPU node some cores ran pi at half the speed of others (shared VM), and a
-    static split waits for the slowest (tools/node/ft-scaling-probe.py measured it; results/README.md,
-    "Unequal cores")."""
+    static split waits for the slowest (tools/node/ft-scaling-probe.py measured it; docs/history.md,
+    "Investigations, condensed")."""
 
     def _count(self, module, blocks):
         seed, hits = self.seed, 0

@@ -9,15 +9,15 @@ each path relative to the index's folder, a run directory holding results.json. 
 reference run is a data change: commit the run under results/ and add its line to
 results/reference-runs.json. Where the index is (default_reference_dirs): beside the analysis
 package, share/parlab/reference/ where installed (cmake/ParlabInstall.cmake installs the index and
-each listed results.json at the same relative paths, and a build tree links it to results/), or
-the source tree's results/. plot.py's --reference DIR and --no-reference, or $PARLAB_REFERENCE (a
+each listed results.json at the same relative paths; a build tree links the same index and
+files from results/), or the source tree's results/. plot.py's --reference DIR and --no-reference, or $PARLAB_REFERENCE (a
 folder, or "none"), choose otherwise (docs/ceilings.md, "Against the reference runs").
 """
 from __future__ import annotations
 
-import html
 import os
 
+from ..untrusted import html_number, html_text
 from .labels import fmt_rate, fmt_size
 from ..read import read_json
 from .load import InputError, kernels_in_order, load_run, rate_of
@@ -186,7 +186,7 @@ def reference_section(doc: dict, sources: list[str] | None, how: str = "") -> di
 
 
 def _cell_html(c: dict) -> str:
-    e = html.escape
+    e = html_text
     if c["missing"]:
         return "<td class='l muted'>no record</td>"
     bar = ""
@@ -197,7 +197,7 @@ def _cell_html(c: dict) -> str:
     tip = f" title='{e(c['reason'])}'" if c["reason"] else ""
     # Reported as recorded, never clamped (docs/ceilings.md, "What a roof is"), but marked.
     above = " <span class='warn'>(above its roof)</span>" if (c["fraction"] or 0) > 1 else ""
-    return (f"<td class='l'{tip}>{bar}<b>{e(c['how'])}</b>{above}<br>{e(c['backend'])} t={c['threads']}, {e(c['rate'])}"
+    return (f"<td class='l'{tip}>{bar}<b>{e(c['how'])}</b>{above}<br>{e(c['backend'])} t={html_number(c['threads'])}, {e(c['rate'])}"
             + e(c["at"]) + "</td>")
 
 
@@ -205,7 +205,7 @@ def reference_html(section: dict | None) -> str:
     """The report's section: a table of the rows, the references named and described, the notes."""
     if section is None:
         return ""
-    e = html.escape
+    e = html_text
     parts = ["<h2 id='reference'>This machine against the reference runs</h2>",
              "<p>Each kernel's fastest backend (at its best thread count, at the largest size) as a fraction of "
              "the roof that binds it on its own machine (docs/ceilings.md): a fraction compares machines, "
