@@ -12,7 +12,6 @@ markers, NEW solid), the records table, the unmatched series, and every context 
 """
 from __future__ import annotations
 
-import html
 import json
 import math
 import os
@@ -20,6 +19,7 @@ from collections import defaultdict
 
 from .compare_stats import reps_needed
 from .figures.labels import fmt_size
+from .untrusted import html_number, html_text
 from .writer import Plotter, figure_html, json_text, page_head, write_page
 
 
@@ -208,7 +208,7 @@ KEY_CONTEXT = ("cpu.model", "cpu.physical_cores", "cpu.logical_cpus", "cpu.smt",
 
 
 def first_screen(res: dict) -> str:
-    e = html.escape
+    e = html_text
     s = res["summary"]
     tiles = [("slower", s["slower"], "slower"), ("faster", s["faster"], "faster"),
              ("same", s["same"], "no difference beyond the noise"),
@@ -260,7 +260,7 @@ def first_screen(res: dict) -> str:
 
 
 def records_table(res: dict) -> str:
-    e = html.escape
+    e, n = html_text, html_number  # every value from the runs, text or number (untrusted.py)
     alpha = res["settings"]["alpha"]
     shares = any(share_pair(r) for r in res["records"] if r["kind"] == "compared")
     parts = ["<table><tr><th class='l'>verdict</th><th class='l'>record</th><th>BASE median (s)</th><th>NEW median (s)</th>"
@@ -275,10 +275,10 @@ def records_table(res: dict) -> str:
                       for w in ("base", "new") if r[w].get("unstable")]
             note = "; ".join(notes)
             cls = VERDICT_CLASS.get(r["verdict"], r["verdict"])
-            parts.append(f"<tr><td class='l {cls}'>{r['verdict']}</td><td class='l rec'>{e(r['label'])}</td>"
-                         f"<td>{r['base']['median_s']:.4g}</td><td>{r['new']['median_s']:.4g}</td>"
-                         f"<td>{fmt_ratio(r['time_ratio'])}</td><td>{ci}</td><td>{r['p_value']:.2g}</td>"
-                         f"<td>{r['base']['reps']}/{r['new']['reps']}</td><td>{fmt_ratio(r['rate_ratio'])}</td>"
+            parts.append(f"<tr><td class='l {e(cls)}'>{e(r['verdict'])}</td><td class='l rec'>{e(r['label'])}</td>"
+                         f"<td>{n(r['base']['median_s'], '.4g')}</td><td>{n(r['new']['median_s'], '.4g')}</td>"
+                         f"<td>{fmt_ratio(r['time_ratio'])}</td><td>{e(ci)}</td><td>{n(r['p_value'], '.2g')}</td>"
+                         f"<td>{n(r['base']['reps'])}/{n(r['new']['reps'])}</td><td>{fmt_ratio(r['rate_ratio'])}</td>"
                          + (f"<td class='l'>{e(share_pair(r))}</td>" if shares else "")
                          + f"<td class='l warn'>{e(note)}</td></tr>")
         else:
@@ -296,12 +296,12 @@ def records_table(res: dict) -> str:
 def write(res: dict, out_dir: str) -> str:
     """DIR/report.html (self-contained), DIR/plots/*.png and DIR/compare.json; returns the report's path."""
     p = Plotter(os.path.join(out_dir, "plots"), svg=False, grid=False)
-    e = html.escape
+    e = html_text
     b, n = res["base"], res["new"]
     parts = [page_head("parlab compare"), "<h1>parlab compare</h1><table class='runs'>"]
     for name, run in (("BASE", b), ("NEW", n)):
-        parts.append(f"<tr><th class='l'>{name}</th><td>{e(run['path'])}</td><td>suite {e(str(run['suite']))}</td>"
-                     f"<td>{e(str(run['started_utc']))}</td><td>commit {e(str(run['git_commit']))}</td></tr>")
+        parts.append(f"<tr><th class='l'>{name}</th><td>{e(run['path'])}</td><td>suite {e(run['suite'])}</td>"
+                     f"<td>{e(run['started_utc'])}</td><td>commit {e(run['git_commit'])}</td></tr>")
     st = res["settings"]
     parts.append(f"</table><p class='small'>Verdict: two-sided Mann-Whitney U p &lt; {st['alpha']:g} on the repetition "
                  f"times and a change of the median time beyond {st['threshold_pct']:g}%; intervals: {e(st['interval'])}. "

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import csv
-import html
 import io
 import json
 import math
@@ -15,6 +14,7 @@ import os
 import tempfile
 
 from .style import STYLE
+from .untrusted import html_text
 
 
 class Plotter:
@@ -83,7 +83,7 @@ def figure_html(png_path: str, caption: str, svg_href: str | None = None) -> str
     a link to the SVG beside it."""
     with open(png_path, "rb") as f:
         data = base64.b64encode(f.read()).decode("ascii")
-    e = html.escape
+    e = html_text
     link = f" (<a href='{e(svg_href)}'>SVG</a>)" if svg_href else ""
     return (f"<figure><img alt='{e(caption)}' src='data:image/png;base64,{data}'>"
             f"<figcaption>{e(caption)}{link}</figcaption></figure>")
@@ -92,7 +92,7 @@ def figure_html(png_path: str, caption: str, svg_href: str | None = None) -> str
 def page_head(title: str) -> str:
     """The page's head with the package's one stylesheet (style.py), so both pages' classes mean
     the same."""
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html_text(title)}</title>"
             f"<style>{STYLE}</style></head><body>")
 
 

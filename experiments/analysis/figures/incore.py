@@ -3,8 +3,8 @@ parlab read (context.ceilings.incore), the bound it allows and what binds it, an
 of that kernel against both that bound and their one-resource roof."""
 from __future__ import annotations
 
-import html
 
+from ..untrusted import html_number, html_text
 from .labels import fmt_rate
 from .load import ok_records, processor_of
 
@@ -15,7 +15,7 @@ def incore_html(doc: dict) -> str:
     it, and the run's records of that kernel against both that bound and the one-resource roof, so
     that a share such as CPU pi's third of cpu_imul is explained where it is shown. Empty without
     such a block."""
-    e = html.escape
+    e, n = html_text, html_number  # every value from the data, text or number (untrusted.py)
     incore = (doc.get("context", {}).get("ceilings") or {}).get("incore")
     if not isinstance(incore, dict) or not incore:
         return ""
@@ -25,36 +25,36 @@ def incore_html(doc: dict) -> str:
         if not isinstance(b, dict):
             continue
         if "value" not in b:
-            parts.append(f"<li><b>{e(name)}</b>: unavailable: {e(str(b.get('unavailable', '?')))}</li>")
+            parts.append(f"<li><b>{e(name)}</b>: unavailable: {e(b.get('unavailable', '?'))}</li>")
             continue
         loop = b.get("loop") or {}
         gpu = name == "pi_gpu"
         unit = b.get("unit", "samples/s")
         where = "the whole GPU" if gpu else "per core"
         text = (f"<b>{e(name)}</b>: {e(fmt_rate(b['value'], unit))} {where}; "
-                f"binds: {e(str(b.get('binds')))}; model: {e(str(b.get('model')))} ({e(str(b.get('model_why', '')))}).")
+                f"binds: {e(b.get('binds'))}; model: {e(b.get('model'))} ({e(b.get('model_why', ''))}).")
         if "imuls_per_sample" in loop:
-            text += (f" Its loop issues {loop.get('imuls_per_sample', 0):.2f} multiplies per sample"
-                     f" ({loop.get('multiply_instructions')} of {loop.get('instructions', '?')} instructions per trip),"
+            text += (f" Its loop issues {n(loop.get('imuls_per_sample', 0), '.2f')} multiplies per sample"
+                     f" ({n(loop.get('multiply_instructions'))} of {n(loop.get('instructions', '?'))} instructions per trip),"
                      " against the algorithm's 12.")
         elif "flops_per_iteration" in loop:
-            text += (f" Its loop issues {loop.get('multiply_instructions')} {e(str(loop.get('multiply', 'multiplies')))}"
-                     f" of {loop.get('lanes')} lanes per trip ({loop['flops_per_iteration']:.0f} flops in"
-                     f" {loop.get('instructions', '?')} instructions).")
+            text += (f" Its loop issues {n(loop.get('multiply_instructions'))} {e(loop.get('multiply', 'multiplies'))}"
+                     f" of {n(loop.get('lanes'))} lanes per trip ({n(loop['flops_per_iteration'], '.0f')} flops in"
+                     f" {n(loop.get('instructions', '?'))} instructions).")
         tile = b.get("tile") or {}
         if "share" in tile:
-            text += (f" One output tile with B's k-block slab read from L2 reached {tile['share']:.2f} of it on"
+            text += (f" One output tile with B's k-block slab read from L2 reached {n(tile['share'], '.2f')} of it on"
                      " this core.")
         allc = b.get("all_cpus") or {}
         if "value" in allc:
             probe = "the mix probe" if name == "pi" else "its probe"
-            text += (f" With all {allc.get('cpus')} CPUs busy at once {probe} gives"
+            text += (f" With all {n(allc.get('cpus'))} CPUs busy at once {probe} gives"
                      f" {e(fmt_rate(allc['value'], unit))} in all (each CPU"
-                     f" {allc.get('share', 0):.2f} of the fastest alone): a record on every CPU is held against that.")
+                     f" {n(allc.get('share', 0), '.2f')} of the fastest alone): a record on every CPU is held against that.")
         chains = b.get("chains") or {}
         if "share" in chains:
-            text += (f" Latency: the loop keeps {chains.get('chains')} dependency chains in flight, and the same mix"
-                     f" with that many reached {chains['share']:.2f} of the ports' rate on this core.")
+            text += (f" Latency: the loop keeps {n(chains.get('chains'))} dependency chains in flight, and the same mix"
+                     f" with that many reached {n(chains['share'], '.2f')} of the ports' rate on this core.")
         kernel = "matmul" if name == "matmul" else "pi"
         recs = [r for r in ok_records(doc) if r.get("kernel") == kernel and (processor_of(r) == "gpu") == gpu
                 and isinstance((r.get("limit") or {}).get("incore"), dict)]
@@ -67,10 +67,10 @@ def incore_html(doc: dict) -> str:
                 names = ", ".join(sorted({str(r["limit"].get("roof")) for r in roofed}))
                 text += f"median {roof[len(roof) // 2]:.2f} of their roof ({e(names)}), "
             else:
-                text += "no one-resource roof (" + e(str(recs[0]["limit"].get("reason", "none"))) + "), "
+                text += "no one-resource roof (" + e(recs[0]["limit"].get("reason", "none")) + "), "
             text += f"median {inc[len(inc) // 2]:.2f} of this bound (from {inc[0]:.2f} to {inc[-1]:.2f})."
         below = above_bound_notes(recs) + below_bound_notes(recs)
-        parts.append(f"<li>{text}" + ("<ul>" + "".join(f"<li>{e(n)}</li>" for n in below) + "</ul>" if below else "")
+        parts.append(f"<li>{text}" + ("<ul>" + "".join(f"<li>{e(x)}</li>" for x in below) + "</ul>" if below else "")
                      + "</li>")
     parts.append("</ul>")
     return "".join(parts)

@@ -4,10 +4,10 @@ section. Everything is read from results.json's `context` (docs/records.md); a f
 (an older run, a machine without a GPU runtime) is said to be "unknown", never guessed."""
 from __future__ import annotations
 
-import html
 import json
 import re
 
+from ..untrusted import html_text
 from .labels import fmt_bytes, fmt_size
 from ..spread import UNSTABLE_CV
 
@@ -74,7 +74,7 @@ def stability(doc: dict) -> dict:
 def machine_html(doc: dict) -> str:
     """The first screen's machine table and stability line; the unstable records, each linked to
     its row of the records table, folded under that line so they do not push the findings down."""
-    e = html.escape
+    e = html_text
     facts = machine_facts(doc["context"])
     parts = ["<table class='machine'><tr>" + "".join(f"<th class='l'>{e(k)}</th>" for k, _ in facts) + "</tr><tr>"
              + "".join(f"<td class='l'>{e(v)}</td>" for _, v in facts) + "</tr></table>"]
@@ -89,14 +89,14 @@ def machine_html(doc: dict) -> str:
         return "".join(parts)
     line += (f"{len(s['unstable'])} of {s['measured']} measured records are unstable (CV over {UNSTABLE_CV:.0%}, "
              "or rounds that disagree): measure them again with more --reps or --rounds.")
-    links = "".join(f"<li><a href='#{record_anchor(i)}'>{e(record_name(r))}</a>: {e(str(r['unstable']))}</li>"
+    links = "".join(f"<li><a href='#{record_anchor(i)}'>{e(record_name(r))}</a>: {e(r['unstable'])}</li>"
                     for i, r in s["unstable"])
     parts.append(f"<details class='stability'><summary class='warn'>{e(line)}</summary><ul>{links}</ul></details>")
     return "".join(parts)
 
 
 def _cell(v) -> str:
-    return html.escape(v if isinstance(v, str) else json.dumps(v))
+    return html_text(v if isinstance(v, str) else json.dumps(v))
 
 
 def _table_of(rows: list[dict], first: str | None = None) -> str:
@@ -105,7 +105,7 @@ def _table_of(rows: list[dict], first: str | None = None) -> str:
     keys = list(dict.fromkeys(k for row in rows for k in row if k != "_name"))
     keys.sort(key=lambda k: k != "name")  # stable: the others keep their order
     head = ([first] if first else []) + keys
-    out = ["<table class='context'><tr>" + "".join(f"<th class='l'>{html.escape(k)}</th>" for k in head) + "</tr>"]
+    out = ["<table class='context'><tr>" + "".join(f"<th class='l'>{html_text(k)}</th>" for k in head) + "</tr>"]
     for row in rows:
         cells = ([row["_name"]] if first else []) + [row.get(k, "") for k in keys]
         out.append("<tr>" + "".join(f"<td class='l'>{_value_html(c)}</td>" for c in cells) + "</tr>")
@@ -122,18 +122,18 @@ def _value_html(v) -> str:
     if isinstance(v, dict):
         if not v:
             return "{}"
-        return ("<table class='context'>" + "".join(f"<tr><th class='l'>{html.escape(k)}</th>"
+        return ("<table class='context'>" + "".join(f"<tr><th class='l'>{html_text(k)}</th>"
                                                     f"<td class='l'>{_value_html(v[k])}</td></tr>" for k in sorted(v))
                 + "</table>")
     if isinstance(v, list) and all(isinstance(x, str) for x in v):
-        return "<ul class='context'>" + "".join(f"<li>{html.escape(x)}</li>" for x in v) + "</ul>" if v else "[]"
+        return "<ul class='context'>" + "".join(f"<li>{html_text(x)}</li>" for x in v) + "</ul>" if v else "[]"
     return _cell(v)
 
 
 def context_html(ctx: dict) -> str:
     """The context section: its single values in one table, then each section (cpu, build,
     backends, ceilings, ...) folded under its name, one table each."""
-    e = html.escape
+    e = html_text
     single = {k: v for k, v in ctx.items() if not isinstance(v, (dict, list))}
     parts = ["<h2 id='context'>Context</h2>"]
     if single:

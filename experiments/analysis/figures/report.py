@@ -4,9 +4,9 @@ every figure, the Python libraries, the context folded by section, the consisten
 every record with its spread."""
 from __future__ import annotations
 
-import html
 import os
 
+from ..untrusted import html_number, html_text
 from ..writer import figure_html, page_head
 from .labels import fmt_rate, fmt_size, time_scale
 from .load import rate_of
@@ -23,10 +23,10 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], librari
                 reference: dict | None = None) -> str:
     """The page; reference: reference.reference_section's data (None: no comparison, as --no-reference)."""
     ctx = doc["context"]
-    e = html.escape
+    e, n = html_text, html_number  # every value from the data, text or number (untrusted.py)
     parts = [page_head("parlab report"),
-             f"<h1>parlab report: {e(str(doc.get('suite', '')))}</h1>",
-             f"<p>Status: <b>{e(doc['status'])}</b>. Host {e(str(ctx.get('host')))}, started {e(str(ctx.get('started_utc')))}.</p>"]
+             f"<h1>parlab report: {e(doc.get('suite', ''))}</h1>",
+             f"<p>Status: <b>{e(doc['status'])}</b>. Host {e(ctx.get('host'))}, started {e(ctx.get('started_utc'))}.</p>"]
     failed = [r for r in doc["records"] if r["status"] not in ("ok", "unavailable")]
     if failed:
         parts.append(f"<p class='failed'><b>{len(failed)} measurement(s) failed validation or errored</b> (rows in red below).</p>")
@@ -49,17 +49,18 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], librari
                      "<th>rate</th><th>parlab / library</th></tr>")
         for r in libraries:
             parts.append(f"<tr><td class='l'>{e(r['kernel'])}</td><td class='l'>{e(r['precision'])}</td>"
-                         f"<td>{e(fmt_size(r['size']))}</td><td class='l'>{e(r['parlab'])}</td><td>{r['parlab_threads']}</td>"
+                         f"<td>{e(fmt_size(r['size']))}</td><td class='l'>{e(r['parlab'])}</td><td>{n(r['parlab_threads'])}</td>"
                          f"<td>{e(fmt_rate(r['parlab_rate'], r['unit']))}</td><td class='l'>{e(r['library'])}</td>"
-                         f"<td>{r['threads']}</td><td>{e(fmt_rate(r['library_rate'], r['unit']))}</td><td>{r['ratio']:.2f}</td></tr>")
+                         f"<td>{n(r['threads'])}</td><td>{e(fmt_rate(r['library_rate'], r['unit']))}</td><td>{n(r['ratio'], '.2f')}</td></tr>")
         parts.append("</table>")
     parts.append(context_html(ctx))
     if doc.get("consistency"):
         parts.append("<h2>Cross-backend consistency</h2><table><tr><th>kernel</th><th>seed</th><th>N</th><th>records</th><th>distinct hits</th><th>verdict</th></tr>")
         for c in doc["consistency"]:
             cls = "" if c["pass"] else " class='failed'"
-            parts.append(f"<tr{cls}><td>{e(c['kernel'])}</td><td>{c['seed']}</td><td>{c['size']}</td><td>{c['records']}</td>"
-                         f"<td>{c['distinct_hits']}</td><td>{'pass' if c['pass'] else 'FAIL'}</td></tr>")
+            parts.append(f"<tr{cls}><td>{e(c['kernel'])}</td><td>{n(c['seed'])}</td><td>{n(c['size'])}</td>"
+                         f"<td>{n(c['records'])}</td><td>{n(c['distinct_hits'])}</td>"
+                         f"<td>{'pass' if c['pass'] else 'FAIL'}</td></tr>")
         parts.append("</table>")
     parts.append(records_html(doc))
     parts.append("</body></html>\n")
@@ -84,7 +85,7 @@ def _spread_cells(r: dict) -> tuple[str, str, str]:
 def _roof_cell(r: dict) -> str:
     """The record's share of the roof that binds it, and below it what else its limit says: the
     GPU's theoretical peak, a partly cache-resident working set, a share above 1."""
-    e = html.escape
+    e = html_text
     notes = limit_notes(r)
     cell = e(share_text(r))
     return cell + "".join(f"<br><span class='small'>{e(n)}</span>" for n in notes)
@@ -94,7 +95,7 @@ def records_html(doc: dict) -> str:
     """Every record, with its spread (median ± half the interquartile range, CV, repetitions)
     and, for an unstable one, why and what to do; each row has the anchor the first screen's
     list of unstable records links to."""
-    e = html.escape
+    e, num = html_text, html_number
     parts = ["<h2 id='records'>Records</h2><p class='small'>time: median ± half the interquartile range of the "
              "repetitions; CV: standard deviation / mean of the repetition times; n: repetitions. Unstable: "
              f"CV over {UNSTABLE_CV:.0%}, or rounds that disagree: measure it again with more --reps or --rounds."
@@ -108,15 +109,15 @@ def records_html(doc: dict) -> str:
         v, unit = rate_of(r)
         detail = r.get("validation", {}).get("detail") or r.get("reason", "")
         median, cv, n = _spread_cells(r)
-        steady = (f"<td class='l warn'>unstable: {e(str(r['unstable']))}</td>"
+        steady = (f"<td class='l warn'>unstable: {e(r['unstable'])}</td>"
                   if r.get("unstable") else "<td class='l'></td>")
-        parts.append(f"<tr id='{record_anchor(i)}'{cls}><td class='l'>{e(str(r.get('study', '')))}</td>"
-                     f"<td class='l'>{e(r['kernel'])}</td><td class='l'>{e(r['backend'])}</td><td>{r['threads']}</td>"
-                     f"<td>{e(fmt_size(r['size']))}</td><td class='l'>{e(str(r.get('precision', '')))}</td>"
+        parts.append(f"<tr id='{record_anchor(i)}'{cls}><td class='l'>{e(r.get('study', ''))}</td>"
+                     f"<td class='l'>{e(r['kernel'])}</td><td class='l'>{e(r['backend'])}</td><td>{num(r['threads'])}</td>"
+                     f"<td>{e(fmt_size(r['size']))}</td><td class='l'>{e(r.get('precision', ''))}</td>"
                      f"<td class='num'>{e(median)}</td><td>{e(cv)}</td><td>{e(n)}</td>"
                      f"<td class='num'>{'' if v is None else e(fmt_rate(v, unit))}</td>"
                      f"<td class='l'>{_roof_cell(r)}</td>"
                      f"<td class='l'>{e(r['status'])}</td>"
-                     f"<td class='l'>{e(str(detail))}</td>{steady}</tr>")
+                     f"<td class='l'>{e(detail)}</td>{steady}</tr>")
     parts.append("</table>")
     return "".join(parts)

@@ -1,9 +1,9 @@
 """The run summary, the report's first screen: what the run found and what went wrong."""
 from __future__ import annotations
 
-import html
 from collections import defaultdict
 
+from ..untrusted import html_text
 from .gil import gil_series
 from .incore import incore_finding
 from .labels import fmt_rate, fmt_size, fmt_time, interpreter_suffix
@@ -180,7 +180,7 @@ def mpi_summary(doc: dict) -> list[dict]:
 
 
 def summary_html(summary: dict) -> str:
-    e = html.escape
+    e = html_text
     parts = ["<h2 id='summary'>What this run found</h2>"]
     if summary["findings"]:
         parts.append("<table class='summary'><tr><th class='l'>study</th><th class='l'>kernel</th><th>size</th>"
