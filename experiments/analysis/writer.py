@@ -14,7 +14,7 @@ import os
 import tempfile
 
 from .style import STYLE
-from .untrusted import html_text
+from .untrusted import figure_slug, html_text, one_line
 
 
 class Plotter:
@@ -60,11 +60,23 @@ class Plotter:
         ax.legend(fontsize=legend_size)
 
     def path(self, name: str, ext: str = "png") -> str:
-        return os.path.join(self.out_dir, f"{name}.{ext}")
+        """The file of figure `name` (figure_slug of it: no separator, no leading dot) under
+        out_dir, checked to resolve there all the same, so no figure is ever written outside the
+        run's plots/ (InputError otherwise)."""
+        from .read import InputError
+
+        path = os.path.join(self.out_dir, f"{figure_slug(name)}.{ext}")
+        inside = os.path.realpath(self.out_dir)
+        if os.path.commonpath([inside, os.path.realpath(os.path.dirname(path))]) != inside:
+            raise InputError(f"{path}: not a file inside {self.out_dir}; no figure is written there")
+        return path
 
     def save(self, fig, name: str, caption: str) -> str:
         """Writes the figure (no dates or tool names in the metadata, so the bytes depend on the
-        data only), records it and returns the PNG's path."""
+        data only), records it under its file name (figure_slug of `name`: names from the data
+        never leave plots/) and returns the PNG's path."""
+        name = figure_slug(name)
+        inert_text(fig)
         fig.tight_layout()
         try:
             # Through write_atomically: a full disk or an interrupt leaves no truncated PNG or SVG.
@@ -78,9 +90,44 @@ class Plotter:
         return self.path(name)
 
 
+# Text drawn into a figure is cut here: a name of 4,000 characters from the data would push the
+# axes out of the figure, and no label needs more to be told apart.
+LABEL_MAX = 200
+
+
+def _inert(text: str) -> str:
+    text = one_line(text) if "\n" not in text else "\n".join(one_line(x) for x in text.split("\n"))
+    return text if len(text) <= LABEL_MAX else text[:LABEL_MAX - 1] + "…"
+
+
+def inert_text(fig) -> None:
+    """Every text of fig drawn as the characters it holds: mathtext off for the titles, labels,
+    legends and annotations (names from the data: a kernel named "$\\frac{$" is text, not a
+    formula that fails to parse), "$" escaped in tick labels given as data (set_yticklabels),
+    control characters shown (untrusted.visible) and each text cut at LABEL_MAX. The tick labels
+    the formatters make (a log axis's 10^3) keep their math. matplotlib escapes <, > and & in
+    the SVG it writes."""
+    from matplotlib.text import Text
+    from matplotlib.ticker import FixedFormatter
+
+    ticks = set()
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            ticks.add(id(axis.offsetText))
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                ticks.update((id(tick.label1), id(tick.label2)))
+            for formatter in (axis.get_major_formatter(), axis.get_minor_formatter()):
+                if isinstance(formatter, FixedFormatter):
+                    formatter.seq = [_inert(str(x)).replace("$", r"\$") for x in formatter.seq]
+    for t in fig.findobj(Text):
+        if id(t) not in ticks:  # a tick label's text is its formatter's, set again as it is drawn
+            t.set_parse_math(False)
+            t.set_text(_inert(t.get_text()))
+
+
 def figure_html(png_path: str, caption: str, svg_href: str | None = None) -> str:
     """A <figure> with the PNG embedded (the page stays one self-contained file) and, where given,
-    a link to the SVG beside it."""
+    a link to the SVG beside it (its name a figure_slug, escaped still)."""
     with open(png_path, "rb") as f:
         data = base64.b64encode(f.read()).decode("ascii")
     e = html_text
