@@ -101,7 +101,7 @@ if __package__ in (None, ""):  # run as a script (parlab compare): the package i
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from analysis import compare_report, compare_text  # noqa: E402
-from analysis.exit_codes import run_command  # noqa: E402
+from analysis.exit_codes import run_command, say  # noqa: E402
 from analysis.compare_stats import compare_samples, median, ratio_interval, reps_needed  # noqa: E402
 from analysis.figures.labels import fmt_size  # noqa: E402
 from analysis.figures.load import InputError, load_run, rate_of, resolve_run  # noqa: E402
@@ -552,7 +552,7 @@ def run(args) -> int:
                          f"backend, threads, size and precision measured in both)")
     if args.html:
         path = write_html(res, args.html)
-        print(f"parlab compare: report {path}", file=sys.stderr)
+        say(f"parlab compare: report {path}")
     try:
         if args.json:
             sys.stdout.write(json_text(res))  # strict JSON: no NaN or Infinity

@@ -22,6 +22,7 @@ from .figures.labels import fmt_time
 from .figures.roofline import share_short
 from .spread import UNSTABLE_CV
 from .terminal import hanging, terminal_width
+from .untrusted import plain_strings
 
 # The narrowest the record column may be before columns give way (module docstring): a label
 # wraps at its spaces and hyphens, and 20 columns hold "pi py-numba-prange" or "t=16 2^26 int32".
@@ -286,6 +287,9 @@ def header_lines(res: dict, width: int) -> list[str]:
 
 
 def terminal(res: dict, paint: Paint, width: int = 100, verbose: bool = False) -> str:
+    # Every text of the runs fit for a terminal before any is laid out or painted: a name holding
+    # ESC[2J or an OSC title is shown, never obeyed (untrusted.py); Paint's own codes come after.
+    res = plain_strings(res)
     out = [paint("parlab compare", "bold")] + header_lines(res, width) + ["", paint("What changed", "bold")]
     out += [x for line in summary_lines(res) for x in hanging("  ", line, width, indent=4)]
     if res["gate"]:

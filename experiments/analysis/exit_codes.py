@@ -10,10 +10,17 @@ import sys
 from typing import Callable
 
 from analysis.figures.load import InputError
+from analysis.untrusted import visible
 
 
 def _terminated(signum, frame):
     raise KeyboardInterrupt  # SIGTERM as SIGINT: the writers clean up on the way out (exit 130)
+
+
+def say(line: str) -> None:
+    """A message on stderr, its control characters shown, never obeyed (untrusted.visible): it
+    quotes names and paths from files that may come from anyone."""
+    print(visible(line), file=sys.stderr)
 
 
 def run_command(name: str, body: Callable[[], int]) -> int:
@@ -24,18 +31,18 @@ def run_command(name: str, body: Callable[[], int]) -> int:
         signal.signal(signal.SIGTERM, _terminated)
         return body()
     except InputError as e:
-        print(f"{name}: {e}", file=sys.stderr)
+        say(f"{name}: {e}")
         return 2
     except KeyboardInterrupt:
-        print(f"{name}: interrupted", file=sys.stderr)
+        say(f"{name}: interrupted")
         return 130
     except ModuleNotFoundError as e:  # a library the command needs is not installed: the environment's
-        print(f"{name}: needs the Python module '{e.name}', which this interpreter ({sys.executable}) lacks; "
-              "scripts/install-deps.sh installs it", file=sys.stderr)
+        say(f"{name}: needs the Python module '{e.name}', which this interpreter ({sys.executable}) lacks; "
+            "scripts/install-deps.sh installs it")
         return 2
     except OSError as e:  # a file or directory the command could not write: the environment's
-        print(f"{name}: cannot write {e.filename}: {e.strerror}", file=sys.stderr)
+        say(f"{name}: cannot write {e.filename}: {e.strerror}")
         return 2
     except Exception as e:  # noqa: BLE001 -- the contract above: never a traceback, never exit 1
-        print(f"{name}: internal error, please report: {type(e).__name__}: {e}", file=sys.stderr)
+        say(f"{name}: internal error, please report: {type(e).__name__}: {e}")
         return 3

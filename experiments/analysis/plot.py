@@ -46,7 +46,7 @@ if __package__ in (None, ""):  # run as a script (parlab report): the package is
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from analysis.figures import draw_figures  # noqa: E402
-from analysis.exit_codes import run_command  # noqa: E402
+from analysis.exit_codes import run_command, say  # noqa: E402
 from analysis.figures.load import InputError, load_run  # noqa: E402
 from analysis.figures.reference import reference_section, reference_sources  # noqa: E402
 from analysis.figures.report import report_html  # noqa: E402
@@ -84,7 +84,7 @@ def _main(argv=None) -> int:
     try:
         doc = load_run(args.run_dir)
     except InputError as e:
-        print(f"plot.py: {e}", file=sys.stderr)
+        say(f"plot.py: {e}")
         return 2
     sys.stdout.write(render(doc, args.summary))
     sys.stdout.flush()
@@ -104,7 +104,7 @@ def _main(argv=None) -> int:
         p.discard_if_empty()
         raise
     if not args.quiet:
-        print(done_line(len(p.figures), plot_dir, report, terminal_width()), file=sys.stderr)
+        say(done_line(len(p.figures), plot_dir, report, terminal_width()))
     return 0
 
 

@@ -9,13 +9,14 @@ variation (stddev / mean) of the times. A record is unstable when the runner or 
 rounds marked it (`unstable`: its CV over UNSTABLE_CV, or its rounds disagree)."""
 from __future__ import annotations
 
-import os
 from collections import defaultdict
 
 from .figures.labels import fmt_rate, fmt_size, interpreter_suffix
 from .figures.load import ranks_of, rate_of
 from .figures.roofline import roof_share
 from .spread import UNSTABLE_CV, rate_band
+from .terminal import terminal_width
+from .untrusted import markdown_cell, one_line, plain_strings
 
 FORMATS = ("table", "markdown", "csv", "json", "none")
 
@@ -121,9 +122,9 @@ def render_table(doc: dict, width: int) -> str:
 def render_markdown(doc: dict) -> str:
     out = []
     for title, rows in groups(doc):
-        out += [f"**{title}**", "", "| " + " | ".join(h or "mark" for h in HEAD) + " |",
+        out += [f"**{one_line(title)}**", "", "| " + " | ".join(h or "mark" for h in HEAD) + " |",
                 "|" + "|".join("---" if i in (0, 3, 7) else "---:" for i in range(len(HEAD))) + "|"]
-        out += ["| " + " | ".join(c.replace("|", "\\|") for c in _cells(x)) + " |" for x in rows]
+        out += ["| " + " | ".join(markdown_cell(c) for c in _cells(x)) + " |" for x in rows]
         out.append("")
     return "\n".join(out)
 
@@ -133,9 +134,14 @@ FIELDS = ["kernel", "size", "precision", "study", "backend", "threads", "ranks",
 
 
 def render(doc: dict, fmt: str, width: int | None = None) -> str:
-    """The table of doc's records in fmt (FORMATS); width: the terminal's, default $COLUMNS or 100."""
+    """The table of doc's records in fmt (FORMATS); width: the terminal's, default
+    terminal.terminal_width() ($COLUMNS within its bounds, else the terminal's, else 100)."""
     if fmt == "none":
         return ""
+    if fmt != "json":  # JSON escapes every control character itself, and keeps the names as they are
+        # Every text fit for a terminal before any width is measured: a name holding ESC[2J or a
+        # newline is shown, never obeyed (untrusted.py).
+        doc = plain_strings(doc)
     if fmt == "markdown":
         return render_markdown(doc)
     rows = [x for _, g in groups(doc) for x in g]
@@ -145,12 +151,7 @@ def render(doc: dict, fmt: str, width: int | None = None) -> str:
     if fmt == "csv":
         from .writer import csv_text
         return csv_text(FIELDS, rows)
-    if width is None:
-        try:
-            width = int(os.environ.get("COLUMNS", "")) or 100
-        except ValueError:
-            width = 100
-    return render_table(doc, width)
+    return render_table(doc, terminal_width() if width is None else width)
 
 
 __all__ = ["FORMATS", "UNSTABLE_CV", "groups", "render"]

@@ -4,7 +4,6 @@ is lost; only a word longer than a line (a path) may run over."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 import textwrap
 
@@ -13,14 +12,20 @@ NARROWEST, WIDEST, DEFAULT = 40, 1000, 100
 
 
 def terminal_width() -> int:
-    """$COLUMNS when it holds a width from 40 to 1000 (terminal.hpp's rule, so `parlab compare`
-    and the C++ commands agree), else the terminal's own width where stdout is one (a shell
-    seldom exports COLUMNS), else 100."""
+    """The width every text of the analysis for a person is laid out in (the results table,
+    compare's table, the messages): $COLUMNS when it holds a width from 40 to 1000 (terminal.hpp's
+    rule, so `parlab compare`, `parlab report` and the C++ commands agree: COLUMNS=5 is no width
+    and gives 100, never a table cut to one letter), else the width of the terminal stdout is, or
+    else stderr is (a shell seldom exports COLUMNS), within the same bounds, else 100."""
     text = os.environ.get("COLUMNS", "").strip()
     if text.isdigit() and NARROWEST <= int(text) <= WIDEST:
         return int(text)
-    if sys.stdout.isatty():
-        return max(NARROWEST, min(WIDEST, shutil.get_terminal_size((DEFAULT, 24)).columns))
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None and stream.isatty():
+                return max(NARROWEST, min(WIDEST, os.get_terminal_size(stream.fileno()).columns))
+        except (OSError, ValueError, AttributeError):  # closed, or no descriptor (a test's StringIO)
+            continue
     return DEFAULT
 
 

@@ -14,7 +14,7 @@ import os
 import tempfile
 
 from .style import STYLE
-from .untrusted import figure_slug, html_text, one_line
+from .untrusted import csv_cell, figure_slug, html_text, one_line
 
 
 class Plotter:
@@ -172,11 +172,14 @@ def write_page(path: str, text: str) -> str:
 def csv_number(v) -> str:
     """A CSV cell for v: a float in the shortest text that reads back as the same float (Python's
     repr: 0.0016320602, never 0.0016320602000000001), "" for None, NaN or an infinity (CSV has no
-    such number and a reader would take "nan" for text), else str(v)."""
+    such number and a reader would take "nan" for text), a string from the data through
+    untrusted.csv_cell (no cell a spreadsheet would run as a formula), else str(v)."""
     if v is None:
         return ""
     if isinstance(v, float):
         return repr(v) if math.isfinite(v) else ""
+    if isinstance(v, str):
+        return csv_cell(v)
     return str(v)
 
 
