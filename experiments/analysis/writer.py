@@ -143,6 +143,12 @@ def page_head(title: str) -> str:
             f"<style>{STYLE}</style></head><body>")
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)  # read it: umask(2) can only be read by setting it
+    os.umask(mask)
+    return mask
+
+
 def write_atomically(path: str, write) -> str:
     """Calls write(f) on a temporary file beside path (unique to this writer), then renames it to
     path: a reader sees the old file or the whole new one, and a failure (a full disk, a read-only
@@ -151,7 +157,9 @@ def write_atomically(path: str, write) -> str:
     try:
         with os.fdopen(fd, "wb") as f:
             write(f)
-        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make a report only its writer can read
+        # mkstemp's 0600 would make a report only its writer can read: the mode open(2) would give
+        # a new file, 0666 less the umask (a private umask, 077, keeps it private).
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException as e:
         try:
