@@ -57,6 +57,10 @@ RUNS = {
     # The H100's quick run two commits before, which `parlab compare` holds against the reference
     # run in tests/python/test_widths.py.
     "ref_h100_before": "h100-node-16core/20261125T154437Z",
+    # The bases of the other committed pairs tests/python/test_compare_text.py compares: the 2-core
+    # machine's quick run before its reference run, and the node's first gil run before `gil`.
+    "dev_before": "dev-2core/20261125T145036Z",
+    "gil_first": "h200-node-16core/20261121T162314Z",
 }
 
 # A verdict as `parlab compare` reaches it: 1% level, 5% threshold (compare.py's defaults).
