@@ -2,6 +2,7 @@
 routes it to its figures, and the record helpers every figure shares."""
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import os
@@ -9,6 +10,7 @@ import sys
 
 from ..read import InputError, read_json  # noqa: F401 (InputError: figures' callers import it from here)
 from ..spread import rounds_disagree, spread, unstable_reason
+from ..untrusted import visible
 
 SCHEMA = "parlab-results/4"
 # A run of schema /3 is read as it is: /4 added only the notes of records above their roof or
@@ -54,9 +56,9 @@ def kernels_in_order(records) -> list:
 
 
 def _runs_under(d: str) -> dict:
-    """{host: [run directory]} of the runs below d, an --out directory (<host>/<stamp>/results.json)
-    or one host's folder (<stamp>/results.json, host ""). Links are skipped: a "latest" link would
-    count a run twice."""
+    """{host: [run directory]} of the folders below d holding a results.json, d an --out directory
+    (<host>/<stamp>/results.json) or one host's folder (<stamp>/results.json, host ""). Links are
+    skipped: a "latest" link would count a run twice."""
     runs: dict = {}
     for name in sorted(os.listdir(d)):
         p = os.path.join(d, name)
@@ -72,11 +74,30 @@ def _runs_under(d: str) -> dict:
     return runs
 
 
+def run_started(run_dir: str):
+    """When the run in run_dir started: its results.json's context.started_utc as an aware
+    datetime (UTC where it names no zone); None where the folder holds no readable run with one."""
+    try:
+        doc = read_json(os.path.join(run_dir, "results.json"))
+    except InputError:
+        return None
+    ctx = doc.get("context") if isinstance(doc, dict) else None
+    stamp = ctx.get("started_utc") if isinstance(ctx, dict) else None
+    try:
+        started = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except (AttributeError, TypeError, ValueError):
+        return None
+    utc = datetime.timezone.utc
+    return started.astimezone(utc) if started.tzinfo else started.replace(tzinfo=utc)
+
+
 def resolve_run(path: str) -> str:
     """The run a path names: a results.json, a run directory, or a folder of runs (the --out
-    directory of `parlab run`, or one host's folder in it). Of a folder, the newest run by its
-    timestamp (its folder's name, as the runner writes it), said on stderr; runs of several hosts
-    there are listed, and the user asked to name one (InputError)."""
+    directory of `parlab run`, or one host's folder in it). Of a folder, the newest run by the
+    start its results.json records (context.started_utc, never the folder's name: a copy named
+    `latest` or `zz-old` is no newer for its name), said on stderr with the folders that hold no
+    run ignored; runs of several hosts there are listed, and the user asked to name one
+    (InputError)."""
     if not os.path.isdir(path) or os.path.exists(os.path.join(path, "results.json")):
         return path
     try:
@@ -89,9 +110,16 @@ def resolve_run(path: str) -> str:
         hosts = ", ".join(os.path.join(path, h) for h in sorted(runs) if h)
         raise InputError(f"{path} holds runs of several hosts; name one: {hosts}")
     (found,) = runs.values()
-    newest = max(found, key=os.path.basename)
+    started = [(when, os.path.basename(d), d) for d in found for when in [run_started(d)] if when]
+    if not started:
+        raise InputError(f"{path}: no run below it records when it started (context.started_utc); "
+                         "give a run directory")
+    when, _, newest = max(started)  # two runs of one second: the runner's suffix orders them
     if len(found) > 1:
-        print(f"parlab: {path} holds {len(found)} runs; using the newest, {newest}", file=sys.stderr)
+        ignored = len(found) - len(started)
+        print(visible(f"parlab: {path} holds {len(started)} runs; using the newest, {newest} (started "
+                      f"{when:%Y-%m-%dT%H:%M:%SZ})" + (f"; {ignored} folder(s) with no run's start time "
+                                                       "ignored" if ignored else "")), file=sys.stderr)
     return newest
 
 
