@@ -140,6 +140,37 @@ TEST(Args, U64Forms) {
   }
 }
 
+// Issue 51: the NeK branch looped over K, so a zero mantissa with a huge exponent spun until killed.
+// Each of these returns (or refuses) at once; the timing is left to ctest's timeout and the fuzzer.
+TEST(Args, ExponentFormIsBoundedWhateverItsExponent) {
+  EXPECT_EQ(parse_u64("0e99999999999999999", "x"), 0u);
+  EXPECT_EQ(parse_u64("0e18446744073709551615", "x"), 0u);
+  EXPECT_EQ(parse_u64("00e5", "x"), 0u);
+  EXPECT_EQ(parse_u64("1e19", "x"), 10000000000000000000ull);
+  EXPECT_EQ(parse_u64("18e18", "x"), 18000000000000000000ull);
+  for (const char* bad : {"1e99999999999999999", "1e18446744073709551615", "19e18", "1e20", "0e", "e5", "0e-1"}) {
+    EXPECT_THROW(parse_u64(bad, "x"), UsageError) << "'" << bad << "'";
+  }
+  EXPECT_EQ(parse_count("0e99999999999", "x", 0), 0u);
+  EXPECT_THROW(parse_count("0e99999999999", "x", 1), UsageError);
+}
+
+TEST(Args, SecondsArePlainDecimalsWithinTheirRange) {
+  EXPECT_DOUBLE_EQ(parse_seconds("0", "t", 1e7), 0.0);
+  EXPECT_DOUBLE_EQ(parse_seconds("0.5", "t", 1e7), 0.5);
+  EXPECT_DOUBLE_EQ(parse_seconds("1e3", "t", 1e7), 1000.0);
+  EXPECT_DOUBLE_EQ(parse_seconds("1e7", "t", 1e7), 1e7);
+  for (const char* bad : {"", " 1", "-1", "1e400", "1e8", "inf", "nan", "0x10", "1s", "1,5", "+", "."}) {
+    EXPECT_THROW(parse_seconds(bad, "t", 1e7), UsageError) << "'" << bad << "'";
+  }
+  try {
+    parse_seconds("1e12", "--timeout", 1e7);
+    FAIL();
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("from 0 to 1e7"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Args, SuffixesArePowersOf1000Or1024) {
   EXPECT_EQ(parse_u64("16k", "x"), 16000u);
   EXPECT_EQ(parse_u64("1M", "x"), 1000000u);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <string>
@@ -44,6 +46,19 @@ bool parse_plain(std::string_view text, int base, std::uint64_t& out) {
   return ec == std::errc() && ptr == last;
 }
 
+// "%g" as a person writes it: 1e7, not 1e+07.
+std::string fixed_or_exp(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  std::string out(buf);
+  if (const auto e = out.find("e+"); e != std::string::npos) {
+    std::size_t digits = e + 2;
+    while (digits + 1 < out.size() && out[digits] == '0') ++digits;
+    out = out.substr(0, e + 1) + out.substr(digits);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::uint64_t parse_u64(std::string_view text, std::string_view what) {
@@ -73,6 +88,10 @@ std::uint64_t parse_u64(std::string_view text, std::string_view what) {
     if (!parse_plain(text.substr(0, e), 10, mant) || !parse_plain(text.substr(e + 1), 10, exp)) {
       bad(what, text, kU64Forms);
     }
+    // 0eK is 0 for every K, and a nonzero mantissa passes 2^64 within 20 steps: the loop below
+    // runs at most 19 times whatever K the text holds (a loop over K once spun on 0e99999999999).
+    if (mant == 0) return 0;
+    if (exp > 19) bad(what, text, "value is 2^64 or more");
     v = mant;
     for (std::uint64_t i = 0; i < exp; ++i) {
       if (v > std::numeric_limits<std::uint64_t>::max() / 10) bad(what, text, "value is 2^64 or more");
@@ -88,6 +107,21 @@ std::uint64_t parse_u64(std::string_view text, std::string_view what) {
     bad(what, text, kU64Forms);
   }
   return v;
+}
+
+double parse_seconds(std::string_view text, std::string_view what, double max_s) {
+  // strtod over a bounded copy: linear in the text, whatever it holds. Hex floats, "inf" and
+  // "nan" are refused before it sees them; a number past max_s (1e400 included) is out of range.
+  const std::string copy(text);
+  const bool plain = !copy.empty() && std::all_of(copy.begin(), copy.end(), [](char c) {
+    return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-';
+  });
+  char* end = nullptr;
+  const double t = plain ? std::strtod(copy.c_str(), &end) : -1;
+  if (!plain || end != copy.c_str() + copy.size() || !(t >= 0) || t > max_s) {
+    bad(what, text, "expected seconds from 0 to " + fixed_or_exp(max_s) + " (0: no limit)");
+  }
+  return t;
 }
 
 std::uint64_t parse_count(std::string_view text, std::string_view what, std::uint64_t min) {

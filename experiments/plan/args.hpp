@@ -14,6 +14,10 @@ namespace parlab {
 // and trailing garbage are rejected, as is anything above 2^64-1.
 std::uint64_t parse_u64(std::string_view text, std::string_view what);
 
+// A duration in seconds, from 0 to `max_s`: a plain decimal ("30", "0.5", "1e3"); signs other than
+// an exponent's, hex floats, "inf" and "nan" are refused. Linear in the text's length.
+double parse_seconds(std::string_view text, std::string_view what, double max_s);
+
 // As parse_u64, and at least `min`.
 std::uint64_t parse_count(std::string_view text, std::string_view what, std::uint64_t min = 1);
 
