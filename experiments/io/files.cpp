@@ -1,6 +1,7 @@
 #include "experiments/io/files.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -19,6 +20,29 @@ void ensure_writable_dir(const std::filesystem::path& dir, const std::string& wh
     throw UsageError(what + " '" + dir.string() + "' cannot be created: " + (ec ? ec.message() : "not a directory"));
   }
   if (access(dir.c_str(), W_OK) != 0) throw UsageError(what + " '" + dir.string() + "' is not writable");
+}
+
+std::string host_slug(const std::string& name) {
+  std::string out;
+  for (const char c : name.substr(0, 64)) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                      c == '_' || c == '-';
+    out += keep ? c : '_';
+  }
+  if (out.find_first_not_of('.') == std::string::npos) out = "host" + std::string(out.size(), '_');
+  return out;
+}
+
+std::filesystem::path make_run_dir(const std::filesystem::path& parent, const std::string& stamp) {
+  for (int k = 0; k < 1000; ++k) {
+    const std::filesystem::path dir = parent / (k == 0 ? stamp : stamp + "-" + std::to_string(k));
+    if (::mkdir(dir.c_str(), 0777) == 0) return dir;
+    if (errno != EEXIST) {
+      throw UsageError("run directory '" + dir.string() + "' cannot be created: " + std::strerror(errno));
+    }
+  }
+  throw UsageError("no new run directory can be made under '" + parent.string() + "': " + stamp +
+                   " and its 999 suffixes are taken");
 }
 
 // A file that cannot be written (a full disk, a read-only filesystem, a quota) is the

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <iomanip>
 #include <iostream>
@@ -211,13 +212,11 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
   }
 
   ensure_writable_dir(out_root, "output directory (--out)");
-  const std::filesystem::path host_dir = out_root / context["host"].get<std::string>();
+  // The host's folder is a slug of its name: nothing a host name holds ("..", "/", ".") can put
+  // the run or its `latest` link anywhere but under --out (the name itself stays in the context).
+  const std::filesystem::path host_dir = out_root / host_slug(context["host"].get<std::string>());
   ensure_writable_dir(host_dir, "output directory");
-  // A fresh directory per run; if two runs start in the same second, add a suffix.
-  const std::string stamp = utc_stamp("%Y%m%dT%H%M%SZ");
-  dir_ = host_dir / stamp;
-  for (int k = 1; std::filesystem::exists(dir_); ++k) dir_ = host_dir / (stamp + "-" + std::to_string(k));
-  std::filesystem::create_directory(dir_);
+  dir_ = make_run_dir(host_dir, utc_stamp("%Y%m%dT%H%M%SZ"));
   lock_.emplace(dir_);
   // <host>/latest names the newest run, for a user's `parlab report OUT/<host>/latest`; every
   // reader that lists runs skips links (figures/load.py, _runs_under), so it never counts twice.
@@ -282,8 +281,10 @@ int Runner::execute() {
   doc_["finished_utc"] = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
   save();
 
-  // The summary: failures loudly, in red on a terminal.
-  const bool color = isatty(STDERR_FILENO) == 1 && &log_ == &std::cerr;
+  // The summary: failures loudly, in red on a terminal unless NO_COLOR asks for none
+  // (no-color.org: set and not empty), wrapped to its width like every other line.
+  const char* no_color = std::getenv("NO_COLOR");
+  const bool color = isatty(STDERR_FILENO) == 1 && &log_ == &std::cerr && (no_color == nullptr || *no_color == '\0');
   int failed = 0, unavailable = 0;
   for (const auto& r : doc_["records"]) {
     const std::string status = r["status"];
@@ -299,9 +300,14 @@ int Runner::execute() {
         where += " [" + r["interpreter"].get<std::string>() +
                  (r.contains("python_gil") ? ", PYTHON_GIL=" + r["python_gil"].get<std::string>() : "") + "]";
       }
-      log_ << (color ? "\033[31m" : "") << "FAILED " << r["kernel"].get<std::string>() << " "
-           << r["backend"].get<std::string>() << " t=" << field(r, "threads") << " n=" << field(r, "size") << where << ": "
-           << r["validation"].value("detail", r.value("reason", std::string())) << (color ? "\033[0m" : "") << "\n";
+      // n as the table writes it (2^22, not 4194304).
+      const std::string size = r.contains("size") && r["size"].is_number_unsigned()
+                                   ? format_size(r["size"].get<std::uint64_t>()) : field(r, "size").dump();
+      const std::string lead = "FAILED " + r["kernel"].get<std::string>() + " " + r["backend"].get<std::string>() +
+                               " t=" + field(r, "threads").dump() + " n=" + size + where + ": ";
+      log_ << (color ? "\033[31m" : "")
+           << hanging(lead, r["validation"].value("detail", r.value("reason", std::string())), terminal_width())
+           << (color ? "\033[0m" : "") << "\n";
     }
   }
   if (!options_.quiet || failed > 0) {

@@ -1,0 +1,105 @@
+// Where a run is written (issue 51): a run directory is never shared, whatever starts at the same
+// second, and nothing a host name holds puts it outside --out. The terminal width rule too.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/error.hpp"
+#include "experiments/io/files.hpp"
+#include "experiments/io/terminal.hpp"
+
+namespace fs = std::filesystem;
+using parlab::host_slug;
+using parlab::make_run_dir;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("parlab-run-dirs-" + name + "-" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+}  // namespace
+
+TEST(RunDir, SameStampTwiceGivesTwoDirectories) {
+  const fs::path parent = fresh_dir("twice");
+  const fs::path a = make_run_dir(parent, "20260101T000000Z");
+  const fs::path b = make_run_dir(parent, "20260101T000000Z");
+  EXPECT_NE(a, b);
+  EXPECT_EQ(a.filename(), "20260101T000000Z");
+  EXPECT_EQ(b.filename(), "20260101T000000Z-1");
+  EXPECT_TRUE(fs::is_directory(a) && fs::is_directory(b));
+  fs::remove_all(parent);
+}
+
+// Many writers at once with one stamp, as runs started in the same second: each gets its own.
+TEST(RunDir, ConcurrentRunsOfOneSecondNeverShare) {
+  const fs::path parent = fresh_dir("concurrent");
+  constexpr int kRuns = 16;
+  std::vector<fs::path> got(kRuns);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kRuns; ++i) {
+    threads.emplace_back([&, i] { got[static_cast<std::size_t>(i)] = make_run_dir(parent, "20260101T000000Z"); });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(std::set<fs::path>(got.begin(), got.end()).size(), static_cast<std::size_t>(kRuns));
+  fs::remove_all(parent);
+}
+
+TEST(RunDir, AnExistingFileOfTheNameIsSkippedNotReused) {
+  const fs::path parent = fresh_dir("file");
+  { std::ofstream(parent / "20260101T000000Z") << "not a run"; }
+  EXPECT_EQ(make_run_dir(parent, "20260101T000000Z").filename(), "20260101T000000Z-1");
+  fs::remove_all(parent);
+}
+
+TEST(RunDir, AnUnwritableParentIsAUsageErrorNamingIt) {
+  EXPECT_THROW(make_run_dir("/proc/parlab-no-such-parent", "20260101T000000Z"), parlab::UsageError);
+}
+
+TEST(HostSlug, KeepsOrdinaryNames) {
+  EXPECT_EQ(host_slug("h200-node-16core"), "h200-node-16core");
+  EXPECT_EQ(host_slug("node.cluster_1"), "node.cluster_1");
+}
+
+TEST(HostSlug, NothingLeavesItsFolder) {
+  for (const std::string name : {"..", ".", "...", "", "a/b", "../../etc", "/abs", "x\ny", "a b", "\x1b]0;t\x07"}) {
+    const std::string s = host_slug(name);
+    EXPECT_FALSE(s.empty()) << name;
+    EXPECT_EQ(s.find('/'), std::string::npos) << name;
+    EXPECT_NE(s.find_first_not_of('.'), std::string::npos) << name;  // never "." or ".."
+    for (const char c : s) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-') << name;
+    EXPECT_EQ((fs::path("out") / s).lexically_normal().begin()->string(), "out") << name;
+  }
+  EXPECT_LE(host_slug(std::string(500, 'h')).size(), 64u);
+}
+
+TEST(TerminalWidth, ColumnsWithinBoundsWinsElseTheDefault) {
+  const char* saved = std::getenv("COLUMNS");
+  const std::string keep = saved ? saved : "";
+  ::setenv("COLUMNS", "80", 1);
+  EXPECT_EQ(parlab::terminal_width(), 80u);
+  // Out of bounds or not a number: no width from COLUMNS; a test's stdout is no terminal, so 100.
+  for (const char* bad : {"5", "39", "1001", "80x", "", "-80"}) {
+    ::setenv("COLUMNS", bad, 1);
+    if (::isatty(STDOUT_FILENO) == 0 && ::isatty(STDERR_FILENO) == 0) {
+      EXPECT_EQ(parlab::terminal_width(), 100u) << bad;
+    }
+  }
+  if (saved != nullptr) {
+    ::setenv("COLUMNS", keep.c_str(), 1);
+  } else {
+    ::unsetenv("COLUMNS");
+  }
+}
