@@ -51,8 +51,10 @@ int with_report(int run_code, const std::string& run_dir, const RunArgs& a, std:
     record_report_seconds(run_dir,
                           std::chrono::duration<double>(std::chrono::steady_clock::now() - drawing).count(), err);
   }
-  // After a run the input is the run's own results.json: a report that fails is a failed step.
-  return run_code != 0 ? run_code : (report_code == 0 ? 0 : kExitFailure);
+  // After a run the input is the run's own results.json: a report that fails is a failed step,
+  // with a code of its own (the measurements stand; `parlab report` draws them again). A failed
+  // measurement's 1 takes precedence: it is the graver news, and the report's message is printed.
+  return run_code != 0 ? run_code : (report_code == 0 ? 0 : kExitReport);
 }
 
 // --resume continues a run's own plan; every option that would change the plan is refused by
@@ -76,17 +78,7 @@ void refuse_filters_with_resume(const RunArgs& a) {
 
 double parse_timeout(const std::string& value) {
   if (value.empty()) return RunOptions::kDefaultChildTimeoutSeconds;
-  std::size_t used = 0;
-  double t = -1;
-  try {
-    t = std::stod(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != value.size() || !(t >= 0) || t > 1e7) {
-    throw UsageError("invalid value '" + value + "' for --timeout: expected seconds from 0 to 1e7 (0: no limit)");
-  }
-  return t;
+  return parse_seconds(value, "--timeout", 1e7);
 }
 
 // Why a planned point cannot be measured here (its backend's reason), or "" when it can: its
@@ -354,7 +346,12 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   const std::string nothing = plan.specs.empty() ? std::string() : nothing_measurable(plan, registry);
   if (a.dry_run) {
     print_plan(plan, registry, at_least, out, history_of(plan, registry, a));
-    if (!nothing.empty()) out << "nothing in this plan can be measured here:" << nothing << "\n";
+    // The code the run would have where the plan already decides it: a script can ask a dry run
+    // whether the plan can run here (the plan is printed either way).
+    if (!nothing.empty()) {
+      out << "nothing in this plan can be measured here:" << nothing << "\n";
+      return kExitUsage;
+    }
     return kExitOk;
   }
   // Exit 2 before anything is written: a run of unavailable records alone would exit 0 with an

@@ -176,7 +176,9 @@ ChildOutput run_script(std::vector<std::string> args, std::ostream& err) {
 // is the user's; a script that fails makes the command fail, with its message.
 int cmd_report(const std::string& run_dir, std::ostream& err, const ReportOptions& options) {
   std::vector<std::string> args = script_command("analysis/plot.py", "PARLAB_PLOT_SCRIPT");
-  args.push_back(run_dir);
+  // A run folder named "-x" (from --out=-x) would read as an option to the script: "./-x" is the
+  // same folder and cannot.
+  args.push_back(!run_dir.empty() && run_dir[0] == '-' ? "./" + run_dir : run_dir);
   if (options.quiet) args.push_back("--quiet");
   if (!options.summary.empty()) args.insert(args.end(), {"--summary", options.summary});
   if (options.summary_only) args.push_back("--summary-only");

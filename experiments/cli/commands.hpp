@@ -16,6 +16,9 @@ namespace parlab {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
+// `parlab run`: every measurement ended as exit 0 would say, but the report after it failed. Its
+// own code, since 1 says a measurement failed and a CI gate must tell the two apart.
+inline constexpr int kExitReport = 4;
 
 // `parlab list`: the registry, the interpreters, the kernel catalogue and the suites.
 int cmd_list(const Registry& registry, const std::string& what, std::ostream& out);
