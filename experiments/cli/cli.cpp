@@ -220,12 +220,14 @@ bool reported_unknown_command(const CLI::App& app, int argc, const char* const* 
   const auto subcommands = app.get_subcommands([](const CLI::App*) { return true; });
   const auto is_subcommand = [&](std::string_view word) {
     return std::any_of(subcommands.begin(), subcommands.end(),
-                       [&](const CLI::App* sub) { return sub->get_name() == word; });
+                       [&](const CLI::App* sub) { return sub->check_name(std::string(word)); });
   };
   if (argc <= 1 || argv[1][0] == '-' || is_subcommand(argv[1])) return false;
   std::vector<std::string> names;
   for (const auto* sub : subcommands) {
-    if (!sub->get_group().empty()) names.push_back(sub->get_name());  // not the internal ones
+    if (sub->get_group().empty()) continue;  // not the internal ones
+    names.push_back(sub->get_name());
+    for (const std::string& alias : sub->get_aliases()) names.push_back(alias);
   }
   err << "parlab: unknown command '" << quoted_value(argv[1], 60) << "'" << did_you_mean(argv[1], names)
       << " (`parlab --help` lists them)\n";

@@ -4,15 +4,30 @@
 #include <cstdlib>
 #include <string>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 namespace parlab {
 
 std::size_t terminal_width() {
+  // $COLUMNS when it holds a width in bounds (a script's choice wins); else the terminal's own
+  // width, asked of stdout and then stderr (an interactive shell does not export COLUMNS, so
+  // without asking, an 80-column terminal got 100-column lines); else 100. One clamp for both:
+  // analysis/terminal.py applies the same rule, so the C++ and Python commands agree.
   if (const char* c = std::getenv("COLUMNS"); c != nullptr && *c != '\0') {
     char* end = nullptr;
     const long w = std::strtol(c, &end, 10);
-    if (*end == '\0' && w >= 40 && w <= 1000) return static_cast<std::size_t>(w);
+    if (*end == '\0' && w >= static_cast<long>(kNarrowest) && w <= static_cast<long>(kWidest)) {
+      return static_cast<std::size_t>(w);
+    }
   }
-  return 100;
+  for (const int fd : {STDOUT_FILENO, STDERR_FILENO}) {
+    winsize ws{};
+    if (::isatty(fd) == 1 && ::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+      return std::clamp<std::size_t>(ws.ws_col, kNarrowest, kWidest);
+    }
+  }
+  return kDefaultWidth;
 }
 
 std::string hanging(std::string_view lead, std::string_view text, std::size_t width) {

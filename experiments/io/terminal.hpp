@@ -1,5 +1,6 @@
 // Text for a person at a terminal: every line parlab prints fits the terminal's width ($COLUMNS,
-// else 100 columns), long texts wrapped under their column rather than cut, so nothing is lost.
+// else the terminal's own, else 100 columns), long texts wrapped under their column rather than
+// cut, so nothing is lost.
 #pragma once
 
 #include <cstddef>
@@ -8,7 +9,12 @@
 
 namespace parlab {
 
-// $COLUMNS when it holds a width from 40 to 1000, else 100.
+// The widths parlab lays text out in, and its width where nothing says one (analysis/terminal.py
+// keeps the same three numbers).
+inline constexpr std::size_t kNarrowest = 40, kWidest = 1000, kDefaultWidth = 100;
+
+// $COLUMNS when it holds a width from kNarrowest to kWidest; else the width of the terminal that
+// stdout, or else stderr, is (TIOCGWINSZ), clamped to those bounds; else kDefaultWidth.
 std::size_t terminal_width();
 
 // `lead` then `text` wrapped at spaces to `width` columns, each further line indented to where
