@@ -12,6 +12,7 @@
 
 #include "core/pi.hpp"
 #include "experiments/plan/args.hpp"
+#include "experiments/plan/cpus.hpp"
 #include "experiments/plan/suggest.hpp"
 #include "experiments/cli/cli.hpp"
 #include "experiments/machine/context.hpp"
@@ -244,4 +245,21 @@ TEST(Context, SourceCommitTakesADeclaredOneAndSaysSo) {
   EXPECT_EQ(from_git.source, "git");
   EXPECT_TRUE(parlab::source_commit("", nullptr).commit.empty());
   EXPECT_TRUE(parlab::source_commit("", nullptr).source.empty());
+}
+
+// Issue 51: `-t 64` on 2 cores planned without a word, and points beyond the free CPUs were
+// measured as if the machine were quiet. The plan says both, before anything runs.
+TEST(PlanCpus, MoreThreadsThanTheMachineOrThanAreFreeIsSaid) {
+  using parlab::cpu_warnings;
+  const auto over = cpu_warnings(64, 2, std::nullopt);
+  ASSERT_EQ(over.size(), 1u);
+  EXPECT_NE(over[0].find("up to 64 on 2 hardware threads"), std::string::npos) << over[0];
+  const auto busy = cpu_warnings(2, 2, 1.5);  // one CPU busy elsewhere: about 1 free (0.5 rounds up)
+  ASSERT_EQ(busy.size(), 1u);
+  EXPECT_NE(busy[0].find("about 1 of 2 hardware threads free"), std::string::npos) << busy[0];
+  EXPECT_NE(cpu_warnings(16, 16, 3.2).front().find("about 13 of 16"), std::string::npos);
+  EXPECT_TRUE(cpu_warnings(1, 2, 0.9).empty());
+  EXPECT_TRUE(cpu_warnings(2, 2, 0.3).empty());
+  EXPECT_TRUE(cpu_warnings(2, 2, std::nullopt).empty());
+  EXPECT_TRUE(cpu_warnings(13, 16, 3.2).empty());
 }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "experiments/plan/args.hpp"
+#include "experiments/plan/cpus.hpp"
 #include "experiments/machine/ceilings.hpp"
 #include "experiments/cli/commands.hpp"
 #include "experiments/machine/context.hpp"
@@ -342,6 +343,11 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   const PlanOverrides o = plan_overrides(a, registry, max_threads);
   Plan plan = plan_of(a, o, registry, max_threads);
   check_mpi_jobs(plan, registry, max_threads);
+  int most_threads = 1;
+  for (const auto& s : plan.specs) {
+    if (s.ranks == 0) most_threads = std::max(most_threads, s.threads);  // ranks x threads: check_mpi_jobs
+  }
+  for (std::string& w : cpu_warnings(most_threads, max_threads, load_average_1min())) plan.warnings.push_back(std::move(w));
   const double at_least = check_duration(plan, registry, a, err);
   const std::string nothing = plan.specs.empty() ? std::string() : nothing_measurable(plan, registry);
   if (a.dry_run) {

@@ -203,10 +203,8 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
   if (gov.is_string() && gov.get<std::string>() != "performance") {
     warnings.push_back("CPU frequency governor is '" + gov.get<std::string>() + "', not 'performance'");
   }
-  if (options.max_threads_requested > hardware_threads()) {
-    warnings.push_back("thread counts up to " + std::to_string(options.max_threads_requested) +
-                       " on " + std::to_string(hardware_threads()) + " hardware threads: oversubscribed points measure time-slicing");
-  }
+  // More threads than the machine has, or than are free, is the plan's warning (plan/cpus.hpp),
+  // said before the run and kept here with the plan's other warnings.
   if (mpi.in_job && mpi.ranks_per_node * options.max_threads_requested > hardware_threads()) {
     warnings.push_back(std::to_string(mpi.ranks_per_node) + " MPI ranks per host x " +
                        std::to_string(options.max_threads_requested) + " threads on " + std::to_string(hardware_threads()) +
