@@ -76,9 +76,9 @@ class Plotter:
         data only), records it under its file name (figure_slug of `name`: names from the data
         never leave plots/) and returns the PNG's path."""
         name = figure_slug(name)
-        inert_text(fig)
-        fig.tight_layout()
-        try:
+        try:  # the figure is closed whatever happens, a layout that fails included
+            inert_text(fig)
+            fig.tight_layout()
             # Through write_atomically: a full disk or an interrupt leaves no truncated PNG or SVG.
             write_atomically(self.path(name), lambda f: fig.savefig(f, format="png", metadata={"Software": None}))
             if self.svg:
@@ -100,15 +100,37 @@ def _inert(text: str) -> str:
     return text if len(text) <= LABEL_MAX else text[:LABEL_MAX - 1] + "…"
 
 
+def _tick(label) -> str:
+    """A tick label made of the data, inert: shown as written ("$" escaped, so it is no formula)."""
+    return _inert(str(label)).replace("$", r"\$")
+
+
 def inert_text(fig) -> None:
     """Every text of fig drawn as the characters it holds: mathtext off for the titles, labels,
     legends and annotations (names from the data: a kernel named "$\\frac{$" is text, not a
-    formula that fails to parse), "$" escaped in tick labels given as data (set_yticklabels),
-    control characters shown (untrusted.visible) and each text cut at LABEL_MAX. The tick labels
-    the formatters make (a log axis's 10^3) keep their math. matplotlib escapes <, > and & in
-    the SVG it writes."""
+    formula that fails to parse), control characters shown (untrusted.visible) and each text cut at
+    LABEL_MAX; tick labels likewise ("$" escaped) wherever they come from other than a numeric
+    formatter (set_xticklabels, a categorical axis, our own FuncFormatters), while the labels
+    matplotlib's numeric formatters make (a log axis's 10^3) keep their math. matplotlib escapes
+    <, > and & in the SVG it writes."""
     from matplotlib.text import Text
-    from matplotlib.ticker import FixedFormatter
+    from matplotlib.ticker import Formatter, LogFormatter, ScalarFormatter
+
+    class Inert(Formatter):
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __call__(self, x, pos=None):
+            return _tick(self.inner(x, pos))
+
+        def format_ticks(self, values):
+            return [_tick(s) for s in self.inner.format_ticks(values)]
+
+        def set_locs(self, locs):
+            self.inner.set_locs(locs)
+
+        def get_offset(self):
+            return _tick(self.inner.get_offset())
 
     ticks = set()
     for ax in fig.axes:
@@ -116,13 +138,15 @@ def inert_text(fig) -> None:
             ticks.add(id(axis.offsetText))
             for tick in axis.get_major_ticks() + axis.get_minor_ticks():
                 ticks.update((id(tick.label1), id(tick.label2)))
-            for formatter in (axis.get_major_formatter(), axis.get_minor_formatter()):
-                if isinstance(formatter, FixedFormatter):
-                    formatter.seq = [_inert(str(x)).replace("$", r"\$") for x in formatter.seq]
+            for formatter, put in ((axis.get_major_formatter(), axis.set_major_formatter),
+                                   (axis.get_minor_formatter(), axis.set_minor_formatter)):
+                if not isinstance(formatter, (ScalarFormatter, LogFormatter, Inert)):
+                    put(Inert(formatter))
     for t in fig.findobj(Text):
-        if id(t) not in ticks:  # a tick label's text is its formatter's, set again as it is drawn
-            t.set_parse_math(False)
-            t.set_text(_inert(t.get_text()))
+        if id(t) in ticks:  # drawn from its formatter, which sets its text again as it is drawn
+            continue
+        t.set_parse_math(False)
+        t.set_text(_inert(t.get_text()))
 
 
 def figure_html(png_path: str, caption: str, svg_href: str | None = None) -> str:
