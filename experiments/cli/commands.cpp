@@ -23,6 +23,7 @@
 #include "experiments/machine/interpreters.hpp"
 #include "experiments/plan/suite.hpp"
 #include "core/error.hpp"
+#include "experiments/io/numbers.hpp"
 #include "core/kernels.hpp"
 
 namespace parlab {
@@ -118,8 +119,8 @@ int cmd_pi(const Registry& registry, const PiArgs& a, std::ostream& out) {
       << "pi       " << check.estimate << "\n"
       << std::setprecision(3) << "check    " << (v.pass ? "pass" : "FAIL") << ": " << check.sigmas
       << " sigma from N*pi/4 (at most 3 passes)\n"
-      << "time     " << seconds << " s, " << (seconds > 0 ? static_cast<double>(samples) / seconds : 0.0)
-      << " samples/s\n";
+      << "time     " << seconds << " s, "
+      << format_rate(seconds > 0 ? static_cast<double>(samples) / seconds : 0.0, "samples/s") << "\n";
     out << s.str();
   }
   return v.pass ? kExitOk : kExitFailure;

@@ -88,17 +88,16 @@ json to_json(const Roof& r, const std::string& when) {
   return j;
 }
 
-// A human figure: 12.3 GB/s, 45.6 Gflop/s, 32 MiB.
+// A human figure in the one number format (io/numbers.hpp): 12.3 GB/s, 45.6 Gflop/s, 32.0 MiB,
+// 1.22 Gsamples/s, from a roof's or a block's JSON unit.
 std::string human(double v, const std::string& unit) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(2);
-  if (unit == "bytes/s") os << v / 1e9 << " GB/s";
-  else if (unit == "flops/s") os << v / 1e9 << " Gflop/s";
-  else if (unit == "muls/s") os << v / 1e9 << " Gmul/s";
-  else if (unit == "bytes") os << v / (1 << 20) << " MiB";
-  else if (unit == "hz") os << v / 1e9 << " GHz";
-  else os << std::setprecision(0) << v << " " << unit;
-  return os.str();
+  if (unit == "bytes/s") return format_rate(v, "B/s");
+  if (unit == "flops/s") return format_rate(v, "flop/s");
+  if (unit == "muls/s") return format_rate(v, "mul/s");
+  if (unit == "samples/s") return format_rate(v, "samples/s");
+  if (unit == "hz") return format_rate(v, "Hz");
+  if (unit == "bytes") return format_bytes(v);
+  return format_rate(v, unit);
 }
 
 // A roof's range over its median (a share: 0.16 for 16%), from its JSON spread; the listing and the
@@ -535,11 +534,9 @@ void print_ceilings(const json& c, std::ostream& out) {
   const json incore = c.value("incore", json::object());  // named: items() of a temporary would dangle
   for (const auto& [kernel, b] : incore.items()) {
     if (b.contains("value")) {
-      std::ostringstream v;
-      v << std::fixed << std::setprecision(2) << b["value"].get<double>() / 1e9 << " Gsample/s";
       const std::string unit = b.value("unit", "samples/s");
       out << "  " << std::left << std::setw(20) << ("incore_" + kernel) << std::right << std::setw(16)
-          << (unit == "samples/s" ? v.str() : human(b["value"].get<double>(), unit))
+          << human(b["value"].get<double>(), unit)
           << "  " << std::setw(11) << b.value("model", "") << (kernel == "pi_gpu" ? "  whole GPU\n" : "  per core\n")
           << hanging("      ", b.value("binds", "") + "; " + b.value("model_why", ""), width) << "\n";
       if (const json pc = b.value("probe_cpu", json::object()); pc.contains("how") && b.contains("cpu")) {
@@ -558,11 +555,7 @@ void print_ceilings(const json& c, std::ostream& out) {
       if (const json all = b.value("all_cpus", json::object()); all.contains("value")) {
         std::ostringstream a;
         a << "all " << all.value("cpus", 0) << " CPUs busy at once: ";
-        if (unit == "samples/s") {
-          a << std::fixed << std::setprecision(2) << all["value"].get<double>() / 1e9 << " Gsample/s";
-        } else {
-          a << human(all["value"].get<double>(), unit);
-        }
+        a << human(all["value"].get<double>(), unit);
         a << " in all, each CPU " << std::fixed << std::setprecision(2) << all.value("share", 0.0) << " of the fastest alone";
         out << hanging("      ", a.str(), width) << "\n";
       } else if (all.contains("unavailable")) {

@@ -13,6 +13,7 @@
 #include "experiments/plan/suggest.hpp"
 #include "experiments/io/text.hpp"
 #include "core/error.hpp"
+#include "experiments/io/numbers.hpp"
 #include "experiments/io/read.hpp"
 #include "experiments/machine/interpreters.hpp"
 
@@ -432,9 +433,8 @@ MeasurementSpec Planner::point(const Experiment& x, const std::string& kernel, c
 void Planner::add_point(const Experiment& x, const BackendEntry& be, const MeasurementSpec& m) {
   const int t = m.threads;
   if (be.kind == BackendKind::cpu && memory > 0 && host_bytes(m) > 0.8 * memory) {
-    throw UsageError(x.where + ": size " + std::to_string(m.size) + " of kernel '" + m.kernel + "' needs " +
-                     std::to_string(static_cast<std::uint64_t>(host_bytes(m) / (1 << 20))) +
-                     " MiB, more than 80% of this machine's memory (--size)");
+    throw UsageError(x.where + ": size " + format_size(m.size) + " of kernel '" + m.kernel + "' needs " +
+                     format_bytes(host_bytes(m)) + ", more than 80% of this machine's memory (--size)");
   }
   if (be.kind != BackendKind::mpi || x.ranks.empty()) {
     if (be.work_unit > 0 && t > 1 && m.size / static_cast<std::uint64_t>(t) < be.work_unit) {
