@@ -11,6 +11,7 @@ import pytest
 
 from analysis import compare  # experiments/analysis/compare.py, via conftest's sys.path
 from analysis import compare_stats
+from analysis.spread import spread
 from conftest import BASE_DOC, FIXTURES, ROOT, record, write_doc
 
 COMPARE = os.path.join(ROOT, "experiments", "analysis", "compare.py")
@@ -26,15 +27,12 @@ def noisy(rng, median, n=5, sd=0.02):
 
 
 def rec(i, backend, threads, reps, **kw):
-    """A conftest record whose repetitions are `reps` (time_s and rate follow from them)."""
+    """A conftest record whose repetitions are `reps` (time_s, the runner's whole spread, and rate
+    follow from them)."""
     r = record(i, backend, threads, 1.0, **kw)
     if r["status"] == "ok":
-        s = sorted(reps)
         med = compare_stats.median(reps)
-        mean = sum(reps) / len(reps)
-        r.update({"reps": len(reps), "reps_s": list(reps),
-                  "time_s": {"median": med, "mean": mean, "min": s[0], "max": s[-1],
-                             "stddev": math.sqrt(sum((x - mean) ** 2 for x in reps) / max(1, len(reps) - 1))},
+        r.update({"reps": len(reps), "reps_s": list(reps), "time_s": spread(list(reps)),
                   "rate": {"samples_per_s": r["size"] / med}})
     return r
 

@@ -401,15 +401,16 @@ def test_ratios_ok_and_failed(tmp_path):
     res, _ = _ratios(tmp_path, _peers_doc())
     assert res.returncode == 0 and "cpu triad BabelStream fastest" in res.stdout, res.stderr
     doc = _peers_doc()
-    doc["records"][1]["validation"]["pass"] = False
+    doc["records"][1]["status"], doc["records"][1]["validation"]["pass"] = "failed-validation", False
     res, _ = _ratios(tmp_path, doc, "failed")
     assert res.returncode == 1 and "FAILED stream-peers-cpu triad pool" in res.stderr
 
 
 @pytest.mark.parametrize("case,edit,needle", [
-    ("no-work", lambda r: r.pop("work"), "work.bytes"),
+    # An ok record without `work` or `validation` at all is the loader's (test_untrusted_results.py).
+    ("no-work", lambda r: r["work"].pop("bytes"), "work.bytes"),
     ("bytes-string", lambda r: r["work"].update(bytes="x"), "work.bytes"),
-    ("no-validation", lambda r: r.pop("validation"), "validation.pass"),
+    ("no-validation", lambda r: r["validation"].pop("pass"), "validation.pass"),
     ("mean-null", lambda r: r["time_s"].update(mean=None), "time_s.mean"),
     ("threads-string", lambda r: r.update(threads="2"), "threads"),
     ("metrics-list", lambda r: r.update(metrics=[1]), "metrics"),

@@ -125,6 +125,7 @@ def test_the_scripts_run_from_a_copy_of_the_package_outside_the_source_tree(tmp_
     share = tmp_path / "share" / "parlab"
     share.mkdir(parents=True)
     shutil.copytree(ANALYSIS, share / "analysis", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(EXPERIMENTS, "schema"), share / "schema")  # beside it, as installed
     run = write_doc(tmp_path, scaling_doc)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     res = subprocess.run([sys.executable, str(share / "analysis" / "plot.py"), str(run)], capture_output=True,

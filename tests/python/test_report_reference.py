@@ -170,6 +170,7 @@ def test_installed_copy_finds_the_references_beside_it(tmp_path, this_run, refs)
     share = tmp_path / "prefix" / "share" / "parlab"
     share.mkdir(parents=True)
     shutil.copytree(ANALYSIS, share / "analysis", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(os.path.join(ROOT, "experiments", "schema"), share / "schema")  # beside it, as installed
     shutil.copytree(refs, share / "reference")
     assert default_reference_dirs(str(share / "analysis"))[0] == str(share / "reference")
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", ENV)}

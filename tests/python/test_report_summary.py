@@ -36,7 +36,7 @@ def mixed_doc():
     recs.append(record(21, "py-numba-prange", 1, 0.002, kernel="triad", size=1 << 20, study="quick-python",
                        kind="python", precision="double"))
     bad = record(30, "threads", 2, 4.0, study="quick")
-    bad["status"], bad["validation"] = "failed", {"pass": False, "detail": "hits differ from the canonical count"}
+    bad["status"], bad["validation"] = "failed-validation", {"pass": False, "detail": "hits differ from the canonical count"}
     recs.append(bad)
     recs.append(record(31, "cuda", 1, 0.0, status="unavailable", kind="gpu", study="quick"))
     doc["records"] = recs
@@ -52,7 +52,7 @@ def test_summary_names_best_backend_speedups_gil_and_problems(mixed_doc):
     text = " | ".join(py["finding"])
     assert "py-parlab-gil-released 1.98x at 2" in text and "py-parlab-gil-held 1.00x at 2" in text
     assert "GIL released vs held at 2 threads: 1.98x faster" in text
-    assert [p["status"] for p in s["problems"]] == ["failed", "unavailable"]
+    assert [p["status"] for p in s["problems"]] == ["failed-validation", "unavailable"]
     assert "canonical" in s["problems"][0]["reason"] and s["problems"][1]["what"] == "cuda"
 
 

@@ -11,6 +11,7 @@ import sys
 from ..read import InputError, read_json  # noqa: F401 (InputError: figures' callers import it from here)
 from ..spread import rounds_disagree, spread, unstable_reason
 from ..untrusted import visible
+from ..validate import check_results
 
 SCHEMA = "parlab-results/4"
 # A run of schema /3 is read as it is: /4 added only the notes of records above their roof or
@@ -155,10 +156,13 @@ def load_run(run_dir: str) -> dict:
                 raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}) has no finite positive median time")
             if "reps_s" in r and not isinstance(r["reps_s"], list):
                 raise InputError(f"{path}: record {i} ({r['kernel']} {r['backend']}): reps_s must be a list")
-    doc["_path"] = path
     if doc["schema"] == BEFORE_SPREAD:
         for r in doc["records"]:
             with_spread(r)
+    # Every field the analysis reads, typed: a run from elsewhere is untrusted input, and a
+    # wrong type would otherwise end as a traceback in whichever figure met it first.
+    check_results(doc, path, doc["schema"])
+    doc["_path"] = path
     doc["records"] = pool_rounds(doc["records"])
     return doc
 

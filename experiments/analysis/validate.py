@@ -1,0 +1,190 @@
+"""A results.json held against its schema (experiments/schema/results.schema.json) as it is read,
+before any figure, table or comparison touches it. A run from elsewhere is untrusted input: a
+`threads` of "2", a numeric `kernel` or a rate of 1e400 (which Python's json reads as inf) would
+otherwise reach the arithmetic of some figure and end as a traceback (exit 3). Here it is an
+InputError (exit 2) naming the file, the record and the field:
+
+    results.json: record 3: 'threads': '2' is not of type 'integer'
+
+figures.load.load_run calls check_results on every run it reads, so the report, the table,
+`parlab compare` and the reference runs all get the same check.
+
+A run of an older readable schema (parlab-results/2 and /3, which the analysis reads as they
+are) is held against the same schema less the rules a later schema added: each such rule sits in
+an allOf entry whose $comment begins "since parlab-results/N"."""
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import re
+
+from .read import InputError
+
+SCHEMA_NAME = "results.schema.json"
+# How much of a value a message quotes: enough to recognise it, never a page of it.
+QUOTE_MAX = 60
+
+
+def schema_file() -> str:
+    """The results schema beside this package: experiments/schema/ in the source tree,
+    share/parlab/schema/ where installed or in a build tree's mirror (whose analysis/ links here)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for pkg in (here, os.path.realpath(here)):
+        path = os.path.join(os.path.dirname(pkg), "schema", SCHEMA_NAME)
+        if os.path.isfile(path):
+            return path
+    return os.path.join(os.path.dirname(here), "schema", SCHEMA_NAME)
+
+
+def _version(text: str) -> int:
+    """N of the first "parlab-results/N" in text, 0 where there is none."""
+    m = re.search(r"parlab-results/(\d+)", text or "")
+    return int(m.group(1)) if m else 0
+
+
+def _newer(entry, version: int) -> bool:
+    """Whether a schema entry is a rule a schema after `version` added: "$comment": "since
+    parlab-results/N: ..." with N above it."""
+    comment = entry.get("$comment", "") if isinstance(entry, dict) else ""
+    return isinstance(comment, str) and comment.startswith("since ") and _version(comment) > version
+
+
+def _older(node, version: int):
+    """The schema `node` as a run of schema `version` is held to: less every allOf entry a later
+    schema added (_newer)."""
+    if isinstance(node, list):
+        return [_older(x, version) for x in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _older(v, version) for k, v in node.items()}
+    if isinstance(out.get("allOf"), list):
+        out["allOf"] = [x for x in out["allOf"] if not _newer(x, version)]
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def validator(schema_name: str):
+    """The validator of a run of schema `schema_name` (a readable one: figures.load checks that
+    first). A schema file that is missing or broken is the installation's fault: InputError
+    naming it."""
+    import jsonschema
+
+    path = schema_file()
+    try:
+        with open(path, encoding="utf-8") as f:
+            schema = json.load(f)
+    except (OSError, ValueError) as e:
+        raise InputError(f"{path}: the results schema cannot be read ({e}); reinstall parlab") from None
+    current = schema.get("properties", {}).get("schema", {}).get("const")
+    if schema_name != current:
+        schema = _older(schema, _version(schema_name))
+        schema["properties"]["schema"] = {"const": schema_name}
+    cls = jsonschema.validators.validator_for(schema)
+    # "integer" as parlab writes one and its C++ readers take one: 2.0 is a float in JSON as
+    # Python and nlohmann read it, and a threads of 2.0 is no count (JSON Schema would take it).
+    strict = cls.TYPE_CHECKER.redefine("integer", lambda _, v: isinstance(v, int) and not isinstance(v, bool))
+    return jsonschema.validators.extend(cls, type_checker=strict)(schema)
+
+
+def where(path) -> str:
+    """An instance path as a message names it: "record 3: 'time_s.median'", "plan entry 0:
+    'threads'", "'context.cpu'", "'reps_s[2]'" (the record's own fields, from its index on)."""
+    parts = list(path)
+    lead = ""
+    if len(parts) >= 2 and parts[0] in ("records", "plan", "consistency") and isinstance(parts[1], int):
+        lead = {"records": "record", "plan": "plan entry", "consistency": "consistency entry"}[parts[0]]
+        lead += f" {parts[1]}"
+        parts = parts[2:]
+    field = ""
+    for p in parts:
+        field += f"[{p}]" if isinstance(p, int) else (f".{p}" if field else str(p))
+    field = f"'{_cut(field)}'" if field else ""
+    return ": ".join(x for x in (lead, field) if x)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= QUOTE_MAX else text[:QUOTE_MAX - 1] + "…"
+
+
+def _quote(value) -> str:
+    """A value as a message quotes it: its repr (a string's control characters escaped), cut."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    return _cut(repr(value))
+
+
+def _describe(e) -> str:
+    """One error's message, its value quoted short (_quote) where jsonschema would quote it whole."""
+    if e.validator == "type":
+        want = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
+        return f"{_quote(e.instance)} is not of type {', '.join(repr(x) for x in want)}"
+    if e.validator in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
+        words = {"minimum": "less than the minimum of", "exclusiveMinimum": "not above",
+                 "maximum": "more than the maximum of", "exclusiveMaximum": "not below"}[e.validator]
+        return f"{_quote(e.instance)} is {words} {e.validator_value!r}"
+    if e.validator == "minLength" and e.validator_value == 1:
+        return f"{_quote(e.instance)} must not be empty"
+    if e.validator == "enum":
+        return f"{_quote(e.instance)} is not one of {_cut(repr(e.validator_value))}"
+    if e.validator == "const":
+        return f"{_quote(e.instance)} is not {e.validator_value!r}"
+    return e.message if len(e.message) <= 2 * QUOTE_MAX else f"{_quote(e.instance)} does not hold what it must"
+
+
+def _position(e) -> tuple:
+    """Where an error is in the document, for the first in reading order (record 3 before 12)."""
+    return tuple((0, p, "") if isinstance(p, int) else (1, 0, str(p)) for p in e.absolute_path)
+
+
+def first_error(doc: dict, schema_name: str):
+    """The first error of doc against the schema of schema_name in reading order, or None; of a
+    choice (oneOf: a limit with a roof, or the reason it has none) the alternative's own error."""
+    from jsonschema.exceptions import best_match
+
+    errors = list(validator(schema_name).iter_errors(doc))
+    if not errors:
+        return None
+    e = min(errors, key=_position)
+    while e.context:
+        e = best_match(e.context)
+    return e
+
+
+def non_finite(value, path=()):
+    """(path, value) of the first number that is not finite (Python's json reads NaN, Infinity and
+    1e400, which JSON cannot hold), or None."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return path, value
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        found = non_finite(v, path + (k,))
+        if found:
+            return found
+    return None
+
+
+def check_results(doc: dict, file: str, schema_name: str) -> None:
+    """InputError naming file, record and field where doc is not a run of schema_name: a number
+    that is not finite, or the first error against the schema."""
+    found = non_finite(doc)
+    if found:
+        at, value = found
+        raise InputError(f"{file}: {where(at)}: {value!r} is not a finite number (JSON has no NaN or Infinity; "
+                         "a literal such as 1e400 reads as inf)")
+    e = first_error(doc, schema_name)
+    if e is None:
+        return
+    path = list(e.absolute_path)
+    if e.validator == "required":  # named where it is missing: "record 0: 'validation.pass' is missing"
+        missing = next((k for k in e.validator_value if isinstance(e.instance, dict) and k not in e.instance),
+                       e.validator_value[0])
+        raise InputError(f"{file}: {where(path + [missing])} is missing")
+    at = where(path)
+    raise InputError(f"{file}: " + (f"{at}: " if at else "") + _describe(e))
+
+
+__all__ = ["check_results", "first_error", "non_finite", "schema_file", "validator", "where"]
