@@ -14,6 +14,7 @@ packages=(
   python3-matplotlib python3-pytest python3-numpy python3-jsonschema
   python3-jinja2                            # results/README.md rendered from its template (tools/findings/)
   python3-pytest-xdist                      # the Python tests on every core (pytest -n)
+  python3-hypothesis                        # property tests: hostile results files (test_untrusted_results.py)
   python3-numba                             # the Numba peers (prange, nogil) beside parlab
   python3-dask python3-distributed          # the Dask variants (delayed, a local distributed cluster)
   libopenmpi-dev openmpi-bin                # the mpi/ wing (ranks x executors)
