@@ -8,14 +8,13 @@ analysis answers with exit 0 and inert output, or exit 2 naming the file, the re
   - a name with path pieces names no file outside the run's plots/ (untrusted.figure_slug);
   - a name with $ is drawn as text, not parsed as mathtext (writer.inert_text);
   - a wrong type or a number that is not finite is exit 2 naming it (validate.py, the schema);
-  - control characters reach no terminal (untrusted.visible), CSV cells no formula, Markdown
-    cells no extra cell;
+  - control characters reach no terminal, CSV cells no formula, Markdown cells no extra cell
+    (test_untrusted_terminal.py);
   - the newest run of a folder is the one that started last, not the last name;
-  - files are written with the mode the umask gives, and the table keeps a sane width.
+  - files are written with the mode the umask gives.
 
 The property test at the end plants all of it at once in every string field of a small run."""
 import copy
-import csv
 import io
 import json
 import os
@@ -31,9 +30,8 @@ import pytest
 from analysis.figures.incore import incore_html
 from analysis.figures.reference import reference_html
 from analysis.figures.report import records_html, report_html
-from analysis.terminal import terminal_width
-from analysis.untrusted import figure_slug, html_number, html_text, markdown_cell, visible
-from analysis.writer import Plotter, csv_text
+from analysis.untrusted import figure_slug, html_number, html_text
+from analysis.writer import Plotter
 from conftest import BASE_DOC, PLOT, ROOT, record, write_doc
 
 COMPARE = os.path.join(ROOT, "experiments", "analysis", "compare.py")
@@ -113,6 +111,12 @@ def plant_strings(doc, text):
 def assert_inert_page(page):
     for raw in RAW:
         assert raw not in page, page[max(0, page.index(raw) - 200):page.index(raw) + 200]
+
+
+def assert_not_obeyed(*texts):
+    for text in texts:
+        for c in OBEYED:
+            assert c not in text, (repr(c), text[:2000])
 
 
 def files_under(root):
@@ -439,108 +443,6 @@ def test_a_run_of_schema_3_is_held_to_the_rules_it_had(tmp_path, schema, code):
     assert code == 0 or "record 1: 'limit.above_roof' is missing" in res.stderr, res.stderr
 
 
-# ---------------------------------------------------------------- the terminal
-def _controlled(payload):
-    doc = small_doc()
-    for r in doc["records"]:
-        r["kernel"], r["backend"] = "pi" + payload, payload + r["backend"]
-        r["study"] = payload
-        if r["status"] != "ok":
-            r["reason"] = payload + " not built"
-    doc["records"][3]["unstable"] = payload
-    doc["context"]["host"] = payload
-    doc["context"]["cpu"]["model"] = payload + "cpu"
-    return doc
-
-
-def assert_not_obeyed(*texts):
-    for text in texts:
-        for c in OBEYED:
-            assert c not in text, (repr(c), text[:2000])
-
-
-@pytest.mark.parametrize("fmt", ["table", "markdown", "csv"])
-@pytest.mark.parametrize("payload", sorted(CONTROL))
-def test_the_summary_shows_control_characters_never_obeys_them(tmp_path, payload, fmt):
-    d = write_doc(tmp_path, _controlled(CONTROL[payload]))
-    res = no_traceback(run(PLOT, d, "--summary", fmt, "--summary-only"))
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.strip()
-    assert_not_obeyed(res.stdout, res.stderr)
-
-
-@pytest.mark.parametrize("payload", sorted(CONTROL))
-def test_compare_shows_control_characters_never_obeys_them(tmp_path, payload):
-    base = write_doc(tmp_path, _controlled(CONTROL[payload]), "base")
-    other = _controlled(CONTROL[payload])
-    other["context"]["cpu"]["model"] = CONTROL[payload] + "other"  # a context difference, printed
-    new = write_doc(tmp_path, other, "new")
-    res = no_traceback(run(COMPARE, base, new, "--verbose", "--color", "always"))
-    assert res.returncode == 0, res.stderr
-    assert "Context:" in res.stdout
-    # --color always paints with SGR codes of its own; no other escape is printed.
-    assert_not_obeyed(re.sub(r"\x1b\[[0-9;]*m", "", res.stdout), res.stderr)
-
-
-def test_parlab_report_and_compare_print_no_control_character(tmp_path, parlab_bin):
-    d = write_doc(tmp_path, _controlled(CONTROL["osc-title"] + CONTROL["clear-screen"]))
-    report = no_traceback(subprocess.run([parlab_bin, "report", str(d), "--summary", "table"], capture_output=True,
-                                         text=True, timeout=300))
-    assert report.returncode == 0, report.stderr
-    compare = no_traceback(subprocess.run([parlab_bin, "compare", str(d), str(d)], capture_output=True, text=True,
-                                          timeout=300))
-    assert compare.returncode == 0, compare.stderr
-    assert_not_obeyed(report.stdout, report.stderr, compare.stdout, compare.stderr)
-    assert "^[]0;PWNED^G" in report.stdout  # shown, in caret notation
-
-
-def test_a_message_quoting_a_name_shows_its_control_characters(tmp_path):
-    doc = _controlled(CONTROL["clear-screen"])
-    doc["records"][1]["time_s"]["median"] = -1.0  # refused with the record's kernel and backend in the message
-    d = write_doc(tmp_path, doc)
-    for script, args in ((PLOT, [d]), (COMPARE, [d, d])):
-        res = no_traceback(run(script, *args))
-        assert res.returncode == 2 and "^[[2J" in res.stderr, res.stderr
-        assert_not_obeyed(res.stderr)
-
-
-@pytest.mark.parametrize("text,shown", [("\x1b[2J", "^[[2J"), ("\x07", "^G"), ("\x7f", "^?"), ("\x9b", "\ufffd"),
-                                        ("\u202e", "\ufffd"), ("tab\tand\nnewline", "tab\tand\nnewline")])
-def test_visible_shows_what_a_terminal_would_obey(text, shown):
-    assert visible(text) == shown
-
-
-@pytest.mark.parametrize("lead", ["=", "+", "-", "@", "\t", "\r"])
-def test_a_csv_cell_a_spreadsheet_would_run_is_quoted(lead):
-    rows = list(csv.reader(io.StringIO(csv_text(["name", "value"], [{"name": lead + "HYPERLINK(\"x\")", "value": -1.5}]))))
-    assert rows[1][0].startswith("'") and rows[1][1] == "-1.5"  # a number is a number, minus and all
-
-
-def test_a_plain_csv_cell_is_left_alone():
-    assert csv_text(["name"], [{"name": "pool"}]) == "name\npool\n"
-
-
-def test_the_summary_csv_quotes_a_formula_in_a_name(tmp_path):
-    doc = small_doc()
-    doc["records"][1]["backend"] = '=HYPERLINK("http://example.invalid","x")'
-    res = no_traceback(run(PLOT, write_doc(tmp_path, doc), "--summary", "csv", "--summary-only"))
-    rows = list(csv.DictReader(io.StringIO(res.stdout)))
-    assert any(r["backend"] == "'" + doc["records"][1]["backend"] for r in rows), res.stdout
-
-
-def test_a_markdown_cell_stays_one_cell():
-    assert markdown_cell("a|b\nc") == "a\\|b c"
-
-
-def test_the_summary_markdown_keeps_its_columns(tmp_path):
-    doc = small_doc()
-    for r in doc["records"]:
-        r["backend"] = "x|y\n| z |" + r["backend"]
-    res = no_traceback(run(PLOT, write_doc(tmp_path, doc), "--summary", "markdown", "--summary-only"))
-    lines = [x for x in res.stdout.splitlines() if x.startswith("|")]
-    assert lines and {len(re.findall(r"(?<!\\)\|", x)) for x in lines} == {9}, res.stdout
-
-
 # ---------------------------------------------------------------- the newest run of a folder
 def _run_at(folder, name, started, suite):
     doc = small_doc()
@@ -585,7 +487,7 @@ def test_a_folder_without_a_run_start_is_refused(tmp_path):
     assert res.returncode == 2 and "started_utc" in res.stderr, res.stderr
 
 
-# ---------------------------------------------------------------- file modes and widths
+# ---------------------------------------------------------------- file modes
 @pytest.mark.parametrize("umask,mode", [(0o077, 0o600), (0o027, 0o640), (0o022, 0o644)])
 def test_plot_writes_with_the_mode_the_umask_gives(tmp_path, umask, mode):
     d = write_doc(tmp_path, small_doc())
@@ -601,29 +503,6 @@ def test_compare_writes_with_the_mode_the_umask_gives(tmp_path):
     assert res.returncode == 0, res.stderr
     written = files_under(tmp_path / "cmp")
     assert len(written) > 2 and {stat.S_IMODE(os.stat(f).st_mode) for f in written} == {0o600}, written
-
-
-@pytest.mark.parametrize("columns", ["5", "0", "-3", "abc", "39", "100000"])
-def test_a_columns_that_is_no_width_leaves_the_table_whole(tmp_path, columns):
-    d = write_doc(tmp_path, small_doc())
-    res = run(PLOT, d, "--summary-only", env={"COLUMNS": columns})
-    lines = res.stdout.splitlines()
-    assert res.returncode == 0 and any("serial" in x for x in lines), res.stdout
-    assert max(map(len, lines)) <= 100 and max(map(len, lines)) > 60, res.stdout
-
-
-def test_the_table_takes_its_width_from_columns(tmp_path):
-    d = write_doc(tmp_path, small_doc())
-    res = run(PLOT, d, "--summary-only", env={"COLUMNS": "50"})
-    assert res.returncode == 0 and max(map(len, res.stdout.splitlines())) <= 50, res.stdout
-
-
-@pytest.mark.parametrize("columns,width", [("72", 72), ("1000", 1000), ("1001", 100), ("5", 100), ("", 100)])
-def test_terminal_width_bounds(monkeypatch, columns, width):
-    monkeypatch.setenv("COLUMNS", columns)
-    monkeypatch.setattr(sys, "stdout", io.StringIO())  # no terminal behind either, even under pytest -s
-    monkeypatch.setattr(sys, "stderr", io.StringIO())
-    assert terminal_width() == width
 
 
 # ---------------------------------------------------------------- all at once: a property
