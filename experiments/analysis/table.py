@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .figures.labels import fmt_rate, fmt_size, interpreter_suffix
-from .figures.load import ranks_of, rate_of
+from .figures.labels import fmt_rate, fmt_rate_spread, fmt_size, interpreter_suffix
+from .figures.load import processor_of, ranks_of, rate_of
 from .figures.roofline import roof_share
 from .spread import UNSTABLE_CV, rate_band
-from .terminal import terminal_width
+from .plausible import RULES, free_cpus, marks
+from .terminal import hanging, terminal_width
 from .untrusted import markdown_cell, one_line, plain_strings
 
 FORMATS = ("table", "markdown", "csv", "json", "none")
@@ -35,7 +36,18 @@ def _row(r: dict) -> dict:
             "rate": rate, "unit": unit, "half_iqr": half_iqr, "cv": s.get("cv") if s else None,
             "n": s.get("n", len(r.get("reps_s") or [])) if s else 0, "roof": share["roof"] if share else None,
             "share": share["fraction"] if share else None,
-            "unstable": bool(r.get("unstable")), "reason": r.get("reason", "")}
+            "unstable": bool(r.get("unstable")), "reason": r.get("reason", ""),
+            "kind": "gpu" if processor_of(r) == "gpu" else r.get("kind", ""), "no_roof": _no_roof(r)}
+
+
+def _no_roof(r: dict) -> str:
+    """Why a measured record's roof cell is blank, in a word the footer explains: "cache" (its
+    arrays fit the last-level cache, whose bandwidth no probe measures) or "none" (no roof for it:
+    report.html says why). Empty where the record has a share, or no measurement."""
+    lim = r.get("limit")
+    if r.get("status") != "ok" or not isinstance(lim, dict) or lim.get("roof") is not None:
+        return ""
+    return "cache" if "cache" in str(lim.get("reason", "")) else "none"
 
 
 def groups(doc: dict) -> list:
@@ -49,6 +61,7 @@ def groups(doc: dict) -> list:
             row = _row(r)
             by[(row["study"], row["kernel"], row["size"], row["precision"])].append(row)
     out = []
+    free = free_cpus(doc)
     for (study, kernel, size, precision), rows in by.items():
         ok = [x for x in rows if x["rate"] is not None and x["valid"]]
         serial = next((x for x in ok if x["backend"] == "serial"), None)
@@ -58,18 +71,23 @@ def groups(doc: dict) -> list:
             x["speedup"] = x["rate"] / base["rate"] if base and base["rate"] else None
         if len(ok) > 1:
             max(ok, key=lambda x: x["rate"])["fastest"] = True
+        for x in rows:
+            x["plausible"] = marks(x, free)
         size_text = fmt_size(size) if isinstance(size, int) else str(size)
         out.append((f"{kernel}  n={size_text}  {precision}" + (f"  ({study})" if study else ""), rows))
     return out
 
 
-def _rate_text(x: dict) -> tuple[str, str]:
+def _rate_text(x: dict) -> str:
+    """The rate with its spread, one unit for both, as a measurement is written: "2.67 ± 0.015
+    Gsamples/s" (a bare "± 3.63 G" beside it once left the spread's unit to be guessed)."""
     if x["rate"] is None:
-        return ("FAILED" if x["status"] != "unavailable" else "unavailable"), ""
+        return "FAILED" if x["status"] != "unavailable" else "unavailable"
     if not x["valid"]:
-        return "INVALID", ""
-    spread_text = f"± {fmt_rate(x['half_iqr'], '').strip()}" if x["half_iqr"] is not None else ""
-    return fmt_rate(x["rate"], x["unit"]), spread_text
+        return "INVALID"
+    if x["half_iqr"] is None:
+        return fmt_rate(x["rate"], x["unit"])
+    return fmt_rate_spread(x["rate"], x["half_iqr"], x["unit"])
 
 
 def _workers(x: dict) -> str:
@@ -77,14 +95,21 @@ def _workers(x: dict) -> str:
 
 
 def _cells(x: dict) -> list:
-    rate, spr = _rate_text(x)
-    marks = ("*" if x.get("fastest") else "") + ("!" if x["unstable"] else "")
-    return [x["backend"], _workers(x), rate, spr, f"{100 * x['cv']:.1f}%" if x["cv"] is not None else "",
-            f"{x['share']:.2f}" if x["share"] is not None else "",
-            f"{x['speedup']:.2f}x" if x.get("speedup") is not None else "", marks]
+    mark = ("*" if x.get("fastest") else "") + ("!" if x["unstable"] else "") + x.get("plausible", "")
+    return [x["backend"], _workers(x), _rate_text(x), f"{100 * x['cv']:.1f}%" if x["cv"] is not None else "",
+            _share_text(x), f"{x['speedup']:.2f}x" if x.get("speedup") is not None else "", mark]
 
 
-HEAD = ["backend", "thr", "rate", "±IQR/2", "CV", "roof", "speedup", ""]
+def _share_text(x: dict) -> str:
+    """The roof cell: the share to two places ("<0.01" below that, never a misleading 0.00), or the
+    word that says why there is none."""
+    if x["share"] is None:
+        return x.get("no_roof", "")
+    return "<0.01" if x["share"] < 0.01 else f"{x['share']:.2f}"
+
+
+HEAD = ["backend", "thr", "rate ± IQR/2", "CV", "roof", "speedup", ""]
+LEFT = (0, 6)  # the columns set flush left: the backend and the marks
 
 
 def _shorten(text: str, width: int) -> str:
@@ -94,15 +119,18 @@ def _shorten(text: str, width: int) -> str:
 def render_table(doc: dict, width: int) -> str:
     lines = []
     unstable = False
+    seen_marks, no_roof = set(), set()
     for title, rows in groups(doc):
         cells = [_cells(x) for x in rows]
         unstable = unstable or any(x["unstable"] for x in rows)
+        seen_marks |= {m for x in rows for m in x.get("plausible", "")}
+        no_roof |= {x["no_roof"] for x in rows if x["share"] is None and x.get("no_roof")}
         w = [max([len(HEAD[i])] + [len(c[i]) for c in cells]) for i in range(len(HEAD))]
         fixed = sum(w[1:]) + 2 * len(w)
         w[0] = min(w[0], max(width - fixed, 12))  # the backend column gives way first
         lines.append(_shorten(title, width))
         fmt = lambda c: "  " + "  ".join(  # noqa: E731
-            (_shorten(v, w[i]).ljust(w[i]) if i in (0, 3, 7) else v.rjust(w[i])) for i, v in enumerate(c)).rstrip()
+            (_shorten(v, w[i]).ljust(w[i]) if i in LEFT else v.rjust(w[i])) for i, v in enumerate(c)).rstrip()
         lines.append(_shorten(fmt(HEAD), width))
         for x, c in zip(rows, cells):
             line = fmt(c)
@@ -111,11 +139,19 @@ def render_table(doc: dict, width: int) -> str:
             lines.append(_shorten(line, width))
         lines.append("")
     if lines:
-        lines.append(_shorten("* fastest; speedup over serial (else the backend at 1 thread); roof: share of the "
-                              "roof that binds it", width))
+        lines += hanging("* ", "fastest; speedup over serial (else the backend at 1 thread); roof: share of "
+                               "the roof that binds it", width)
         if unstable:
-            lines.append(_shorten(f"! unstable: CV over {UNSTABLE_CV:.0%}; measure again with more --reps or "
-                                  "--rounds", width))
+            lines += hanging("! ", f"unstable: CV over {UNSTABLE_CV:.0%}; measure again with more --reps or "
+                                   "--rounds", width)
+        # The footer lines wrap, as every other line does: nothing of a rule is cut.
+        for m in sorted(seen_marks):
+            lines += hanging(f"{m} ", RULES[m], width)
+        if "cache" in no_roof:
+            lines += hanging("cache ", "no roof: the arrays fit the last-level cache, whose bandwidth no probe "
+                                       "measures", width)
+        if "none" in no_roof:
+            lines += hanging("none ", "no roof for this record (report.html says why)", width)
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -123,14 +159,14 @@ def render_markdown(doc: dict) -> str:
     out = []
     for title, rows in groups(doc):
         out += [f"**{one_line(title)}**", "", "| " + " | ".join(h or "mark" for h in HEAD) + " |",
-                "|" + "|".join("---" if i in (0, 3, 7) else "---:" for i in range(len(HEAD))) + "|"]
+                "|" + "|".join("---" if i in LEFT else "---:" for i in range(len(HEAD))) + "|"]
         out += ["| " + " | ".join(markdown_cell(c) for c in _cells(x)) + " |" for x in rows]
         out.append("")
     return "\n".join(out)
 
 
 FIELDS = ["kernel", "size", "precision", "study", "backend", "threads", "ranks", "status", "rate", "unit", "half_iqr",
-          "cv", "n", "roof", "share", "speedup", "fastest", "unstable"]
+          "cv", "n", "roof", "share", "no_roof", "speedup", "fastest", "unstable", "plausible"]
 
 
 def render(doc: dict, fmt: str, width: int | None = None) -> str:

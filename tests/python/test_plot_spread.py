@@ -232,7 +232,7 @@ def test_first_screen_names_the_machine_and_its_stability(tmp_path):
     unsteady["unstable"] = unstable_reason(unsteady["time_s"])
     html = page(tmp_path, doc)
     first = html[:html.index("What this run found")]
-    for fact in ("Fixture CPU", "4 cores, 4 threads", "64 GiB", "Fixture GPU 80GB, compute capability 9.0",
+    for fact in ("Fixture CPU", "4 cores, 4 threads", "64.0 GiB", "Fixture GPU 80GB, compute capability 9.0",
                  "Release", "0.42"):
         assert fact in first, fact
     index = doc["records"].index(unsteady)

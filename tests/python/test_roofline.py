@@ -226,8 +226,8 @@ def test_compare_shows_both_runs_shares(tmp_path, doc):
     assert out["summary"]["with_shares"] == sum(1 for r in doc["records"] if roof_share(r))
     # The roofs are context, one entry a roof, never when or how each was measured.
     diffs = {d["key"]: d for d in out["context_differences"]}
-    assert diffs["ceilings.cpu_bw_triad_all"]["base"] == "20 GB/s (measured, 2 threads)"
-    assert diffs["ceilings.cpu_bw_triad_all"]["new"] == "40 GB/s (measured, 2 threads)"
+    assert diffs["ceilings.cpu_bw_triad_all"]["base"] == "20.0 GB/s (measured, 2 threads)"
+    assert diffs["ceilings.cpu_bw_triad_all"]["new"] == "40.0 GB/s (measured, 2 threads)"
     assert not [k for k in diffs if k.startswith("ceilings.roofs") or k.endswith("measured_utc")]
     text = subprocess.run(compare, capture_output=True, text=True).stdout
     # The table gives both shares in a few characters ("0.63->0.63"); --verbose gives them whole,

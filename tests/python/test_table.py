@@ -62,7 +62,7 @@ def test_markdown_csv_and_json_hold_the_same_rows():
     doc = fixture_doc("pi-scaling")
     n = sum(len(rows) for _, rows in groups(doc))
     md = [l for l in render(doc, "markdown").splitlines() if l.startswith("| ") and not l.startswith("| backend")]
-    assert len(md) == n and all(l.count(" | ") == 7 for l in md)
+    assert len(md) == n and all(l.count(" | ") == 6 for l in md)  # 7 cells: the rate carries its spread
     rows = list(csv.DictReader(io.StringIO(render(doc, "csv"))))
     assert len(rows) == n and {"rate", "half_iqr", "cv", "share", "speedup"} <= set(rows[0])
     js = json.loads(render(doc, "json"), parse_constant=lambda c: pytest.fail(c))
@@ -76,7 +76,8 @@ def test_run_prints_the_table_on_stdout_and_progress_on_stderr(tmp_path, parlab_
                        timeout=300, env={**os.environ, "COLUMNS": "100"})
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert lines[0].startswith("pi  n=2^14  int32") and "rate" in lines[1] and "±IQR/2" in lines[1]
+    assert lines[0].startswith("pi  n=2^14  int32") and "rate ± IQR/2" in lines[1]
+    assert all(" ± " in l and "samples/s" in l for l in lines if l.startswith("  serial") or l.startswith("  pool"))
     assert len([l for l in lines if l.startswith("  serial") or l.startswith("  pool")]) == 3
     assert "pi  n=2^14" not in r.stderr
     # Without --summary, a --no-report run into a pipe starts no Python and prints nothing.

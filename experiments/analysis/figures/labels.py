@@ -1,6 +1,8 @@
 """Formatting for axes, captions and tables: sizes, rates, times, interpreters and MPI layouts."""
 from __future__ import annotations
 
+import math
+
 from .load import ranks_of
 
 
@@ -10,19 +12,52 @@ def fmt_size(n: int) -> str:
     return str(n)
 
 
+def three_digits(v: float) -> str:
+    """Three significant digits, trailing zeros kept, never an exponent, for 1 to 999.5 (the rest
+    of the range is the prefix's): "1.26", "20.0", "512". C++'s io/numbers.hpp three_digits."""
+    a = abs(v)
+    decimals = 0 if a >= 99.95 else 1 if a >= 9.995 else 2
+    return f"{v:.{decimals}f}"
+
+
+def rate_prefix(x: float) -> tuple[float, str]:
+    """(scale, prefix) fmt_rate writes `x` in: (1e9, "G") for 1.26e9."""
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale * 0.9995:
+            return scale, prefix
+    return 1.0, ""
+
+
+def significant(v: float, n: int) -> str:
+    """`n` significant digits, no exponent, whatever the magnitude: "0.0063", "1.3", "512"."""
+    if v == 0:
+        return "0"
+    digits = max(0, n - 1 - math.floor(math.log10(abs(v))))
+    return f"{v:.{digits}f}"
+
+
+def fmt_rate_spread(x: float, spread: float, unit: str) -> str:
+    """A rate and its spread in one unit, as a measurement is written: "2.67 ± 0.015 Gsamples/s"
+    (the spread to two significant digits: a third would be noise on noise)."""
+    scale, prefix = rate_prefix(x)
+    return f"{three_digits(x / scale)} ± {significant(spread / scale, 2)} {prefix}{unit}"
+
+
 def fmt_rate(x: float, unit: str) -> str:
-    for scale, prefix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if abs(x) >= scale:
-            return f"{x / scale:.3g} {prefix}{unit}"
-    return f"{x:.3g} {unit}"
+    """A rate with its decimal prefix: "1.26 Gsamples/s", "20.0 GB/s", "903 Gflop/s" — the one
+    format C++'s format_rate writes too (tests/fixtures/number-formats.json holds both)."""
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= scale * 0.9995:  # what rounds to 1000 of one prefix is 1.00 of the next
+            return f"{three_digits(x / scale)} {prefix}{unit}"
+    return f"{three_digits(x)} {unit}"
 
 
 def fmt_bytes(n) -> str:
-    """"48 KiB", "1.5 MiB", "300 MiB": a size in bytes with a binary prefix."""
+    """"48.0 KiB", "1.50 MiB", "300 MiB": a size in bytes with a binary prefix (C++'s format_bytes)."""
     for scale, unit in ((1 << 40, "TiB"), (1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-        if n >= scale:
-            return f"{n / scale:.4g} {unit}"
-    return f"{n:.4g} B"
+        if abs(n) >= scale * 0.9995:
+            return f"{three_digits(n / scale)} {unit}"
+    return f"{three_digits(n)} B"
 
 
 def time_scale(vals: list, unit: str) -> tuple[float, str]:

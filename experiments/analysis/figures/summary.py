@@ -116,7 +116,11 @@ def run_summary(doc: dict, libraries: list | None = None) -> dict:
         if r["status"] == "unavailable" and (r["backend"], r.get("reason", "")) not in seen:
             seen.add((r["backend"], r.get("reason", "")))
             problems.append({"what": r["backend"], "status": "unavailable", "reason": r.get("reason", "")})
-    return {"findings": findings, "problems": problems, "ceilings": ceilings_note(doc)}
+    # Results that cannot be right (analysis/plausible.py), as the table marks them.
+    from ..plausible import implausible  # the table's rows: imported here, table imports figures
+    from ..table import groups
+    doubtful = implausible(doc, [x for _, rows in groups(doc) for x in rows])
+    return {"findings": findings, "problems": problems, "ceilings": ceilings_note(doc), "implausible": doubtful}
 
 
 def ceilings_note(doc: dict) -> str:
@@ -203,6 +207,11 @@ def summary_html(summary: dict) -> str:
                                f"<td class='l'>{e(p['reason'])}</td></tr>" for p in failed) + "</table>")
     else:
         parts.append("<p>Every measured result passed its validation.</p>")
+    doubtful = summary.get("implausible") or []
+    if doubtful:
+        parts.append(f"<h3 class='doubtful'>{len(doubtful)} result(s) to look at again</h3><table>"
+                     + "".join(f"<tr><td class='l'>{e(p['what'])}</td><td>{e(p['marks'])}</td>"
+                               f"<td class='l'>{e(p['why'])}</td></tr>" for p in doubtful) + "</table>")
     if unavailable:
         parts.append(f"<details><summary>{len(unavailable)} backend(s) unavailable here, with the reason</summary><table>"
                      + "".join(f"<tr><td class='l'>{e(p['what'])}</td><td class='l'>{e(p['reason'])}</td></tr>"

@@ -1,0 +1,145 @@
+"""Results that cannot be right are marked where they are shown (issue 51, item 7), and the table's
+roof cell and spreads say what they are (item 6): given numbers, each rule met and not met."""
+import copy
+import os
+import subprocess
+
+import pytest
+from analysis.figures.summary import run_summary, summary_html
+from analysis.plausible import free_cpus, marks
+from analysis.table import groups, render
+from conftest import BASE_DOC, record
+
+
+def doc_of(records, load=0.0, cpus=4):
+    d = copy.deepcopy(BASE_DOC)
+    d["context"]["cpu"]["logical_cpus"] = cpus
+    d["context"]["load_average_1min"] = load
+    d["records"] = records
+    return d
+
+
+def row_of(d, backend, threads):
+    (x,) = [x for _, rows in groups(d) for x in rows if x["backend"] == backend and x["threads"] == threads]
+    return x
+
+
+# ------------------------------------------------------------------------------------ the rules
+@pytest.mark.parametrize("median2,marked", [(8.0 / 2.70, True), (8.0 / 2.3, True), (8.0 / 2.1, False),
+                                            (8.0 / 1.9, False)], ids=["2.70x", "2.30x", "2.10x", "1.90x"])
+def test_a_speedup_above_the_cpus_used_is_marked(median2, marked):
+    """2.70x at 2 threads (the sweep's case) is; 2.1x, within 1.1x of 2 workers, is not."""
+    d = doc_of([record(0, "serial", 1, 8.0), record(1, "pool", 2, median2)])
+    assert ("?" in row_of(d, "pool", 2)["plausible"]) is marked
+
+
+@pytest.mark.parametrize("median1,marked", [(8.0 / 1.57, True), (8.0 / 1.25, True), (8.0 / 1.15, False),
+                                            (8.0, False)], ids=["1.57x", "1.25x", "1.15x", "1.00x"])
+def test_a_one_worker_record_over_serial_is_marked(median1, marked):
+    d = doc_of([record(0, "serial", 1, 8.0), record(1, "openmp", 1, median1)])
+    assert ("?" in row_of(d, "openmp", 1)["plausible"]) is marked
+
+
+def test_serial_is_never_implausible_against_itself():
+    d = doc_of([record(0, "serial", 1, 8.0)])
+    assert row_of(d, "serial", 1)["plausible"] == ""
+
+
+@pytest.mark.parametrize("load,cpus,expected", [(0.0, 4, 4), (1.4, 4, 3), (1.5, 4, 3), (1.6, 4, 2), (9.0, 4, 0),
+                                                (0.9, 2, 1)])
+def test_free_cpus_is_the_cpus_less_the_load_rounded(load, cpus, expected):
+    assert free_cpus(doc_of([], load, cpus)) == expected
+
+
+def test_free_cpus_unknown_where_the_context_does_not_say():
+    d = doc_of([])
+    del d["context"]["load_average_1min"]
+    assert free_cpus(d) is None
+    d["context"]["load_average_1min"] = "busy"
+    assert free_cpus(d) is None
+
+
+@pytest.mark.parametrize("threads,load,marked", [(2, 1.0, False), (4, 1.0, True), (4, 0.4, False), (3, 1.6, True)])
+def test_more_workers_than_free_cpus_is_marked(threads, load, marked):
+    d = doc_of([record(0, "serial", 1, 8.0), record(1, "pool", threads, 8.0 / threads)], load=load)
+    assert ("~" in row_of(d, "pool", threads)["plausible"]) is marked
+
+
+def test_a_gpu_record_takes_no_cpu_mark():
+    x = {"backend": "cuda", "threads": 64, "ranks": None, "rate": 1.0, "speedup": None, "kind": "gpu"}
+    assert marks(x, 0) == ""
+
+
+def test_ranks_count_as_workers():
+    x = {"backend": "mpi+pool", "threads": 2, "ranks": 4, "rate": 1.0, "speedup": 8.5, "kind": "cpu"}
+    assert marks(x, None) == ""  # 8.5 over 8 workers: within 1.1x
+    assert marks({**x, "speedup": 9.0}, None) == "?"
+
+
+# ------------------------------------------------------------------------------- where they show
+def test_the_table_marks_them_and_says_each_rule_once():
+    d = doc_of([record(0, "serial", 1, 8.0), record(1, "pool", 2, 8.0 / 2.7), record(2, "tbb", 4, 2.0)], load=1.0)
+    text = render(d, "table", 80)
+    pool = next(l for l in text.splitlines() if l.startswith("  pool"))
+    assert pool.rstrip().endswith("?") or "?" in pool.split()[-1]
+    assert text.count("\n? implausible") == 1 and text.count("\n~ more workers") == 1
+    assert max(len(l) for l in text.splitlines()) <= 80
+
+
+def test_no_rule_met_no_footer():
+    text = render(doc_of([record(0, "serial", 1, 8.0), record(1, "pool", 2, 4.1)]), "table", 100)
+    assert "implausible" not in text and "more workers" not in text
+
+
+def test_the_report_lists_them():
+    d = doc_of([record(0, "serial", 1, 8.0), record(1, "pool", 2, 8.0 / 2.7)])
+    s = run_summary(d)
+    assert [p["marks"] for p in s["implausible"]] == ["?"]
+    page = summary_html(s)
+    assert "1 result(s) to look at again" in page and "pool pi t=2" in page
+
+
+def test_json_and_csv_carry_the_marks():
+    d = doc_of([record(0, "serial", 1, 8.0), record(1, "pool", 2, 8.0 / 2.7)])
+    assert '"plausible": "?"' in render(d, "json").replace(" ", "").replace('"plausible":"?"', '"plausible": "?"')
+    assert ",?," in render(d, "csv") or ",?\r\n" in render(d, "csv") or ",?\n" in render(d, "csv")
+
+
+# ------------------------------------------------------------------------------- the roof cell
+def _with_limit(r, limit):
+    r["limit"] = limit
+    return r
+
+
+def test_a_share_below_a_hundredth_reads_below_not_zero():
+    d = doc_of([_with_limit(record(0, "serial", 1, 8.0), {"roof": "cpu_imul_1", "value": 1e12, "unit": "muls/s",
+                                                              "attained": 1e9, "fraction": 0.004})])
+    line = next(l for l in render(d, "table", 100).splitlines() if l.startswith("  serial"))
+    assert "<0.01" in line and "0.00" not in line
+
+
+@pytest.mark.parametrize("reason,word", [("no roof: its arrays (24 MiB) fit in the last-level cache (32 MiB)", "cache"),
+                                         ("no roof: no measured CPU fp32 FMA roof (only cpu_fma_f64)", "none")])
+def test_a_blank_roof_says_why(reason, word):
+    d = doc_of([_with_limit(record(0, "serial", 1, 8.0), {"roof": None, "reason": reason})])
+    text = render(d, "table", 100)
+    line = next(l for l in text.splitlines() if l.startswith("  serial"))
+    assert f" {word} " in line
+    assert f"\n{word} no roof" in text
+
+
+def test_spreads_carry_the_rates_unit():
+    d = doc_of([record(0, "serial", 1, 8.0, kernel="triad", precision="double")])
+    line = next(l for l in render(d, "table", 100).splitlines() if l.startswith("  serial"))
+    assert " ± " in line and "B/s" in line.split("±")[1]
+
+
+def test_the_run_command_prints_the_marks_within_80_columns(tmp_path, parlab_bin):
+    """A real run: the table the run prints carries the rate with its spread, within 80 columns."""
+    out = tmp_path / "o"
+    r = subprocess.run([parlab_bin, "run", "-k", "pi", "-b", "serial,pool", "-t", "1,2", "-n", "2^14", "-r", "3",
+                        "--no-ceilings", "--out", str(out), "--no-report", "--summary", "table"], capture_output=True,
+                       text=True, timeout=300, env={**os.environ, "COLUMNS": "80"})
+    assert r.returncode == 0, r.stderr
+    assert max(len(l) for l in r.stdout.splitlines()) <= 80
+    assert "rate ± IQR/2" in r.stdout
