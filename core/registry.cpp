@@ -79,6 +79,13 @@ void Registry::add_unavailable(std::string name, BackendKind kind, std::string r
   add(std::move(e));
 }
 
+std::string no_gpu_reason(const Registry& registry) {
+  const BackendEntry* cuda = registry.find("cuda");
+  if (cuda == nullptr || cuda->available || cuda->broken) return {};
+  const auto starts = [&](std::string_view p) { return cuda->reason.compare(0, p.size(), p) == 0; };
+  return starts("no CUDA device") || starts("no CUDA driver") ? cuda->reason : std::string();
+}
+
 const BackendEntry* Registry::find(std::string_view name) const {
   for (const auto& e : entries_) {
     if (e.name == name) return &e;

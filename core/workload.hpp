@@ -312,6 +312,12 @@ class Registry {
   std::vector<BackendEntry> entries_;
 };
 
+// Why this machine has no GPU, as the registry's cuda backend found when it looked: its reason where
+// it found no CUDA device or driver; empty where a GPU is here, or where nothing looked (the CUDA
+// wing not built). The one rule by which the backends that need a GPU without being parlab's CUDA
+// (the external GPU peers, CuPy, PyTorch) are unavailable alike in `list`, `--dry-run` and a run.
+std::string no_gpu_reason(const Registry& registry);
+
 // A record's `family`: the catalogue's family of `kernel`, else the own family of `backend` where
 // it runs the kernel (BackendEntry::own_family, BackendEntry::kernels); empty otherwise.
 std::string kernel_family(std::string_view kernel, const BackendEntry* backend);

@@ -106,8 +106,15 @@ BackendEntry python_entry(const char* name, const char* detail, const std::strin
 void add_python_backends(Registry& registry) {
   const embed::PythonInfo info = embed::python_info();
   const std::string runtime = "CPython " + info.version + ", " + info.gil_mode;
+  // The GPU library backends (CuPy, PyTorch) need the GPU the cuda backend found none of: said
+  // here, once, so `parlab list`, `--dry-run` and the run agree (they were listed available and
+  // then recorded unavailable). Only where parlab's own CUDA wing was built and looked: without it,
+  // nothing here knows, and the run's import says.
+  const std::string none = no_gpu_reason(registry);
+  const std::string no_gpu = none.empty() ? std::string() : "needs a GPU: " + none;
   for (const embed::PyBackendSpec& spec : embed::python_backend_specs()) {
-    const std::string why = embed::python_backend_unavailable_reason(spec);
+    std::string why = embed::python_backend_unavailable_reason(spec);
+    if (why.empty() && spec.processor == Processor::gpu) why = no_gpu;
     if (!why.empty()) {
       registry.add_unavailable(spec.name, BackendKind::python, why);
       continue;

@@ -24,8 +24,6 @@ struct PeerBinary {
 constexpr PeerBinary kBinaries[] = {{"babelstream-omp", "omp-stream", false},
                                     {"babelstream-cuda", "cuda-stream", true}};
 
-bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
-
 // The commit scripts/build-babelstream.sh recorded beside the binaries, if any.
 std::string recorded_commit(const fs::path& dir) {
   std::ifstream in(dir / "BABELSTREAM_COMMIT");
@@ -65,10 +63,8 @@ BackendEntry peer_entry(const PeerBinary& b, const PeerOptions& o, const Registr
     reason = "this build has no process launcher for external peers";
   } else if (b.gpu) {
     // No device here: the binary would fail, as parlab's own CUDA entry already found.
-    const BackendEntry* cuda = registry.find("cuda");
-    if (cuda != nullptr && !cuda->available && !cuda->broken &&
-        (starts_with(cuda->reason, "no CUDA device") || starts_with(cuda->reason, "no CUDA driver"))) {
-      reason = cuda->reason + " (" + binary.string() + " needs one)";
+    if (const std::string none = no_gpu_reason(registry); !none.empty()) {
+      reason = none + " (" + binary.string() + " needs one)";
     }
   }
   if (!reason.empty()) {

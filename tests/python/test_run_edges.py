@@ -180,3 +180,15 @@ def test_an_80_column_terminal_without_columns_gets_80_column_lines(parlab_bin, 
     lines = text.splitlines()
     assert len(lines) > 3, text
     assert max(len(line) for line in lines) <= 80, [line for line in lines if len(line) > 80]
+
+
+@pytest.mark.parametrize("backend", ["py-cupy", "py-torch", "cuda"])
+def test_list_and_a_dry_run_agree_on_a_gpu_backend(parlab_bin, backend):
+    """Availability is decided once: a GPU backend `list` calls unavailable is one a dry run cannot
+    measure (exit 2), and one it calls available is planned (py-cupy and py-torch were listed
+    available on a machine without a GPU, then recorded unavailable by the run)."""
+    listing = run(parlab_bin, "list", "backends", env={"COLUMNS": "1000"}).stdout
+    (line,) = [l for l in listing.splitlines() if l.split()[:1] == [backend]]
+    listed_available = line.split()[2] == "available"
+    dry = run(parlab_bin, "run", "-k", "pi", "-b", backend, "-n", "2^20", "--dry-run")
+    assert (dry.returncode == 0) == listed_available, (line, dry.stdout, dry.stderr)
