@@ -141,16 +141,19 @@ def _position(e) -> tuple:
 
 
 def first_error(doc: dict, schema_name: str):
-    """The first error of doc against the schema of schema_name in reading order, or None; of a
-    choice (oneOf: a limit with a roof, or the reason it has none) the alternative's own error."""
-    from jsonschema.exceptions import best_match
-
+    """The first error of doc against the schema of schema_name in reading order, or None. Of a
+    choice (oneOf: a limit with a roof, or the reason it has none) the first error of the
+    alternative the value came nearest to, the one it fails fewest rules of: a limit with a roof
+    and a unit that is none of the three is told of its unit, not that it lacks a reason."""
     errors = list(validator(schema_name).iter_errors(doc))
     if not errors:
         return None
     e = min(errors, key=_position)
     while e.context:
-        e = best_match(e.context)
+        alternatives: dict = {}
+        for sub in e.context:
+            alternatives.setdefault(sub.relative_schema_path[0], []).append(sub)
+        e = min(min(alternatives.values(), key=len), key=_position)
     return e
 
 
