@@ -481,8 +481,10 @@ def _extreme_pair(tmp_path):
         doc = json.load(open(os.path.join(FIXTURES, f"compare-{name}", "results.json")))
         for r in doc["records"]:
             if r.get("status") == "ok":
-                r["limit"] = {"roof": "cpu_imul_all", "value": 1.0, "unit": "multiplies_per_s",
+                r["limit"] = {"roof": "cpu_imul_all", "value": 1.0, "unit": "muls/s",
                               "attained": frac, "fraction": frac}
+                if frac > 1:  # schema 4: a record above its roof says by how much
+                    r["limit"]["above_roof"] = "above its roof by a factor of 1e308"
         (tmp_path / name).mkdir()
         (tmp_path / name / "results.json").write_text(json.dumps(doc))
     return str(tmp_path / "base"), str(tmp_path / "new")

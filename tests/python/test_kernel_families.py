@@ -3,6 +3,7 @@ family and the plot code keeps no list of kernel names. A run of an older schema
 two families otherwise, and the oldest carry no family at all) is brought to the current one by
 `parlab migrate`, which takes what the records lack from the catalogue; the loader refuses such a
 run and names the command. The committed runs' families are held in test_committed_results.py."""
+import copy
 import json
 import os
 import shutil
@@ -10,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import FAMILIES, FIXTURE_FAMILIES, FIXTURES, run_dir_of, run_plot
+from conftest import BASE_DOC, FAMILIES, FIXTURE_FAMILIES, FIXTURES, run_dir_of, run_plot
 from analysis.figures.load import SCHEMA, InputError, family_of, footprint_bytes, load_run, ok_records
 
 
@@ -37,12 +38,30 @@ def test_every_catalogue_kernel_has_a_known_family_and_the_fixtures_agree(parlab
         assert FIXTURE_FAMILIES.get(kernel, family) == family, kernel
 
 
+def as_parlab_wrote_it(doc):
+    """An old run of these tests with what every run parlab wrote carried beside the fields they
+    are about (family, footprint), as the loader holds a migrated run against the results schema:
+    a context, each record's id, kind, seed and precision, an unavailable record's reason, and a
+    measured one's repetitions, rate, validation, checksum and inner count."""
+    doc["context"] = copy.deepcopy(BASE_DOC["context"])
+    for i, r in enumerate(doc["records"]):
+        for key, value in (("id", i), ("kind", "cpu"), ("seed", 1), ("precision", "double"), ("size_y", 0)):
+            r.setdefault(key, value)
+        if r["status"] == "ok":
+            for key, value in (("reps_s", [r["time_s"]["median"]]), ("rate", {}), ("checksum", 0.0), ("inner", 1),
+                               ("validation", {"pass": True, "detail": "ok"})):
+                r.setdefault(key, value)
+        else:
+            r.setdefault("reason", "not built")
+    return doc
+
+
 def old_run(tmp_path, records, name="old"):
     d = tmp_path / name
     d.mkdir()
     doc = {"schema": "parlab-results/1", "status": "complete", "suite": "fixture", "context": {}, "plan": [],
            "consistency": [], "records": records}
-    (d / "results.json").write_text(json.dumps(doc, indent=1) + "\n")
+    (d / "results.json").write_text(json.dumps(as_parlab_wrote_it(doc), indent=1) + "\n")
     return d
 
 
@@ -60,6 +79,8 @@ def test_migrate_gives_old_records_their_family_and_footprint_from_the_catalogue
     # schema 1's name (add2d: seed), the lab (count_racy), an unavailable overhead_empty, and a
     # triad that has both. Copied: migrate rewrites it.
     run = shutil.copytree(os.path.join(FIXTURES, "schema-1"), tmp_path / "old")
+    doc = as_parlab_wrote_it(json.loads((run / "results.json").read_text()))
+    (run / "results.json").write_text(json.dumps(doc, indent=1) + "\n")
     # The loader does not guess: it names the command.
     with pytest.raises(InputError, match=r"parlab migrate .*parlab-results/4"):
         load_run(str(run))

@@ -110,7 +110,8 @@ def test_the_summary_markdown_keeps_its_columns(tmp_path):
         r["backend"] = "x|y\n| z |" + r["backend"]
     res = no_traceback(run(PLOT, write_doc(tmp_path, doc), "--summary", "markdown", "--summary-only"))
     lines = [x for x in res.stdout.splitlines() if x.startswith("|")]
-    assert lines and {len(re.findall(r"(?<!\\)\|", x)) for x in lines} == {9}, res.stdout
+    pipes = {len(re.findall(r"(?<!\\)\|", x)) for x in lines}  # every row as many cells as the header
+    assert len(lines) > 2 and len(pipes) == 1 and pipes.pop() > 3, res.stdout
 
 
 @pytest.mark.parametrize("columns", ["5", "0", "-3", "abc", "39", "100000"])
