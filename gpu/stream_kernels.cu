@@ -1,35 +1,36 @@
-// The STREAM set on the GPU, with the element operations of core/stream.hpp.
+// The STREAM set on the GPU, with the element operations of core/stream.hpp. How each kernel is
+// launched is a row of kStreamLaunch below, with the measurement that chose it.
 //
-// Array kernels: one 16-byte vector (double2, float4; cudaMalloc returns 256-byte aligned
-// memory) per thread over a grid that covers the array (a grid-stride loop only beyond 2^31
-// blocks), loading only the arrays a kernel reads and storing only those it writes, each element
-// computed by core's stream_element; the n % width tail is scalar.
+// Array kernels: 16-byte vectors (double2, float4; cudaMalloc returns 256-byte aligned memory),
+// the row's count of them a thread, over a grid that covers the array (a grid-stride loop only
+// beyond 2^31 - 1 blocks), loading only the arrays a kernel reads and storing only those it
+// writes, each element computed by core's stream_element; the n % width tail is scalar.
 //
 // dot reproduces the CPU's deterministic order, so the bits match the CPU (tests/gpu asserts it):
-//   1. one warp owns one 8192-element block. Each step the warp reads 32 consecutive elements
-//      (one coalesced 256-byte load per array); thread j's element belongs to lane j % 8, so the
-//      lane's thread (j < 8) gathers the step's other three products by warp shuffles and adds
-//      its four in index order, with separately rounded multiply and add (__fmul_rn/__fadd_rn:
-//      no FMA whatever the flags), exactly as dot_block's lane l. Each thread issues the loads
-//      of 8 steps before it uses any.
-//   2. the warp's first thread gathers the eight lane sums by warp shuffles and combines them
+//   1. one CUDA block owns one 8192-element block, in chunks: every thread loads its 16-byte
+//      vectors of a and b (all of them before any use), multiplies them element by element,
+//      separately rounded (__fmul_rn/__dmul_rn: no FMA whatever the flags), and stores the
+//      products in element order in shared memory; then thread l < 8 adds lane l's elements of
+//      the chunk (l, l+8, l+16, ... from the block's start) in index order (__fadd_rn/__dadd_rn),
+//      exactly as dot_block's lane l;
+//   2. warp 0 gathers the eight lane sums by warp shuffles and its first thread combines them
 //      with core's dot_combine_lanes;
 //   3. the block partials are combined by the bottom-up neighbour-pair tree of
 //      dot_pairwise_inplace. That tree is aligned: the node over partials [g*G, (g+1)*G) for a
 //      power of two G depends only on those partials (a missing right child carries the left
 //      one up, as the odd element does on the CPU). So the tree is cut into aligned groups of
-//      512, and the CUDA block that writes a group's last missing value (the last to arrive at
-//      the group's atomic counter) reduces that group in shared memory and writes its value to
-//      the next level, until one group is left, whose tree is dot_pairwise_inplace's over those
-//      values. All of it is one launch.
-// Why a warp per block (Nsight Compute on an H200, 2^28 doubles): the earlier layout, eight
-// threads per block each striding by 8 elements, kept 32768 blocks' streams open at once,
-// 64 bytes per block per step, and its threads waited on their loads: 76% of DRAM bandwidth
-// (3.66 TB/s, 1.17 ms), 376 cycles between issued instructions of a warp, 90% of them stalled on
-// L1TEX; BabelStream's grid-stride dot reached 95% (4.58 TB/s). With a warp per block the
-// kernel reached 95.5% (935 us; BabelStream's 937 us in the same call), and what was left was
-// the tree's own launches (3.4 + 2.9 us of a 965 us dot): the last-arriving block reduces the
-// groups instead, inside the one launch.
+//      G = 2 x the block's threads, and the CUDA block that writes a group's last missing value
+//      (the last to arrive at the group's atomic counter) reduces that group in shared memory and
+//      writes its value to the next level, until one group is left, whose tree is
+//      dot_pairwise_inplace's over those values. All of it is one launch.
+// Why a CUDA block a dot block: the order asks only that one thread add each lane's elements in
+// turn, not that it load them. A warp a block (the layout before) kept a 128 KB job per warp
+// (64 KB of each input), 32768 of them at 2^28 doubles over a few thousand resident warps, so the
+// card drained on a tail of long jobs; eight 8-byte-load threads a block before that reached 76%
+// of DRAM bandwidth in Nsight Compute (its threads waiting on their loads). With the block's
+// threads loading a chunk in 16-byte vectors the job is 256 threads' for a few microseconds, and
+// the 8 lanes' adds (128 a chunk) hide behind the other blocks' loads: the probe's figures are
+// beside the dot row.
 #include <cuda/atomic>
 #include <cuda_runtime.h>
 
@@ -45,9 +46,60 @@
 namespace parlab::cuda {
 namespace {
 
-constexpr int kThreads = 256;        // dot's kernels
-constexpr int kArrayThreads = 1024;  // the array kernels (see grid_for)
 constexpr std::uint64_t kMaxGrid = 0x7fffffff;  // the largest gridDim.x; larger arrays loop
+
+// How each STREAM kernel is launched: one row per kernel, in StreamKernel order, each chosen by
+// measurement: tools/node/gpu/stream-probe.cu timed every shape below in one process on an H200
+// (2^27 and 2^28 doubles, 100 iterations each over 4 interleaved rounds; shares of the
+// theoretical DRAM peak, 4.814 TB/s, by the fastest iteration, at 2^28 unless said). Array
+// kernels: `threads` a block, `vectors` 16-byte vectors a thread (all of a thread's loads issued
+// before its first store), over a grid that covers the array. Cache hints (ld/st.global.cs,
+// ld.global.nc, st.global.cs alone, ld.global.L2::256B) stayed within 0.3% of the plain loads
+// and stores at these shapes, either way (add's .cs the most, +0.2-0.3%), so there are none.
+// dot: `threads` a block, one 8192-element dot block a CUDA block, `vectors` 16-byte vectors of
+// each input a thread per chunk (step 1 of the header). The rows hold for float too (float4: the
+// same 16 bytes a thread), which the probe did not time.
+struct StreamLaunch {
+  StreamKernel kernel;
+  int threads;
+  int vectors;
+};
+inline constexpr StreamLaunch kStreamLaunch[] = {
+    // 0.8916 (2^27: 0.8854), beside cudaMemcpyAsync's 0.8857 (0.8782); 128 threads the same
+    // (0.8919); 512: 0.8771; 1024 (the earlier shape): 0.8378; 2 or 4 vectors: 0.8517-0.8854.
+    {StreamKernel::copy, 256, 1},
+    // 0.8892 (2^27: 0.8805); 128 threads the same; 512: 0.8749; 1024: 0.8364; 2 or 4 vectors:
+    // 0.8573-0.8825.
+    {StreamKernel::mul, 256, 1},
+    // Three arrays take the largest blocks: 0.9185 (2^27: 0.9174); 128 to 512 threads:
+    // 0.9130-0.9167; 2 or 4 vectors: 0.9059-0.9150.
+    {StreamKernel::add, 1024, 1},
+    // 0.9197 (2^27: 0.9171); 128 to 512 threads: 0.9145-0.9173; 2 or 4 vectors: 0.9050-0.9154.
+    {StreamKernel::triad, 1024, 1},
+    // A CUDA block a dot block, 256 threads loading 2 vectors of each input a chunk, one buffer
+    // of products: 0.9552 (2^27: 0.9402). Two buffers (one barrier a chunk): 0.9534 (0.9378); 1
+    // or 4 vectors: 0.9381-0.9458; 128 threads: 0.9356-0.9520; 512 or 1024: 0.65-0.91 (the lanes'
+    // adds, 8 threads a block, become the bound). A warp a dot block (the earlier layout, 8-byte
+    // loads): 0.9433 (0.9325) with 8 steps' loads in flight, 0.9529 (0.9363) with 16; with 16-byte
+    // loads, the lanes gathered by shuffles: 0.9175-0.9384. The reads alone, the order let go
+    // (16-byte loads, each block's sum added atomically): 0.9623 (0.9557).
+    {StreamKernel::dot, 256, 2},
+    // 0.9317 (2^27: 0.9306); 2 vectors 0.9328 (0.9322), closer than the spread of either over the
+    // hints (0.5%); 128 to 512 threads: 0.9288-0.9301; 4 vectors: 0.9193-0.9284.
+    {StreamKernel::nstream, 1024, 1},
+};
+static_assert(std::size(kStreamLaunch) == kStreamKernels.size(), "one launch row per STREAM kernel");
+static_assert([] {
+  for (std::size_t i = 0; i < std::size(kStreamLaunch); ++i) {
+    if (kStreamLaunch[i].kernel != static_cast<StreamKernel>(i)) return false;
+  }
+  return true;
+}(), "kStreamLaunch lists the kernels in StreamKernel order");
+
+template <StreamKernel K>
+inline constexpr StreamLaunch kLaunch = kStreamLaunch[static_cast<std::size_t>(K)];
+
+constexpr int kInitThreads = 1024;  // stream_init_kernel: untimed setup
 
 template <class T>
 struct Vector16;
@@ -73,36 +125,48 @@ struct Access {
   static constexpr unsigned writes = kStreamKernels[static_cast<std::size_t>(K)].writes;
 };
 
+// A block covers kLaunch<K>.threads * .vectors vectors: vector base + v * threads + threadIdx.x
+// for v < vectors, so each v is one coalesced access of the whole block.
 template <class T, StreamKernel K>
-__global__ void __launch_bounds__(kArrayThreads)
+__global__ void __launch_bounds__(kLaunch<K>.threads)
     stream_kernel(T* __restrict__ a, T* __restrict__ b, T* __restrict__ c, T s, std::uint64_t n) {
   using V = typename Vector16<T>::type;
-  constexpr int W = Vector16<T>::width;
   using Acc = Access<K>;
+  constexpr int W = Vector16<T>::width;
+  constexpr int Threads = kLaunch<K>.threads, Vectors = kLaunch<K>.vectors;
+  constexpr std::uint64_t per_block = static_cast<std::uint64_t>(Threads) * Vectors;
   const std::uint64_t vectors = n / W;
-  const std::uint64_t first = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
 
   V* av = reinterpret_cast<V*>(a);
   V* bv = reinterpret_cast<V*>(b);
   V* cv = reinterpret_cast<V*>(c);
-  for (std::uint64_t v = first; v < vectors; v += stride) {
-    T ra[W] = {}, rb[W] = {}, rc[W] = {};
-    if constexpr ((Acc::reads & kStreamA) != 0) Vector16<T>::split(av[v], ra);
-    if constexpr ((Acc::reads & kStreamB) != 0) Vector16<T>::split(bv[v], rb);
-    if constexpr ((Acc::reads & kStreamC) != 0) Vector16<T>::split(cv[v], rc);
+  for (std::uint64_t base = blockIdx.x * per_block; base < vectors; base += gridDim.x * per_block) {
+    T ra[Vectors][W] = {}, rb[Vectors][W] = {}, rc[Vectors][W] = {};
 #pragma unroll
-    for (int w = 0; w < W; ++w) stream_element(K, ra, rb, rc, s, static_cast<std::uint64_t>(w));
-    if constexpr ((Acc::writes & kStreamA) != 0) av[v] = Vector16<T>::join(ra);
-    if constexpr ((Acc::writes & kStreamB) != 0) bv[v] = Vector16<T>::join(rb);
-    if constexpr ((Acc::writes & kStreamC) != 0) cv[v] = Vector16<T>::join(rc);
+    for (int k = 0; k < Vectors; ++k) {
+      const std::uint64_t v = base + k * Threads + threadIdx.x;
+      if (v >= vectors) continue;
+      if constexpr ((Acc::reads & kStreamA) != 0) Vector16<T>::split(av[v], ra[k]);
+      if constexpr ((Acc::reads & kStreamB) != 0) Vector16<T>::split(bv[v], rb[k]);
+      if constexpr ((Acc::reads & kStreamC) != 0) Vector16<T>::split(cv[v], rc[k]);
+    }
+#pragma unroll
+    for (int k = 0; k < Vectors; ++k) {
+      const std::uint64_t v = base + k * Threads + threadIdx.x;
+      if (v >= vectors) continue;
+#pragma unroll
+      for (int w = 0; w < W; ++w) stream_element(K, ra[k], rb[k], rc[k], s, static_cast<std::uint64_t>(w));
+      if constexpr ((Acc::writes & kStreamA) != 0) av[v] = Vector16<T>::join(ra[k]);
+      if constexpr ((Acc::writes & kStreamB) != 0) bv[v] = Vector16<T>::join(rb[k]);
+      if constexpr ((Acc::writes & kStreamC) != 0) cv[v] = Vector16<T>::join(rc[k]);
+    }
   }
-  const std::uint64_t tail = vectors * W + first;
+  const std::uint64_t tail = vectors * W + static_cast<std::uint64_t>(blockIdx.x) * Threads + threadIdx.x;
   if (tail < n) stream_element(K, a, b, c, s, tail);
 }
 
 template <class T>
-__global__ void __launch_bounds__(kArrayThreads) stream_init_kernel(T* a, T* b, T* c, std::uint64_t n) {
+__global__ void __launch_bounds__(kInitThreads) stream_init_kernel(T* a, T* b, T* c, std::uint64_t n) {
   const std::uint64_t stride = static_cast<std::uint64_t>(gridDim.x) * blockDim.x;
   for (std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
     a[i] = StreamInit<T>::a;
@@ -111,14 +175,10 @@ __global__ void __launch_bounds__(kArrayThreads) stream_init_kernel(T* a, T* b, 
   }
 }
 
-// One work item per thread: the whole array in one grid, every thread issuing its loads at once.
-// Measured on an H200, triad (double, 2^28): 4.39 TB/s with blocks of 1024 threads, 4.37 with
-// 256 (a CuPy ElementwiseKernel: 4.37), 4.0-4.2 for a grid-stride loop over one resident wave
-// (8 to 64 blocks per SM, 1 to 4 vectors per thread per step); streaming or L2 prefetch-size
-// load hints gain nothing.
-unsigned grid_for(std::uint64_t work_items) {
-  return static_cast<unsigned>(
-      std::max<std::uint64_t>(1, std::min(kMaxGrid, (work_items + kArrayThreads - 1) / kArrayThreads)));
+// The blocks of `per_block` work items that cover `work_items`, capped at the largest grid.
+unsigned grid_for(std::uint64_t work_items, std::uint64_t per_block) {
+  const std::uint64_t blocks = (work_items + per_block - 1) / per_block;
+  return static_cast<unsigned>(std::max<std::uint64_t>(1, std::min(kMaxGrid, blocks)));
 }
 
 // ---------------------------------------------------------------- dot
@@ -127,27 +187,48 @@ __device__ __forceinline__ double mul_rn(double x, double y) { return __dmul_rn(
 __device__ __forceinline__ float add_rn(float x, float y) { return __fadd_rn(x, y); }
 __device__ __forceinline__ double add_rn(double x, double y) { return __dadd_rn(x, y); }
 
-constexpr int kPairwiseGroup = 2 * kThreads;  // partials one CUDA block reduces
-
 constexpr int kWarp = 32;
-constexpr int kDotBatch = 8;  // steps whose loads a thread issues before it uses any
-static_assert(kThreads % kWarp == 0 && kWarp == 4 * kDotLanes, "a step is four elements of each lane");
-static_assert(kDotBlock % (kDotBatch * kWarp) == 0, "a full block is whole batches");
+constexpr int kDotThreads = kLaunch<StreamKernel::dot>.threads;
+constexpr int kDotVectors = kLaunch<StreamKernel::dot>.vectors;
+constexpr int kPairwiseGroup = 2 * kDotThreads;  // partials one CUDA block reduces
+static_assert(kDotThreads % kWarp == 0 && kDotThreads >= kWarp, "whole warps: warp 0 gathers the lanes");
+static_assert((kPairwiseGroup & (kPairwiseGroup - 1)) == 0, "the tree's groups are aligned powers of two");
 
-// Adds one step's elements [base, base + 32) (those below `end`) to the lane sums: thread j
-// holds the product of element base + j; thread l < 8 adds base+l, base+l+8, base+l+16,
-// base+l+24 in that order. Every thread of the warp calls it (the shuffles need the whole warp).
-// Checked: the step may reach past `end` (only the last block's remainder does).
-template <bool Checked, class T>
-__device__ __forceinline__ void dot_step(T& sum, T product, int j, std::uint64_t base, std::uint64_t end) {
-  T terms[4] = {product, __shfl_down_sync(0xffffffffu, product, 8), __shfl_down_sync(0xffffffffu, product, 16),
-                __shfl_down_sync(0xffffffffu, product, 24)};
-  if (j < kDotLanes) {
+// One chunk of a dot block: kDotThreads * kDotVectors vectors of each input, whose products
+// dot_kernel stores in element order in shared memory (vector v of the chunk at prod[v]).
+template <class T>
+struct DotChunk {
+  using V = typename Vector16<T>::type;
+  static constexpr int vectors = kDotThreads * kDotVectors;
+  static constexpr int elements = vectors * Vector16<T>::width;
+  static_assert(kDotBlock % elements == 0, "a full block is whole chunks");
+  static_assert(elements % kDotLanes == 0, "every lane has as many elements in a full chunk");
+};
+
+// The chunk's elements [i, i + W) of x (zeros past `end`). Full: the whole vector is below `end`.
+template <class T>
+__device__ __forceinline__ typename Vector16<T>::type chunk_load(const T* __restrict__ x, std::uint64_t i,
+                                                                 std::uint64_t end, bool full) {
+  using V = typename Vector16<T>::type;
+  constexpr int W = Vector16<T>::width;
+  if (full || i + W <= end) return reinterpret_cast<const V*>(x)[i / W];
+  T r[W];
 #pragma unroll
-    for (int m = 0; m < 4; ++m) {
-      if (!Checked || base + j + m * kDotLanes < end) sum = add_rn(sum, terms[m]);
-    }
-  }
+  for (int w = 0; w < W; ++w) r[w] = i + w < end ? x[i + w] : T(0);
+  return Vector16<T>::join(r);
+}
+
+// x * y element by element, each product rounded on its own.
+template <class T>
+__device__ __forceinline__ typename Vector16<T>::type products(const typename Vector16<T>::type& x,
+                                                               const typename Vector16<T>::type& y) {
+  constexpr int W = Vector16<T>::width;
+  T xs[W], ys[W], p[W];
+  Vector16<T>::split(x, xs);
+  Vector16<T>::split(y, ys);
+#pragma unroll
+  for (int w = 0; w < W; ++w) p[w] = mul_rn(xs[w], ys[w]);
+  return Vector16<T>::join(p);
 }
 
 // The partial tree's group g: the CUDA block reduces src[g*G, min((g+1)*G, count)), G =
@@ -161,7 +242,7 @@ __device__ T reduce_group(const T* src, std::uint64_t count, std::uint64_t g, T 
       count - base < static_cast<std::uint64_t>(kPairwiseGroup) ? count - base : kPairwiseGroup);
   const std::uint32_t t = threadIdx.x;
   if (t < m0) s[t] = __ldcg(src + base + t);
-  if (t + kThreads < m0) s[t + kThreads] = __ldcg(src + base + t + kThreads);
+  if (t + kDotThreads < m0) s[t + kDotThreads] = __ldcg(src + base + t + kDotThreads);
   __syncthreads();
   for (std::uint32_t m = m0; m > 1;) {
     const std::uint32_t half = m / 2;
@@ -177,48 +258,59 @@ __device__ T reduce_group(const T* src, std::uint64_t count, std::uint64_t g, T 
   return s[0];
 }
 
-// Warp w: block w of kDotBlock elements, its partial to values[w]; then the tree (step 3 of the
-// header). values: the partials, then each level's group values but the last level's (that one
-// value is *result). arrivals: one counter per group of every level, zero before the launch;
+// CUDA block w: dot block w (kDotBlock elements), its partial to values[w]; then the tree (step 3
+// of the header). values: the partials, then each level's group values but the last level's (that
+// one value is *result). arrivals: one counter per group of every level, zero before the launch;
 // each group's last arrival sets it back to zero, so the launch leaves them zero for the next
 // one (launches on one scratch must therefore be ordered: one stream).
 template <class T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kDotThreads)
     dot_kernel(const T* __restrict__ a, const T* __restrict__ b, std::uint64_t n, std::uint64_t blocks,
                T* values, unsigned* arrivals, T* result) {
+  using Chunk = DotChunk<T>;
+  using V = typename Vector16<T>::type;
+  constexpr int W = Vector16<T>::width;
   __shared__ T tree[kPairwiseGroup];
   __shared__ bool completes;
-  const std::uint64_t block = (static_cast<std::uint64_t>(blockIdx.x) * kThreads + threadIdx.x) / kWarp;
-  const int j = static_cast<int>(threadIdx.x % kWarp);
-  if (block < blocks) {  // a whole warp: the shuffles below always see full warps
-    const std::uint64_t begin = block * kDotBlock;
-    const std::uint64_t end = begin + kDotBlock < n ? begin + kDotBlock : n;
-    T sum = T(0);  // thread l < 8: lane l's sum
-    std::uint64_t base = begin;
-    for (; base + kDotBatch * kWarp <= end; base += kDotBatch * kWarp) {
-      T x[kDotBatch], y[kDotBatch];
+  __shared__ V prod[Chunk::vectors];
+  const std::uint64_t begin = static_cast<std::uint64_t>(blockIdx.x) * kDotBlock;
+  const std::uint64_t end = begin + kDotBlock < n ? begin + kDotBlock : n;
+  const int t = static_cast<int>(threadIdx.x);
+  T sum = T(0);  // thread l < 8: lane l's sum
+  for (std::uint64_t base = begin; base < end; base += Chunk::elements) {
+    const bool full = base + Chunk::elements <= end;
+    V x[kDotVectors], y[kDotVectors];
 #pragma unroll
-      for (int s = 0; s < kDotBatch; ++s) {
-        x[s] = a[base + s * kWarp + j];
-        y[s] = b[base + s * kWarp + j];
+    for (int v = 0; v < kDotVectors; ++v) {
+      const std::uint64_t i = base + static_cast<std::uint64_t>(v * kDotThreads + t) * W;
+      x[v] = chunk_load(a, i, end, full);
+      y[v] = chunk_load(b, i, end, full);
+    }
+#pragma unroll
+    for (int v = 0; v < kDotVectors; ++v) prod[v * kDotThreads + t] = products<T>(x[v], y[v]);
+    __syncthreads();  // the chunk's products are all stored
+    if (t < kDotLanes) {
+      const T* e = reinterpret_cast<const T*>(prod);
+      if (full) {
+#pragma unroll 16
+        for (int i = t; i < Chunk::elements; i += kDotLanes) sum = add_rn(sum, e[i]);
+      } else {
+        for (int i = t; base + i < end; i += kDotLanes) sum = add_rn(sum, e[i]);
       }
-#pragma unroll
-      for (int s = 0; s < kDotBatch; ++s) dot_step<false>(sum, mul_rn(x[s], y[s]), j, base + s * kWarp, end);
     }
-    for (; base < end; base += kWarp) {  // the last block's remainder, step by step
-      const std::uint64_t i = base + j;
-      dot_step<true>(sum, i < end ? mul_rn(a[i], b[i]) : T(0), j, base, end);
-    }
+    __syncthreads();  // the lanes have read them: the next chunk may overwrite them
+  }
+  if (t < kWarp) {  // warp 0, whole: the shuffles
     T lanes[kDotLanes];
 #pragma unroll
     for (int l = 0; l < kDotLanes; ++l) lanes[l] = __shfl_sync(0xffffffffu, sum, l);
-    if (j == 0) values[block] = dot_combine_lanes(lanes);
+    if (t == 0) values[blockIdx.x] = dot_combine_lanes(lanes);
   }
-  // The tree. A producer (at level 0 a CUDA block with its kThreads / kWarp partials, above it a
-  // group) arrives at its group's counter once its values are written; the one that arrives
-  // last reduces the group and is the producer of the next level.
+  // The tree. A producer (at level 0 a CUDA block with its partial, above it a group) arrives at
+  // its group's counter once its values are written; the one that arrives last reduces the group
+  // and is the producer of the next level.
   std::uint64_t producer = blockIdx.x, producers = gridDim.x;
-  std::uint64_t per_group = kPairwiseGroup / (kThreads / kWarp);
+  std::uint64_t per_group = kPairwiseGroup;
   const T* src = values;
   T* dst = values + blocks;
   std::uint64_t count = blocks;
@@ -269,18 +361,20 @@ __global__ void store_zero_kernel(T* result) {
 template <class T>
 void launch_stream_init(T* a, T* b, T* c, std::uint64_t n, cudaStream_t stream) {
   if (n == 0) return;
-  stream_init_kernel<T><<<grid_for(n), kArrayThreads, 0, stream>>>(a, b, c, n);
+  stream_init_kernel<T><<<grid_for(n, kInitThreads), kInitThreads, 0, stream>>>(a, b, c, n);
   PARLAB_CUDA_CHECK(cudaPeekAtLastError());
 }
 
 template <class T>
 void launch_stream(StreamKernel k, T* a, T* b, T* c, std::uint64_t n, cudaStream_t stream) {
   if (n == 0) return;
-  const unsigned grid = grid_for(n / Vector16<T>::width + 1);
   const T s = StreamInit<T>::scalar;
   if (info(k).writes == 0) throw FailureError("launch_stream: " + std::string(info(k).name) + " has its own launcher");
   with_stream_kernel(k, [&](auto kernel) {
-    stream_kernel<T, decltype(kernel)::value><<<grid, kArrayThreads, 0, stream>>>(a, b, c, s, n);
+    constexpr StreamLaunch shape = kLaunch<decltype(kernel)::value>;
+    // At least one block, whose first thread does the scalar tail of an array shorter than a vector.
+    const unsigned grid = grid_for(n / Vector16<T>::width, static_cast<std::uint64_t>(shape.threads) * shape.vectors);
+    stream_kernel<T, decltype(kernel)::value><<<grid, shape.threads, 0, stream>>>(a, b, c, s, n);
   });
   PARLAB_CUDA_CHECK(cudaPeekAtLastError());
 }
@@ -333,9 +427,8 @@ void launch_dot(const T* a, const T* b, std::uint64_t n, DotScratch<T>& scratch,
     PARLAB_CUDA_CHECK(cudaPeekAtLastError());
     return;
   }
-  const std::uint64_t threads = blocks * kWarp;
-  dot_kernel<T><<<static_cast<unsigned>((threads + kThreads - 1) / kThreads), kThreads, 0, stream>>>(
-      a, b, n, blocks, scratch.values(), scratch.arrivals(), result);
+  dot_kernel<T><<<static_cast<unsigned>(blocks), kDotThreads, 0, stream>>>(a, b, n, blocks, scratch.values(),
+                                                                          scratch.arrivals(), result);
   PARLAB_CUDA_CHECK(cudaPeekAtLastError());
 }
 

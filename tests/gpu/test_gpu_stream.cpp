@@ -81,11 +81,12 @@ bool same_bits(T x, T y) {
   return std::memcmp(&x, &y, sizeof(T)) == 0;
 }
 
-// No block, a partial block, exact blocks, and more than 512 partials, so the tree has two
-// levels (the first with a partial last group); a third level would need more than 512 * 512
-// partials (2^31 elements), beyond a test.
-const std::uint64_t kDotSizes[] = {0, 1, 7, 8, 9, 8191, 8192, 8193, 5 * 8192 + 3, 37 * 8192 + 1001,
-                                   513 * 8192 + 17, 1100 * 8192 + 4097};
+// No block, a partial block, exact blocks, a last block of whole chunks (1024 doubles, 2048
+// floats: gpu/stream_kernels.cu's DotChunk) and one element short of that, and more than 512
+// partials, so the tree has two levels (the first with a partial last group); a third level
+// would need more than 512 * 512 partials (2^31 elements), beyond a test.
+const std::uint64_t kDotSizes[] = {0, 1, 7, 8, 9, 8191, 8192, 8193, 2 * 8192 + 2048, 2 * 8192 + 2047, 5 * 8192 + 3,
+                                   37 * 8192 + 1001, 513 * 8192 + 17, 1100 * 8192 + 4097};
 
 template <class T>
 void expect_dot_bits_equal_cpu() {
