@@ -10,10 +10,13 @@
 
 namespace parlab::cuda {
 
-inline constexpr std::array<std::string_view, 4> kBackendNames = {"cuda", "cuda-cublas", "cuda-multi",
-                                                                  "cuda-multi-seq"};
+inline constexpr std::array<std::string_view, 5> kBackendNames = {"cuda", "cuda-cublas", "cuda-multi",
+                                                                  "cuda-multi-seq", "cuda-memcpy"};
 
-// Variants that "all" and "gpu" leave out (the baseline of the multi-GPU concurrency study).
-inline constexpr bool in_default_set(std::string_view name) { return name != "cuda-multi-seq"; }
+// Variants that "all" and "gpu" leave out: the baseline of the multi-GPU concurrency study, and
+// the driver's copy, a peer measured where a suite or --backend names it (stream-peers).
+inline constexpr bool in_default_set(std::string_view name) {
+  return name != "cuda-multi-seq" && name != "cuda-memcpy";
+}
 
 }  // namespace parlab::cuda

@@ -65,6 +65,7 @@ void add_cuda_backends(Registry& registry) {
   for (auto& s : cuda::practice_kernels()) single.push_back(std::move(s));
   const std::vector<std::string> cublas = table.names([](const cuda::GpuRow& r) { return r.cublas; });
   const std::vector<std::string> multi = table.names([](const cuda::GpuRow& r) { return r.multi != nullptr; });
+  const std::vector<std::string> driver_copy = table.names([](const cuda::GpuRow& r) { return r.driver_copy; });
 
   cuda::DeviceCount devices = cuda::device_count();
   std::string first, all, versions;
@@ -85,7 +86,10 @@ void add_cuda_backends(Registry& registry) {
     // are errors (BackendEntry::broken), and `parlab list` says FAILED.
     const bool broken = devices.state == cuda::DeviceCount::State::driver_error;
     for (const std::string_view name : cuda::kBackendNames) {
-      const auto& kernels = name == "cuda" ? single : name == "cuda-cublas" ? cublas : multi;
+      const auto& kernels = name == "cuda"          ? single
+                            : name == "cuda-cublas" ? cublas
+                            : name == "cuda-memcpy" ? driver_copy
+                                                    : multi;
       BackendEntry e = unavailable_entry(std::string(name), kernels, devices.reason);
       e.broken = broken;
       e.in_default_set = cuda::in_default_set(name);
@@ -113,6 +117,15 @@ void add_cuda_backends(Registry& registry) {
       count + ", split evenly and run one after another (" + all + "); " + versions);
   seq.in_default_set = cuda::in_default_set(seq.name);
   registry.add(std::move(seq));
+  // The driver's copy: what a program calls instead of a copy kernel, so the bar parlab's copy is
+  // held to (docs/peers.md, "The driver's copy"). Not parlab's code.
+  auto memcpy_entry = gpu_entry(
+      "cuda-memcpy", driver_copy, [](const Problem& p) { return cuda::make_driver_copy_workload(p); },
+      first + "; " + versions +
+          "; copy: cudaMemcpyAsync device to device (c = a), the same arrays, work and check as cuda's copy");
+  memcpy_entry.own_kernels = false;
+  memcpy_entry.in_default_set = cuda::in_default_set(memcpy_entry.name);
+  registry.add(std::move(memcpy_entry));
 }
 
 }  // namespace parlab

@@ -7,6 +7,8 @@
 //   cuda-multi             every visible GPU, concurrently: pi and triad, the work split evenly
 //   cuda-multi-seq  the same split, one GPU after another (the baseline of the
 //                          concurrency study; not in the default set)
+//   cuda-memcpy            one GPU: copy through cudaMemcpyAsync device to device, the driver's
+//                          copy beside parlab's kernel (a peer; not in the default set)
 //
 // Practices (kernel names of the `cuda` entry; `size` as stated; precision ignored):
 //   transfer_pageable    H2D then D2H of `size` bytes from pageable host memory

@@ -106,11 +106,14 @@ class PiWorkload final : public DeviceWorkload {
 };
 
 // ---------------------------------------------------------------- STREAM
+// Who runs copy: parlab's kernel, or the driver's cudaMemcpyAsync (the `cuda-memcpy` entry).
+enum class CopyBy { kernel, driver };
+
 template <class T>
 class StreamWorkload final : public DeviceWorkload {
  public:
-  StreamWorkload(const Problem& p, StreamKernel k)
-      : DeviceWorkload(p.device), kernel_(k), n_(p.size),
+  StreamWorkload(const Problem& p, StreamKernel k, CopyBy copy_by = CopyBy::kernel)
+      : DeviceWorkload(p.device), kernel_(k), copy_by_(copy_by), n_(p.size),
         a_(n_, device_, "STREAM array a"), b_(n_, device_, "STREAM array b"), c_(n_, device_, "STREAM array c"),
         scratch_(k == StreamKernel::dot ? n_ : 0, device_),
         dot_host_(k == StreamKernel::dot ? 1 : 0, "dot result") {
@@ -126,6 +129,13 @@ class StreamWorkload final : public DeviceWorkload {
     if (kernel_ == StreamKernel::dot) {
       run_timed([&] { launch_dot(a_.get(), b_.get(), n_, scratch_, dot_host_.get(), stream_.get()); });
       dot_.record(dot_host_[0]);
+    } else if (copy_by_ == CopyBy::driver) {
+      // c = a by the driver: what a program calls instead of writing a copy kernel. Nothing to
+      // call for no elements (the buffers are null then), as launch_stream launches nothing.
+      run_timed([&] {
+        if (n_ == 0) return;
+        PARLAB_CUDA_CHECK(cudaMemcpyAsync(c_.get(), a_.get(), c_.bytes(), cudaMemcpyDeviceToDevice, stream_.get()));
+      });
     } else {
       run_timed([&] { launch_stream(kernel_, a_.get(), b_.get(), c_.get(), n_, stream_.get()); });
     }
@@ -144,6 +154,7 @@ class StreamWorkload final : public DeviceWorkload {
 
  private:
   StreamKernel kernel_;
+  CopyBy copy_by_;
   std::uint64_t n_;
   DeviceBuffer<T> a_, b_, c_;
   DotScratch<T> scratch_;
@@ -363,6 +374,7 @@ const KernelTable<GpuRow>& gpu_kernel_table() {
                                 },
                                 false, make_multi_pi_workload})
         .family(KernelFamily::stream, {make_stream<StreamWorkload>})
+        .kernel("copy", {make_stream<StreamWorkload>, false, nullptr, true})
         .kernel("triad", {make_stream<StreamWorkload>, false, make_multi_triad_workload})
         .kernel("plus_one", {[](const Problem& p, MatmulImpl) -> std::unique_ptr<Workload> {
                   return std::make_unique<PlusOneWorkload>(p);
@@ -385,6 +397,15 @@ std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulIm
   const GpuRow& row = gpu_kernel_table().at(p.kernel, backend, &GpuRow::single);
   check_precision(p);
   return row.single(p, matmul);
+}
+
+std::unique_ptr<Workload> make_driver_copy_workload(const Problem& p) {
+  check_device(p.device);
+  gpu_kernel_table().at(p.kernel, "cuda-memcpy", &GpuRow::driver_copy);
+  check_precision(p);
+  const StreamKernel k = *stream_kernel_from_name(p.kernel);
+  if (p.precision == Precision::f32) return std::make_unique<StreamWorkload<float>>(p, k, CopyBy::driver);
+  return std::make_unique<StreamWorkload<double>>(p, k, CopyBy::driver);
 }
 
 }  // namespace parlab::cuda

@@ -54,12 +54,14 @@ class DeviceWorkload : public Workload {
 enum class MatmulImpl { tiled, cublas };
 
 // A catalogue kernel's GPU makers: on one device (the `cuda` entry; matmul's impl picks the
-// kernel), whether `cuda-cublas` runs it, and split over every device (`cuda-multi`, its bool
-// says concurrently). A null maker: that entry does not implement the kernel.
+// kernel), whether `cuda-cublas` runs it, split over every device (`cuda-multi`, its bool says
+// concurrently), and whether `cuda-memcpy` runs it (copy: the driver's cudaMemcpyAsync). A null
+// maker: that entry does not implement the kernel.
 struct GpuRow {
   std::unique_ptr<Workload> (*single)(const Problem&, MatmulImpl) = nullptr;
   bool cublas = false;
   std::unique_ptr<Workload> (*multi)(const Problem&, bool concurrent) = nullptr;
+  bool driver_copy = false;
 };
 
 // The GPU wing's kernel table (workloads.cpp), keyed by the catalogue (core/kernel_table.hpp).
@@ -72,6 +74,11 @@ std::vector<std::string> practice_kernels();
 // UsageError for an unknown kernel or precision, a bad device index or a size the device cannot
 // hold, and UnavailableError "not implemented by <backend>" for a kernel the table leaves out.
 std::unique_ptr<Workload> make_single_device_workload(const Problem& p, MatmulImpl matmul, std::string_view backend);
+
+// copy through cudaMemcpyAsync device to device on p.device (the `cuda-memcpy` entry): the
+// STREAM copy's arrays, work and validation, the driver's copy instead of parlab's kernel. Throws
+// as make_single_device_workload, and UnavailableError for a kernel the table does not mark.
+std::unique_ptr<Workload> make_driver_copy_workload(const Problem& p);
 
 // The practices of backends.hpp on p.device (practices.cpp).
 std::unique_ptr<Workload> make_practice_workload(const Problem& p);
