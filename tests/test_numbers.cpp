@@ -1,5 +1,5 @@
 // The one way parlab writes a rate and a size (experiments/io/numbers.hpp), held to the cases
-// the analysis's formatters are held to as well (tests/fixtures/number-formats.json).
+// the analysis's formatters are held to as well (tests/number-formats.json).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -15,7 +15,7 @@
 namespace {
 
 nlohmann::json cases() {
-  std::ifstream in(std::string(PARLAB_SOURCE_DIR) + "/tests/fixtures/number-formats.json");
+  std::ifstream in(std::string(PARLAB_SOURCE_DIR) + "/tests/number-formats.json");
   return nlohmann::json::parse(in);
 }
 

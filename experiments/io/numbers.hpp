@@ -2,7 +2,7 @@
 // same figure reads the same in the ceilings' listing and warnings, the in-core blocks, a record's
 // limit, `parlab pi` and the plan's refusals. The rates and sizes follow the same rules as the
 // analysis's labels (experiments/analysis/figures/labels.py: fmt_rate, fmt_bytes); the cases in
-// tests/fixtures/number-formats.json hold both to them.
+// tests/number-formats.json hold both to them.
 #pragma once
 
 #include <cmath>

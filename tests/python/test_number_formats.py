@@ -1,5 +1,5 @@
 """The analysis writes rates and sizes as the C++ commands do: both formatters are held to the same
-cases (tests/fixtures/number-formats.json; tests/test_numbers.cpp holds C++'s)."""
+cases (tests/number-formats.json; tests/test_numbers.cpp holds C++'s)."""
 import json
 import os
 
@@ -7,7 +7,7 @@ import pytest
 from analysis.figures.labels import fmt_bytes, fmt_rate
 from conftest import ROOT
 
-CASES = json.load(open(os.path.join(ROOT, "tests", "fixtures", "number-formats.json"), encoding="utf-8"))
+CASES = json.load(open(os.path.join(ROOT, "tests", "number-formats.json"), encoding="utf-8"))
 
 
 @pytest.mark.parametrize("value,unit,text", CASES["rates"], ids=[c[2] for c in CASES["rates"]])

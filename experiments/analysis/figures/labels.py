@@ -45,7 +45,7 @@ def fmt_rate_spread(x: float, spread: float, unit: str) -> str:
 
 def fmt_rate(x: float, unit: str) -> str:
     """A rate with its decimal prefix: "1.26 Gsamples/s", "20.0 GB/s", "903 Gflop/s" — the one
-    format C++'s format_rate writes too (tests/fixtures/number-formats.json holds both)."""
+    format C++'s format_rate writes too (tests/number-formats.json holds both)."""
     for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if abs(x) >= scale * 0.9995:  # what rounds to 1000 of one prefix is 1.00 of the next
             return f"{three_digits(x / scale)} {prefix}{unit}"

@@ -209,7 +209,7 @@ def summary_html(summary: dict) -> str:
         parts.append("<p>Every measured result passed its validation.</p>")
     doubtful = summary.get("implausible") or []
     if doubtful:
-        parts.append(f"<h3 class='doubtful'>{len(doubtful)} result(s) to look at again</h3><table>"
+        parts.append(f"<h3 class='warn'>{len(doubtful)} result(s) to look at again</h3><table>"
                      + "".join(f"<tr><td class='l'>{e(p['what'])}</td><td>{e(p['marks'])}</td>"
                                f"<td class='l'>{e(p['why'])}</td></tr>" for p in doubtful) + "</table>")
     if unavailable:
