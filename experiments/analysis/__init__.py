@@ -15,6 +15,8 @@ Modules:
   compare_stats   the Mann-Whitney U test and the ratio interval, without SciPy
   compare_report  what compare draws: its report.html, and the wording its text shares with it
   compare_text    what compare prints: the comparison as text within the terminal's width
+  plausible       results that cannot be right, marked in the table and the report: a speedup
+                  above the CPUs used, more workers than CPUs free at the start
   terminal        the terminal's width and text wrapped to it, as experiments/io/terminal.hpp
   exit_codes      the exit-code contract of the Python commands, in one place (run_command)
   writer          the one figure and HTML writer both reports use: deterministic PNG/SVG files,
