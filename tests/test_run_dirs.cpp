@@ -13,9 +13,12 @@
 #include <thread>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "core/error.hpp"
 #include "experiments/io/files.hpp"
 #include "experiments/io/terminal.hpp"
+#include "experiments/run/runner.hpp"
 
 namespace fs = std::filesystem;
 using parlab::host_slug;
@@ -102,4 +105,19 @@ TEST(TerminalWidth, ColumnsWithinBoundsWinsElseTheDefault) {
   } else {
     ::unsetenv("COLUMNS");
   }
+}
+
+// results.csv's text cells: a name that a spreadsheet would run as a formula is written inert.
+TEST(ResultsCsv, FormulaCellsAreNeutralised) {
+  const nlohmann::json records = nlohmann::json::parse(R"j([
+    {"id": 0, "kernel": "=HYPERLINK(\"x\")", "backend": "+cmd", "status": "ok", "threads": 1, "size": 4},
+    {"id": 1, "kernel": "@SUM(A1)", "backend": "-2", "status": "ok", "threads": 1, "size": 4},
+    {"id": 2, "kernel": "pi", "backend": "serial", "status": "ok", "threads": 1, "size": 4}])j");
+  const std::string csv = parlab::records_to_csv(records);
+  EXPECT_NE(csv.find("\"'=HYPERLINK(\"\"x\"\")\""), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",'+cmd,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("'@SUM(A1)"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",'-2,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",pi,serial,"), std::string::npos) << csv;
+  for (const char* bad : {",=", ",+", ",@", ",-"}) EXPECT_EQ(csv.find(bad), std::string::npos) << bad << "\n" << csv;
 }

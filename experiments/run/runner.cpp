@@ -101,8 +101,13 @@ class Progress {
   Clock::time_point start_;
 };
 
-std::string csv_escape(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+// A text cell of results.csv. One that begins with = + - @ (or a tab or CR) would be read as a
+// formula by a spreadsheet: it takes a leading ' (OWASP's rule, as the analysis's csv_text does).
+// Names come from the plan, and a suite file from elsewhere can hold anything.
+std::string csv_escape(const std::string& text) {
+  const std::string s = !text.empty() && std::string_view("=+-@\t\r").find(text[0]) != std::string_view::npos
+                            ? "'" + text : text;
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
     if (c == '"') out += '"';
