@@ -47,6 +47,8 @@ RUNS = {
     "quick": "h200-node-16core/20261127T142016Z",
     "matmul": "h200-node-16core/20261127T142542Z",
     "gpu_stream": "h200-node-16core/20261127T142435Z",
+    # 9c35b5a: the GPU STREAM launch shapes chosen per kernel, beside the driver's copy (one round).
+    "gpu_tuned": "h200-node-16core/20261128T194542Z",
     "distributed": "h200-node-16core/20261123T181609Z",
     "x2_multi": "h200-x2/20261122T222731Z",
     "x4_multi": "h200-x4/20261122T233954Z",
@@ -310,6 +312,25 @@ def stream() -> dict:
                   "share": best["limit"].get("fraction"), "roof": best["limit"].get("roof"),
                   "above": best["limit"].get("above_roof")}
     out["likwid"] = cpu
+    return out
+
+
+def gpu_tuned() -> dict:
+    """The tuned GPU STREAM kernels at 2^27 and 2^28 doubles: each kernel's share of the H200's
+    theoretical peak, over BabelStream's cuda-stream and (copy) over the driver's
+    cudaMemcpyAsync, all by the same statistic (work over the median time), in one run."""
+    out = {}
+    for size in (1 << 27, 1 << 28):
+        row = {}
+        for k in STREAM_KERNELS:
+            mine = one("gpu_tuned", kernel=k, backend="cuda", size=size)
+            peer = one("gpu_tuned", kernel=k, backend="babelstream-cuda", size=size)
+            row[k] = {"peak": mine["limit"]["peak"]["fraction"], "over_babelstream": rate(mine) / rate(peer)}
+        driver = one("gpu_tuned", kernel="copy", backend="cuda-memcpy", size=size)
+        row["driver_peak"] = driver["limit"]["peak"]["fraction"]
+        for k in ("copy", "mul"):
+            row[k]["over_driver"] = rate(one("gpu_tuned", kernel=k, backend="cuda", size=size)) / rate(driver)
+        out[size] = row
     return out
 
 
