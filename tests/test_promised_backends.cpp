@@ -77,12 +77,15 @@ const promise::Unpromised* exemption(std::string_view name) {
   return nullptr;
 }
 
-// A CUDA backend unavailable for want of a GPU on this machine (and nothing else): gpu/ says "no
-// CUDA device (...)" or "no CUDA driver (...)"; mpi+cuda repeats cuda's reason after its prefix.
+// A backend unavailable for want of a GPU on this machine (and nothing else): gpu/ says "no CUDA
+// device (...)" or "no CUDA driver (...)"; mpi+cuda repeats cuda's reason after its prefix, and the
+// GPU library backends (py-cupy, py-torch) after theirs (no_gpu_reason, core/registry.cpp).
+constexpr std::string_view kNeedsGpuPrefix = "needs a GPU: ";
 bool wants_a_gpu(const BackendEntry& e) {
   std::string_view r = e.reason;
   constexpr std::string_view kMpiPrefix = "the cuda backend is unavailable: ";
   if (e.kind == BackendKind::mpi && starts_with(r, kMpiPrefix)) r.remove_prefix(kMpiPrefix.size());
+  if (e.kind == BackendKind::python && starts_with(r, kNeedsGpuPrefix)) r.remove_prefix(kNeedsGpuPrefix.size());
   return !e.broken && (starts_with(r, "no CUDA device") || starts_with(r, "no CUDA driver"));
 }
 
@@ -105,7 +108,9 @@ TEST(Promise, EveryPromisedBackendIsAvailableAndCudaIsCompiled) {
       not_promised.push_back(e.name + " (exempt: " + std::string(u->why) + ")");
       continue;
     }
-    const bool compiled_only = std::find(parts.begin(), parts.end(), "CUDA") != parts.end();
+    // Compiled, and waiting for a GPU: CUDA's own backends, and the Python ones that need a GPU.
+    const bool compiled_only = std::find(parts.begin(), parts.end(), "CUDA") != parts.end() ||
+                               starts_with(e.reason, kNeedsGpuPrefix);
     if (e.available) {
       available.push_back(e.name);
     } else if (compiled_only && wants_a_gpu(e)) {
