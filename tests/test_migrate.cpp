@@ -41,6 +41,8 @@ json ceilings(bool with_spread) {
   return {{"roofs", {{"cpu_bw_triad_all", roof}}}, {"cache", "/home/me/.cache/parlab/ceilings/vm-1.json"}};
 }
 
+// `records` a json::array: a one-element brace list is that element itself in newer nlohmann-json
+// (Debian 13's), not an array of it, so the callers say json::array.
 json run_of(json records, json ceilings_block, const char* schema = "parlab-results/3") {
   json context = {{"host", "vm"}};
   if (!ceilings_block.is_null()) context["ceilings"] = std::move(ceilings_block);
@@ -84,7 +86,7 @@ TEST(IncoreAboveNote, ByHowMuchAndWhetherItsProbesSpreadCoversIt) {
 }
 
 TEST(MigrateGrading, ARecordAboveItsRoofIsGivenItsNoteAndKeepsItsShare) {
-  json doc = run_of({triad_record(triad_limit(1.07)), triad_record(triad_limit(1.04)), triad_record(triad_limit(0.9))},
+  json doc = run_of(json::array({triad_record(triad_limit(1.07)), triad_record(triad_limit(1.04)), triad_record(triad_limit(0.9))}),
                     ceilings(true));
   doc["records"][1]["id"] = 1;
   doc["records"][2]["id"] = 2;
@@ -107,7 +109,7 @@ TEST(MigrateGrading, ARecordAboveItsRoofIsGivenItsNoteAndKeepsItsShare) {
 }
 
 TEST(MigrateGrading, WithoutASpreadTheNoteSaysWhatIsNotKnown) {
-  const Migration m = migrated(run_of({triad_record(triad_limit(1.07))}, ceilings(false)));
+  const Migration m = migrated(run_of(json::array({triad_record(triad_limit(1.07))}), ceilings(false)));
   EXPECT_EQ(m.roof_notes_added, 1);
   EXPECT_EQ(m.doc["records"][0]["limit"]["above_roof"],
             "above its roof by 7%; this run's ceilings keep no spread for cpu_bw_triad_all, so whether that is "
@@ -124,7 +126,7 @@ TEST(MigrateGrading, AnInCoreShareAboveOneIsGivenItsNote) {
   pi["family"] = "pi";
   pi["own_kernels"] = true;
   pi["precision"] = "int32";
-  const Migration m = migrated(run_of({pi}, c));
+  const Migration m = migrated(run_of(json::array({pi}), c));
   EXPECT_EQ(m.incore_notes_added, 1);
   EXPECT_EQ(m.roof_notes_added, 0);
   const std::string above = m.doc["records"][0]["limit"]["incore"]["above"];
@@ -138,10 +140,10 @@ TEST(MigrateGrading, ACurrentRunWithNothingToDoIsLeftAndOneWithAPathIsNot) {
   graded["limit"]["above_roof"] = "above its roof by 7%, beyond the roof's own spread";
   json c = ceilings(true);
   c["cache"] = nullptr;
-  const Migration current = migrated(run_of({graded}, c, kResultsSchema));
+  const Migration current = migrated(run_of(json::array({graded}), c, kResultsSchema));
   EXPECT_FALSE(current.changed());
   // A current run whose only fault is a path of its machine is still rewritten.
-  const Migration with_path = migrated(run_of({graded}, ceilings(true), kResultsSchema));
+  const Migration with_path = migrated(run_of(json::array({graded}), ceilings(true), kResultsSchema));
   EXPECT_TRUE(with_path.changed());
   EXPECT_EQ(with_path.paths_made_portable, 1);
   EXPECT_EQ(with_path.roof_notes_added, 0);
