@@ -1,6 +1,6 @@
 // A results document made portable: no path of the machine that wrote it. Runs are committed and
-// read on other machines, and "/root/.cache/parlab/ceilings/vm-....json" or "likwid-bench at
-// /work/main/build/offline-deps/usr/bin/likwid-bench" says where one user kept their files, which
+// read on other machines, and a ceilings cache under a home folder or "likwid-bench at <checkout>/
+// build/offline-deps/usr/bin/likwid-bench" says where one user kept their files, which
 // is nobody else's business and true nowhere else (docs/records.md, "No machine paths").
 #pragma once
 
