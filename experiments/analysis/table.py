@@ -37,7 +37,8 @@ def _row(r: dict) -> dict:
             "n": s.get("n", len(r.get("reps_s") or [])) if s else 0, "roof": share["roof"] if share else None,
             "share": share["fraction"] if share else None,
             "unstable": bool(r.get("unstable")), "reason": r.get("reason", ""),
-            "kind": "gpu" if processor_of(r) == "gpu" else r.get("kind", ""), "no_roof": _no_roof(r)}
+            "kind": "gpu" if processor_of(r) == "gpu" else r.get("kind", ""), "no_roof": _no_roof(r),
+            "record": r}
 
 
 def _no_roof(r: dict) -> str:
@@ -50,11 +51,19 @@ def _no_roof(r: dict) -> str:
     return "cache" if "cache" in str(lim.get("reason", "")) else "none"
 
 
+def speedup_base(ok: list, x: dict):
+    """The row a row's speedup is over, of its group's valid rows `ok`: the group's serial row,
+    else the same backend at 1 thread in one process or one rank; None where neither ran."""
+    serial = next((y for y in ok if y["backend"] == "serial"), None)
+    return serial or next((y for y in ok if y["backend"] == x["backend"] and y["threads"] == 1
+                           and y["ranks"] in (None, 1)), None)
+
+
 def groups(doc: dict) -> list:
     """[(title, [row])]: the records of a loaded run (figures.load.load_run: rounds already pooled)
     by study, kernel, size and precision, in the run's order, each
     with its speedup over the group's serial record (else over the same backend at 1 thread) and
-    the fastest marked."""
+    the fastest marked; a row keeps its record (`record`) and the row its speedup is over (`base`)."""
     by = defaultdict(list)
     for r in doc.get("records", []):
         if "kernel" in r and "backend" in r:
@@ -64,10 +73,8 @@ def groups(doc: dict) -> list:
     free = free_cpus(doc)
     for (study, kernel, size, precision), rows in by.items():
         ok = [x for x in rows if x["rate"] is not None and x["valid"]]
-        serial = next((x for x in ok if x["backend"] == "serial"), None)
         for x in ok:
-            base = serial or next((y for y in ok if y["backend"] == x["backend"] and y["threads"] == 1
-                                   and y["ranks"] in (None, 1)), None)
+            x["base"] = base = speedup_base(ok, x)  # pop.py takes its reference from here too
             x["speedup"] = x["rate"] / base["rate"] if base and base["rate"] else None
         if len(ok) > 1:
             max(ok, key=lambda x: x["rate"])["fastest"] = True
