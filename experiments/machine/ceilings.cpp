@@ -41,6 +41,33 @@ bool quick_mode() {
   return q != nullptr && *q != '\0' && std::string(q) != "0";
 }
 
+}  // namespace
+
+BandwidthProbePlan bandwidth_probe_plan(std::optional<std::uint64_t> llc, bool quick) {
+  // Working sets (all of a kernel's arrays together) where memory, not the cache, is measured:
+  // kMemoryResidentFactor and twice that times max(LLC, 64 MiB) (core/roof.hpp, residency: the rule
+  // record_limit applies to records too). A set the size of the LLC was once among them and won on
+  // a 300 MiB-LLC node, so that roof held cache hits that the rule for "no roof" calls cache. The
+  // 64 MiB floor keeps a sweep long against the clock where the cache is small or unknown.
+  if (quick) return {{std::uint64_t{1} << 20, std::uint64_t{4} << 20}, 2};
+  const std::uint64_t base = std::max<std::uint64_t>(llc.value_or(0), std::uint64_t{64} << 20);
+  const auto k = static_cast<std::uint64_t>(kMemoryResidentFactor);
+  return {{k * base, 2 * k * base}, 5};
+}
+
+std::optional<BandwidthKernel> bandwidth_kernel(CpuRoof base) noexcept {
+  switch (base) {
+    case CpuRoof::bw_read: return BandwidthKernel::read;
+    case CpuRoof::bw_copy_nt: return BandwidthKernel::copy_nt;
+    case CpuRoof::bw_triad: return BandwidthKernel::triad_nt;
+    case CpuRoof::fma_f64:
+    case CpuRoof::imul: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
 std::string utc_now() {
   const auto now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm tm{};
@@ -145,20 +172,9 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
     return set;
   }
   const int all = hardware_threads();
-  // Working sets (all of a kernel's arrays together) where memory, not the cache, is measured:
-  // kMemoryResidentFactor and twice that times max(LLC, 64 MiB) (core/roof.hpp, residency: the rule
-  // record_limit applies to records too). A set the size of the LLC was once among them and won on
-  // a 300 MiB-LLC node, so that roof held cache hits that the rule for "no roof" calls cache. The
-  // 64 MiB floor keeps a sweep long against the clock where the cache is small or unknown.
-  std::vector<std::uint64_t> working_sets;
-  if (quick) {
-    working_sets = {std::uint64_t{1} << 20, std::uint64_t{4} << 20};
-  } else {
-    const std::uint64_t base = std::max<std::uint64_t>(llc.value_or(0), std::uint64_t{64} << 20);
-    const auto k = static_cast<std::uint64_t>(kMemoryResidentFactor);
-    working_sets = {k * base, 2 * k * base};
-  }
-  const int reps = quick ? 2 : 5;
+  const BandwidthProbePlan bw_plan = bandwidth_probe_plan(llc, quick);
+  const std::vector<std::uint64_t>& working_sets = bw_plan.working_sets;
+  const int reps = bw_plan.reps;
   // Compute: several short repetitions rather than a few long ones, so that on a shared machine
   // the best of them is more likely to have had its cores to itself.
   const double compute_s = quick ? 2e-3 : 0.05;
@@ -180,8 +196,9 @@ RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
         set.roofs.push_back(one);
       }
     };
-    const Bw bws[] = {{CpuRoof::bw_read, BandwidthKernel::read}, {CpuRoof::bw_copy_nt, BandwidthKernel::copy_nt},
-                      {CpuRoof::bw_triad, BandwidthKernel::triad_nt}};
+    const Bw bws[] = {{CpuRoof::bw_read, *bandwidth_kernel(CpuRoof::bw_read)},
+                      {CpuRoof::bw_copy_nt, *bandwidth_kernel(CpuRoof::bw_copy_nt)},
+                      {CpuRoof::bw_triad, *bandwidth_kernel(CpuRoof::bw_triad)}};
     try {
       // The bandwidth probes on pinned threads of their own (core/ceilings_cpu.hpp): their arrays
       // are freed before the compute probes run on the pool.
@@ -396,6 +413,10 @@ std::optional<std::filesystem::path> ceilings_cache_file() {
   return dir / (host_name() + "-" + short_hash(cpu_model()) + "-" + short_hash(build) + (quick_mode() ? "-quick" : "") +
                 ".json");
 }
+
+json roof_json(const Roof& r, const std::string& when) { return to_json(r, when); }
+std::string human_figure(double v, const std::string& unit) { return human(v, unit); }
+std::string utc_now_text() { return utc_now(); }
 
 json measure_ceilings(const Registry& registry, std::ostream& log) {
   const auto t0 = Clock::now();

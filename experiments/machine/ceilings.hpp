@@ -2,6 +2,7 @@
 // context holds as `context.ceilings`.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
@@ -10,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/ceilings_cpu.hpp"
+#include "core/roof.hpp"
 #include "core/workload.hpp"
 
 namespace parlab {
@@ -20,6 +23,25 @@ namespace parlab {
 // compiler, flags, build type and sanitizers, so a rebuild that could change a probe's code
 // measures again. A PARLAB_CEILINGS_QUICK measurement has a file of its own ("-quick").
 std::optional<std::filesystem::path> ceilings_cache_file();
+
+// How the CPU bandwidth roofs are measured (BandwidthProbe::measure's working sets, bytes of all
+// a kernel's arrays, and repetitions): memory-resident sets from the last-level cache `llc`, or a
+// few cached megabytes where `quick` (PARLAB_CEILINGS_QUICK). One plan, so that the probe at a
+// run's end (roof_drift.hpp) measures what `parlab ceilings` measured and the two compare.
+struct BandwidthProbePlan {
+  std::vector<std::uint64_t> working_sets;
+  int reps = 0;
+};
+BandwidthProbePlan bandwidth_probe_plan(std::optional<std::uint64_t> llc, bool quick);
+
+// The probe kernel of a bandwidth roof (read, copy_nt, triad_nt); nullopt for a compute roof.
+std::optional<BandwidthKernel> bandwidth_kernel(CpuRoof base) noexcept;
+
+// A roof as context.ceilings holds it (docs/ceilings.md, "Data format"), measured at `when`; a
+// figure in a roof's unit as the listing writes it (12.3 GB/s); the time now in that format.
+nlohmann::json roof_json(const Roof& r, const std::string& when);
+std::string human_figure(double v, const std::string& unit);
+std::string utc_now_text();
 
 // Measures the roofs now (CPU on parlab's pool, GPU when a device exists). `log` gets one line
 // per probe. PARLAB_CEILINGS_QUICK=1 (tests only) shrinks every probe to a few milliseconds: its

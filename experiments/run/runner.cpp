@@ -25,6 +25,7 @@
 #include "experiments/machine/context.hpp"
 #include "experiments/machine/energy.hpp"
 #include "experiments/machine/limit.hpp"
+#include "experiments/machine/roof_drift.hpp"
 #include "experiments/plan/estimate.hpp"
 #include "experiments/run/interpreter_child.hpp"
 #include "experiments/run/rank_sweep.hpp"
@@ -280,6 +281,9 @@ int Runner::execute() {
     doc_["records"].push_back(std::move(record));
     save();
   }
+  // The bandwidth roofs measured again, and the records graded against the highest measurement
+  // with an interval (docs/ceilings.md, "The end probe"): the file is written after, whole.
+  if (!g_interrupted.load() && grade_with_end_probe(doc_, log_, options_.quiet)) save();
   check_consistency();
   const bool complete = doc_["records"].size() == plan.size();
   doc_["status"] = complete ? "complete" : "incomplete";
