@@ -8,6 +8,9 @@ backend's 1-worker record) and the run's context:
   that fit the caches of many cores and not of one. A 1-worker record over 1.2x serial is one too.
 * `~` more workers than the CPUs free when the run started (its logical CPUs less the 1-minute
   load average, rounded): the record shared its CPUs with other work, whatever its spread says.
+* `^` above its roof: the whole interval of its share over 1 (share_interval.py), where the run
+  measured the roof again at its end; its limit's above_roof says by how much. A record of a run
+  without that interval is not marked (its limit says so, as it always did).
 
 A mark says "look again", not "wrong": the record keeps its numbers."""
 from __future__ import annotations
@@ -19,6 +22,8 @@ RULES = {
     "?": "implausible: a speedup above the CPUs used (over {sl:.1f}x the workers, or a 1-worker record over "
          "{ow:.1f}x serial); measure again, or read it as cache effects".format(sl=SUPERLINEAR, ow=ONE_WORKER),
     "~": "more workers than CPUs free at the start (logical CPUs less the load average): the record shared its CPUs",
+    "^": "above its roof: the whole interval of its share (its quartiles against the lowest and highest roof "
+         "measured in the run) over 1",
 }
 
 
@@ -42,6 +47,8 @@ def marks(row: dict, free: int | None) -> str:
             out += "?"
     if free is not None and row.get("rate") is not None and workers > free and row.get("kind") != "gpu":
         out += "~"
+    if row.get("above"):
+        out += "^"
     return out
 
 

@@ -14,6 +14,7 @@ from collections import defaultdict
 from .figures.labels import fmt_rate, fmt_rate_spread, fmt_size, interpreter_suffix
 from .figures.load import processor_of, ranks_of, rate_of
 from .figures.roofline import roof_share
+from .share_interval import reads_above, share_cell, share_interval
 from .spread import UNSTABLE_CV, rate_band
 from .plausible import RULES, free_cpus, marks
 from .terminal import hanging, terminal_width
@@ -29,6 +30,7 @@ def _row(r: dict) -> dict:
     band = rate_band(r, rate)
     half_iqr = 0.5 * (band[1] - band[0]) if band else None
     share = roof_share(r)
+    iv = share_interval(r) if share else None
     return {"id": r.get("id"), "kernel": r["kernel"], "size": r.get("size"), "precision": r.get("precision", ""),
             "study": r.get("study", ""), "backend": r["backend"] + interpreter_suffix(r),
             "threads": r.get("threads"), "ranks": ranks_of(r), "status": r.get("status"),
@@ -36,6 +38,7 @@ def _row(r: dict) -> dict:
             "rate": rate, "unit": unit, "half_iqr": half_iqr, "cv": s.get("cv") if s else None,
             "n": s.get("n", len(r.get("reps_s") or [])) if s else 0, "roof": share["roof"] if share else None,
             "share": share["fraction"] if share else None,
+            "share_low": iv[0] if iv else None, "share_high": iv[1] if iv else None, "above": bool(iv) and reads_above(r),
             "unstable": bool(r.get("unstable")), "reason": r.get("reason", ""),
             "kind": "gpu" if processor_of(r) == "gpu" else r.get("kind", ""), "no_roof": _no_roof(r),
             "record": r}
@@ -108,11 +111,13 @@ def _cells(x: dict) -> list:
 
 
 def _share_text(x: dict) -> str:
-    """The roof cell: the share to two places ("<0.01" below that, never a misleading 0.00), or the
-    word that says why there is none."""
+    """The roof cell: the share to two places ("<0.01" below that, never a misleading 0.00), with
+    its interval where the run measured the roof again at its end ("1.05 (0.98–1.12)",
+    share_interval.py), or the word that says why there is none."""
     if x["share"] is None:
         return x.get("no_roof", "")
-    return "<0.01" if x["share"] < 0.01 else f"{x['share']:.2f}"
+    iv = (x["share_low"], x["share_high"]) if x.get("share_low") is not None else None
+    return share_cell(x["share"], iv)
 
 
 HEAD = ["backend", "thr", "rate ± IQR/2", "CV", "roof", "speedup", ""]
@@ -148,6 +153,9 @@ def render_table(doc: dict, width: int) -> str:
     if lines:
         lines += hanging("* ", "fastest; speedup over serial (else the backend at 1 thread); roof: share of "
                                "the roof that binds it", width)
+        if any(x.get("share_low") is not None for _, rows in groups(doc) for x in rows):
+            lines += hanging("roof ", "(low–high): its share from its slower quartile against the highest roof "
+                                      "measured in the run to its faster against the lowest", width)
         if unstable:
             lines += hanging("! ", f"unstable: CV over {UNSTABLE_CV:.0%}; measure again with more --reps or "
                                    "--rounds", width)
@@ -173,7 +181,7 @@ def render_markdown(doc: dict) -> str:
 
 
 FIELDS = ["kernel", "size", "precision", "study", "backend", "threads", "ranks", "status", "rate", "unit", "half_iqr",
-          "cv", "n", "roof", "share", "no_roof", "speedup", "fastest", "unstable", "plausible"]
+          "cv", "n", "roof", "share", "share_low", "share_high", "above", "no_roof", "speedup", "fastest", "unstable", "plausible"]
 
 
 def render(doc: dict, fmt: str, width: int | None = None) -> str:

@@ -337,8 +337,27 @@ def _set(path, value):
     return edit
 
 
+def _end_probe(drift):
+    """An edit giving the run a context.ceilings_end (the end probe, docs/ceilings.md) whose one
+    roof has `drift`."""
+    def edit(doc):
+        doc["context"]["ceilings_end"] = {
+            "measured_utc": "2026-01-01T00:10:00Z", "seconds": 2.5, "unavailable": {},
+            "roofs": {"cpu_bw_triad_all": {"value": 15e9, "unit": "bytes/s", "method": "measured", "how": "again",
+                                           "threads": 4, "device": "cpu", "measured_utc": "2026-01-01T00:10:00Z",
+                                           "start": 12e9, "drift": drift}}}
+    return edit
+
+
 # case -> (edit, what the message must name); RAW_TEXT edits the file's text instead.
 WRONG = {
+    "drift-string": (_end_probe("25%"), "'context.ceilings_end.roofs.cpu_bw_triad_all.drift'"),
+    "drift-nan": (_end_probe(float("nan")), "'context.ceilings_end.roofs.cpu_bw_triad_all.drift'"),
+    "drift-below-minus-one": (_end_probe(-1.5), "'context.ceilings_end.roofs.cpu_bw_triad_all.drift'"),
+    "interval-low-string": (_set(["records", 1, "limit"], {"roof": "cpu_imul_all", "value": 1.0, "unit": "muls/s",
+                                                           "attained": 0.5, "fraction": 0.5,
+                                                           "interval": {"low": "0.4", "high": 0.6, "roof_low": 1.0}}),
+                            "record 1: 'limit.interval.low'"),
     "threads-string": (_set(["records", 1, "threads"], "2"), "record 1: 'threads'"),
     "threads-zero": (_set(["records", 1, "threads"], 0), "record 1: 'threads'"),
     "threads-negative": (_set(["records", 1, "threads"], -4), "record 1: 'threads'"),

@@ -15,6 +15,7 @@ from collections import defaultdict
 from .bars import band, caption_note, errors, legend_notes, unstable
 from .labels import fmt_rate, plain_ticks, unit_scale
 from .load import family_of, ok_records, processor_of, ranks_of
+from ..share_interval import interval_text, share_interval
 from ..writer import Plotter
 
 # Roof units as the figures and captions write them.
@@ -39,13 +40,14 @@ def roof_share(r: dict):
 
 
 def share_text(r: dict) -> str:
-    """"0.82 of cpu_bw_triad_all" for a record with a roof, its limit's reason ("no roof: ...")
+    """"0.82 of cpu_bw_triad_all" for a record with a roof ("1.05 (0.98–1.12) of ..." where the run
+    measured the roof again at its end: share_interval.py), its limit's reason ("no roof: ...")
     for one whose kernel has none, "" for a record without a limit (a run from before ceilings):
     the one wording of a record's share of its roof (the report's first screen and `parlab
     compare` both use it)."""
     s = roof_share(r)
     if s:
-        return f"{s['fraction']:.2f} of {s['roof']}"
+        return f"{s['fraction']:.2f}{interval_text(share_interval(r))} of {s['roof']}"
     lim = r.get("limit")
     return str(lim.get("reason") or "no roof") if isinstance(lim, dict) and not lim.get("roof") else ""
 
