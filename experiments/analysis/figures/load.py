@@ -12,6 +12,7 @@ from ..read import InputError, read_json  # noqa: F401 (InputError: figures' cal
 from ..spread import rounds_disagree, spread, unstable_reason
 from ..untrusted import visible
 from ..validate import check_results
+from ..workers import check_sizes, check_workers
 
 SCHEMA = "parlab-results/4"
 # A run of schema /3 is read as it is: /4 added only the notes of records above their roof or
@@ -161,7 +162,9 @@ def load_run(run_dir: str) -> dict:
             with_spread(r)
     # Every field the analysis reads, typed: a run from elsewhere is untrusted input, and a
     # wrong type would otherwise end as a traceback in whichever figure met it first.
+    check_sizes(doc, path)  # a block of a million events refused before the schema takes a minute over it
     check_results(doc, path, doc["schema"])
+    check_workers(doc, path)  # what the schema cannot say: arrays that agree with the workers they count
     doc["_path"] = path
     doc["records"] = pool_rounds(doc["records"])
     return doc
