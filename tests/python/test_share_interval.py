@@ -10,6 +10,7 @@ import time
 
 import pytest
 
+from analysis.figures.roofline import share_text
 from analysis.share_interval import interval, reads_above, share_cell, share_interval
 from analysis.table import render
 from conftest import BASE_DOC, run_dir_of
@@ -75,6 +76,9 @@ def test_a_share_without_an_interval_reads_as_before():
     assert share_interval(r) is None and reads_above(r)
     assert share_cell(1.05, None) == "1.05" and share_cell(0.004, None) == "<0.01"
     assert share_cell(1.05, (0.98, 1.12)) == "1.05 (0.98–1.12)"
+    assert share_text(r) == "1.05 of cpu_bw_copy_nt_all"
+    graded = node_record(1.05, 122 * GB, 150 * GB)
+    assert share_text(graded) == "0.85 (0.83–1.08) of cpu_bw_copy_nt_all"  # 1.05 x 122/150; /1.025; 1.05/0.975
     bad = node_record(1.05, 122 * GB, 150 * GB)
     bad["limit"]["interval"]["low"] = "0.9"  # the schema refuses it first; read as none here
     assert share_interval(bad) is None
