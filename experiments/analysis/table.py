@@ -130,11 +130,12 @@ def _shorten(text: str, width: int) -> str:
 
 def render_table(doc: dict, width: int) -> str:
     lines = []
-    unstable = False
+    unstable = intervals = False
     seen_marks, no_roof = set(), set()
     for title, rows in groups(doc):
         cells = [_cells(x) for x in rows]
         unstable = unstable or any(x["unstable"] for x in rows)
+        intervals = intervals or any(x["share_low"] is not None for x in rows)
         seen_marks |= {m for x in rows for m in x.get("plausible", "")}
         no_roof |= {x["no_roof"] for x in rows if x["share"] is None and x.get("no_roof")}
         w = [max([len(HEAD[i])] + [len(c[i]) for c in cells]) for i in range(len(HEAD))]
@@ -153,7 +154,7 @@ def render_table(doc: dict, width: int) -> str:
     if lines:
         lines += hanging("* ", "fastest; speedup over serial (else the backend at 1 thread); roof: share of "
                                "the roof that binds it", width)
-        if any(x.get("share_low") is not None for _, rows in groups(doc) for x in rows):
+        if intervals:
             lines += hanging("roof ", "(low–high): its share from its slower quartile against the highest roof "
                                       "measured in the run to its faster against the lowest", width)
         if unstable:
