@@ -21,7 +21,8 @@ from ..untrusted import html_number, html_text
 from .labels import fmt_rate, fmt_size
 from ..read import read_json
 from .load import InputError, kernels_in_order, load_run, rate_of
-from .roofline import roof_share
+from ..share_interval import reads_above
+from .roofline import roof_share, share_text
 from .summary import fastest_of, speed_groups
 
 INDEX = "reference-runs.json"
@@ -126,7 +127,7 @@ def cell(r: dict | None, size: int | None = None) -> dict:
     share = roof_share(r)
     lim = r.get("limit")
     if share:
-        how = f"{share['fraction']:.2f} of {share['roof']}"
+        how = share_text(r)  # "0.83 of cpu_bw_triad_all", with its interval where it has one
     elif isinstance(lim, dict) and not lim.get("roof"):  # a limit naming no roof: its reason says why
         how = "no roof"
     else:  # written before records carried a limit (or one without its fraction): none is guessed
@@ -135,6 +136,7 @@ def cell(r: dict | None, size: int | None = None) -> dict:
     return {"text": f"{r['backend']} t={r['threads']} {how} ({fmt_rate(v, unit)}{at})",
             "backend": r["backend"], "threads": r["threads"], "size": r["size"], "how": how,
             "fraction": share["fraction"] if share else None, "roof": share["roof"] if share else None,
+            "above": reads_above(r),
             "reason": str(lim.get("reason", "")) if isinstance(lim, dict) and not share else "",
             "rate": fmt_rate(v, unit), "at": at, "missing": False}
 
@@ -196,7 +198,7 @@ def _cell_html(c: dict) -> str:
         bar = f"<span class='bar{over}' style='width:{width}px'></span>"
     tip = f" title='{e(c['reason'])}'" if c["reason"] else ""
     # Reported as recorded, never clamped (docs/ceilings.md, "What a roof is"), but marked.
-    above = " <span class='warn'>(above its roof)</span>" if (c["fraction"] or 0) > 1 else ""
+    above = " <span class='warn'>(above its roof)</span>" if c.get("above") else ""
     return (f"<td class='l'{tip}>{bar}<b>{e(c['how'])}</b>{above}<br>{e(c['backend'])} t={html_number(c['threads'])}, {e(c['rate'])}"
             + e(c["at"]) + "</td>")
 
@@ -226,7 +228,7 @@ def reference_html(section: dict | None) -> str:
         parts.append("</table>")
     elif section["refs"]:
         parts.append("<p>No valid measurement with a rate in this run to compare.</p>")
-    if any((c["fraction"] or 0) > 1 for row in section["rows"] for c in [row["this"], *row["refs"].values()]):
+    if any(c.get("above") for row in section["rows"] for c in [row["this"], *row["refs"].values()]):
         parts.append("<p>A fraction above 1: a record of this parlab says why in its limit (arrays partly in the "
                      "cache, or an excess within the roof's own spread; the records table shows it); otherwise "
                      "the roof's probe missed the roof, or an older record was held against a roof that did not "
