@@ -15,6 +15,13 @@ Modules:
   compare_stats   the Mann-Whitney U test and the ratio interval, without SciPy
   compare_report  what compare draws: its report.html, and the wording its text shares with it
   compare_text    what compare prints: the comparison as text within the terminal's width
+  pop             where the speedup went: the POP efficiency hierarchy (load balance,
+                  communication, parallel efficiency, computation scaling and its counter factors,
+                  global efficiency) of each record with accounted workers, against the speedup's
+                  own reference
+  pop_text        the hierarchy on stdout (`--summary pop`), per kernel and backend within the width
+  workers         a record's workers block: what its schema cannot check (arrays that agree with
+                  the workers they count), checked as a run is read
   plausible       results that cannot be right, marked in the table and the report: a speedup
                   above the CPUs used, more workers than CPUs free at the start
   terminal        the terminal's width and text wrapped to it, as experiments/io/terminal.hpp

@@ -6,7 +6,8 @@ and RUN_DIR/report.html. Output is deterministic: the same results.json gives by
 files (fixed SVG hash salt, no dates in metadata, sorted groups).
 
     python3 experiments/analysis/plot.py results/<host>/<run> [--out DIR] [--quiet]   # or: parlab report <run>
-        [--summary table|markdown|csv|json|none] [--summary-only]   # the results on stdout (table.py)
+        [--summary table|markdown|csv|json|none|pop] [--summary-only]   # the results on stdout (table.py,
+                                                                         # pop_text.py)
         [--reference DIR ... | --no-reference]   # the runs report.html compares this one with
 
 This script is the command line; the work is done by the package it belongs to,
@@ -21,6 +22,7 @@ Figures (plots/<name>.png and .svg; a figure module draws nothing where the run 
                                 (strong scaling); weak-scaling efficiency T(1)/T(n)
   bandwidth_<kernel>...         bytes/s vs array footprint per backend, cache sizes marked
   throughput_<study>_<kernel>...  rate of each backend at its most workers (threads, or ranks x threads)
+  timeline_<study>_<kernel>...  each worker's chunks in one traced run, a panel per backend
   gil, gil_shared_private       Python variants' speedup over their own 1 thread, per interpreter
                                 and GIL state; pure-Python pi with shared vs private state
   gpu_transfers, gpu_logging    host-device transfer bandwidth vs size; the logging study's split
@@ -50,6 +52,7 @@ from analysis.exit_codes import run_command, say  # noqa: E402
 from analysis.figures.load import InputError, load_run  # noqa: E402
 from analysis.figures.reference import reference_section, reference_sources  # noqa: E402
 from analysis.figures.report import report_html  # noqa: E402
+from analysis.pop_text import render_pop  # noqa: E402
 from analysis.table import FORMATS, render  # noqa: E402
 from analysis.terminal import terminal_width  # noqa: E402
 from analysis.writer import Plotter, write_page  # noqa: E402
@@ -77,8 +80,9 @@ def _main(argv=None) -> int:
     ap.add_argument("--no-reference", action="store_true",
                     help="no comparison with reference runs (as PARLAB_REFERENCE=none)")
     ap.add_argument("--quiet", action="store_true")
-    ap.add_argument("--summary", choices=FORMATS, default="table",
-                    help="the results on stdout: a table within $COLUMNS (default 100), markdown, csv, json, or none")
+    ap.add_argument("--summary", choices=FORMATS + ("pop",), default="table",
+                    help="the results on stdout: a table within $COLUMNS (default 100), markdown, csv, json, none, "
+                         "or pop (where the speedup went: the efficiency hierarchy per kernel and backend)")
     ap.add_argument("--summary-only", action="store_true", help="print the summary, draw nothing (`parlab run --no-report`)")
     args = ap.parse_args(argv)
     try:
@@ -86,7 +90,7 @@ def _main(argv=None) -> int:
     except InputError as e:
         say(f"plot.py: {e}")
         return 2
-    sys.stdout.write(render(doc, args.summary))
+    sys.stdout.write(render_pop(doc) if args.summary == "pop" else render(doc, args.summary))
     sys.stdout.flush()
     if args.summary_only:
         return 0

@@ -141,8 +141,8 @@ void add_run_command(CLI::App& app, Commands& c) {
   run->add_flag("--no-report", a.no_report, "Do not make plots and report.html after the run");
   run->add_option("--summary", a.summary,
                   "The results on stdout at the end: table (default; after --no-report only on a terminal), "
-                  "markdown, csv, json or none")
-      ->check(CLI::IsMember({"table", "markdown", "csv", "json", "none"}));
+                  "markdown, csv, json, none, or pop (the efficiency hierarchy)")
+      ->check(CLI::IsMember({"table", "markdown", "csv", "json", "none", "pop"}));
   run->add_flag("--yes,-y", a.yes, "Start a plan estimated to take over an hour");
   run->add_flag("--dry-run", a.dry_run, "Plan and check the run, print what it would measure, write nothing");
   run->add_flag("--no-ceilings", a.no_ceilings,
@@ -167,8 +167,10 @@ void add_tool_commands(CLI::App& app, Commands& c) {
                        "A run directory, its results.json, or a folder of runs (the --out of parlab run: its "
                        "newest run)")
       ->required();
-  c.report->add_option("--summary", c.report_summary, "The results on stdout: table (default), markdown, csv, json or none")
-      ->check(CLI::IsMember({"table", "markdown", "csv", "json", "none"}));
+  c.report->add_option("--summary", c.report_summary,
+                       "The results on stdout: table (default), markdown, csv, json, none, or pop (where the "
+                       "speedup went: the efficiency hierarchy per kernel and backend)")
+      ->check(CLI::IsMember({"table", "markdown", "csv", "json", "none", "pop"}));
 
   c.migrate = app.add_subcommand("migrate", "Bring runs written by an older parlab to the current results schema, in "
                                             "place (records get their kernel's family from the catalogue)");

@@ -49,8 +49,8 @@ struct RunArgs {
   bool quick = false;
   bool quiet = false;
   bool no_report = false;
-  // The results on stdout at the end (experiments/analysis/table.py): table, markdown, csv, json
-  // or none; empty: a table, after --no-report only when stdout is a terminal.
+  // The results on stdout at the end (experiments/analysis/table.py): table, markdown, csv, json,
+  // none or pop (pop_text.py); empty: a table, after --no-report only when stdout is a terminal.
   std::string summary;
   bool yes = false;      // run even when the plan's estimate is over an hour
   bool dry_run = false;  // plan, print, write nothing

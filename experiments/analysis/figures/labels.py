@@ -36,6 +36,22 @@ def significant(v: float, n: int) -> str:
     return f"{v:.{digits}f}"
 
 
+def fmt_fraction(v: float) -> str:
+    """A share or an efficiency to two places, "0.93", "1.04"; "<0.01" below that, never a
+    misleading "0.00"."""
+    return "<0.01" if 0 <= v < 0.005 else f"{v:.2f}"
+
+
+def fmt_speedup(v: float) -> str:
+    """A speedup to two places, as the results table writes it: "3.90x"."""
+    return f"{v:.2f}x"
+
+
+def fmt_percent(v: float) -> str:
+    """A small share as a percentage, one decimal: "3.1%", "0.0%"."""
+    return f"{100 * v:.1f}%"
+
+
 def fmt_rate_spread(x: float, spread: float, unit: str) -> str:
     """A rate and its spread in one unit, as a measurement is written: "2.67 ± 0.015 Gsamples/s"
     (the spread to two significant digits: a third would be noise on noise)."""
