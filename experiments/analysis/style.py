@@ -21,6 +21,9 @@ same on both pages. One class name per meaning:
   machine      the report's first table: CPU, cores, memory, GPU, compiler, build type
   stability    the report's line (and list) on the load at the start and the unstable records
   context      the report's context: one folded section (details) per key, and its tables
+  pop, pop-good, pop-fair, pop-poor
+               the report's efficiency hierarchy (figures/hierarchy.py): its tables, and a
+               factor's cell on POP's scale (good, fair, poor: pop.GOOD and pop.FAIR)
 
 tests/python/test_style.py checks that every class either page writes has a rule here."""
 
@@ -39,4 +42,6 @@ STYLE = ("body{font-family:sans-serif;margin:2em;max-width:1200px}img{max-width:
          ".stability{font-size:13px;margin:4px 0}details.stability>summary{cursor:pointer}"
          "details.context{margin:4px 0}details.context>summary{cursor:pointer;font-weight:bold}"
          "table.context{margin:2px 0 2px 1em}table.context td{vertical-align:top}td.num{white-space:nowrap}"
-         "ul.context{margin:2px 0;padding-left:1.5em}")
+         "ul.context{margin:2px 0;padding-left:1.5em}"
+         "table.pop{font-size:13px;margin:4px 0}table.pop td{min-width:3.5em}"
+         ".pop-good{background:#9fd89f}.pop-fair{background:#fcd581}.pop-poor{background:#f29b94}")

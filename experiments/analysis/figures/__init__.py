@@ -20,6 +20,8 @@ Modules:
                 records) and the context folded by section, from results.json's context
   bars          error bars and the unstable mark, one way for every throughput, speedup and
                 scaling figure: a record's interquartile range, a ratio's from both records
+  hierarchy     the report's "Where the speedup went": the efficiency hierarchy (../pop.py) per
+                kernel and backend, factors by thread count, coloured on POP's scale
 
 Figure modules, in the order draw_figures draws them (file names under plots/, .png and .svg;
 roofline, listed below with the rest, is drawn first):
@@ -35,6 +37,9 @@ roofline, listed below with the rest, is drawn first):
                 where the run has no ceilings
   throughput    throughput_<study>_<kernel>_<N>_<precision>: the rate of each backend at its most
                 workers (threads, or ranks x threads), at the largest size measured
+  timeline      timeline_<study>_<kernel>_<N>_<precision>: each worker's chunks in the traced run
+                of a record (workers.trace), one panel per backend at its most threads, coloured
+                by CPU, the region's end marked
   gil           gil: every Python variant's speedup over its own one thread, per interpreter and
                 GIL state; gil_shared_private: pure-Python pi with shared against private state
   gpu           gpu_transfers: host-device bandwidth vs size (pageable vs pinned, many small
@@ -70,6 +75,7 @@ from .races import race_figures
 from .roofline import roofline_figures
 from .scaling import scaling_figures
 from .throughput import throughput_figures
+from .timeline import timeline_figures
 
 
 def draw_figures(p: Plotter, doc: dict) -> list[dict]:
@@ -80,6 +86,7 @@ def draw_figures(p: Plotter, doc: dict) -> list[dict]:
     scaling_figures(p, doc)
     bandwidth_figures(p, doc)
     throughput_figures(p, doc)
+    timeline_figures(p, doc)
     gil_figures(p, doc)
     gpu_study_figures(p, doc)
     multi_gpu_figures(p, doc)

@@ -14,6 +14,7 @@ from .machine import context_html, machine_html, record_anchor
 from .models import python_models_note
 from .reference import reference_html
 from .incore import incore_html
+from .hierarchy import hierarchy_html
 from .roofline import limit_notes, share_text
 from .summary import run_summary, summary_html
 from ..spread import UNSTABLE_CV
@@ -43,6 +44,7 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], librari
         parts.append("<p>No figure: these results have no thread sweep, size sweep or backend comparison.</p>")
     parts.append(python_models_note(doc))
     parts.append(incore_html(doc))
+    parts.append(hierarchy_html(doc))
     if libraries:
         parts.append("<h2>Python libraries</h2><table><tr><th class='l'>kernel</th><th class='l'>precision</th><th>size</th>"
                      "<th class='l'>parlab</th><th>threads</th><th>rate</th><th class='l'>library</th><th>threads</th>"

@@ -1,0 +1,197 @@
+"""Where the speedup went (experiments/analysis/pop.py): the POP efficiency hierarchy on given
+numbers -- load balance, communication and parallel efficiency from the record alone, computation
+scaling and the counter factors against the reference the results table's speedup already uses,
+the identity speedup = workers x GE / PE_ref -- and its views: the terminal's (`--summary pop`,
+within 80 columns), the report's coloured table and the per-worker timeline figure."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import PLOT, record, write_doc
+from workers_fixture import accounted, doc_of, scaling_records
+
+from analysis.figures.hierarchy import hierarchy_html
+from analysis.figures.load import load_run
+from analysis.figures.timeline import timeline_records
+from analysis.pop import FACTORS, grade, hierarchy, pop_tables, predicted_speedup
+from analysis.pop_text import render_pop
+from analysis.style import STYLE
+from analysis.table import groups
+
+
+def rows_of(doc):
+    return {(x["backend"], x["threads"]): x for _, rows in groups(doc) for x in rows}
+
+
+def test_load_balance_communication_and_parallel_efficiency_on_given_numbers():
+    """Useful time is CPU time in the body: worker 3 was busy 2.3 s of wall time but ran 2.0 s of
+    it, and what it waited runnable is disturbance, not imbalance."""
+    serial = accounted(record(0, "serial", 1, 8.0), [8.0])
+    r = accounted(record(1, "threads", 4, 2.5), [1.0, 2.0, 2.0, 2.3], cpu=[1.0, 2.0, 2.0, 2.0], runtime=2.5,
+                  runnable_share=0.3 / 7.3)
+    h = hierarchy(r, serial)
+    assert h["disturbance"]["runnable"] == pytest.approx(0.3 / 7.3)
+    mean = 7.0 / 4
+    assert h["values"]["load_balance"] == pytest.approx(mean / 2.0)  # 0.875
+    assert h["values"]["communication"] == pytest.approx(2.0 / 2.5)  # 0.8
+    assert h["values"]["parallel"] == pytest.approx(mean / 2.5)  # 0.7 = LB x CE
+    assert h["values"]["parallel"] == pytest.approx(h["values"]["load_balance"] * h["values"]["communication"])
+    assert h["values"]["computation"] == pytest.approx(8.0 / 7.0)
+    assert h["values"]["global"] == pytest.approx(0.7 * 8.0 / 7.0)
+
+
+@pytest.mark.parametrize("ref_busy", [None, [8.0], [7.6]])
+def test_speedup_is_workers_times_global_efficiency_over_the_references(ref_busy):
+    """The identity on given numbers: the reference without a workers block (PE_ref 1), with one
+    whose busy time is its runtime (PE_ref 1), and with one that idled 5% of its run (PE_ref 0.95)."""
+    serial = record(0, "serial", 1, 8.0)
+    if ref_busy:
+        accounted(serial, ref_busy)
+    r = accounted(record(1, "pool", 4, 2.5), [1.9, 2.0, 2.1, 2.2])
+    doc = doc_of([serial, r])
+    x = rows_of(doc)[("pool", 4)]
+    h = hierarchy(r, serial)
+    pe_ref = (ref_busy[0] / 8.0) if ref_busy else 1.0
+    assert x["speedup"] == pytest.approx(8.0 / 2.5)
+    assert x["speedup"] == pytest.approx(4 * h["values"]["global"] / pe_ref)
+    assert predicted_speedup(h, serial) == pytest.approx(x["speedup"])
+
+
+def test_one_worker_has_every_factor_one():
+    serial = accounted(record(0, "serial", 1, 8.0), [7.0])  # idle an eighth of its run: still 1
+    t1 = accounted(record(1, "threads", 1, 9.0), [6.0], counters=([1e9], [2e9]))
+    for r in (serial, t1):
+        h = hierarchy(r, serial)
+        assert h["count"] == 1 and not h["why"]
+        assert h["values"] == {k: 1.0 for k, _ in FACTORS}
+        assert predicted_speedup(h, serial) is None  # one worker's ones account for nothing
+
+
+def test_the_reference_is_the_speedups_own():
+    """Serial present: serial; serial absent: the same backend at 1 worker; neither: absent, with
+    why. Taken from the results table's rows (table.speedup_base), not a rule of its own."""
+    recs = scaling_records()
+    by = rows_of(doc_of(recs))
+    assert by[("threads", 4)]["base"]["record"] is recs[0]
+    cs = hierarchy(recs[3], recs[0])["values"]["computation"]
+    assert cs == pytest.approx(8.0 / sum(recs[3]["workers"]["busy_s"]))
+
+    no_serial = doc_of(recs[1:])
+    (table,) = [t for t in pop_tables(no_serial) if t["backend"] == "threads"]
+    col = {c["threads"]: c for c in table["columns"]}[4]
+    assert col["hierarchy"]["values"]["computation"] == pytest.approx(8.1 / sum(recs[3]["workers"]["busy_s"]))
+
+    alone = doc_of([accounted(record(0, "tbb", 2, 4.0), [3.9, 3.8]), accounted(record(1, "tbb", 4, 2.0), [1.9, 1.8, 1.9, 1.7])])
+    (table,) = pop_tables(alone)
+    for c in table["columns"]:
+        h = c["hierarchy"]
+        assert "computation" not in h["values"] and "global" not in h["values"]
+        assert "no reference" in h["why"]["computation"] and "no reference" in h["why"]["global"]
+        assert h["values"]["load_balance"] > 0.9  # what needs no reference is still there
+        assert c["predicted"] is None
+
+
+def test_counter_factors_on_given_numbers():
+    """instruction = instr_ref / instr; IPC = (instr / cycles) / (instr_ref / cycles_ref);
+    frequency = (cycles / cpu s) / (cycles_ref / cpu s_ref); their product is cpu_ref / cpu."""
+    serial = accounted(record(0, "serial", 1, 8.0), [8.0], counters=([4e10], [2e10]))
+    # 4 workers: 10% more instructions, at IPC 1.8 (serial's 2.0), clocked 2.25 GHz (serial's 2.5)
+    r = accounted(record(1, "openmp", 4, 2.5), [2.2] * 4, cpu=[2.2] * 4,
+                  counters=([1.1e10] * 4, [1.1e10 / 1.8] * 4))
+    h = hierarchy(r, serial)
+    v = h["values"]
+    assert v["instruction"] == pytest.approx(4e10 / 4.4e10)
+    assert v["ipc"] == pytest.approx(1.8 / 2.0)
+    freq = (4.4e10 / 1.8 / 8.8) / (2e10 / 8.0)
+    assert v["frequency"] == pytest.approx(freq)
+    assert h["product"] == pytest.approx(8.0 / 8.8)  # CPU time of serial over the workers'
+    assert h["product"] == pytest.approx(v["computation"])  # cpu_s = busy_s here: CS exactly
+
+
+def test_counter_factors_absent_say_why():
+    serial = accounted(record(0, "serial", 1, 8.0), [8.0])  # no counters on this machine
+    with_counters = accounted(record(1, "openmp", 2, 4.0), [4.0, 4.0], counters=([1e9] * 2, [1e9] * 2))
+    h = hierarchy(with_counters, serial)
+    assert "ipc" not in h["values"] and "perf_event_paranoid" in h["why"]["ipc"] and "reference" in h["why"]["ipc"]
+    assert "perf_event_paranoid" in hierarchy(accounted(record(2, "openmp", 2, 4.0), [4.0, 4.0]), serial)["why"]["ipc"]
+    h = hierarchy(with_counters, record(3, "serial", 1, 8.0))  # a reference made before accounting
+    assert "not recorded" in h["why"]["instruction"]
+
+
+def test_a_record_without_workers_says_not_recorded():
+    h = hierarchy(record(0, "pool", 2, 4.0), None)
+    assert h["count"] is None and not h["values"]
+    assert all(h["why"][k].startswith("not recorded") for k, _ in FACTORS)
+    off = record(1, "pool", 2, 4.0)
+    off["workers"] = {"accounting": "off", "why": "one run takes 80 us; accounting would cost 3%", "overhead": 0.03,
+                      "count": 2}
+    assert hierarchy(off, None)["why"]["global"] == "accounting off: one run takes 80 us; accounting would cost 3%"
+
+
+@pytest.mark.parametrize("value, colour", [(0.8, "good"), (1.2, "good"), (0.79, "fair"), (0.6, "fair"),
+                                           (0.59, "poor"), (0.0, "poor")])
+def test_pop_colours(value, colour):
+    assert grade(value) == colour
+
+
+def test_the_report_table_colours_and_escapes():
+    recs = scaling_records()
+    accounted(recs[3], [1.0, 1.0, 1.0, 2.4], runtime=2.5)  # LB 0.56: poor
+    for r in recs:
+        r["backend"] = r["backend"].replace("threads", "<b>thr</b>")
+    recs[3]["workers"]["counters"]["why"] = "<script>alert(1)</script>\x1b[2J"
+    page = hierarchy_html(doc_of(recs))
+    assert "<b>thr</b>" not in page and "&lt;b&gt;thr&lt;/b&gt;" in page
+    assert "<script>" not in page and "&lt;script&gt;" in page and "\x1b" not in page
+    lb = re.findall(r"<td class='l'>load balance</td>(.*?)</tr>", page)[0]  # the threads table's row
+    assert "class='pop-poor'>0.56<" in lb and "class='pop-good'>1.00<" in lb
+    assert "not recorded" in page  # the pool record made before accounting
+    for cls in ("pop", "pop-good", "pop-fair", "pop-poor"):
+        assert re.search(rf"\.{cls}(?![\w-])", STYLE), cls
+
+
+def test_the_terminal_view_fits_80_columns_and_says_why():
+    recs = scaling_records()
+    recs[4]["backend"] = "pool\x1b[2J" + "x" * 120  # a long, hostile name
+    text = render_pop(doc_of(recs), 80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert "\x1b" not in text and "^[" in text
+    words = " ".join(text.split())  # the notes wrap: a phrase may span two lines
+    assert "global efficiency" in words and "no counters" in words and "not recorded" in words
+    lines = {line.split("  ")[1].strip(): line for line in text.splitlines() if line.startswith("  ") and "  " in line[2:]}
+    assert lines["load balance"].split()[-1] == f"{(sum([2.0, 2.1, 2.2, 2.4]) / 4) / 2.4:.2f}"
+
+
+def test_the_terminal_view_breaks_wide_tables_into_blocks():
+    recs = [accounted(record(0, "serial", 1, 8.0), [8.0])]
+    recs += [accounted(record(i, "pool", t, 8.0 / t), [8.0 / t] * t) for i, t in enumerate(range(2, 16), 1)]
+    text = render_pop(doc_of(recs), 80)
+    assert max(len(line) for line in text.splitlines()) <= 80
+    assert sum(line.strip().startswith("threads ") for line in text.splitlines()) >= 2
+
+
+def test_summary_pop_from_the_command_line(tmp_path):
+    d = write_doc(tmp_path, doc_of(scaling_records()))
+    env = dict(os.environ, COLUMNS="80")
+    res = subprocess.run([sys.executable, PLOT, str(d), "--summary", "pop", "--summary-only"], capture_output=True,
+                         text=True, env=env)
+    assert res.returncode == 0, res.stderr
+    assert "computation scaling" in res.stdout and max(len(x) for x in res.stdout.splitlines()) <= 80
+
+
+def test_the_timeline_draws_from_a_synthetic_trace(tmp_path):
+    recs = scaling_records()
+    recs[3]["workers"]["trace"]["events"][-1][3] = 7  # a chunk on another CPU
+    recs[3]["workers"]["trace"]["truncated"] = True
+    d = write_doc(tmp_path, doc_of(recs))
+    chosen = timeline_records(load_run(str(d)))
+    assert {b: r["threads"] for b, r in chosen[("s", "pi", 1 << 20, "int32")].items()} == {"serial": 1, "threads": 4}
+    res = subprocess.run([sys.executable, PLOT, str(d), "--no-reference", "--quiet"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    png = d / "plots" / "timeline_s_pi_2p20_int32.png"
+    assert png.stat().st_size > 10_000
+    page = (d / "report.html").read_text()
+    assert "timeline_s_pi_2p20_int32" in page and "Where the speedup went" in page
