@@ -28,8 +28,11 @@ from .workers import accounted, why_absent
 # have counters.
 FACTORS = (("global", "global efficiency"), ("parallel", "parallel efficiency"), ("load_balance", "load balance"),
            ("communication", "communication efficiency"), ("computation", "computation scaling"),
-           ("instruction", "instruction scaling"), ("ipc", "IPC scaling"), ("frequency", "frequency scaling"))
-COUNTER_FACTORS = ("instruction", "ipc", "frequency")
+           ("instruction", "instruction scaling"), ("ipc", "IPC scaling"), ("frequency", "frequency scaling"),
+           ("product", "their product"))
+# Their product is the reference's CPU time over the workers', which is CS: shown beside it as the
+# check that the three account for the whole of it.
+COUNTER_FACTORS = ("instruction", "ipc", "frequency", "product")
 # What else happened on the workers' CPUs, beside the hierarchy (not a factor of it).
 DISTURBANCE = (("runnable", "runnable, not running"), ("steal", "steal, most of one CPU"),
                ("others", "other processes, CPUs"), ("switches", "involuntary switches / run"))
@@ -89,8 +92,9 @@ def _counter_totals(w: dict):
 
 
 def counter_factors(w: dict, ref) -> tuple[dict, str]:
-    """Instruction, IPC and frequency scaling against the reference ({factor: value}, why absent):
-    instr_ref / instr, IPC / IPC_ref (IPC = instructions / cycles), f / f_ref (f = cycles / CPU s)."""
+    """Instruction, IPC and frequency scaling against the reference and their product ({factor:
+    value}, why absent): instr_ref / instr, IPC / IPC_ref (IPC = instructions / cycles), f / f_ref
+    (f = cycles / CPU s)."""
     mine = _counter_totals(w)
     if isinstance(mine, str):
         return {}, mine
@@ -101,7 +105,9 @@ def counter_factors(w: dict, ref) -> tuple[dict, str]:
     if isinstance(theirs, str):
         return {}, f"the reference has {theirs}"
     (i, c, t), (ir, cr, tr) = mine, theirs
-    return {"instruction": ir / i, "ipc": (i / c) / (ir / cr), "frequency": (c / t) / (cr / tr)}, ""
+    out = {"instruction": ir / i, "ipc": (i / c) / (ir / cr), "frequency": (c / t) / (cr / tr)}
+    out["product"] = out["instruction"] * out["ipc"] * out["frequency"]
+    return out, ""
 
 
 def disturbance(w: dict) -> dict:
@@ -122,13 +128,13 @@ def disturbance_text(name: str, value: float) -> str:
 def hierarchy(r: dict, ref) -> dict:
     """The hierarchy of record r against its reference record ref (None where there is none):
     {"count": workers or None, "values": {factor: value}, "why": {factor: why it is absent},
-    "product": instruction x IPC x frequency or None, "disturbance": {name: value}}."""
+    "disturbance": {name: value}}."""
     w = accounted(r)
     if w is None:
         return {"count": None, "values": {}, "why": dict.fromkeys((k for k, _ in FACTORS), why_absent(r)),
-                "product": None, "disturbance": {}}
+                "disturbance": {}}
     if w["count"] == 1:  # one worker: nothing lost to parallelism, by construction
-        return {"count": 1, "values": dict.fromkeys((k for k, _ in FACTORS), 1.0), "why": {}, "product": 1.0,
+        return {"count": 1, "values": dict.fromkeys((k for k, _ in FACTORS), 1.0), "why": {},
                 "disturbance": disturbance(w)}
     values, why = _parallel(w)
     cs, cs_why = _computation(w, ref)
@@ -142,9 +148,8 @@ def hierarchy(r: dict, ref) -> dict:
     counters, counters_why = counter_factors(w, ref)
     values.update(counters)
     why.update(dict.fromkeys(COUNTER_FACTORS, counters_why) if counters_why else {})
-    product = counters["instruction"] * counters["ipc"] * counters["frequency"] if counters else None
     return {"count": w["count"], "values": values, "why": {k: v for k, v in why.items() if k not in values},
-            "product": product, "disturbance": disturbance(w)}
+            "disturbance": disturbance(w)}
 
 
 def predicted_speedup(h: dict, ref) -> float | None:

@@ -107,8 +107,18 @@ def test_counter_factors_on_given_numbers():
     assert v["ipc"] == pytest.approx(1.8 / 2.0)
     freq = (4.4e10 / 1.8 / 8.8) / (2e10 / 8.0)
     assert v["frequency"] == pytest.approx(freq)
-    assert h["product"] == pytest.approx(8.0 / 8.8)  # CPU time of serial over the workers'
-    assert h["product"] == pytest.approx(v["computation"])  # cpu_s = busy_s here: CS exactly
+    assert v["product"] == pytest.approx(v["instruction"] * v["ipc"] * v["frequency"])
+    assert v["product"] == pytest.approx(8.0 / 8.8)  # CPU time of serial over the workers'
+    assert v["product"] == pytest.approx(v["computation"])  # useful time is CPU time: CS exactly
+
+
+def test_counter_rows_are_shown_where_a_parallel_record_has_them():
+    serial = accounted(record(0, "serial", 1, 8.0), [8.0], counters=([4e10], [2e10]))
+    r = accounted(record(1, "openmp", 4, 2.5), [2.2] * 4, counters=([1.1e10] * 4, [1.1e10 / 1.8] * 4))
+    text = " ".join(render_pop(doc_of([serial, r]), 80).split())
+    assert "IPC scaling 0.90 frequency scaling 1.11 their product 0.91" in text and "no counters" not in text
+    page = hierarchy_html(doc_of([serial, r]))
+    assert "IPC scaling</td><td class='pop-good'>0.90</td>" in page
 
 
 def test_counter_factors_absent_say_why():
