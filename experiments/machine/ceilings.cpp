@@ -49,10 +49,12 @@ BandwidthProbePlan bandwidth_probe_plan(std::optional<std::uint64_t> llc, bool q
   // record_limit applies to records too). A set the size of the LLC was once among them and won on
   // a 300 MiB-LLC node, so that roof held cache hits that the rule for "no roof" calls cache. The
   // 64 MiB floor keeps a sweep long against the clock where the cache is small or unknown.
-  if (quick) return {{std::uint64_t{1} << 20, std::uint64_t{4} << 20}, 2};
+  if (quick) {
+    return {{std::uint64_t{1} << 20, std::uint64_t{4} << 20}, 2, " (PARLAB_CEILINGS_QUICK: test sizes, not a roof)"};
+  }
   const std::uint64_t base = std::max<std::uint64_t>(llc.value_or(0), std::uint64_t{64} << 20);
   const auto k = static_cast<std::uint64_t>(kMemoryResidentFactor);
-  return {{k * base, 2 * k * base}, 5};
+  return {{k * base, 2 * k * base}, 5, ""};
 }
 
 std::optional<BandwidthKernel> bandwidth_kernel(CpuRoof base) noexcept {
@@ -151,7 +153,7 @@ std::string roof_spread_warning(const std::string& name, const json& roof) {
 RoofSet measure_cpu(const Registry& registry, std::ostream& log) {
   RoofSet set;
   const bool quick = quick_mode();
-  const std::string note = quick ? " (PARLAB_CEILINGS_QUICK: test sizes, not a roof)" : "";
+  const std::string note = bandwidth_probe_plan(std::nullopt, quick).note;
   const std::optional<std::uint64_t> llc = last_level_cache_sysfs();
   if (llc) {
     set.roofs.push_back({RoofKey::cpu_llc_bytes, static_cast<double>(*llc), "bytes", "measured",

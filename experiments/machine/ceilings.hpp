@@ -31,6 +31,7 @@ std::optional<std::filesystem::path> ceilings_cache_file();
 struct BandwidthProbePlan {
   std::vector<std::uint64_t> working_sets;
   int reps = 0;
+  std::string note;  // what every roof's `how` ends with: that quick sizes are no roofs, or nothing
 };
 BandwidthProbePlan bandwidth_probe_plan(std::optional<std::uint64_t> llc, bool quick);
 

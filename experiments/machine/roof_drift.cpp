@@ -59,14 +59,25 @@ const json* measured(const json& ceilings, const std::string& name) {
   return &*it;
 }
 
+// The measured bandwidth roofs among `names`, by the threads each was measured at.
+std::map<int, std::vector<std::string>> by_threads(const json& ceilings, const std::vector<std::string>& names) {
+  std::map<int, std::vector<std::string>> out;
+  for (const std::string& name : names) {
+    if (const json* r = measured(ceilings, name); r != nullptr && bandwidth_roof(name)) {
+      out[std::max(1, r->value("threads", 1))].push_back(name);
+    }
+  }
+  return out;
+}
+
 // Seconds the end probe should take, from the start's values: each thread count's arrays first
 // touched (page faults: taken at a quarter of the roof's rate) and every sweep of each kernel.
-double estimate_seconds(const json& ceilings, const std::map<int, std::vector<std::string>>& by_threads,
+double estimate_seconds(const json& ceilings, const std::map<int, std::vector<std::string>>& groups,
                         const BandwidthProbePlan& plan) {
   double s = 0, sum_sets = 0;
   for (const std::uint64_t ws : plan.working_sets) sum_sets += static_cast<double>(ws);
   const double largest = static_cast<double>(plan.working_sets.back());
-  for (const auto& [threads, names] : by_threads) {
+  for (const auto& [threads, names] : groups) {
     double slowest = 0;
     for (const std::string& name : names) {
       const double v = (*measured(ceilings, name))["value"].get<double>();
@@ -110,22 +121,15 @@ json measure_roofs_again(const json& ceilings, const std::vector<std::string>& n
   const bool quick = ceilings.value("quick", false);
   const BandwidthProbePlan plan = bandwidth_probe_plan(last_level_cache_sysfs(), quick);
   // One probe (its arrays allocated and touched once) per thread count, as `parlab ceilings` does.
-  std::map<int, std::vector<std::string>> by_threads;
-  for (const std::string& name : names) {
-    if (const json* r = measured(ceilings, name); r != nullptr && bandwidth_roof(name)) {
-      by_threads[std::max(1, r->value("threads", 1))].push_back(name);
-    }
-  }
   json roofs = json::object(), unavailable = json::object();
-  for (const auto& [threads, group] : by_threads) {
+  for (const auto& [threads, group] : by_threads(ceilings, names)) {
     try {
       BandwidthProbe probe(threads, plan.working_sets.back());
       for (const std::string& name : group) {
         const auto [base, scope] = *bandwidth_roof(name);
         const ProbeResult p = probe.measure(*bandwidth_kernel(base), plan.working_sets, plan.reps);
         const Roof roof{roof_key(base, scope), p.value, "bytes/s", "measured",
-                        p.how + (quick ? " (PARLAB_CEILINGS_QUICK: test sizes, not a roof)" : "") +
-                            "; measured again at the run's end",
+                        p.how + plan.note + "; measured again at the run's end",
                         threads, "cpu", {}, p.samples};
         json j = roof_json(roof, when);
         const double start = (*measured(ceilings, name))["value"].get<double>();
@@ -206,12 +210,12 @@ bool grade_with_end_probe(json& doc, std::ostream& log, bool quiet) {
   if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object()) return false;
   json& context = doc["context"];
   if (!context.contains("ceilings") || !context["ceilings"].is_object()) return false;
-  const std::vector<std::string> names = binding_bandwidth_roofs(doc.value("records", json::array()), context["ceilings"]);
+  const json& ceilings = context["ceilings"];
+  const std::vector<std::string> names = binding_bandwidth_roofs(doc.value("records", json::array()), ceilings);
   if (names.empty()) return false;
-  std::map<int, std::vector<std::string>> by_threads;
-  for (const std::string& n : names) by_threads[std::max(1, (*measured(context["ceilings"], n)).value("threads", 1))].push_back(n);
-  const double estimate = estimate_seconds(context["ceilings"], by_threads,
-                                           bandwidth_probe_plan(last_level_cache_sysfs(), context["ceilings"].value("quick", false)));
+  const double estimate =
+      estimate_seconds(ceilings, by_threads(ceilings, names),
+                       bandwidth_probe_plan(last_level_cache_sysfs(), ceilings.value("quick", false)));
   std::string list;
   for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
   std::ostringstream quiet_log;
@@ -221,7 +225,7 @@ bool grade_with_end_probe(json& doc, std::ostream& log, bool quiet) {
                      "; each record is graded against the higher of the two measurements",
                  terminal_width())
       << "\n";
-  context["ceilings_end"] = measure_roofs_again(context["ceilings"], names, out);
+  context["ceilings_end"] = measure_roofs_again(ceilings, names, out);
   for (json& r : doc["records"]) {
     if (!r.is_object()) continue;
     json limit = graded_limit(r, context);
