@@ -14,19 +14,19 @@ only where its whole interval is above 1; one without an interval (no end probe:
 roofs, roofs not measured again) reads above it where its share is over 1, as before."""
 from __future__ import annotations
 
+from .spread import rate_band
+
 
 def _number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
 def interval(attained: float, time_s: dict, roof_high: float, roof_low: float) -> tuple | None:
-    """(low, high) of a share: the rate at the slower quartile (attained x median / q3) over the
-    highest roof, the rate at the faster quartile (attained x median / q1) over the lowest; None
-    without the quartiles."""
-    t = time_s or {}
-    if not all(_number(t.get(k)) and t[k] > 0 for k in ("q1", "median", "q3")):
-        return None
-    return attained * t["median"] / t["q3"] / roof_high, attained * t["median"] / t["q1"] / roof_low
+    """(low, high) of a share: the rate at the slower quartile (attained x median / q3, the low end
+    of spread.rate_band) over the highest roof, the rate at the faster quartile (attained x median
+    / q1) over the lowest; None without the quartiles."""
+    band = rate_band({"time_s": time_s}, attained)
+    return (band[0] / roof_high, band[1] / roof_low) if band else None
 
 
 def share_interval(r: dict) -> tuple | None:
