@@ -7,6 +7,7 @@
 
 #include "aligned_buffer.hpp"
 #include "kernel_table.hpp"
+#include "worker_ledger.hpp"
 #include "kernels.hpp"
 #include "lab.hpp"
 #include "stream_validation.hpp"
@@ -358,6 +359,24 @@ std::unique_ptr<Workload> make_stream(std::unique_ptr<Executor> ex, const Proble
 
 }  // namespace
 
+// A CPU workload and the ledger of the executor it runs on: the workload's own behaviour, with
+// worker_ledger() for the runner. PRECONDITION: the ledger belongs to the inner workload's executor.
+class AccountedWorkload final : public Workload {
+ public:
+  AccountedWorkload(std::unique_ptr<Workload> inner, WorkerLedger& ledger) : inner_(std::move(inner)), ledger_(ledger) {}
+  void run() override { inner_->run(); }
+  Validation validate() override { return inner_->validate(); }
+  WorkCount work() const override { return inner_->work(); }
+  std::optional<SelfTiming> last_timing() const override { return inner_->last_timing(); }
+  void warmed_up() override { inner_->warmed_up(); }
+  std::optional<ProcessLayout> layout() const override { return inner_->layout(); }
+  WorkerLedger* worker_ledger() override { return &ledger_; }
+
+ private:
+  std::unique_ptr<Workload> inner_;
+  WorkerLedger& ledger_;
+};
+
 // The CPU wing's table: every family but the communication probes, which need MPI ranks (mpi/).
 const KernelTable<CpuMaker>& cpu_kernel_table() {
   static const KernelTable<CpuMaker> table = [] {
@@ -400,6 +419,10 @@ std::unique_ptr<Workload> make_cpu_workload(std::unique_ptr<Executor> executor, 
     throw UsageError("kernel '" + p.kernel + "' does not support precision " +
                      to_string(p.precision) + " (accepted: " + accepted_precisions(*spec) + ")");
   }
-  return make(std::move(executor), p);
+  // Every CPU workload's loops go through one accounted executor (core/worker_ledger.hpp): the
+  // runner turns the accounting on where the runs are long enough to carry it.
+  auto accounted = std::make_unique<AccountedExecutor>(std::move(executor));
+  WorkerLedger& ledger = accounted->ledger();
+  return std::make_unique<AccountedWorkload>(make(std::move(accounted), p), ledger);
 }
 }  // namespace parlab

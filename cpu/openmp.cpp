@@ -11,6 +11,7 @@
 #include <string>
 
 #include "backends.hpp"
+#include "core/worker_ledger.hpp"
 
 namespace parlab {
 
@@ -39,6 +40,7 @@ class RegionErrors {
   template <class Fn>
   void guard(Fn&& fn) noexcept {
     if (failed_) return;
+    WorkerScope worker(omp_get_thread_num());  // the team's thread number (core/worker_ledger.hpp)
     try {
       fn();
     } catch (...) {

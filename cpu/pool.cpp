@@ -4,6 +4,7 @@
 #include <string>
 
 #include "backends.hpp"
+#include "core/worker_ledger.hpp"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -98,6 +99,7 @@ void ThreadPool::worker_main(int index) {
 
 void ThreadPool::run_job(int index) noexcept {
   InPoolScope scope(this);
+  WorkerScope worker(index);  // thread i of the team is worker i (core/worker_ledger.hpp)
   try {
     (*job_)(index);
   } catch (...) {

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "backends.hpp"
+#include "core/worker_ledger.hpp"
 
 namespace parlab {
 namespace {
@@ -35,6 +36,9 @@ void allow_parallelism(int threads) {
       oneapi::tbb::global_control::max_allowed_parallelism, static_cast<std::size_t>(allowed));
 }
 
+// The calling thread's slot in the arena it works in: which worker it is (core/worker_ledger.hpp).
+int arena_slot() noexcept { return oneapi::tbb::this_task_arena::current_thread_index(); }
+
 }  // namespace
 
 struct TbbExecutor::Impl {
@@ -54,7 +58,10 @@ void TbbExecutor::parallel_for(Index n, Index grain, RangeBody body) {
   if (n == 0) return;
   impl_->arena.execute([&] {
     oneapi::tbb::parallel_for(oneapi::tbb::blocked_range<Index>(0, n, std::max<Index>(grain, 1)),
-                              [&](const oneapi::tbb::blocked_range<Index>& r) { body(r.begin(), r.end()); });
+                              [&](const oneapi::tbb::blocked_range<Index>& r) {
+                                WorkerScope worker(arena_slot());
+                                body(r.begin(), r.end());
+                              });
   });
 }
 
@@ -65,6 +72,7 @@ std::uint64_t TbbExecutor::parallel_sum(Index n, Index grain, RangeSumBody body)
     sum = oneapi::tbb::parallel_reduce(
         oneapi::tbb::blocked_range<Index>(0, n, std::max<Index>(grain, 1)), std::uint64_t{0},
         [&](const oneapi::tbb::blocked_range<Index>& r, std::uint64_t acc) {
+          WorkerScope worker(arena_slot());
           return acc + body(r.begin(), r.end());
         },
         [](std::uint64_t x, std::uint64_t y) { return x + y; });
@@ -81,6 +89,7 @@ void TbbExecutor::parallel_for_2d(Index nx, Index ny, Index tile_x, Index tile_y
   impl_->arena.execute([&] {
     oneapi::tbb::parallel_for(oneapi::tbb::blocked_range2d<Index>(0, tiles_y, 1, 0, tiles_x, 1),
                               [&](const oneapi::tbb::blocked_range2d<Index>& r) {
+                                WorkerScope worker(arena_slot());
                                 for (Index j = r.rows().begin(); j < r.rows().end(); ++j) {
                                   for (Index i = r.cols().begin(); i < r.cols().end(); ++i) {
                                     body(Tile2D{i * tile_x, std::min((i + 1) * tile_x, nx), j * tile_y,

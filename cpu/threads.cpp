@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends.hpp"
+#include "core/worker_ledger.hpp"
 
 namespace parlab {
 namespace {
@@ -19,6 +20,7 @@ void fork_join(int threads, Part&& part) {
   std::exception_ptr first;
   std::mutex first_mutex;
   auto guarded = [&](int i) {
+    WorkerScope worker(i);  // part i is worker i (core/worker_ledger.hpp)
     try {
       part(i);
     } catch (...) {

@@ -368,7 +368,8 @@ def test_the_include_rules_are_read_from_the_design_page():
     rules = include_rules(design_text())
     layers = ["io", "wiring", "machine", "plan", "run", "cli"]
     assert set(rules) == {"core/", "cpu/", "gpu/", "mpi/", "embed/", "peers/"} | {f"experiments/{x}/" for x in layers}
-    assert rules["core/"].system == {"sys/mman.h", "sched.h", "unistd.h", "immintrin.h"}
+    assert rules["core/"].system == {"sys/mman.h", "sched.h", "unistd.h", "immintrin.h", "time.h", "sys/resource.h",
+                                     "sys/syscall.h", "linux/perf_event.h"}
     assert rules["core/"].folders == set() and rules["peers/"].folders == {"core/"}
     assert rules["experiments/io/"].folders == {"core/"}
     assert rules["experiments/cli/"].folders == {"core/"} | {f"experiments/{x}/" for x in layers[:-1]}
