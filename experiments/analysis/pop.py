@@ -79,6 +79,8 @@ def _computation(w: dict, ref) -> tuple[float | None, str]:
         return None, "no reference: neither a serial record nor this backend at 1 thread in the group"
     if sum(w["cpu_s"]) <= 0:
         return None, NO_USEFUL
+    if useful_time(ref) <= 0:
+        return None, "the reference's useful time is 0 (its workers' CPU time in the body)"
     return useful_time(ref) / sum(w["cpu_s"]), ""
 
 
@@ -156,7 +158,8 @@ def predicted_speedup(h: dict, ref) -> float | None:
     """workers x GE / PE_ref: the speedup the hierarchy accounts for (the identity)."""
     if h["count"] in (None, 1) or "global" not in h["values"] or ref is None:
         return None  # one worker's factors are 1 by construction: they account for nothing
-    return h["count"] * h["values"]["global"] / reference_efficiency(ref)
+    pe_ref = reference_efficiency(ref)
+    return h["count"] * h["values"]["global"] / pe_ref if pe_ref > 0 else None
 
 
 def _in_view(x: dict) -> bool:

@@ -131,6 +131,21 @@ def test_counter_factors_absent_say_why():
     assert "not recorded" in h["why"]["instruction"]
 
 
+def test_useful_time_that_reads_zero_is_absent_not_a_division():
+    """A run of microseconds can read 0 s of thread CPU time: the factors it would divide by are
+    absent, with why, and every view still draws (as `parlab run`'s end-to-end suite met it)."""
+    serial = accounted(record(0, "serial", 1, 1e-4), [1e-4], cpu=[0.0])
+    idle = accounted(record(1, "threads", 2, 1e-4), [1e-4, 1e-4], cpu=[0.0, 0.0])
+    r = accounted(record(2, "threads", 4, 5e-5), [4e-5] * 4)
+    h = hierarchy(r, serial)
+    assert "computation" not in h["values"] and "reference's useful time is 0" in h["why"]["computation"]
+    assert predicted_speedup(h, serial) is None
+    h = hierarchy(idle, serial)
+    assert not h["values"] and "no useful time" in h["why"]["load_balance"]
+    doc = doc_of([serial, idle, r])
+    assert "no useful time" in " ".join(render_pop(doc, 80).split()) and "Where the speedup went" in hierarchy_html(doc)
+
+
 def test_a_record_without_workers_says_not_recorded():
     h = hierarchy(record(0, "pool", 2, 4.0), None)
     assert h["count"] is None and not h["values"]

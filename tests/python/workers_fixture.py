@@ -14,7 +14,7 @@ def workers_block(busy, runtime, cpu=None, counters=None, runnable_share=0.0, st
     n = len(busy)
     cpu = list(busy) if cpu is None else cpu
     cpus = list(range(n))
-    lb = sum(cpu) / n / max(cpu)
+    lb = sum(cpu) / n / max(cpu) if max(cpu) > 0 else 0.0  # as the runner writes a block of no useful time
     ce = max(cpu) / runtime
     block = {"accounting": "on", "overhead": 0.001, "count": n, "runtime_s": runtime, "busy_s": list(busy),
              "cpu_s": list(cpu), "items": [1000.0] * n, "chunks": [4.0] * n, "switches": [switches / n] * n,

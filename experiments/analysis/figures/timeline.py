@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ..pop import hierarchy
 from ..workers import accounted
 from .labels import fmt_fraction, fmt_size, time_scale
 from .load import ok_records
@@ -71,6 +70,8 @@ def _panel(ax, backend: str, r: dict) -> None:
     ax.set_xlim(left=0)
     ax.set_xlabel(f"time from the region's start ({unit})")
     ax.set_ylabel("worker")
+    from ..pop import hierarchy  # imported here: pop imports figures (its labels)
+
     values = hierarchy(r, None)["values"]
     factors = ", ".join(f"{name} {fmt_fraction(values[k])}" for k, name in
                         (("load_balance", "load balance"), ("communication", "communication")) if k in values)
