@@ -90,7 +90,7 @@ cd "$dir"
 # python3-jsonschema (with attrs and pyrsistent, pure Python) checks a results file before the
 # analysis reads it (experiments/analysis/validate.py): `parlab report` on the node needs it.
 packages=(libtbb-dev libtbb12 libtbbmalloc2 libtbbbind-2-5 libhwloc15 likwid lua5.3 liblua5.3-0
-          python3-jsonschema python3-attrs python3-pyrsistent)
+          python3-jsonschema python3-attr python3-pyrsistent)
 with_dask=0
 for opt in "${@:2}"; do
   case "$opt" in
