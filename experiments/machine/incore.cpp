@@ -243,6 +243,7 @@ int fastest_cpu_for(json& block, Rate rate, int fallback, const std::string& pro
   int best = fallback;
   double best_rate = 0;
   std::vector<double> rates;  // every CPU's, fastest first: a floating record's bound on the slow ones
+  json by_cpu = {{"cpus", json::array()}, {"rates", json::array()}};  // in CPU order: where a record ran
   try {
     for (const int cpu : cpus) {
       CpuPin pin(cpu);
@@ -253,6 +254,8 @@ int fastest_cpu_for(json& block, Rate rate, int fallback, const std::string& pro
         best = cpu;
       }
       rates.push_back(r);
+      by_cpu["cpus"].push_back(cpu);
+      by_cpu["rates"].push_back(r);
     }
   } catch (const UnavailableError&) {
     return fallback;  // fastest_core has said so in `pinning`
@@ -263,6 +266,7 @@ int fastest_cpu_for(json& block, Rate rate, int fallback, const std::string& pro
                         {"fastest_" + per_s, best_rate},
                         {"slowest_" + per_s, slowest},
                         {"rates_" + per_s, rates},
+                        {"by_cpu", by_cpu},
                         {"how", "the CPU that ran " + probe + " fastest, of " + std::to_string(cpus.size()) +
                                     " pinned in turn (best of 3 windows each; the slowest reached " +
                                     fixed(best_rate > 0 ? slowest / best_rate : 0, 2) + " of it)"}};

@@ -12,6 +12,7 @@
 #include "core/roof.hpp"
 #include "core/workload.hpp"
 #include "experiments/io/numbers.hpp"
+#include "experiments/machine/worker_causes.hpp"
 
 namespace parlab {
 namespace {
@@ -279,7 +280,34 @@ constexpr double kChainsFill = 0.95;
 struct SlowCpus {
   double share = 1;
   bool probed = false;  // from the probe's rates, not the clocks
+  std::string where;    // the CPUs the record's workers ran on, where it was measured (below)
 };
+// Where the record says which CPUs its workers ran on (workers.cpus) and the probe kept each CPU's
+// rate (`probe_cpu.by_cpu`): those CPUs' rates against the `cores` fastest, measured, not the
+// `cores` slowest supposed. nullopt where either is missing.
+std::optional<SlowCpus> ran_on_cpus(const json& r, const json& incore, int cores) {
+  const std::vector<int> used = worker_cpus(r);
+  const json by = incore.value("probe_cpu", json::object()).value("by_cpu", json::object());
+  if (used.empty() || !by.is_object()) return std::nullopt;
+  const json ids = by.value("cpus", json::array()), rates = by.value("rates", json::array());
+  if (!ids.is_array() || !rates.is_array() || ids.size() != rates.size()) return std::nullopt;
+  std::vector<double> all, mine;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    if (!rates[i].is_number() || !(rates[i].get<double>() > 0) || !ids[i].is_number_integer()) return std::nullopt;
+    all.push_back(rates[i].get<double>());
+    if (std::binary_search(used.begin(), used.end(), ids[i].get<int>())) mine.push_back(rates[i].get<double>());
+  }
+  if (mine.size() != used.size() || static_cast<int>(all.size()) < cores) return std::nullopt;
+  std::sort(all.begin(), all.end(), std::greater<>());
+  const double fast = std::accumulate(all.begin(), all.begin() + cores, 0.0) / cores;
+  const double ran = std::accumulate(mine.begin(), mine.end(), 0.0) / static_cast<double>(mine.size());
+  std::string where;
+  for (int c : used) {
+    if (!where.empty()) where += ',';
+    where += std::to_string(c);
+  }
+  return SlowCpus{std::min(1.0, ran / fast), true, where};
+}
 SlowCpus slow_cpus(const json& incore, int cores) {
   const auto ratio = [cores](const json& v) {
     if (!v.is_array() || static_cast<int>(v.size()) < cores) return 1.0;
@@ -298,10 +326,10 @@ SlowCpus slow_cpus(const json& incore, int cores) {
   for (const char* key : {"rates_instructions_per_s", "rates_flops_per_s"}) {
     // Too few rates for `cores` (a cache of another machine's shape): the clocks instead.
     if (pc.contains(key) && pc[key].is_array() && static_cast<int>(pc[key].size()) >= cores) {
-      return {ratio(pc[key]), true};
+      return {ratio(pc[key]), true, {}};
     }
   }
-  return {ratio(incore.value("clocks_hz", json::array())), false};
+  return {ratio(incore.value("clocks_hz", json::array())), false, {}};
 }
 
 // Why a record at `share` (< kIncoreExplained) of its in-core bound fell short, from what its own
@@ -326,7 +354,8 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
   // record on every CPU is held against the all-CPU probe, which ran on the slow ones already.
   const json all = incore.value("all_cpus", json::object());
   const bool on_all = all.contains("value") && threads >= all.value("cpus", 0);
-  const SlowCpus slow = on_all ? SlowCpus{} : slow_cpus(incore, cores);
+  const std::optional<SlowCpus> ran_on = ran_on_cpus(r, incore, cores);
+  const SlowCpus slow = ran_on ? *ran_on : on_all ? SlowCpus{} : slow_cpus(incore, cores);
   const double slow_share = slow.share;
   // Fewer threads than CPUs, whose bound is the clocks each CPU reached alone: the all-CPU probe
   // says how much CPUs busy together slow each other (SMT siblings share a core's ports; clocks drop
@@ -344,7 +373,11 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
       " dependency chains in flight, and the same mix with that many reached " + fixed(chain_share, 2) +
       " of the ports' rate on this core (the loop, whose trips overlap, can do a little better)";
   const std::string clocks_cause =
-      slow.probed ? "its threads are not pinned, and the CPUs differ: pinned in turn, the " + std::to_string(cores) +
+      !slow.where.empty()
+          ? "the CPUs differ: its workers ran on CPU(s) " + slow.where + ", which ran its probe at " +
+                fixed(slow_share, 3) + " of the " + std::to_string(cores) + " fastest on average, and the record reads " +
+                fixed(share / slow_share, 2) + " of that"
+      : slow.probed ? "its threads are not pinned, and the CPUs differ: pinned in turn, the " + std::to_string(cores) +
                         " slowest ran its probe at " + fixed(slow_share, 3) + " of the " + std::to_string(cores) +
                         " fastest, and the record reads " + fixed(share / slow_share, 2) + " of that"
                   : "its threads are not pinned, and the CPUs' clocks differ: on the " + std::to_string(cores) +
@@ -361,6 +394,9 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
   const std::string tile_cause = "its operands come from L2: B's k-block slab does not fit L1, and the same loop over "
                                  "one output tile reached " + fixed(tile_share, 2) +
                                  " of the bound on this core; the record reads " + fixed(share / tile_share, 2) + " of that";
+  // What the record's own workers measured (load balance, communication, disturbance) comes
+  // before any cause the ceilings' probes suggest.
+  if (std::string measured = worker_shortfall(r); !measured.empty()) return measured;
   const auto explains = [&](double lowered) { return lowered < 1 && share / lowered >= kIncoreExplained; };
   if (explains(tile_share)) return tile_cause;
   if (explains(chain_share)) return chains_cause;
@@ -368,7 +404,14 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
   if (explains(busy_share)) return busy_cause;
   if (chain_share < 1 && explains(chain_share * slow_share)) return chains_cause + "; and " + clocks_cause;
   if (chain_share < 1 && explains(chain_share * busy_share)) return chains_cause + "; and " + busy_cause;
-  return "no cause measured: the loop ran below what its instructions allow on this core";
+  std::string factors;  // the worker factors, all at least kFactorExplains where measured
+  if (const json w = r.value("workers", json::object()); w.is_object() && w.value("accounting", "") == "on") {
+    const json pop = w.value("pop", json::object());
+    factors = " (its workers' load balance " + fixed(pop.value("load_balance", 1.0), 2) + ", communication efficiency " +
+              fixed(pop.value("communication", 1.0), 2) + ", runnable but not running " +
+              fixed(w.value("disturbance", json::object()).value("runnable_share", 0.0) * 100, 0) + "% of their time)";
+  }
+  return "no cause measured: the loop ran below what its instructions allow on this core" + factors;
 }
 
 void add_incore(json& limit, const json& r, const json& incore, int threads, bool gpu) {

@@ -29,6 +29,7 @@
 #include "experiments/plan/estimate.hpp"
 #include "experiments/run/interpreter_child.hpp"
 #include "experiments/run/rank_sweep.hpp"
+#include "experiments/run/worker_accounting.hpp"
 #include "core/error.hpp"
 #include "core/spread.hpp"
 #include "experiments/io/files.hpp"
@@ -388,9 +389,10 @@ Problem problem_of(const MeasurementSpec& s) {
 }
 
 // Warm-up, and calibration of `inner`: how many runs make one repetition last min_rep_seconds,
-// so short kernels are not timed at the clock's resolution. nullopt when interrupted.
-std::optional<long> warm_up_and_calibrate(Workload& w, const MeasurementSpec& s) {
-  double last = 0;
+// so short kernels are not timed at the clock's resolution; `last` is the last warm-up run's time.
+// nullopt when interrupted.
+std::optional<long> warm_up_and_calibrate(Workload& w, const MeasurementSpec& s, double& last) {
+  last = 0;
   for (int i = 0; i < s.warmup; ++i) {
     const auto t0 = Clock::now();
     w.run();
@@ -410,22 +412,31 @@ struct RepTimes {
   std::vector<double> reps, kernel_s, transfer_s;
 };
 
-// The timed repetitions, each `inner` runs. nullopt when interrupted.
-std::optional<RepTimes> time_repetitions(Workload& w, int reps, long inner) {
+// The repetition whose first run the ledger traces (the middle one).
+int traced_repetition(int reps) { return reps / 2; }
+
+// The timed repetitions, each `inner` runs, each closed in `ledger` when one accounts the workers
+// (the middle repetition's first run traced). nullopt when interrupted.
+std::optional<RepTimes> time_repetitions(Workload& w, int reps, long inner, WorkerLedger* ledger) {
   RepTimes t;
   for (int rep = 0; rep < reps; ++rep) {
     double self_kernel = 0, self_transfer = 0;
     bool self_timed = false;
     const auto t0 = Clock::now();
     for (long k = 0; k < inner; ++k) {
+      const bool trace = ledger != nullptr && k == 0 && rep == traced_repetition(reps);
+      if (trace) ledger->start_trace();
       w.run();
+      if (trace) ledger->stop_trace();
       if (auto own = w.last_timing()) {
         self_timed = true;
         self_kernel += own->kernel_s;
         self_transfer += own->transfer_s;
       }
     }
-    const double wall = std::chrono::duration<double>(Clock::now() - t0).count() / static_cast<double>(inner);
+    const double rep_wall = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (ledger != nullptr) ledger->end_repetition(rep_wall);
+    const double wall = rep_wall / static_cast<double>(inner);
     if (self_timed) {
       // Backends that time themselves report compute and transfers apart; the repetition's
       // time is their sum, so a figure never hides a transfer.
@@ -516,9 +527,30 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
   if (auto without = record_without_backend(r, entry)) return *without;
   try {
     std::unique_ptr<Workload> w = entry->make(problem_of(s));
-    const std::optional<long> inner = warm_up_and_calibrate(*w, s);
+    // A CPU executor's loops are accounted per worker (docs/records.md, `workers`): through the
+    // warm-up, which says whether the runs are long enough to carry it, then the timed repetitions.
+    WorkerLedger* ledger = w->worker_ledger();
+    if (ledger != nullptr) ledger->set_on(true);
+    double warm_run_s = 0;
+    const std::optional<long> inner = warm_up_and_calibrate(*w, s, warm_run_s);
     if (!inner) return json();
-    const std::optional<RepTimes> times = time_repetitions(*w, s.reps, *inner);
+    AccountingDecision accounting;
+    MachineWindow window;
+    if (ledger != nullptr) {
+      accounting = decide_accounting(*ledger, s.warmup, warm_run_s, accounted_chunk_cost_s());
+      ledger->reset();
+      ledger->set_on(accounting.on);
+      window.before = CpuTicks::read();
+      window.process_cpu_before = process_cpu_s();
+    }
+    const auto window_start = Clock::now();
+    const std::optional<RepTimes> times = time_repetitions(*w, s.reps, *inner, accounting.on ? ledger : nullptr);
+    if (ledger != nullptr) {
+      window.after = CpuTicks::read();
+      window.process_cpu_after = process_cpu_s();
+      window.wall_s = std::chrono::duration<double>(Clock::now() - window_start).count();
+      ledger->set_on(false);  // the energy's extra runs and validation are not the record's repetitions
+    }
     if (!times) return json();
     // Energy (docs/ceilings.md): more runs, after the timed ones, until the counter has advanced
     // enough; not for external peers and MPI jobs, whose runs are processes of their own.
@@ -533,6 +565,13 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     add_rates_and_work(r, w->work(), s);
     add_validation(r, v, energy);
     add_layout(r, *w);
+    if (ledger != nullptr) {
+      const double runs = static_cast<double>(s.reps) * static_cast<double>(*inner);
+      if (s.warmup == 0 && accounting.on) {
+        accounting.overhead = accounting_overhead(*ledger, runs, r["time_s"].value("median", 0.0), accounted_chunk_cost_s());
+      }
+      r["workers"] = workers_json(*ledger, accounting, runs, window, accounting.on ? traced_repetition(s.reps) : -1);
+    }
   } catch (const UnavailableError& e) {
     r["status"] = "unavailable";
     r["reason"] = e.what();

@@ -1,0 +1,148 @@
+#include "experiments/machine/worker_causes.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "experiments/io/numbers.hpp"
+
+namespace parlab {
+
+using nlohmann::json;
+
+namespace {
+
+// The numbers of `a` (an array of numbers), or empty where it is anything else.
+std::vector<double> numbers(const json& a) {
+  std::vector<double> v;
+  if (!a.is_array()) return v;
+  for (const json& x : a) {
+    if (!x.is_number() || !std::isfinite(x.get<double>())) return {};
+    v.push_back(x.get<double>());
+  }
+  return v;
+}
+
+double number(const json& o, const char* key, double fallback) {
+  if (!o.is_object() || !o.contains(key) || !o[key].is_number()) return fallback;
+  const double v = o[key].get<double>();
+  return std::isfinite(v) ? v : fallback;
+}
+
+std::string cpu_list(const json& cpus) {
+  std::string out;
+  if (!cpus.is_array()) return out;
+  for (const json& c : cpus) {
+    if (!c.is_number_integer()) continue;
+    if (!out.empty()) out += ',';
+    out += std::to_string(c.get<int>());
+  }
+  return out;
+}
+
+// What the disturbance block says of the CPUs in `cpus` (a worker's): the highest steal share.
+double steal_on(const json& disturbance, const json& cpus) {
+  const std::vector<double> steal = numbers(disturbance.value("steal", json()));
+  const json ids = disturbance.value("cpus", json());
+  double most = 0;
+  if (!ids.is_array() || ids.size() != steal.size() || !cpus.is_array()) return 0;
+  for (std::size_t i = 0; i < steal.size(); ++i) {
+    if (std::find(cpus.begin(), cpus.end(), ids[i]) != cpus.end()) most = std::max(most, steal[i]);
+  }
+  return most;
+}
+
+// Load balance: the busiest worker against the mean, where it ran, and what kept it there.
+std::string load_balance_cause(const json& w, double lb) {
+  const std::vector<double> busy = numbers(w.value("busy_s", json()));
+  const std::vector<double> cpu = numbers(w.value("cpu_s", json()));
+  std::string text = "load balance " + fixed(lb, 2);
+  if (cpu.empty()) return text;
+  const auto top = static_cast<std::size_t>(std::max_element(cpu.begin(), cpu.end()) - cpu.begin());
+  double mean = 0;
+  for (double c : cpu) mean += c / static_cast<double>(cpu.size());
+  text += ": worker " + std::to_string(top) + " computed " + fixed(mean > 0 ? cpu[top] / mean : 0, 2) + "x the mean";
+  const json cpus = w.value("cpus", json::array());
+  if (cpus.is_array() && top < cpus.size() && !cpu_list(cpus[top]).empty()) {
+    text += ", on CPU " + cpu_list(cpus[top]);
+  }
+  if (cpu.size() == busy.size() && busy[top] > 0) {
+    const double waiting = std::max(0.0, busy[top] - cpu[top]) / busy[top];
+    if (waiting >= 0.05) text += ", runnable but not running " + fixed(waiting * 100, 0) + "% of that time";
+  }
+  const json d = w.value("disturbance", json::object());
+  if (const double steal = steal_on(d, cpus.is_array() && top < cpus.size() ? cpus[top] : json()); steal >= 0.05) {
+    text += " (" + fixed(steal * 100, 0) + "% of its CPU's time stolen by the hypervisor)";
+  }
+  const std::vector<double> items = numbers(w.value("items", json()));
+  if (items.size() == busy.size() && items[top] > 0) {
+    double mean_items = 0;
+    for (double x : items) mean_items += x / static_cast<double>(items.size());
+    text += "; it did " + fixed(mean_items > 0 ? items[top] / mean_items : 0, 2) + "x the mean work";
+  }
+  return text;
+}
+
+std::string communication_cause(double ce) {
+  return "communication efficiency " + fixed(ce, 2) + ": the busiest worker was in the kernel's body " +
+         fixed(ce * 100, 0) + "% of the run; the rest went to starting, waking and joining the workers and the "
+         "serial part of a run";
+}
+
+std::string disturbance_cause(const json& d, double share) {
+  std::string text = "disturbed: its workers were runnable but not running " + fixed(share * 100, 0) +
+                     "% of their busy time";
+  if (const double others = number(d, "others", -1); others >= 0) {
+    text += " (other processes used " + fixed(others, 2) + " CPUs meanwhile";
+    double steal = 0;
+    for (double s : numbers(d.value("steal", json()))) steal = std::max(steal, s);
+    text += steal >= 0.01 ? ", and up to " + fixed(steal * 100, 0) + "% of a CPU was stolen)" : ")";
+  }
+  return text;
+}
+
+}  // namespace
+
+std::vector<int> worker_cpus(const json& r) {
+  std::set<int> all;
+  const json w = r.is_object() ? r.value("workers", json::object()) : json::object();
+  const json cpus = w.is_object() ? w.value("cpus", json::array()) : json::array();
+  if (!cpus.is_array()) return {};
+  for (const json& per : cpus) {
+    if (!per.is_array()) continue;
+    for (const json& c : per) {
+      if (c.is_number_integer() && c.get<int>() >= 0) all.insert(c.get<int>());
+    }
+  }
+  return {all.begin(), all.end()};
+}
+
+std::string worker_shortfall(const json& r) {
+  if (!r.is_object() || !r.contains("workers") || !r["workers"].is_object()) return {};
+  const json& w = r["workers"];
+  if (w.value("accounting", "") != "on") return {};
+  const json pop = w.value("pop", json::object());
+  const double lb = number(pop, "load_balance", 1), ce = number(pop, "communication", 1);
+  const json d = w.value("disturbance", json::object());
+  const double runnable = number(d, "runnable_share", 0);
+  // Time a worker was runnable but not running lowers communication efficiency (useful time is
+  // CPU time, the run's is wall time) though it is disturbance: the two are told apart by taking
+  // it out of communication efficiency before the factors are ranked, so a busy neighbour is not
+  // called the fork-join's cost.
+  // The critical worker (the longest busy) is the one whose waiting the run waited for.
+  const double disturbed = 1 - std::clamp(runnable, 0.0, 1.0);
+  double critical = disturbed;
+  const std::vector<double> busy = numbers(w.value("busy_s", json())), cpu = numbers(w.value("cpu_s", json()));
+  if (!busy.empty() && busy.size() == cpu.size()) {
+    const auto top = static_cast<std::size_t>(std::max_element(busy.begin(), busy.end()) - busy.begin());
+    if (busy[top] > 0) critical = std::clamp(cpu[top] / busy[top], 0.0, 1.0);
+  }
+  const double ce_net = critical > 0 ? std::min(1.0, ce / critical) : 1.0;
+  const double smallest = std::min({lb, ce_net, disturbed});
+  if (smallest >= kFactorExplains) return {};
+  if (disturbed == smallest) return disturbance_cause(d, runnable);
+  if (lb == smallest) return load_balance_cause(w, lb);
+  return communication_cause(ce);
+}
+
+}  // namespace parlab

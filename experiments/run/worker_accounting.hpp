@@ -1,0 +1,47 @@
+// The record's `workers` block (docs/records.md, "Where the speedup went"): whether a CPU
+// record's loops are accounted per worker, and what the ledger (core/worker_ledger.hpp) and
+// /proc/stat (experiments/machine/cpu_stat.hpp) saw over its timed repetitions.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "core/worker_ledger.hpp"
+#include "experiments/machine/cpu_stat.hpp"
+
+namespace parlab {
+
+// The most of a run's time the accounting may cost before the runner turns it off for a record.
+inline constexpr double kAccountingBudget = 0.01;
+
+struct AccountingDecision {
+  bool on = true;
+  double overhead = 0;  // estimated share of a run's time the accounting costs
+  std::string why;      // when off
+};
+
+// From the accounted warm-up: `runs` runs, the last taking `run_s` seconds, and what one accounted
+// chunk costs (WorkerLedger::chunk_cost_s). The busiest worker's chunks per run times that cost,
+// over the run's time, is the overhead; on when it is within kAccountingBudget. With no warm-up
+// to go by (runs 0), on, and the overhead is estimated after the repetitions.
+AccountingDecision decide_accounting(const WorkerLedger& warmed, int runs, double run_s, double chunk_cost_s);
+
+// WorkerLedger::chunk_cost_s, measured once per process (a few milliseconds).
+double accounted_chunk_cost_s();
+
+// The overhead estimate from the ledger's own totals: `runs` runs of `run_s` seconds each.
+double accounting_overhead(const WorkerLedger& ledger, double runs, double run_s, double chunk_cost_s);
+
+// The window of the timed repetitions, as the machine saw it: read before and after.
+struct MachineWindow {
+  CpuTicks before, after;
+  double process_cpu_before = 0, process_cpu_after = 0;
+  double wall_s = 0;
+};
+
+// The `workers` block: `runs` = repetitions x inner; `traced_rep` the repetition traced.
+nlohmann::json workers_json(const WorkerLedger& ledger, const AccountingDecision& decision, double runs,
+                            const MachineWindow& window, int traced_rep);
+
+}  // namespace parlab

@@ -1,0 +1,295 @@
+// Per-worker accounting (core/worker_ledger.hpp, experiments/run/worker_accounting.hpp): it leaves
+// every backend's results unchanged, counts every index once, and measures what is planted: an
+// imbalance (judged on CPU time, so it holds on a loaded machine) and a disturbance (a busy process
+// on the workers' CPU).
+#include <gtest/gtest.h>
+
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <numeric>
+#include <vector>
+
+#include "core/worker_ledger.hpp"
+#include "experiments/io/numbers.hpp"
+#include "experiments/machine/worker_causes.hpp"
+#include "experiments/run/worker_accounting.hpp"
+#include "test_support.hpp"
+
+extern char** environ;
+
+namespace parlab {
+namespace {
+
+using nlohmann::json;
+
+std::unique_ptr<AccountedExecutor> accounted(const std::string& backend, int threads) {
+  auto ex = std::make_unique<AccountedExecutor>(test::make_executor(backend, threads));
+  ex->ledger().set_on(true);
+  return ex;
+}
+
+std::uint64_t items_of(const WorkerLedger& ledger) {
+  std::uint64_t n = 0;
+  for (const auto& t : ledger.totals()) n += t.items;
+  return n;
+}
+
+class AccountedContract : public ::testing::TestWithParam<test::BackendThreads> {};
+
+TEST_P(AccountedContract, EveryIndexOnceAndEveryIndexAccounted) {
+  auto ex = accounted(GetParam().backend, GetParam().threads);
+  for (Index n : {Index{0}, Index{1}, Index{3}, Index{1000}, Index{65537}}) {
+    ex->ledger().reset();
+    std::vector<std::atomic<int>> seen(n);
+    ex->parallel_for(n, 7, [&](Index b, Index e) {
+      for (Index i = b; i < e; ++i) seen[i].fetch_add(1, std::memory_order_relaxed);
+    });
+    for (Index i = 0; i < n; ++i) ASSERT_EQ(seen[i].load(), 1) << "n=" << n << " i=" << i;
+    EXPECT_EQ(items_of(ex->ledger()), n);
+    EXPECT_EQ(ex->parallel_sum(n, 7, [](Index b, Index e) { return e - b; }), n);
+    EXPECT_EQ(items_of(ex->ledger()), 2 * n);
+    EXPECT_EQ(ex->ledger().unattributed(), 0u) << "a thread ran outside its executor's worker indices";
+  }
+  ex->ledger().reset();
+  std::atomic<Index> cells{0};
+  ex->parallel_for_2d(67, 129, 16, 8, [&](const Tile2D& t) { cells += (t.x1 - t.x0) * (t.y1 - t.y0); });
+  EXPECT_EQ(cells.load(), Index{67} * 129);
+  EXPECT_EQ(items_of(ex->ledger()), Index{5} * 17);  // tiles: one item each
+}
+
+TEST_P(AccountedContract, RepetitionsKeepOneFigurePerWorker) {
+  auto ex = accounted(GetParam().backend, GetParam().threads);
+  for (int rep = 0; rep < 3; ++rep) {
+    ex->parallel_for(4097, 1, [](Index, Index) {});
+    ex->ledger().end_repetition(0.01);
+  }
+  ASSERT_EQ(ex->ledger().repetitions().size(), 3u);
+  for (const auto& r : ex->ledger().repetitions()) {
+    EXPECT_EQ(r.busy_ns.size(), static_cast<std::size_t>(GetParam().threads));
+    EXPECT_EQ(r.cpu_ns.size(), static_cast<std::size_t>(GetParam().threads));
+  }
+  EXPECT_EQ(ex->ledger().cpus().size(), static_cast<std::size_t>(GetParam().threads));
+}
+
+// The canonical pi count, accounted or not, at every backend and thread count (edge sizes too).
+TEST_P(AccountedContract, PiCountUnchangedByAccounting) {
+  for (std::uint64_t n : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{4097}, std::uint64_t{1} << 18}) {
+    auto w = test::registry().get(GetParam().backend).make(pi_problem(n, GetParam().threads, 42));
+    ASSERT_NE(w->worker_ledger(), nullptr);
+    w->worker_ledger()->set_on(true);
+    w->run();
+    const Validation v = w->validate();
+    ASSERT_TRUE(v.hits.has_value());
+    EXPECT_EQ(*v.hits, canonical_pi_hits(42, n)) << "n=" << n;
+    if (n >= 2) {  // a pair of points at least: pi's loop is over pairs
+      EXPECT_GT(items_of(*w->worker_ledger()), 0u) << "n=" << n;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllBackends, AccountedContract, ::testing::ValuesIn(test::backend_thread_params()),
+                         [](const auto& tp) { return test::name_of(tp.param); });
+
+// Spins until this thread has used `seconds` of CPU time.
+void burn_cpu(double seconds) {
+  timespec t0{}, t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+  do {
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  } while (static_cast<double>(t.tv_sec - t0.tv_sec) + static_cast<double>(t.tv_nsec - t0.tv_nsec) * 1e-9 < seconds);
+}
+
+MachineWindow window_around(const std::function<void()>& f) {
+  MachineWindow w;
+  w.before = CpuTicks::read();
+  w.process_cpu_before = process_cpu_s();
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  w.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  w.after = CpuTicks::read();
+  w.process_cpu_after = process_cpu_s();
+  return w;
+}
+
+// A static partition where worker 0's part costs 3x the others': load balance (3+1+1+1)/4/3 = 0.5.
+TEST(WorkerLedger, PlantedImbalanceIsMeasuredWithinFivePercent) {
+  for (const char* backend : {"threads", "openmp-static"}) {
+    if (test::registry().find(backend) == nullptr || !test::registry().get(backend).available) continue;
+    auto ex = accounted(backend, 4);
+    const int reps = 3;
+    const MachineWindow window = window_around([&] {
+      for (int rep = 0; rep < reps; ++rep) {
+        const auto t0 = std::chrono::steady_clock::now();
+        ex->parallel_for(4, 1, [](Index b, Index e) {
+          for (Index i = b; i < e; ++i) burn_cpu(i == 0 ? 0.06 : 0.02);
+        });
+        ex->ledger().end_repetition(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      }
+    });
+    const json w = workers_json(ex->ledger(), AccountingDecision{}, reps, window, -1);
+    EXPECT_NEAR(w["pop"]["load_balance"].get<double>(), 0.5, 0.5 * 0.05) << backend << ": " << w.dump();
+    json record = {{"workers", w}};
+    // The cause names the imbalance, unless the machine was so loaded that waiting weighed as much.
+    const std::string cause = worker_shortfall(record);
+    if (w["disturbance"]["runnable_share"].get<double>() >= 0.4) {
+      EXPECT_EQ(cause.rfind("load balance", 0) == 0 || cause.rfind("disturbed", 0) == 0, true) << cause;
+    } else {
+      // The figure as measured (0.49 and 0.51 are as good as 0.50), and the worker that was given more.
+      EXPECT_EQ(cause.rfind("load balance " + fixed(w["pop"]["load_balance"].get<double>(), 2) + ": worker 0 computed ", 0), 0u)
+          << cause;
+    }
+  }
+}
+
+// A busy process on the one CPU the workers may use: they wait, and the cause says so.
+class BusyNeighbour {
+ public:
+  BusyNeighbour() {
+    const char* argv[] = {"/bin/sh", "-c", "while :; do :; done", nullptr};
+    if (posix_spawn(&pid_, "/bin/sh", nullptr, nullptr, const_cast<char**>(argv), environ) != 0) pid_ = -1;
+  }
+  ~BusyNeighbour() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+  BusyNeighbour(const BusyNeighbour&) = delete;
+  BusyNeighbour& operator=(const BusyNeighbour&) = delete;
+  bool started() const { return pid_ > 0; }
+
+ private:
+  pid_t pid_ = -1;
+};
+
+// Pins the calling thread (and the threads and processes it starts) to one CPU for its lifetime.
+class PinnedToOneCpu {
+ public:
+  PinnedToOneCpu() {
+    sched_getaffinity(0, sizeof saved_, &saved_);
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; ++c) {
+      if (CPU_ISSET(c, &saved_)) {
+        CPU_SET(c, &one);
+        break;
+      }
+    }
+    ok_ = sched_setaffinity(0, sizeof one, &one) == 0;
+  }
+  ~PinnedToOneCpu() { sched_setaffinity(0, sizeof saved_, &saved_); }
+  PinnedToOneCpu(const PinnedToOneCpu&) = delete;
+  PinnedToOneCpu& operator=(const PinnedToOneCpu&) = delete;
+  bool ok() const { return ok_; }
+
+ private:
+  cpu_set_t saved_{};
+  bool ok_ = false;
+};
+
+TEST(WorkerLedger, PlantedDisturbanceIsNamed) {
+  PinnedToOneCpu pin;
+  if (!pin.ok()) GTEST_SKIP() << "this process may not pin itself to one CPU";
+  BusyNeighbour hog;
+  ASSERT_TRUE(hog.started());
+  auto ex = accounted("threads", 2);
+  const MachineWindow window = window_around([&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    ex->parallel_for(2, 1, [](Index, Index) { burn_cpu(0.05); });
+    ex->ledger().end_repetition(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  });
+  const json w = workers_json(ex->ledger(), AccountingDecision{}, 1, window, -1);
+  // Two workers and the hog share one CPU: each worker waits about 2/3 of its time.
+  EXPECT_GT(w["disturbance"]["runnable_share"].get<double>(), 0.3) << w.dump();
+  EXPECT_GT(w["disturbance"]["others"].get<double>(), 0.3) << w.dump();
+  const std::string cause = worker_shortfall(json{{"workers", w}});
+  EXPECT_EQ(cause.rfind("disturbed: its workers were runnable but not running", 0), 0u) << cause << " " << w.dump();
+  EXPECT_NE(cause.find("other processes used"), std::string::npos) << cause;
+}
+
+TEST(WorkerLedger, TraceKeepsOneRunBoundedAndCountsTheRest) {
+  auto ex = accounted("pool", 2);
+  ex->ledger().start_trace();
+  ex->parallel_for(100000, 1, [](Index, Index) {});  // 2 x 64 chunks
+  ex->ledger().stop_trace();
+  ex->parallel_for(100000, 1, [](Index, Index) {});  // not traced
+  const auto trace = ex->ledger().trace();
+  EXPECT_EQ(trace.size(), 128u);
+  for (const auto& e : trace) {
+    EXPECT_LE(e.start_s, e.end_s);
+    EXPECT_GE(e.worker, 0);
+    EXPECT_LT(e.worker, 2);
+  }
+  EXPECT_FALSE(ex->ledger().trace_truncated());
+  ex->ledger().start_trace();
+  ex->parallel_for(WorkerLedger::kMaxTraceEvents * 4, 1, [](Index, Index) {});
+  ex->ledger().stop_trace();
+  EXPECT_LE(ex->ledger().trace().size(), WorkerLedger::kMaxTraceEvents);
+}
+
+TEST(WorkerAccounting, TooShortRunsAreNotAccountedAndTheRecordSaysWhy) {
+  WorkerLedger ledger(1);
+  ledger.set_on(true);
+  {
+    WorkerScope scope(0);
+    ledger.begin_region();
+    for (int i = 0; i < 100; ++i) ledger.end_chunk(ledger.begin_chunk(), 1);
+  }
+  // 100 chunks a run at 1 us each: 10% of a 1 ms run, 0.01% of a 1 s one.
+  const AccountingDecision off = decide_accounting(ledger, 1, 1e-3, 1e-6);
+  EXPECT_FALSE(off.on);
+  EXPECT_NEAR(off.overhead, 0.1, 1e-12);
+  EXPECT_NE(off.why.find("10.0% of the run, over the 1% allowed"), std::string::npos) << off.why;
+  const AccountingDecision on = decide_accounting(ledger, 1, 1.0, 1e-6);
+  EXPECT_TRUE(on.on);
+  EXPECT_NEAR(on.overhead, 1e-4, 1e-12);
+  const json j = workers_json(ledger, off, 1, MachineWindow{}, -1);
+  EXPECT_EQ(j["accounting"], "off");
+  EXPECT_FALSE(j.contains("busy_s"));
+  EXPECT_EQ(j["why"], off.why);
+}
+
+json given_workers(double lb, double ce, double runnable) {
+  return {{"accounting", "on"},
+          {"count", 4},
+          {"cpu_s", {0.4, 0.1, 0.1, 0.1}},
+          {"busy_s", {0.5, 0.1, 0.1, 0.1}},
+          {"items", {400, 100, 100, 100}},
+          {"cpus", {{7}, {1}, {2}, {3}}},
+          {"pop", {{"load_balance", lb}, {"communication", ce}, {"parallel", lb * ce}}},
+          {"disturbance", {{"runnable_share", runnable}, {"others", 0.25}, {"cpus", {1, 2, 3, 7}},
+                           {"steal", {0.0, 0.0, 0.0, 0.41}}}}};
+}
+
+TEST(WorkerCauses, TheSmallestFactorIsNamedWithItsFigure) {
+  const std::string lb = worker_shortfall({{"workers", given_workers(0.44, 0.95, 0.02)}});
+  EXPECT_EQ(lb, "load balance 0.44: worker 0 computed 2.29x the mean, on CPU 7, runnable but not running 20% of that "
+                "time (41% of its CPU's time stolen by the hypervisor); it did 2.29x the mean work");
+  EXPECT_EQ(worker_shortfall({{"workers", given_workers(0.95, 0.6, 0.02)}}).rfind("communication efficiency 0.60", 0), 0u);
+  EXPECT_EQ(worker_shortfall({{"workers", given_workers(0.8, 0.95, 0.5)}}),
+            "disturbed: its workers were runnable but not running 50% of their busy time (other processes used "
+            "0.25 CPUs meanwhile, and up to 41% of a CPU was stolen)");
+  EXPECT_EQ(worker_shortfall({{"workers", given_workers(0.95, 0.92, 0.05)}}), "");
+}
+
+TEST(WorkerCauses, HostileOrMissingBlocksGiveNoCause) {
+  for (const json& w : {json(), json("on"), json{{"accounting", "off"}}, json{{"accounting", "on"}, {"pop", 3}},
+                        json{{"accounting", "on"}, {"pop", {{"load_balance", "0.1"}}}, {"cpu_s", {"x"}}},
+                        json{{"accounting", "on"}, {"pop", {{"load_balance", 0.2}}}, {"cpu_s", json::array()},
+                             {"cpus", "7"}, {"disturbance", {{"steal", {1}}, {"cpus", {1, 2}}}}}}) {
+    EXPECT_NO_THROW(worker_shortfall({{"workers", w}})) << w.dump();
+    EXPECT_NO_THROW(worker_cpus({{"workers", w}})) << w.dump();
+  }
+  EXPECT_EQ(worker_shortfall(json::array()), "");
+  EXPECT_EQ(worker_cpus({{"workers", {{"cpus", {{3, 1}, {1}, {-2, "x"}}}}}}), (std::vector<int>{1, 3}));
+}
+
+}  // namespace
+}  // namespace parlab
