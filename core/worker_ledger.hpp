@@ -1,5 +1,5 @@
 // Per-worker accounting of a CPU executor's parallel loops: the measurements behind the POP
-// efficiency hierarchy (docs/records.md, "Where the speedup went").
+// efficiency hierarchy (docs/records.md, "Workers").
 //
 // One path for every CPU backend: AccountedExecutor wraps any Executor and times each body call
 // (a "chunk") on the thread that runs it, in the WorkerLedger's slot of that worker. A backend's

@@ -1,7 +1,7 @@
 // Why a parallel record fell short, from what its own workers measured (the record's `workers`
 // block, experiments/run/worker_accounting.hpp): the POP factors that need no reference (load
 // balance, communication efficiency) and the disturbance beside them. record_limit names these
-// before any cause inferred from the ceilings' probes (docs/ceilings.md, "Why a record is below").
+// before any cause inferred from the ceilings' probes (docs/ceilings.md, "In-core bound").
 #pragma once
 
 #include <string>

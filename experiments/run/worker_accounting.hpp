@@ -1,4 +1,4 @@
-// The record's `workers` block (docs/records.md, "Where the speedup went"): whether a CPU
+// The record's `workers` block (docs/records.md, "Workers"): whether a CPU
 // record's loops are accounted per worker, and what the ledger (core/worker_ledger.hpp) and
 // /proc/stat (experiments/machine/cpu_stat.hpp) saw over its timed repetitions.
 #pragma once

@@ -21,6 +21,11 @@
 #           energy and in-core tests, GPU pi under Nsight Compute, and pi's AVX-512 loop at 4, 6 and 8
 #           vectors in flight (parlab_bench pi_kernel_vectors/); `rerun quick` after it measures the
 #           quick suite with those roofs (every record's share of its roof, the GPU records' energy)
+#   pop     where the speedup went: the accounting's overhead (parlab_bench_accounting) and the
+#           speedup suite (pi, triad, matmul on every CPU backend, 1..16 threads) with its
+#           efficiency hierarchy (`parlab report --summary pop`)
+#   roofs   copy and triad at 2^27 doubles on the CPU backends at all threads, 5 rounds, with the
+#           bandwidth roofs measured again at the run's end (the share of the highest, its interval)
 #   likwid-cpu  why likwid-bench's non-temporal copy and triad outran parlab's: its clock against
 #           wall time, its rate at 1x and 4x the suite's working set, and parlab's at 16- and 64-byte
 #           streaming stores (PARLAB_STREAM_ISA)
@@ -66,7 +71,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1  # the repository root, two folders up
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|pop|roofs|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
 shift
 # shellcheck source=tools/node/device-common.sh
 . tools/node/device-common.sh
@@ -355,6 +360,33 @@ PY
     run_suite stream-peers 300 -b openmp,openmp-static,pool,tbb,babelstream-omp,likwid-bench-nt
     summarize_suite stream-peers
     python3 scripts/stream-peers-ratios.py "$(ls -td "$work"/results/*/*/ | head -1)" | tee -a "$summary"
+    ;;
+  pop)
+    # Where the speedup went (issue 53): what per-worker accounting costs beside the plain loops at
+    # all threads (parlab_bench_accounting), then the speedup suite (pi, triad, matmul on every CPU
+    # backend over a power-of-two thread sweep, this node's roofs measured first) and its
+    # efficiency hierarchy as `parlab report --summary pop` prints it. CPU parts only are needed:
+    # PARLAB_DEVICE_CMAKE_ARGS="-DPARLAB_ENABLE_CUDA=OFF -DPARLAB_ENABLE_PYTHON=OFF" builds in half the time.
+    ensure_build parlab parlab_bench_accounting
+    step "accounting overhead (parlab_bench_accounting, $jobs threads)"
+    timeout 120 "$build/bench/parlab_bench_accounting" --benchmark_filter="threads:$jobs/" --benchmark_repetitions=5 \
+      --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
+      --benchmark_out="$work/bench-accounting.json" --benchmark_out_format=json >"$work/bench-accounting.txt" 2>&1
+    say "bench accounting: exit $?"
+    grep -E "chunk_cost|_median" "$work/bench-accounting.txt" | tee -a "$summary"
+    run_suite speedup 400
+    summarize_suite speedup
+    timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
+    ;;
+  roofs)
+    # Bandwidth roofs that hold (issue 52): copy and triad at 2^27 doubles (3 GiB, memory-resident)
+    # on openmp, openmp-static, pool and tbb at all threads, 5 rounds, the run measuring its
+    # bandwidth roofs again at its end; each record's share of the highest roof with its interval.
+    ensure_build parlab
+    timeout 420 "$bin" run -k copy,triad -b openmp,openmp-static,pool,tbb -t "$jobs" -n 2^27 -p double -r 20 --rounds 5 \
+      --out "$work/results" -q --no-report
+    say "roofs run: exit $? at t=${SECONDS}s"
+    timeout 60 "$bin" table "$(ls -td "$work"/results/*/*/ | head -1)" 2>&1 | tee -a "$summary"
     ;;
   likwid-cpu)
     # Why likwid-bench's non-temporal copy and triad read faster than parlab's at 16 threads:
