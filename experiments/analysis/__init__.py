@@ -30,10 +30,11 @@ Modules:
                   figures embedded in a self-contained page, every file written atomically, and
                   strict JSON (no NaN or Infinity)
   style           the one stylesheet of both pages, one class name per meaning
-  spread          the spread of a set of repetitions, as the runner computes it (core/spread.cpp)
   read            the one guarded reader of the files both commands are given (exit 2 on a bad one)
   validate        a results.json held against its schema as it is read: a wrong type or a number
                   that is not finite is exit 2 naming the file, record and field
+  share_interval  a record's share of its roof as an interval (its quartiles against the lowest and
+                  highest roof measured in the run) and whether the whole of it lies above 1
   untrusted       text from a results file made safe for where it goes: HTML escaped, control
                   characters shown on a terminal, Markdown and CSV cells, figure file names
   spread          the spread of a set of repetitions (quartiles, CV, the median's interval), the
