@@ -6,8 +6,8 @@
 // only part is to say which worker a thread is (WorkerScope, below), which it knows anyway: the
 // threads backend's part i, the pool's worker i, OpenMP's thread number, TBB's arena slot.
 //
-// What one chunk costs to account (two monotonic reads, one or two rusage reads, two sched_getcpu)
-// is measured at run time (WorkerLedger::chunk_cost_s) and the runner turns
+// What one chunk costs to account (two monotonic reads, one or two thread-CPU and rusage reads, two
+// sched_getcpu) is measured at run time (WorkerLedger::chunk_cost_s) and the runner turns
 // accounting off for a record whose runs are too short to carry it within 1% (runner.cpp).
 #pragma once
 

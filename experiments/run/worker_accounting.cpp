@@ -58,8 +58,11 @@ double median_of(std::vector<double> v) {
 // max useful time/runtime). Useful time is the workers' CPU time in the body: time a worker was
 // runnable but not running is disturbance (disturbance_json), not imbalance, so a busy neighbour
 // does not pass for a bad partition; it lowers communication efficiency, as any wait does.
-void add_hierarchy(json& j, const WorkerLedger& ledger) {
-  std::vector<double> lb, ce, pe;
+// `pop` is taken from the per-run means over the repetitions (cpu_s against runtime_s), as the
+// analysis takes it (experiments/analysis/pop.py), so a cause quotes the table's figure; the
+// per-repetition values show its spread.
+void add_hierarchy(json& j, const WorkerLedger& ledger, const std::vector<WorkerTotals>& t, double runs, double runtime_s) {
+  std::vector<double> lb, ce;
   for (const auto& r : ledger.repetitions()) {
     if (r.cpu_ns.empty() || !(r.wall_s > 0)) continue;
     const double max = static_cast<double>(*std::max_element(r.cpu_ns.begin(), r.cpu_ns.end())) * 1e-9;
@@ -67,11 +70,18 @@ void add_hierarchy(json& j, const WorkerLedger& ledger) {
                         1e-9 / static_cast<double>(r.cpu_ns.size());
     lb.push_back(max > 0 ? mean / max : 1.0);
     ce.push_back(std::min(1.0, max / r.wall_s));
-    pe.push_back(lb.back() * ce.back());
   }
   j["load_balance"] = lb;
   j["communication"] = ce;
-  j["pop"] = {{"load_balance", median_of(lb)}, {"communication", median_of(ce)}, {"parallel", median_of(pe)}};
+  double max = 0, sum = 0;
+  for (const auto& w : t) {
+    const double c = static_cast<double>(w.cpu_ns) * 1e-9 / runs;
+    max = std::max(max, c);
+    sum += c;
+  }
+  const double mean = t.empty() ? 0 : sum / static_cast<double>(t.size());
+  const double lb_all = max > 0 ? mean / max : 1.0, ce_all = runtime_s > 0 ? std::min(1.0, max / runtime_s) : 1.0;
+  j["pop"] = {{"load_balance", lb_all}, {"communication", ce_all}, {"parallel", lb_all * ce_all}};
 }
 
 json disturbance_json(const WorkerLedger& ledger, const std::vector<WorkerTotals>& t, double runs,
@@ -142,7 +152,7 @@ json workers_json(const WorkerLedger& ledger, const AccountingDecision& decision
   j["chunks"] = per_worker(t, runs, [](const WorkerTotals& w) { return static_cast<double>(w.chunks); });
   j["switches"] = per_worker(t, runs, [](const WorkerTotals& w) { return static_cast<double>(w.switches); });
   j["cpus"] = ledger.cpus();
-  add_hierarchy(j, ledger);
+  add_hierarchy(j, ledger, t, runs, j["runtime_s"].get<double>());
   j["disturbance"] = disturbance_json(ledger, t, runs, window);
   if (ledger.counters_available()) {
     j["counters"] = {{"available", true},
@@ -151,7 +161,7 @@ json workers_json(const WorkerLedger& ledger, const AccountingDecision& decision
   } else {
     j["counters"] = {{"available", false}, {"why", ledger.counters_why()}};
   }
-  if (traced_rep >= 0) j["trace"] = trace_json(ledger, traced_rep);
+  if (traced_rep >= 0 && !ledger.trace().empty()) j["trace"] = trace_json(ledger, traced_rep);
   if (ledger.unattributed() > 0) j["unattributed_chunks"] = ledger.unattributed();
   return j;
 }
