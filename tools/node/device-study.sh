@@ -369,12 +369,12 @@ PY
     # PARLAB_DEVICE_CMAKE_ARGS="-DPARLAB_ENABLE_CUDA=OFF -DPARLAB_ENABLE_PYTHON=OFF" builds in half the time.
     ensure_build parlab parlab_bench_accounting
     step "accounting overhead (parlab_bench_accounting, $jobs threads)"
-    timeout 120 "$build/bench/parlab_bench_accounting" --benchmark_filter="threads:$jobs/" --benchmark_repetitions=5 \
+    timeout 90 "$build/bench/parlab_bench_accounting" --benchmark_filter="threads:$jobs/" --benchmark_repetitions=5 \
       --benchmark_enable_random_interleaving=true --benchmark_report_aggregates_only=true --benchmark_min_time=0.2 \
       --benchmark_out="$work/bench-accounting.json" --benchmark_out_format=json >"$work/bench-accounting.txt" 2>&1
     say "bench accounting: exit $?"
     grep -E "chunk_cost|_median" "$work/bench-accounting.txt" | tee -a "$summary"
-    run_suite speedup 400
+    run_suite speedup 330
     summarize_suite speedup
     timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
     ;;
