@@ -281,6 +281,23 @@ TEST(WorkerCauses, TheSmallestFactorIsNamedWithItsFigure) {
   EXPECT_EQ(worker_shortfall({{"workers", given_workers(0.95, 0.92, 0.05)}}), "");
 }
 
+TEST(WorkerCauses, ComputationIsNamedWhereEveryWorkerFactorHeld) {
+  json w = given_workers(0.98, 0.97, 0.01);
+  w["pop"]["parallel"] = 0.95;
+  // At 0.39 of the bound with parallel efficiency 0.95, each CPU-second did 0.41 of a core's bound.
+  EXPECT_EQ(computation_shortfall({{"workers", w}}, 0.39),
+            "computation 0.41: its workers kept busy (parallel efficiency 0.95), and each CPU-second of theirs did "
+            "0.41 of what the bound allows a core (no counters here to split it into instructions, IPC and clock)");
+  w["counters"] = {{"available", true}, {"instructions", {4e9, 1e9, 1e9, 1e9}}, {"cycles", {2e9, 1e9, 1e9, 1e9}}};
+  // 7e9 instructions over 5e9 cycles in 0.7 s of CPU time: 1.40 a cycle at 7.14 GHz (given numbers).
+  EXPECT_EQ(computation_shortfall({{"workers", w}}, 0.39),
+            "computation 0.41: its workers kept busy (parallel efficiency 0.95), and each CPU-second of theirs did "
+            "0.41 of what the bound allows a core: 1.40 instructions a cycle at 7.14 GHz");
+  EXPECT_EQ(computation_shortfall({{"workers", w}}, 0.9), "");  // 0.95 of a core per CPU-second
+  w["count"] = 1;
+  EXPECT_EQ(computation_shortfall({{"workers", w}}, 0.39), "");  // one worker: its bound explains it
+}
+
 TEST(WorkerCauses, HostileOrMissingBlocksGiveNoCause) {
   for (const json& w : {json(), json("on"), json{{"accounting", "off"}}, json{{"accounting", "on"}, {"pop", 3}},
                         json{{"accounting", "on"}, {"pop", {{"load_balance", "0.1"}}}, {"cpu_s", {"x"}}},
@@ -288,6 +305,7 @@ TEST(WorkerCauses, HostileOrMissingBlocksGiveNoCause) {
                              {"cpus", "7"}, {"disturbance", {{"steal", {1}}, {"cpus", {1, 2}}}}}}) {
     EXPECT_NO_THROW(worker_shortfall({{"workers", w}})) << w.dump();
     EXPECT_NO_THROW(worker_cpus({{"workers", w}})) << w.dump();
+    EXPECT_NO_THROW(computation_shortfall({{"workers", w}}, 0.3)) << w.dump();
   }
   EXPECT_EQ(worker_shortfall(json::array()), "");
   EXPECT_EQ(worker_cpus({{"workers", {{"cpus", {{3, 1}, {1}, {-2, "x"}}}}}}), (std::vector<int>{1, 3}));

@@ -10,17 +10,18 @@ workers were accounted (workers.py; docs/records.md, "Workers" and "The efficien
 
 useful is each worker's thread CPU time inside the kernel body per run (workers.cpu_s: the wall
 time it was runnable but not running, busy_s - cpu_s, is disturbance, not imbalance) and runtime
-the record's time per run (workers.runtime_s, its median); the reference is the record the
+the record's time per run (workers.runtime_s, the mean over its repetitions); the reference is the record the
 results table's speedup is over (table.speedup_base: the group's serial record, else the same
 backend at 1 thread), whose useful time is its workers' summed CPU time, or its median time where
-it has no accounted workers. So speedup = workers x GE / PE_ref exactly, PE_ref the reference's
-own mean(useful) / runtime (1 without a workers block). A record of one worker
+it has no accounted workers. So the speedup over mean runtimes = workers x GE / PE_ref exactly,
+PE_ref the reference's own mean(useful) / runtime (1 without a workers block); the table's speedup
+is over medians and differs by the repetitions' spread. A record of one worker
 has every factor 1 by construction: the hierarchy explains what 2 or more workers lost against
 the reference, and a one-worker record stays explained by its roof or in-core bound. A factor
 that cannot be had is None, with its reason beside it, never a guess."""
 from __future__ import annotations
 
-from .figures.labels import fmt_percent, significant
+from .figures.labels import fmt_fraction, fmt_percent, significant
 from .table import groups
 from .workers import accounted, why_absent
 
@@ -122,9 +123,11 @@ def disturbance(w: dict) -> dict:
 
 
 def disturbance_text(name: str, value: float) -> str:
-    """A disturbance value as every view writes it: switches and CPUs' worth to two digits, a share
-    as a percentage."""
-    return significant(value, 2) if name in ("switches", "others") else fmt_percent(value)
+    """A disturbance value as every view writes it: switches to two digits, CPUs' worth as a
+    fraction ("0.14", "<0.01": a cell stays six wide), a share as a percentage."""
+    if name == "others":
+        return fmt_fraction(value)
+    return significant(value, 2) if name == "switches" else fmt_percent(value)
 
 
 def hierarchy(r: dict, ref) -> dict:

@@ -31,9 +31,11 @@ def _rows(table: dict) -> list:
 
 def _block(rows: list, threads: list, lo: int, hi: int, label_w: int) -> list:
     """The lines of columns lo..hi of one table."""
-    lines = ["  " + "threads".ljust(label_w) + "".join(str(t).rjust(CELL + 1) for t in threads[lo:hi])]
+    # A space before every cell, so a cell wider than CELL pushes the row out but never runs into
+    # its neighbour.
+    lines = ["  " + "threads".ljust(label_w) + "".join(" " + str(t).rjust(CELL) for t in threads[lo:hi])]
     for label, cells in rows:
-        lines.append("  " + label.ljust(label_w) + "".join(c.rjust(CELL + 1) for c in cells[lo:hi]))
+        lines.append("  " + label.ljust(label_w) + "".join(" " + c.rjust(CELL) for c in cells[lo:hi]))
     return lines
 
 

@@ -404,6 +404,8 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
   if (explains(busy_share)) return busy_cause;
   if (chain_share < 1 && explains(chain_share * slow_share)) return chains_cause + "; and " + clocks_cause;
   if (chain_share < 1 && explains(chain_share * busy_share)) return chains_cause + "; and " + busy_cause;
+  // Every worker factor held, and no probe explains it: the loss is in each CPU-second's work.
+  if (std::string computation = computation_shortfall(r, share); !computation.empty()) return computation;
   std::string factors;  // the worker factors, all at least kFactorExplains where measured
   if (const json w = r.value("workers", json::object()); w.is_object() && w.value("accounting", "") == "on") {
     const json pop = w.value("pop", json::object());

@@ -103,6 +103,36 @@ std::string disturbance_cause(const json& d, double share) {
 
 }  // namespace
 
+std::string computation_shortfall(const json& r, double share) {
+  if (!r.is_object() || !r.contains("workers") || !r["workers"].is_object()) return {};
+  const json& w = r["workers"];
+  if (w.value("accounting", "") != "on" || number(w, "count", 0) < 2) return {};
+  const json pop = w.value("pop", json::object());
+  const double pe = number(pop, "parallel", 0);
+  if (!(pe > 0) || !(share > 0)) return {};
+  const double per_cpu_second = share / pe;
+  if (per_cpu_second >= kFactorExplains) return {};
+  std::string text = "computation " + fixed(per_cpu_second, 2) + ": its workers kept busy (parallel efficiency " +
+                     fixed(pe, 2) + "), and each CPU-second of theirs did " + fixed(per_cpu_second, 2) +
+                     " of what the bound allows a core";
+  const json counters = w.value("counters", json::object());
+  const std::vector<double> ins = numbers(counters.value("instructions", json()));
+  const std::vector<double> cyc = numbers(counters.value("cycles", json()));
+  const std::vector<double> cpu = numbers(w.value("cpu_s", json()));
+  if (counters.value("available", false) && ins.size() == cyc.size() && cyc.size() == cpu.size() && !cpu.empty()) {
+    double i = 0, c = 0, t = 0;
+    for (std::size_t k = 0; k < cpu.size(); ++k) {
+      i += ins[k];
+      c += cyc[k];
+      t += cpu[k];
+    }
+    if (c > 0 && t > 0) text += ": " + fixed(i / c, 2) + " instructions a cycle at " + fixed(c / t * 1e-9, 2) + " GHz";
+  } else {
+    text += " (no counters here to split it into instructions, IPC and clock)";
+  }
+  return text;
+}
+
 std::vector<int> worker_cpus(const json& r) {
   std::set<int> all;
   const json w = r.is_object() ? r.value("workers", json::object()) : json::object();

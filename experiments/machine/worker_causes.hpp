@@ -22,6 +22,13 @@ inline constexpr double kFactorExplains = 0.9;
 // absent.
 std::string worker_shortfall(const nlohmann::json& record);
 
+// Where every worker factor reaches kFactorExplains but the record is still below its in-core
+// bound at `share`: the loss is in the computation itself, each CPU-second of the workers doing
+// share / parallel efficiency of what the bound allows a core (POP's computation scaling against
+// the bound rather than a record), with IPC and clock where counters were read. Empty where the
+// record has fewer than 2 accounted workers or that efficiency reaches kFactorExplains.
+std::string computation_shortfall(const nlohmann::json& record, double share);
+
 // The CPUs the record's workers ran on (workers.cpus, merged), ascending; empty where not recorded.
 std::vector<int> worker_cpus(const nlohmann::json& record);
 
