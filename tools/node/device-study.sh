@@ -82,6 +82,8 @@ trap pack EXIT
 
 prefix=$(bash scripts/offline-unpack.sh "${PARLAB_DEB_DIR:-.deb}" build/offline-deps) || exit 1
 export LD_LIBRARY_PATH="$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# The bundle's pure-Python packages (jsonschema, which the report checks a run with).
+export PYTHONPATH="$prefix/lib/python3/dist-packages${PYTHONPATH:+:$PYTHONPATH}"
 # likwid-bench for the likwid-bench-* peers, where the bundle carried Debian's likwid (the node has
 # none); parlab puts the sbin beside it on PATH for likwid-accessD.
 [ -x "$prefix/bin/likwid-bench" ] && export PARLAB_LIKWID_BENCH=$prefix/bin/likwid-bench
