@@ -388,7 +388,7 @@ PY
     timeout 420 "$bin" run -k copy,triad -b openmp,openmp-static,pool,tbb -t "$jobs" -n 2^27 -p double -r 20 --rounds 5 \
       --out "$work/results" -q --no-report
     say "roofs run: exit $? at t=${SECONDS}s"
-    timeout 60 "$bin" table "$(ls -td "$work"/results/*/*/ | head -1)" 2>&1 | tee -a "$summary"
+    timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary table 2>&1 | tee -a "$summary"
     ;;
   likwid-cpu)
     # Why likwid-bench's non-temporal copy and triad read faster than parlab's at 16 threads:
