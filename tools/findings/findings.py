@@ -30,6 +30,7 @@ from analysis.figures.load import per_op_us, pool_rounds, rate_of  # noqa: E402
 from analysis.figures.models import python_models_crossovers, python_models_table  # noqa: E402
 from analysis.figures.mpi import mpi_latency_series, mpi_scaling_series  # noqa: E402
 from analysis.figures.scaling import scaling_series  # noqa: E402
+from analysis.pop import hierarchy  # noqa: E402
 
 RESULTS = os.path.join(ROOT, "results")
 
@@ -50,6 +51,9 @@ RUNS = {
     "gpu_stream": "h200-node-16core/20261127T142435Z",
     # 9c35b5a: the GPU STREAM launch shapes chosen per kernel, beside the driver's copy (one round).
     "gpu_tuned": "h200-node-16core/20261128T194542Z",
+    # The speedup suite with per-worker accounting, and copy/triad at 2^27 with the end probe.
+    "speedup_run": "h200-node-16core/20261128T233355Z",
+    "roofs_end": "h200-node-16core/20261128T233559Z",
     "distributed": "h200-node-16core/20261123T181609Z",
     "x2_multi": "h200-x2/20261122T222731Z",
     "x4_multi": "h200-x4/20261122T233954Z",
@@ -360,6 +364,67 @@ def roofs() -> dict:
     out["above_noted"] = sum(1 for r in above if r["limit"].get("above_roof"))
     out["records"] = len(quick)
     return out
+
+
+def _no_cause(records: list) -> tuple[int, int]:
+    """Of the records of 2 or more threads below 0.8 of their in-core bound: how many, and how many
+    of them name no cause."""
+    below = [r for r in records if r["threads"] >= 2 and (r.get("limit") or {}).get("incore", {}).get("fraction", 1) < 0.8]
+    return len(below), sum(1 for r in below if r["limit"]["incore"].get("below", "").startswith("no cause measured"))
+
+
+def speedup_went() -> dict:
+    """The speedup suite: each CPU backend's efficiency hierarchy at the most threads, per kernel,
+    against serial (the table's reference), from the records' own workers; and the records below
+    0.8 of their in-core bound that name no cause, here and in the runs made before accounting."""
+    out = {}
+    for kernel in ("pi", "triad", "matmul"):
+        rs = ok("speedup_run", kernel=kernel)
+        serial = next(r for r in rs if r["backend"] == "serial")
+        most = max(r["threads"] for r in rs)
+        out[kernel] = {}
+        for r in (r for r in rs if r["threads"] == most):
+            h = hierarchy(r, serial)
+            out[kernel][r["backend"]] = dict(h["values"], speedup=median(serial) / median(r), runtime=median(r))
+        out[kernel + "_size"] = rs[0]["size"]
+        if kernel == "pi":  # the static split's traced run: workers done before 3/4 of the region
+            trace = next(r for r in rs if r["backend"] == "threads" and r["threads"] == most)["workers"]["trace"]
+            ends: dict = {}
+            for w, _, end, _ in trace["events"]:
+                ends[w] = max(ends.get(w, 0.0), end)
+            out["early"] = sum(1 for e in ends.values() if e < 0.75 * trace["runtime_s"])
+    out["threads"] = most
+    dynamic = ("pool", "tbb", "openmp")  # the backends that hand out chunks as they go
+    for kernel in ("pi", "triad"):
+        lbs = [out[kernel][b]["load_balance"] for b in dynamic]
+        out[kernel + "_lb_dynamic"] = (min(lbs), max(lbs))
+    cs = [out["pi"][b]["computation"] for b in ("threads",) + dynamic]
+    out["pi_cs"] = (min(cs), max(cs))
+    out["below"], out["no_cause"] = _no_cause(ok("speedup_run"))
+    before = ok("matmul") + [r for r in ok("quick") if r.get("processor") == "cpu"]
+    out["before_below"], out["before_no_cause"] = _no_cause(before)
+    return out
+
+
+def roofs_end() -> dict:
+    """copy and triad at 2^27 doubles in 5 rounds with the bandwidth roofs measured again at the
+    run's end: each roof's drift, the records' shares (of the highest roof) with their intervals,
+    and how many read above 1 by the whole interval, or against the start's roof alone."""
+    with open(os.path.join(RESULTS, RUNS["roofs_end"], "results.json"), encoding="utf-8") as f:
+        d = json.load(f)  # every round's record, not pooled: each is graded on its own
+    end = d["context"]["ceilings_end"]
+    rs = [r for r in d["records"] if r["status"] == "ok" and (r.get("limit") or {}).get("interval")]
+    if not rs:
+        raise FindingError(f"{RUNS['roofs_end']}: no record with an interval")
+    start = {r["limit"]["roof"]: end["roofs"][r["limit"]["roof"]]["start"] for r in rs}
+    shares = [r["limit"]["fraction"] for r in rs]
+    return {"records": len(rs), "rounds": max(r.get("round", 1) for r in rs), "size": rs[0]["size"],
+            "seconds": end["seconds"], "drift": {k: v["drift"] for k, v in end["roofs"].items()},
+            "low": min(r["limit"]["interval"]["low"] for r in rs), "high": max(r["limit"]["interval"]["high"] for r in rs),
+            "share_low": min(shares), "share_high": max(shares),
+            "above": sum(1 for r in rs if reads_above(r)),
+            "above_start": sum(1 for r in rs if r["limit"]["attained"] / start[r["limit"]["roof"]] > 1),
+            "backends": sorted({r["backend"] for r in rs})}
 
 
 def distributed() -> dict:
