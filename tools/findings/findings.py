@@ -54,6 +54,7 @@ RUNS = {
     # The speedup suite with per-worker accounting, and copy/triad at 2^27 with the end probe.
     "speedup_run": "h200-node-16core/20261128T233355Z",
     "roofs_end": "h200-node-16core/20261128T233559Z",
+    "quick_accounted": "h200-node-16core/20261128T234100Z",
     "distributed": "h200-node-16core/20261123T181609Z",
     "x2_multi": "h200-x2/20261122T222731Z",
     "x4_multi": "h200-x4/20261122T233954Z",
@@ -403,6 +404,7 @@ def speedup_went() -> dict:
     out["below"], out["no_cause"] = _no_cause(ok("speedup_run"))
     before = ok("matmul") + [r for r in ok("quick") if r.get("processor") == "cpu"]
     out["before_below"], out["before_no_cause"] = _no_cause(before)
+    out["quick_below"], out["quick_no_cause"] = _no_cause([r for r in ok("quick_accounted") if r.get("kind") == "cpu"])
     return out
 
 
