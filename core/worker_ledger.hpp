@@ -119,7 +119,9 @@ class WorkerLedger {
   // Seconds one accounted chunk adds, measured on the calling thread over `samples` empty chunks.
   static double chunk_cost_s(int samples = 2000);
 
-  static constexpr std::size_t kMaxTraceEvents = 1024;
+  // 512 chunks keep a record within 64 KiB as results.json writes it (an event is about 50 bytes
+  // there, one number a line); a run of more chunks is cut and says so (trace_truncated).
+  static constexpr std::size_t kMaxTraceEvents = 512;
   static constexpr int kMaxCpus = 1024;
 
  private:
