@@ -30,6 +30,19 @@ struct Child {
   std::string cmdline;
 };
 
+// The whole of a /proc file, or "" where it cannot be read: a process that exits between the
+// listing and the read makes read() fail with ESRCH, which libstdc++'s filebuf throws through an
+// istreambuf_iterator (no istream catches it). Another test's process ending at that moment made
+// this scan throw in a CI run under ASan, so a vanished process reads as gone.
+std::string read_proc_file(const std::filesystem::path& file) {
+  try {
+    std::ifstream in(file);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    return {};
+  }
+}
+
 // The live child processes of this process, from /proc (zombies are reaped ones' leftovers and
 // not counted: they run nothing).
 std::vector<Child> live_children() {
@@ -38,8 +51,7 @@ std::vector<Child> live_children() {
   for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
     const std::string name = entry.path().filename().string();
     if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
-    std::ifstream stat(entry.path() / "stat");
-    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const std::string text = read_proc_file(entry.path() / "stat");
     const auto close = text.rfind(')');  // the command name may hold spaces and parentheses
     if (close == std::string::npos) continue;
     std::istringstream rest(text.substr(close + 2));
@@ -47,8 +59,7 @@ std::vector<Child> live_children() {
     int ppid = 0;
     rest >> state >> ppid;
     if (ppid != self || state == 'Z') continue;
-    std::ifstream cmd(entry.path() / "cmdline");
-    std::string c((std::istreambuf_iterator<char>(cmd)), std::istreambuf_iterator<char>());
+    std::string c = read_proc_file(entry.path() / "cmdline");
     std::replace(c.begin(), c.end(), '\0', ' ');
     out.push_back({std::stoi(name), c});
   }
