@@ -16,11 +16,20 @@ double accounted_chunk_cost_s() {
   return cost;
 }
 
-double accounting_overhead(const WorkerLedger& ledger, double runs, double run_s, double chunk_cost_s) {
-  if (!(runs > 0) || !(run_s > 0)) return 0;
+namespace {
+
+// The chunks of the busiest worker so far: what the accounting's cost scales with.
+std::uint64_t busiest_chunks(const WorkerLedger& ledger) {
   std::uint64_t most = 0;
   for (const auto& t : ledger.totals()) most = std::max(most, t.chunks);
-  return static_cast<double>(most) / runs * chunk_cost_s / run_s;
+  return most;
+}
+
+}  // namespace
+
+double accounting_overhead(const WorkerLedger& ledger, double runs, double run_s, double chunk_cost_s) {
+  if (!(runs > 0) || !(run_s > 0)) return 0;
+  return static_cast<double>(busiest_chunks(ledger)) / runs * chunk_cost_s / run_s;
 }
 
 AccountingDecision decide_accounting(const WorkerLedger& warmed, int runs, double run_s, double chunk_cost_s) {
@@ -29,10 +38,8 @@ AccountingDecision decide_accounting(const WorkerLedger& warmed, int runs, doubl
   d.overhead = accounting_overhead(warmed, runs, run_s, chunk_cost_s);
   if (d.overhead > kAccountingBudget) {
     d.on = false;
-    std::uint64_t most = 0;
-    for (const auto& t : warmed.totals()) most = std::max(most, t.chunks);
     d.why = "one run takes " + fixed(run_s * 1e3, 3) + " ms and its busiest worker makes " +
-            std::to_string(most / static_cast<std::uint64_t>(runs)) + " body calls, each " + fixed(chunk_cost_s * 1e6, 2) +
+            std::to_string(busiest_chunks(warmed) / static_cast<std::uint64_t>(runs)) + " body calls, each " + fixed(chunk_cost_s * 1e6, 2) +
             " us to account: " + fixed(d.overhead * 100, 1) + "% of the run, over the " +
             fixed(kAccountingBudget * 100, 0) + "% allowed";
   }
@@ -117,10 +124,10 @@ json disturbance_json(const WorkerLedger& ledger, const std::vector<WorkerTotals
   return d;
 }
 
-json trace_json(const WorkerLedger& ledger, int rep) {
+json trace_json(const WorkerLedger& ledger, const std::vector<TraceEvent>& trace, int rep) {
   json events = json::array();
   double end = 0;
-  for (const auto& e : ledger.trace()) {
+  for (const auto& e : trace) {
     // Tenths of a microsecond: the clock's reads are no finer in meaning, and shorter numbers
     // keep the record small.
     const auto tenth_us = [](double t) { return std::round(t * 1e7) / 1e7; };
@@ -161,7 +168,7 @@ json workers_json(const WorkerLedger& ledger, const AccountingDecision& decision
   } else {
     j["counters"] = {{"available", false}, {"why", ledger.counters_why()}};
   }
-  if (traced_rep >= 0 && !ledger.trace().empty()) j["trace"] = trace_json(ledger, traced_rep);
+  if (const auto trace = ledger.trace(); traced_rep >= 0 && !trace.empty()) j["trace"] = trace_json(ledger, trace, traced_rep);
   if (ledger.unattributed() > 0) j["unattributed_chunks"] = ledger.unattributed();
   return j;
 }
