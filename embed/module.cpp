@@ -1,5 +1,6 @@
 #include "embed/module.hpp"
 
+#include <atomic>
 #include <bit>
 #include <chrono>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include "core/pi.hpp"
 #include "core/pi_simd.hpp"
 #include "core/stream.hpp"
+#include "core/worker_ledger.hpp"
 #include "embed/interpreter.hpp"
 
 namespace parlab::embed {
@@ -18,6 +20,35 @@ namespace {
 
 // Per OS thread, so Python threads and sub-interpreter threads each read their own figure.
 thread_local std::uint64_t t_gil_wait_ns = 0;
+
+// The ledger of the workload running now (AccountingLedger), for the whole process: one workload
+// runs at a time, and its threads are the only ones with a worker index.
+std::atomic<WorkerLedger*> g_ledger{nullptr};
+// This OS thread's worker index in that ledger (set_worker), -1 for none: unlike current_worker(),
+// which reads 0 outside an executor's loop, a thread no team enrolled accounts nothing.
+thread_local int t_worker = -1;
+
+// One accounted chunk on this thread, when a ledger is installed and the thread is one of its
+// workers; else nothing. The chunk protocol is the C++ executors' (core/worker_ledger.hpp), each
+// worker on its own slot.
+class AccountedChunk {
+ public:
+  AccountedChunk() noexcept {
+    if (t_worker < 0) return;
+    ledger_ = g_ledger.load(std::memory_order_acquire);
+    if (ledger_ == nullptr) return;
+    WorkerScope scope(t_worker);
+    chunk_ = ledger_->begin_chunk();
+  }
+  void end(std::uint64_t items) noexcept {
+    if (ledger_ != nullptr) ledger_->end_chunk(chunk_, items);
+    ledger_ = nullptr;
+  }
+
+ private:
+  WorkerLedger* ledger_ = nullptr;
+  WorkerLedger::Chunk chunk_;
+};
 
 // ---------------------------------------------------------------- argument parsing
 // METH_FASTCALL | METH_KEYWORDS: positional values in args[0..nargs), keyword values after them,
@@ -110,6 +141,18 @@ bool to_finite_double(PyObject* o, const char* fn, const char* name, double* out
   }
   *out = v;
   return true;
+}
+
+// f() as one accounted chunk of `items` items (AccountedChunk), for call_maybe_released: inside
+// it, so with the GIL released its release and re-acquisition fall outside the chunk, and with the
+// GIL held the wait for it came before the call. Either way a worker's useful time is the kernel's.
+template <class F>
+auto as_chunk(std::uint64_t items, F&& f) {
+  return [items, &f] {
+    AccountedChunk chunk;
+    f();
+    chunk.end(items);
+  };
 }
 
 // Runs f() with the GIL released when `release` is true. A C++ exception must not cross into
@@ -222,7 +265,7 @@ PyObject* py_pi(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kw
     return nullptr;
   }
   std::uint64_t hits = 0;
-  if (!call_maybe_released(release, [&] { hits = pi_hits_points_fast(seed, start, start + samples); })) {
+  if (!call_maybe_released(release, as_chunk(samples, [&] { hits = pi_hits_points_fast(seed, start, start + samples); }))) {
     return nullptr;
   }
   return PyLong_FromUnsignedLongLong(hits);
@@ -240,8 +283,9 @@ PyObject* py_triad(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
   }
   if (!same_length("triad", a, "a", b, "b") || !same_length("triad", a, "a", c, "c")) return nullptr;
   const std::uint64_t n = a.size();
-  if (!call_maybe_released(
-          true, [&] { stream_range<double>(StreamKernel::triad, a.data(), b.data(), c.data(), s, 0, n); })) {
+  if (!call_maybe_released(true, as_chunk(n, [&] {
+        stream_range<double>(StreamKernel::triad, a.data(), b.data(), c.data(), s, 0, n);
+      }))) {
     return nullptr;
   }
   Py_RETURN_NONE;
@@ -262,12 +306,12 @@ PyObject* py_dot(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* k
     return PyErr_NoMemory();
   }
   double sum = 0;
-  if (!call_maybe_released(true, [&] {
+  if (!call_maybe_released(true, as_chunk(n, [&] {
         for (std::uint64_t blk = 0; blk < partials.size(); ++blk) {
           partials[blk] = dot_block(a.data(), b.data(), n, blk);
         }
         sum = dot_pairwise_inplace(partials.data(), partials.size());
-      })) {
+      }))) {
     return nullptr;
   }
   return PyFloat_FromDouble(sum);
@@ -288,6 +332,7 @@ PyObject* py_spin(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* 
   const auto deadline =
       std::chrono::steady_clock::now() +
       std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  // A calibration, not a kernel: never a chunk.
   if (!call_maybe_released(release, [&] {
         while (std::chrono::steady_clock::now() < deadline) {
         }
@@ -299,6 +344,34 @@ PyObject* py_spin(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* 
 
 PyObject* py_gil_wait_ns(PyObject*, PyObject*) {
   return PyLong_FromUnsignedLongLong(t_gil_wait_ns);
+}
+
+PyObject* py_set_worker(PyObject*, PyObject* arg) {
+  const long index = PyLong_AsLong(arg);
+  if (index == -1 && PyErr_Occurred()) return nullptr;
+  if (index < -1 || index >= WorkerLedger::kMaxCpus) {  // a team of more threads than that is a bug
+    PyErr_Format(PyExc_ValueError, "parlab.set_worker(): index must be -1 or in [0, %d), got %ld",
+                 WorkerLedger::kMaxCpus, index);
+    return nullptr;
+  }
+  t_worker = static_cast<int>(index);
+  Py_RETURN_NONE;
+}
+
+// accounted(items, fn, *args): fn(*args) as one chunk, the GIL as fn leaves it (a pure-Python
+// block holds it, and drops it where the interpreter switches threads: that wait is inside the
+// chunk's wall time, not its CPU time).
+PyObject* py_accounted(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  if (nargs < 2) {
+    PyErr_Format(PyExc_TypeError, "parlab.accounted() takes items, fn and fn's arguments (%zd given)", nargs);
+    return nullptr;
+  }
+  std::uint64_t items = 0;
+  if (!to_u64(args[0], "accounted", "items", &items)) return nullptr;
+  AccountedChunk chunk;
+  PyObject* r = PyObject_Vectorcall(args[1], args + 2, static_cast<std::size_t>(nargs - 2), nullptr);
+  chunk.end(items);  // a chunk that raised is still work done (its items are what it was given)
+  return r;
 }
 
 // The fast-call signature is not PyCFunction's; CPython calls through ml_meth according to
@@ -321,6 +394,13 @@ PyMethodDef kMethods[] = {
     {"gil_wait_ns", &py_gil_wait_ns, METH_NOARGS,
      "gil_wait_ns() -> int\n\nNanoseconds this thread spent re-acquiring the GIL after parlab "
      "released it."},
+    {"set_worker", &py_set_worker, METH_O,
+     "set_worker(index) -> None\n\nDeclares this thread worker `index` of the running workload's "
+     "per-worker accounting (-1: none). Its team sets it once per thread."},
+    {"accounted", as_cfunction(&py_accounted), METH_FASTCALL,
+     "accounted(items, fn, *args) -> fn(*args)\n\nCalls fn(*args) as one accounted chunk of `items` "
+     "items of this thread's worker (nothing is accounted outside a workload, or on a thread that "
+     "is no worker)."},
     {nullptr, nullptr, 0, nullptr}};
 
 int module_exec(PyObject* m) {
@@ -334,7 +414,9 @@ int module_exec(PyObject* m) {
 
 // Slots: Py_mod_exec always; per-interpreter GIL support where the runtime asks (3.12+); and
 // "this module needs no GIL" where free-threading exists (3.13+), so importing it never
-// re-enables the GIL. The module keeps no state, which is what both declarations promise.
+// re-enables the GIL. The module keeps no state, which is what both declarations promise: the
+// installed ledger is an atomic pointer and the worker index thread-local, each chunk written to
+// its own worker's slot.
 PyModuleDef_Slot kSlots[] = {{Py_mod_exec, reinterpret_cast<void*>(&module_exec)},
 #if defined(Py_mod_multiple_interpreters)
                              {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
@@ -360,5 +442,10 @@ PyModuleDef kModule = {
 extern "C" PyObject* parlab_module_init() {
   return PyModuleDef_Init(&kModule);
 }
+
+AccountingLedger::AccountingLedger(WorkerLedger* ledger) noexcept
+    : previous_(g_ledger.exchange(ledger, std::memory_order_acq_rel)) {}
+
+AccountingLedger::~AccountingLedger() { g_ledger.store(previous_, std::memory_order_release); }
 
 }  // namespace parlab::embed
