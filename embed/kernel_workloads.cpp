@@ -17,8 +17,10 @@
 #include "core/pi.hpp"
 #include "core/stream_validation.hpp"
 #include "core/stream.hpp"
+#include "core/worker_ledger.hpp"
 #include "embed/driver_runner.hpp"
 #include "embed/interpreter.hpp"
+#include "embed/module.hpp"
 #include "embed/sources.hpp"
 #include "embed/subinterpreter.hpp"
 
@@ -61,6 +63,11 @@ Validation validate_with_gil(const PiHitsTracker& hits, std::uint64_t seed, std:
 // A runner made by parlab_driver.make(): Python threads (or a library backend) inside the main
 // interpreter. run() enters Python through GilAcquire on the runner's thread; the Python side
 // then waits for its worker threads with the GIL released.
+//
+// Where its work runs on Python threads of this process (python_backend_accounts_workers), the
+// workload owns a WorkerLedger of one worker per thread and installs it in the parlab module for
+// each run: the team's threads declared their worker index when the team was made
+// (parlab_team.py), and every parlab.pi call or pure-Python block they run is a chunk.
 class DriverPiWorkload final : public PythonPiWorkload {
  public:
   DriverPiWorkload(const PyBackendSpec& spec, const Problem& p)
@@ -68,9 +75,16 @@ class DriverPiWorkload final : public PythonPiWorkload {
         seed_(p.seed),
         samples_(p.size),
         threads_(p.threads),
+        ledger_(python_backend_accounts_workers(spec) ? std::make_unique<WorkerLedger>(p.threads) : nullptr),
         runner_(make_pi_runner(spec.name, "make", spec.driver_kind, p)) {}
 
-  void run() override { record_.record(runner_->run_for_hits()); }
+  void run() override {
+    const AccountingLedger installed(ledger_.get());
+    if (ledger_ != nullptr) ledger_->begin_region();
+    record_.record(runner_->run_for_hits());
+  }
+
+  WorkerLedger* worker_ledger() override { return ledger_.get(); }
 
   Validation validate() override { return validate_with_gil(record_, seed_, samples_, gil_contention()); }
 
@@ -100,6 +114,7 @@ class DriverPiWorkload final : public PythonPiWorkload {
   std::string name_;
   std::uint64_t seed_, samples_;
   int threads_;
+  std::unique_ptr<WorkerLedger> ledger_;  // null where the backend's work is not on Python threads
   // Its destructor takes the GIL: never destroyed while this thread holds it.
   std::unique_ptr<DriverRunner> runner_;
   PiHitsTracker record_;
@@ -111,6 +126,8 @@ class DriverPiWorkload final : public PythonPiWorkload {
 // region; run() starts them and waits. Blocks are taken from one atomic counter, not split
 // statically: on a shared 16-core VM a static split lost a good part of the 16-thread speedup to
 // whichever core the host slowed down (the C++ `threads` backend showed the same).
+// Each C++ thread is worker i of the workload's WorkerLedger, and each hits_points call a chunk
+// of its block's points: the same accounting as the Python teams', with no module in between.
 class SubinterpreterPiWorkload final : public PythonPiWorkload {
  public:
   // Points per hits_points call: about 3 ms of pure Python (3.5e5 points/s on one core), so the
@@ -118,7 +135,11 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
   static constexpr std::uint64_t kBlock = 1024;
 
   SubinterpreterPiWorkload(const PyBackendSpec& spec, const Problem& p)
-      : name_(spec.name), seed_(p.seed), samples_(p.size), workers_(static_cast<std::size_t>(p.threads)) {
+      : name_(spec.name),
+        seed_(p.seed),
+        samples_(p.size),
+        workers_(static_cast<std::size_t>(p.threads)),
+        ledger_(p.threads) {
     // The block counter runs up to samples_ + threads * kBlock: keep that from wrapping.
     if (samples_ > (std::uint64_t{1} << 62)) {
       throw UsageError(name_ + ": at most 2^62 samples (pure-Python pi would take centuries anyway)");
@@ -148,6 +169,7 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
       std::lock_guard<std::mutex> lock(m_);
       pending_ = workers_.size();
       next_.store(0, std::memory_order_relaxed);  // published to the workers by m_
+      ledger_.begin_region();
       ++generation_;
     }
     work_.notify_all();
@@ -162,6 +184,8 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
   Validation validate() override { return validate_with_gil(record_, seed_, samples_, gil_contention()); }
 
   WorkCount work() const override { return kernel_work("pi", Precision::i32, samples_); }
+
+  WorkerLedger* worker_ledger() override { return &ledger_; }
 
   GilContention gil_contention() override {
     std::lock_guard<std::mutex> lock(m_);
@@ -207,6 +231,7 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
   // Runs jobs until shut_down(). Errors in a job are recorded for run() to throw, never thrown
   // here, so every job decrements `pending_` and run() cannot wait forever.
   void serve(std::size_t i, PyObject* fn) {
+    const WorkerScope worker(static_cast<int>(i));
     std::uint64_t seen = 0;
     for (;;) {
       {
@@ -227,8 +252,10 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
           const std::uint64_t b = next_.fetch_add(kBlock, std::memory_order_relaxed);
           if (b >= samples_) break;
           const std::uint64_t e = samples_ - b > kBlock ? b + kBlock : samples_;
+          const WorkerLedger::Chunk chunk = ledger_.begin_chunk();
           PyObject* r = PyObject_CallFunction(fn, "KKK", static_cast<unsigned long long>(seed_),
                                               static_cast<unsigned long long>(b), static_cast<unsigned long long>(e));
+          ledger_.end_chunk(chunk, e - b);
           if (r != nullptr) {
             hits += PyLong_AsUnsignedLongLong(r);
             Py_DECREF(r);
@@ -285,6 +312,7 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
   std::string error_;
   double wall_s_ = 0, cpu_s_ = 0;
   PiHitsTracker record_;
+  WorkerLedger ledger_;  // made before the threads start (constructor), outlives them (shut_down)
 };
 
 }  // namespace
@@ -450,6 +478,23 @@ std::string python_backend_unavailable_reason(const PyBackendSpec& spec) {
            info.compiled_version + " with the GIL";
   }
   return {};
+}
+
+bool python_backend_accounts_workers(const PyBackendSpec& spec) noexcept {
+  switch (spec.runner) {
+    case PyRunner::pure_threads:
+    case PyRunner::pure_private:
+    case PyRunner::parlab_gil_held:
+    case PyRunner::parlab_gil_released:
+    case PyRunner::parlab_call_overhead:
+    case PyRunner::subinterpreters:
+    case PyRunner::free_threaded:
+    case PyRunner::numpy_threads:
+    case PyRunner::numba_nogil: return true;
+    // One host thread (NumPy, CuPy, PyTorch), or threads of the library's own pool (Numba's
+    // prange): no Python thread of this process runs the work.
+    default: return false;
+  }
 }
 
 bool python_backend_runs_triad(const PyBackendSpec& spec) noexcept {

@@ -84,6 +84,15 @@ class PythonPiWorkload : public Workload {
   virtual GilContention gil_contention() = 0;
 };
 
+// Whether `spec`'s pi workload accounts its workers (core/worker_ledger.hpp; docs/records.md,
+// "Workers"): the backends whose work runs on threads of this process that it starts itself, one
+// worker per thread. Python teams (parlab_team.py) declare each thread's index with
+// parlab.set_worker; a chunk is a parlab.pi call (the kernel only, the GIL's wait outside it), a
+// pure-Python block (parlab.accounted) or a NumPy or Numba thread's part; the sub-interpreters'
+// C++ threads account each block themselves. Not the one-thread library backends, nor Numba's
+// prange, whose threads are Numba's.
+bool python_backend_accounts_workers(const PyBackendSpec& spec) noexcept;
+
 // Whether `spec` also runs STREAM triad (the CPU library backends NumPy and Numba prange, for
 // the libraries table beside parlab's own triad).
 bool python_backend_runs_triad(const PyBackendSpec& spec) noexcept;

@@ -6,8 +6,10 @@
 
 #include "core/executor.hpp"
 #include "core/pi.hpp"
+#include "core/worker_ledger.hpp"
 #include "embed/driver_runner.hpp"
 #include "embed/interpreter.hpp"
+#include "embed/module.hpp"
 #include "embed/python.hpp"
 #include "embed/backends.hpp"
 
@@ -23,16 +25,25 @@ void check_model_problem(const PyModelSpec& spec, const Problem& p) {
 }
 
 // A runner made by parlab_driver.make_model() (parlab_tasks.make()): run() -> hits,
-// stats() -> {name: number}, close() shuts its pool or cluster down.
+// stats() -> {name: number}, close() shuts its pool or cluster down. The thread pools account
+// their workers (python_model_accounts_workers) as the Python thread teams do
+// (embed/kernel_workloads.cpp): a ledger of one worker per pool thread, installed for each run.
 class ModelPiWorkload final : public Workload {
  public:
   ModelPiWorkload(const PyModelSpec& spec, const Problem& p)
       : name_(spec.name),
         seed_(p.seed),
         samples_(p.size),
+        ledger_(python_model_accounts_workers(spec) ? std::make_unique<WorkerLedger>(p.threads) : nullptr),
         runner_(make_pi_runner(spec.name, "make_model", spec.kind, p)) {}
 
-  void run() override { hits_.record(runner_->run_for_hits()); }
+  void run() override {
+    const AccountingLedger installed(ledger_.get());
+    if (ledger_ != nullptr) ledger_->begin_region();
+    hits_.record(runner_->run_for_hits());
+  }
+
+  WorkerLedger* worker_ledger() override { return ledger_.get(); }
 
   Validation validate() override {
     if (!hits_.ran()) return Validation::never_ran();
@@ -57,6 +68,7 @@ class ModelPiWorkload final : public Workload {
   std::string name_;
   std::uint64_t seed_, samples_;
   PiHitsTracker hits_;
+  std::unique_ptr<WorkerLedger> ledger_;  // null for the models whose workers are not our threads
   // Its destructor takes the GIL and calls close(): never destroyed while this thread holds it.
   std::unique_ptr<DriverRunner> runner_;
 };
@@ -79,6 +91,11 @@ const std::vector<PyModelSpec>& python_model_specs() {
        "scheduler at $PARLAB_DASK_SCHEDULER"},
   };
   return specs;
+}
+
+bool python_model_accounts_workers(const PyModelSpec& spec) noexcept {
+  const std::string_view kind = spec.kind;
+  return kind == "thread-pool" || kind == "thread-pool-parlab";
 }
 
 std::string python_model_unavailable_reason(const PyModelSpec& spec) {

@@ -28,6 +28,12 @@ struct PyModelSpec {
 // The task-based models, in display order.
 const std::vector<PyModelSpec>& python_model_specs();
 
+// Whether the model's pi workload accounts its workers (docs/records.md, "Workers"): the thread
+// pools, whose threads (parlab_tasks.ThreadPoolTasks) declare their worker index when the pool is
+// made, each task a chunk of its points. Not the processes nor Dask, whose workers are other
+// processes or threads of Dask's own.
+bool python_model_accounts_workers(const PyModelSpec& spec) noexcept;
+
 // Why `spec` cannot run in this build, or empty (compile-time facts only; a missing Dask is
 // only known once the interpreter runs, and becomes UnavailableError when the workload is made).
 std::string python_model_unavailable_reason(const PyModelSpec& spec);

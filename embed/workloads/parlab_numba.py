@@ -10,7 +10,7 @@ from numba import njit, prange
 
 import parlab_numpy
 import parlab_philox
-from parlab_team import ThreadTeam
+from parlab_team import ThreadTeam, accounted
 
 U = np.uint64
 MASK = U(0xFFFFFFFF)
@@ -134,7 +134,8 @@ class NumbaNogilThreads:
         _compile()
 
     def _range(self, begin, end):
-        return int(hits_points(self.seed, begin, end))
+        # A thread's part is one chunk of its worker's accounting (docs/records.md, "Workers").
+        return int(accounted(int(end - begin), hits_points, self.seed, begin, end))
 
     def run(self):
         return sum(self.team.run(self._range, self.parts))

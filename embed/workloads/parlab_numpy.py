@@ -8,7 +8,7 @@ these backends return the canonical hit count and are validated exactly. `xp` is
 import numpy as np
 
 import parlab_philox
-from parlab_team import ThreadTeam
+from parlab_team import ThreadTeam, accounted
 
 MASK = np.uint64(0xFFFFFFFF)
 MUL0 = np.uint64(parlab_philox.MUL0)
@@ -84,7 +84,8 @@ class NumpyPi:
                        parlab_philox.split(samples, threads, t + 1)) for t in range(threads)]
 
     def _range(self, begin, end):
-        return hits_points(np, self.seed, begin, end, NUMPY_CHUNK_PAIRS)
+        # A thread's part is one chunk of its worker's accounting (docs/records.md, "Workers").
+        return accounted(end - begin, hits_points, np, self.seed, begin, end, NUMPY_CHUNK_PAIRS)
 
     def run(self):
         if self.team is None:

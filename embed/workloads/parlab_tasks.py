@@ -22,6 +22,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import parlab_philox
 
+try:
+    from parlab import accounted
+except ImportError:  # a worker process, or outside parlab's interpreter: nothing is accounted
+    def accounted(items, fn, *args):
+        return fn(*args)
+
 # Points per task: about 25 ms of pure-Python pi (3e5 points/s on one core of the 2-core
 # machine), so at the largest sizes a task dwarfs any scheduler's launch cost, while the smallest
 # sizes (one task per worker, a few hundred points each) show that cost bare.
@@ -53,14 +59,16 @@ def count_task(seed, begin, end):
     """The task body every model runs: (hits, worker id, seconds spent counting). The worker id
     is (pid, thread id), so the accounting sees which worker a task ran on in any model."""
     t0 = time.perf_counter()
-    hits = parlab_philox.hits_points(seed, begin, end)
+    # One chunk of the thread's worker where a pool of this process accounts them (ThreadPoolTasks).
+    hits = accounted(end - begin, parlab_philox.hits_points, seed, begin, end)
     return hits, (os.getpid(), threading.get_ident()), time.perf_counter() - t0
 
 
 def count_task_parlab(seed, begin, end):
     """The same task with parlab.pi as its body: the C++ kernel with the GIL released, so tasks
     on threads run in parallel and what the model adds is its launch cost. Only in parlab's own
-    interpreter, where the `parlab` module is built in."""
+    interpreter, where the `parlab` module is built in; the call accounts itself as a chunk on a
+    worker of an accounted pool (embed/module.cpp)."""
     import parlab
     t0 = time.perf_counter()
     hits = parlab.pi(end - begin, seed, begin, True)
@@ -237,10 +245,10 @@ class ThreadPoolTasks:
         self.account = TaskAccount(workers)
         t0 = time.perf_counter()
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="parlab-tasks")
-        # Start every worker thread now, outside the timed region: the pool makes a thread per
-        # submission while none is idle, and the barrier keeps each busy until all exist.
-        barrier = threading.Barrier(workers)
-        list(self.pool.map(lambda _: barrier.wait(), range(workers)))
+        # Start every worker thread now, outside the timed region, each worker i of the per-worker
+        # accounting (imported here: a worker process has no parlab_team, and needs none).
+        from parlab_team import enrol
+        enrol(self.pool, workers)
         self.startup_s = time.perf_counter() - t0
         self.roundtrip_s = median_roundtrip(lambda: self.pool.submit(empty_task).result())
 

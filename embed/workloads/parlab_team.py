@@ -10,10 +10,30 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 try:
-    from parlab import gil_wait_ns
-except ImportError:  # outside parlab's embedded interpreter
+    from parlab import accounted, gil_wait_ns, set_worker
+except ImportError:  # outside parlab's embedded interpreter: nothing is accounted
     def gil_wait_ns():
         return 0
+
+    def set_worker(index):
+        pass
+
+    def accounted(items, fn, *args):
+        return fn(*args)
+
+
+def enrol(pool, threads):
+    """Starts every thread of `pool` now, outside any timed region, and makes each one worker i of
+    the per-worker accounting (parlab.set_worker, docs/records.md "Workers"): the pool creates a
+    thread per submission while none is idle, and the barrier keeps all `threads` submissions
+    running at once, so they run on `threads` distinct threads and exactly that many exist."""
+    barrier = threading.Barrier(threads)
+
+    def declare(index):
+        set_worker(index)
+        barrier.wait()
+
+    list(pool.map(declare, range(threads)))
 
 
 class ThreadTeam:
@@ -23,9 +43,7 @@ class ThreadTeam:
         self.threads = threads
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="parlab-py")
         self._barrier = threading.Barrier(threads)
-        # The pool creates a worker per submission while none is idle; the barrier keeps all of
-        # them busy until the last has started, so exactly `threads` workers exist afterwards.
-        list(self._pool.map(lambda _: self._barrier.wait(), range(threads)))
+        enrol(self._pool, threads)
         # Sums over every job so far (one entry per worker slot), in nanoseconds.
         self.wall_ns = 0  # time each part took, from the barrier to its end
         self.cpu_ns = 0   # CPU time its thread used meanwhile (time.thread_time_ns)

@@ -58,9 +58,10 @@ class PurePython(_TeamRunner):
     "Investigations, condensed")."""
 
     def _count(self, module, blocks):
-        seed, hits = self.seed, 0
+        # Each block is one chunk of the thread's per-worker accounting (parlab.accounted).
+        seed, hits, count, accounted = self.seed, 0, module.hits_points, parlab.accounted
         while (block := blocks.take()) is not None:
-            hits += module.hits_points(seed, block[0], block[1])
+            hits += accounted(block[1] - block[0], count, seed, block[0], block[1])
         return hits
 
     def _module(self):
@@ -129,7 +130,10 @@ class ParlabPi(_TeamRunner):
     shared 16-core VM a static split (one range per thread) lost a quarter of the speedup that
     way, in C++ (`threads`, `openmp`) and in Python alike. dynamic=False: each thread loops over
     its own static range (the call-overhead runner, where a lock per 2-point call would be
-    measured along with the call)."""
+    measured along with the call).
+
+    Each parlab.pi call accounts itself as one chunk of the thread's worker (embed/module.cpp):
+    the kernel alone, so the wait for the GIL, held or released, is never useful time."""
 
     def __init__(self, seed, samples, threads, release_gil, call_samples=CALL_SAMPLES, dynamic=True):
         super().__init__(seed, samples, threads)
