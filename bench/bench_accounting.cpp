@@ -27,7 +27,7 @@ void run_workload(benchmark::State& state, const BackendEntry& backend, const Pr
     state.SkipWithError(e.what());
     return;
   }
-  WorkerLedger* ledger = w->worker_ledger();
+  WorkerAccounting* ledger = w->worker_ledger();
   if (ledger == nullptr) {
     state.SkipWithError("no ledger: not a CPU executor workload");
     return;
@@ -38,7 +38,7 @@ void run_workload(benchmark::State& state, const BackendEntry& backend, const Pr
   state.counters["chunks_per_run"] = 0;
   if (on && state.iterations() > 0) {
     std::uint64_t most = 0;
-    for (const auto& t : ledger->totals()) most = std::max(most, t.chunks);
+    for (const auto& t : ledger->view().totals) most = std::max(most, t.chunks);
     state.counters["chunks_per_run"] = static_cast<double>(most) / static_cast<double>(state.iterations() + 1);
   }
 }

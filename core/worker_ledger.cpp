@@ -239,6 +239,19 @@ std::vector<double> WorkerLedger::cpu_time_by_cpu_s() const {
   return out;
 }
 
+LedgerView WorkerLedger::view() {
+  LedgerView v;
+  v.workers = workers();
+  v.totals = totals();
+  v.repetitions = reps_;
+  v.cpus = cpus();
+  v.trace = trace();
+  v.trace_truncated = trace_truncated();
+  v.unattributed = unattributed();
+  v.counters_why = counters_why_;
+  return v;
+}
+
 std::vector<TraceEvent> WorkerLedger::trace() const {
   const std::size_t n = std::min(trace_next_.load(), kMaxTraceEvents);
   return {trace_.get(), trace_.get() + n};

@@ -63,7 +63,42 @@ struct TraceEvent {
   int cpu = -1;
 };
 
-class WorkerLedger {
+// What the runner reads of an accounting once the repetitions are done: one process's ledger, or
+// a job's ranks gathered onto rank 0 (mpi/job_ledger.hpp). Worker w's figures are element w of
+// each per-worker vector.
+struct LedgerView {
+  int workers = 0;
+  std::vector<WorkerTotals> totals;
+  std::vector<RepetitionTotals> repetitions;
+  std::vector<std::vector<int>> cpus;  // the CPUs each worker ran on, ascending
+  std::vector<TraceEvent> trace;
+  bool trace_truncated = false;
+  std::uint64_t unattributed = 0;
+  std::string counters_why;  // empty where instruction and cycle counters were counted
+  // A job of several processes: each worker's rank, and its host's index in the record's
+  // host_names (0: the host that writes the record). Empty within one process.
+  std::vector<int> ranks, hosts;
+  // CPU seconds the job's other processes on host 0 used over the timed window: the host's CPU
+  // time that is the job's own, not another program's (0 within one process).
+  double peers_cpu_s = 0;
+};
+
+// The accounting of a workload's workers as the runner drives it: on or off, reset after the
+// warm-up, a repetition closed, one run traced, then read. WorkerLedger is one process's; a job
+// of MPI ranks drives every rank's ledger through the same calls (mpi/job_ledger.hpp).
+class WorkerAccounting {
+ public:
+  virtual ~WorkerAccounting() = default;
+  virtual void set_on(bool on) = 0;
+  virtual void reset() = 0;
+  virtual void end_repetition(double wall_s) = 0;
+  virtual void start_trace() = 0;
+  virtual void stop_trace() = 0;
+  // Between loops only. Collective for a job: every rank sends its figures.
+  virtual LedgerView view() = 0;
+};
+
+class WorkerLedger final : public WorkerAccounting {
  public:
   // PRECONDITION: workers >= 1 (the executor's thread count).
   explicit WorkerLedger(int workers);
@@ -74,16 +109,17 @@ class WorkerLedger {
   int workers() const noexcept { return static_cast<int>(slots_.size()); }
 
   // Accounting on or off. Off, a chunk costs one relaxed load. Set between loops only.
-  void set_on(bool on) noexcept { on_.store(on, std::memory_order_relaxed); }
+  void set_on(bool on) noexcept override { on_.store(on, std::memory_order_relaxed); }
   bool on() const noexcept { return on_.load(std::memory_order_relaxed); }
 
   // Clears every total (the warm-up's, before the timed repetitions).
-  void reset();
+  void reset() override;
   // Closes a repetition of `wall_s` seconds: its per-worker busy time joins repetitions().
-  void end_repetition(double wall_s);
+  void end_repetition(double wall_s) override;
   // Keeps the chunks of what runs until stop_trace() (one run), at most kMaxTraceEvents.
-  void start_trace();
-  void stop_trace();
+  void start_trace() override;
+  void stop_trace() override;
+  LedgerView view() override;
 
   // A new loop begins (AccountedExecutor, before handing it to the executor).
   void begin_region() noexcept;

@@ -21,7 +21,7 @@
 
 namespace parlab {
 
-class WorkerLedger;
+class WorkerAccounting;
 
 enum class Precision { f32, f64, i32 };
 
@@ -185,8 +185,9 @@ class Workload {
   virtual void warmed_up() {}
   // Workloads spread over several processes (mpi/) return their layout; one process: nullopt.
   virtual std::optional<ProcessLayout> layout() const { return std::nullopt; }
-  // The per-worker accounting of its loops (core/worker_ledger.hpp): CPU executor workloads only.
-  virtual WorkerLedger* worker_ledger() { return nullptr; }
+  // The per-worker accounting of its loops (core/worker_ledger.hpp): CPU executor workloads and
+  // MPI jobs of them only.
+  virtual WorkerAccounting* worker_ledger() { return nullptr; }
 };
 
 // Validation shared by every backend's workloads, so a CPU, GPU or multi-GPU figure is checked

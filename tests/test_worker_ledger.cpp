@@ -35,9 +35,9 @@ std::unique_ptr<AccountedExecutor> accounted(const std::string& backend, int thr
   return ex;
 }
 
-std::uint64_t items_of(const WorkerLedger& ledger) {
+std::uint64_t items_of(WorkerAccounting& ledger) {
   std::uint64_t n = 0;
-  for (const auto& t : ledger.totals()) n += t.items;
+  for (const auto& t : ledger.view().totals) n += t.items;
   return n;
 }
 
@@ -133,7 +133,7 @@ TEST(WorkerLedger, PlantedImbalanceIsMeasuredWithinFivePercent) {
         ex->ledger().end_repetition(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
     });
-    const json w = workers_json(ex->ledger(), AccountingDecision{}, reps, window, -1);
+    const json w = workers_json(ex->ledger().view(), AccountingDecision{}, reps, window, -1);
     EXPECT_NEAR(w["pop"]["load_balance"].get<double>(), 0.5, 0.5 * 0.05) << backend << ": " << w.dump();
     json record = {{"workers", w}};
     // The cause names the imbalance, unless the machine was so loaded that waiting weighed as much.
@@ -205,7 +205,7 @@ TEST(WorkerLedger, PlantedDisturbanceIsNamed) {
     ex->parallel_for(2, 1, [](Index, Index) { burn_cpu(0.15); });
     ex->ledger().end_repetition(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   });
-  const json w = workers_json(ex->ledger(), AccountingDecision{}, 1, window, -1);
+  const json w = workers_json(ex->ledger().view(), AccountingDecision{}, 1, window, -1);
   // Two workers and the hog share one CPU: each worker waits about 2/3 of its time, and the hog
   // uses about a third of a CPU over the window (read from /proc/stat in 10 ms ticks: over a
   // 0.45 s window that is known to about 0.05 CPUs).
@@ -245,14 +245,14 @@ TEST(WorkerAccounting, TooShortRunsAreNotAccountedAndTheRecordSaysWhy) {
     for (int i = 0; i < 100; ++i) ledger.end_chunk(ledger.begin_chunk(), 1);
   }
   // 100 chunks a run at 1 us each: 10% of a 1 ms run, 0.01% of a 1 s one.
-  const AccountingDecision off = decide_accounting(ledger, 1, 1e-3, 1e-6);
+  const AccountingDecision off = decide_accounting(ledger.view(), 1, 1e-3, 1e-6);
   EXPECT_FALSE(off.on);
   EXPECT_NEAR(off.overhead, 0.1, 1e-12);
   EXPECT_NE(off.why.find("10.0% of the run, over the 1% allowed"), std::string::npos) << off.why;
-  const AccountingDecision on = decide_accounting(ledger, 1, 1.0, 1e-6);
+  const AccountingDecision on = decide_accounting(ledger.view(), 1, 1.0, 1e-6);
   EXPECT_TRUE(on.on);
   EXPECT_NEAR(on.overhead, 1e-4, 1e-12);
-  const json j = workers_json(ledger, off, 1, MachineWindow{}, -1);
+  const json j = workers_json(ledger.view(), off, 1, MachineWindow{}, -1);
   EXPECT_EQ(j["accounting"], "off");
   EXPECT_FALSE(j.contains("busy_s"));
   EXPECT_EQ(j["why"], off.why);

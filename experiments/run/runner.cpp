@@ -417,7 +417,7 @@ int traced_repetition(int reps) { return reps / 2; }
 
 // The timed repetitions, each `inner` runs, each closed in `ledger` when one accounts the workers
 // (the middle repetition's first run traced). nullopt when interrupted.
-std::optional<RepTimes> time_repetitions(Workload& w, int reps, long inner, WorkerLedger* ledger) {
+std::optional<RepTimes> time_repetitions(Workload& w, int reps, long inner, WorkerAccounting* ledger) {
   RepTimes t;
   for (int rep = 0; rep < reps; ++rep) {
     double self_kernel = 0, self_transfer = 0;
@@ -529,7 +529,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     std::unique_ptr<Workload> w = entry->make(problem_of(s));
     // A CPU executor's loops are accounted per worker (docs/records.md, `workers`): through the
     // warm-up, which says whether the runs are long enough to carry it, then the timed repetitions.
-    WorkerLedger* ledger = w->worker_ledger();
+    WorkerAccounting* ledger = w->worker_ledger();
     if (ledger != nullptr) ledger->set_on(true);
     double warm_run_s = 0;
     const std::optional<long> inner = warm_up_and_calibrate(*w, s, warm_run_s);
@@ -537,7 +537,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     AccountingDecision accounting;
     MachineWindow window;
     if (ledger != nullptr) {
-      accounting = decide_accounting(*ledger, s.warmup, warm_run_s, accounted_chunk_cost_s());
+      accounting = decide_accounting(ledger->view(), s.warmup, warm_run_s, accounted_chunk_cost_s());
       ledger->reset();
       ledger->set_on(accounting.on);
       window.before = CpuTicks::read();
@@ -567,10 +567,11 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     add_layout(r, *w);
     if (ledger != nullptr) {
       const double runs = static_cast<double>(s.reps) * static_cast<double>(*inner);
+      const LedgerView view = ledger->view();
       if (s.warmup == 0 && accounting.on) {
-        accounting.overhead = accounting_overhead(*ledger, runs, r["time_s"].value("median", 0.0), accounted_chunk_cost_s());
+        accounting.overhead = accounting_overhead(view, runs, r["time_s"].value("median", 0.0), accounted_chunk_cost_s());
       }
-      r["workers"] = workers_json(*ledger, accounting, runs, window, accounting.on ? traced_repetition(s.reps) : -1);
+      r["workers"] = workers_json(view, accounting, runs, window, accounting.on ? traced_repetition(s.reps) : -1);
     }
   } catch (const UnavailableError& e) {
     r["status"] = "unavailable";

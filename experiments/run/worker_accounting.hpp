@@ -25,13 +25,13 @@ struct AccountingDecision {
 // chunk costs (WorkerLedger::chunk_cost_s). The busiest worker's chunks per run times that cost,
 // over the run's time, is the overhead; on when it is within kAccountingBudget. With no warm-up
 // to go by (runs 0), on, and the overhead is estimated after the repetitions.
-AccountingDecision decide_accounting(const WorkerLedger& warmed, int runs, double run_s, double chunk_cost_s);
+AccountingDecision decide_accounting(const LedgerView& warmed, int runs, double run_s, double chunk_cost_s);
 
 // WorkerLedger::chunk_cost_s, measured once per process (a few milliseconds).
 double accounted_chunk_cost_s();
 
 // The overhead estimate from the ledger's own totals: `runs` runs of `run_s` seconds each.
-double accounting_overhead(const WorkerLedger& ledger, double runs, double run_s, double chunk_cost_s);
+double accounting_overhead(const LedgerView& ledger, double runs, double run_s, double chunk_cost_s);
 
 // The window of the timed repetitions, as the machine saw it: read before and after.
 struct MachineWindow {
@@ -41,7 +41,7 @@ struct MachineWindow {
 };
 
 // The `workers` block: `runs` = repetitions x inner; `traced_rep` the repetition traced.
-nlohmann::json workers_json(const WorkerLedger& ledger, const AccountingDecision& decision, double runs,
+nlohmann::json workers_json(const LedgerView& ledger, const AccountingDecision& decision, double runs,
                             const MachineWindow& window, int traced_rep);
 
 }  // namespace parlab
