@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "job_ledger.hpp"
 #include "runtime.hpp"
 #include "workloads.hpp"
 
@@ -55,7 +56,7 @@ void add_mpi_backends(Registry& registry) {
     }
     mpi::ExecutorFactory make_executor = cpu->make_executor;
     rt.add_builder(name, [make_executor](const Problem& p, const mpi::Layout& l) {
-      return mpi::make_cpu_rank_workload(make_executor, p, l);
+      return mpi::make_accounted_cpu_rank_workload(make_executor, p, l);
     });
     registry.add(mpi_entry(name, mpi::rank_kernel_table().names([](const mpi::RankRow& r) { return r.cpu != nullptr; }), library + "; each rank runs its share on " + executor,
                            cpu->sweeps_threads, Processor::cpu));

@@ -1,5 +1,7 @@
 #include "runtime.hpp"
 
+#include "job_ledger.hpp"
+
 #include <sched.h>
 #include <unistd.h>
 
@@ -18,7 +20,7 @@ namespace parlab::mpi {
 namespace {
 
 // A command from rank 0, broadcast as bytes (every rank runs the same executable).
-enum class Op : std::int32_t { make = 1, run, validate, destroy, stop };
+enum class Op : std::int32_t { make = 1, run, validate, destroy, stop, account };
 
 struct Command {
   Op op = Op::stop;
@@ -26,6 +28,8 @@ struct Command {
   std::uint64_t size = 0, size_y = 0, seed = 0;
   char kernel[48] = {};
   char backend[48] = {};
+  std::int32_t ledger_op = 0;  // Op::account: a LedgerOp, and its value
+  double value = 0;
 };
 
 void copy_name(char (&dst)[48], const std::string& src, const char* what) {
@@ -194,6 +198,8 @@ void Runtime::start() {
       } else {
         ++layout_.ranks_per_host[static_cast<std::size_t>(it - layout_.host_names.begin())];
       }
+      layout_.host_of_rank.push_back(static_cast<int>(
+          std::find(layout_.host_names.begin(), layout_.host_names.end(), name) - layout_.host_names.begin()));
     }
   }
 }
@@ -237,9 +243,20 @@ class LeaderWorkload final : public Workload {
     } catch (const std::exception& e) {
       abort_job(std::string("making ") + backend + " " + p.kernel + ": " + e.what());
     }
+    if (WorkerLedger* mine = rank_->ledger()) {
+      rank_ledger_ = std::make_unique<RankLedger>(*mine);
+      job_ledger_ = std::make_unique<JobLedger>(*rank_ledger_, [](LedgerOp op, double value) {
+        Command a = command(Op::account);
+        a.ledger_op = static_cast<std::int32_t>(op);
+        a.value = value;
+        send(a);
+      }, rt_.layout());
+    }
   }
   ~LeaderWorkload() override {
     send(command(Op::destroy));
+    job_ledger_.reset();
+    rank_ledger_.reset();
     rank_.reset();
     rt_.leader_live_ = false;
   }
@@ -261,6 +278,7 @@ class LeaderWorkload final : public Workload {
   }
   WorkCount work() const override { return rank_->work(); }
   std::optional<ProcessLayout> layout() const override { return rt_.layout().process(); }
+  WorkerAccounting* worker_ledger() override { return job_ledger_.get(); }
 
  private:
   static Command command(Op op) {
@@ -270,6 +288,8 @@ class LeaderWorkload final : public Workload {
   }
   Runtime& rt_;
   std::unique_ptr<RankWorkload> rank_;
+  std::unique_ptr<RankLedger> rank_ledger_;  // rank 0's own executor's, when accounted
+  std::unique_ptr<JobLedger> job_ledger_;    // the runner's handle on every rank's
 };
 
 std::unique_ptr<Workload> Runtime::make_leader(const std::string& backend, const Problem& problem) {
@@ -280,13 +300,16 @@ std::unique_ptr<Workload> Runtime::make_leader(const std::string& backend, const
 
 int Runtime::serve() {
   std::unique_ptr<RankWorkload> current;
+  std::unique_ptr<RankLedger> accounts;  // current's executor's ledger, when accounted
   for (;;) {
     const Command c = receive();
     try {
       switch (c.op) {
         case Op::make:
+          accounts.reset();
           current.reset();
           current = builder(c.backend)(problem_of(c), layout_);
+          if (WorkerLedger* mine = current->ledger()) accounts = std::make_unique<RankLedger>(*mine);
           break;
         case Op::run:
           current->run();
@@ -294,10 +317,19 @@ int Runtime::serve() {
         case Op::validate:
           current->validate();
           break;
+        case Op::account: {
+          if (!accounts) throw FailureError("an accounting command for a workload that keeps no ledger");
+          const auto op = static_cast<LedgerOp>(c.ledger_op);
+          accounts->apply(op, c.value);
+          if (op == LedgerOp::view) accounts->gather_view(layout_);
+          break;
+        }
         case Op::destroy:
+          accounts.reset();
           current.reset();
           break;
         case Op::stop:
+          accounts.reset();
           current.reset();
           finished_ = true;
           MPI_Finalize();

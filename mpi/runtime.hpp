@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/worker_ledger.hpp"
 #include "core/workload.hpp"
 
 namespace parlab::mpi {
@@ -40,6 +41,7 @@ struct Layout {
   // Each host's processor name and its count of ranks, as rank 0 gathered them (aligned).
   std::vector<std::string> host_names;
   std::vector<int> ranks_per_host;
+  std::vector<int> host_of_rank;  // each rank's index in host_names (rank 0 only)
   ProcessLayout process() const { return {ranks, ranks_per_node, hosts, host_names, ranks_per_host, binding}; }
 };
 
@@ -64,6 +66,9 @@ class RankWorkload {
   virtual void run() = 0;
   virtual Validation validate() = 0;  // the verdict on the whole job; the same on every rank
   virtual WorkCount work() const = 0;  // the whole job's work, for aggregate rates
+  // This rank's executor's accounting (mpi/job_ledger.hpp); null where its loops are not accounted.
+  // The same on every rank: the builders are.
+  virtual WorkerLedger* ledger() { return nullptr; }
 };
 
 // Builds this rank's share of `problem` (whole-job sizes) for one backend. Collective.

@@ -26,6 +26,7 @@
 #include "experiments/wiring/make_registry.hpp"
 #include "mpi/runtime.hpp"
 #include "mpi/workloads.hpp"
+#include "mpi_test_support.hpp"
 #if defined(PARLAB_TEST_HAVE_CUDA)
 #include "gpu/device.hpp"
 #endif
@@ -33,39 +34,6 @@
 namespace parlab::mpi {
 namespace {
 
-const Registry& registry() {
-  static const Registry r = make_registry();
-  return r;
-}
-
-// The CPU executors an MPI rank may run its share with, in this build: those of the available
-// mpi+<executor> backends the registry lists (mpi/backends.cpp names them), not a list kept here.
-std::vector<std::string> executors() {
-  std::vector<std::string> out;
-  for (const auto& e : registry().entries()) {
-    if (e.kind != BackendKind::mpi || e.name == "mpi+cuda" || !e.available) continue;
-    out.push_back(e.name.substr(std::string_view("mpi+").size()));
-  }
-  return out;
-}
-
-// Thread counts each executor is checked at (serial runs one thread only).
-std::vector<int> thread_counts(const std::string& executor) {
-  if (executor == "serial") return {1};
-  return {1, 2};
-}
-
-Problem problem(const std::string& kernel, std::uint64_t n, int threads, Precision p = Precision::i32) {
-  Problem pr;
-  pr.kernel = kernel;
-  pr.size = n;
-  pr.threads = threads;
-  pr.precision = p;
-  pr.seed = 0x5eed;
-  return pr;
-}
-
-const Layout& layout() { return Runtime::instance().layout(); }
 
 // Every mpi+<executor> backend runs on the CPU backend of that name: available exactly when that
 // backend is, and then with its executor factory. (Were an executor lost from the registry or
