@@ -22,7 +22,8 @@ that cannot be had is None, with its reason beside it, never a guess."""
 from __future__ import annotations
 
 from .figures.labels import fmt_fraction, fmt_percent, significant
-from .table import groups
+from .figures.load import workers
+from .table import groups, workers_label
 from .workers import accounted, why_absent
 
 # The factors top down, as every view names them; the counter factors only where both records
@@ -166,29 +167,32 @@ def predicted_speedup(h: dict, ref) -> float | None:
 
 
 def _in_view(x: dict) -> bool:
-    """Whether a results-table row belongs to the hierarchy's views: a measured record of one
-    process that kept its workers, or of a CPU executor (which says "not recorded" when older)."""
-    return x["status"] == "ok" and x["valid"] and x["ranks"] is None and (
-        isinstance(x["record"].get("workers"), dict) or x["kind"] == "cpu")
+    """Whether a results-table row belongs to the hierarchy's views: a measured record that kept
+    its workers (an MPI job's: every rank's threads), or of a CPU executor in one process (which
+    says "not recorded" when older)."""
+    return x["status"] == "ok" and x["valid"] and (
+        isinstance(x["record"].get("workers"), dict) or (x["kind"] == "cpu" and x["ranks"] is None))
+
 
 
 def pop_tables(doc: dict) -> list:
     """One table per group of the results table (study, kernel, size, precision) and backend that
-    ran 2 or more threads: [{"title", "backend", "columns": [{"threads", "speedup", "hierarchy",
-    "predicted"}]}], columns by thread count."""
+    ran 2 or more workers: [{"title", "backend", "columns": [{"threads", "ranks", "label",
+    "speedup", "hierarchy", "predicted"}]}], columns by ranks, then threads; "label" names the
+    column's workers as the results table does ("4", or "2x4" for 2 ranks of 4 threads)."""
     out = []
     for title, rows in groups(doc):
         by_backend: dict = {}
         for x in filter(_in_view, rows):
             by_backend.setdefault(x["backend"], []).append(x)
         for backend, xs in by_backend.items():
-            if max(x["threads"] for x in xs) < 2:
+            if max(workers(x["record"]) for x in xs) < 2:
                 continue
             columns = []
-            for x in sorted(xs, key=lambda x: x["threads"]):
+            for x in sorted(xs, key=lambda x: (x["ranks"] or 1, x["threads"])):
                 ref = x["base"]["record"] if x.get("base") else None
                 h = hierarchy(x["record"], ref)
-                columns.append({"threads": x["threads"], "speedup": x.get("speedup"), "hierarchy": h,
+                columns.append({"threads": x["threads"], "ranks": x["ranks"], "label": workers_label(x), "speedup": x.get("speedup"), "hierarchy": h,
                                 "predicted": predicted_speedup(h, ref)})
             out.append({"title": title, "backend": backend, "columns": columns})
     return out
@@ -208,14 +212,14 @@ def absent_notes(table: dict) -> list:
     unrecorded: dict = {}
     for c in table["columns"]:
         if c["hierarchy"]["count"] is None:
-            unrecorded.setdefault(c["hierarchy"]["why"]["global"], []).append(str(c["threads"]))
+            unrecorded.setdefault(c["hierarchy"]["why"]["global"], []).append(c["label"])
     lacking: dict = {}
     for k, label in FACTORS:
         by_why: dict = {}
         for c in table["columns"]:
             why = c["hierarchy"]["why"].get(k) if c["hierarchy"]["count"] is not None else None
             if why:
-                by_why.setdefault(why, []).append(str(c["threads"]))
+                by_why.setdefault(why, []).append(c["label"])
         for why, ts in by_why.items():
             lacking.setdefault((why, ", ".join(ts)), []).append(label)
     return ([f"t={', '.join(ts)}: {why}" for why, ts in unrecorded.items()]

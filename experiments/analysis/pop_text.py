@@ -29,11 +29,11 @@ def _rows(table: dict) -> list:
     return rows
 
 
-def _block(rows: list, threads: list, lo: int, hi: int, label_w: int) -> list:
+def _block(rows: list, head: str, threads: list, lo: int, hi: int, label_w: int) -> list:
     """The lines of columns lo..hi of one table."""
     # A space before every cell, so a cell wider than CELL pushes the row out but never runs into
     # its neighbour.
-    lines = ["  " + "threads".ljust(label_w) + "".join(" " + str(t).rjust(CELL) for t in threads[lo:hi])]
+    lines = ["  " + head.ljust(label_w) + "".join(" " + str(t).rjust(CELL) for t in threads[lo:hi])]
     for label, cells in rows:
         lines.append("  " + label.ljust(label_w) + "".join(" " + c.rjust(CELL) for c in cells[lo:hi]))
     return lines
@@ -42,7 +42,8 @@ def _block(rows: list, threads: list, lo: int, hi: int, label_w: int) -> list:
 def render_table(table: dict, width: int) -> list:
     """The lines of one table within `width`: its title, its blocks of columns, its notes."""
     rows = _rows(table)
-    threads = [c["threads"] for c in table["columns"]]
+    threads = [c["label"] for c in table["columns"]]
+    head = "ranks x threads" if any(c.get("ranks") for c in table["columns"]) else "threads"
     label_w = min(max(len(label) for label, _ in rows), width // 2)
     rows = [(label[:label_w], cells) for label, cells in rows]
     per_block = max((width - 2 - label_w) // (CELL + 1), 1)
@@ -50,7 +51,7 @@ def render_table(table: dict, width: int) -> list:
     lines = [title if len(title) <= width else title[: width - 1] + "…"]
     recorded = any(c["hierarchy"]["count"] is not None for c in table["columns"])
     for lo in range(0, len(threads) if recorded else 0, per_block):  # nothing recorded: the note alone
-        lines += _block(rows, threads, lo, lo + per_block, label_w)
+        lines += _block(rows, head, threads, lo, lo + per_block, label_w)
     for note in absent_notes(table):
         lines += hanging(f"  {BLANK} ", note, width)
     return lines + [""]

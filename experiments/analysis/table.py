@@ -100,13 +100,14 @@ def _rate_text(x: dict) -> str:
     return fmt_rate_spread(x["rate"], x["half_iqr"], x["unit"])
 
 
-def _workers(x: dict) -> str:
+def workers_label(x: dict) -> str:
+    """A row's workers as every view names them: "4" threads, or "2x4" ranks x threads."""
     return f"{x['ranks']}x{x['threads']}" if x["ranks"] else str(x["threads"])
 
 
 def _cells(x: dict) -> list:
     mark = ("*" if x.get("fastest") else "") + ("!" if x["unstable"] else "") + x.get("plausible", "")
-    return [x["backend"], _workers(x), _rate_text(x), f"{100 * x['cv']:.1f}%" if x["cv"] is not None else "",
+    return [x["backend"], workers_label(x), _rate_text(x), f"{100 * x['cv']:.1f}%" if x["cv"] is not None else "",
             _share_text(x), f"{x['speedup']:.2f}x" if x.get("speedup") is not None else "", mark]
 
 
@@ -206,4 +207,4 @@ def render(doc: dict, fmt: str, width: int | None = None) -> str:
     return render_table(doc, terminal_width() if width is None else width)
 
 
-__all__ = ["FORMATS", "UNSTABLE_CV", "groups", "render"]
+__all__ = ["FORMATS", "UNSTABLE_CV", "groups", "render", "workers_label"]

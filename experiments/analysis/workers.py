@@ -33,7 +33,10 @@ def why_absent(r: dict) -> str:
 def _length_problem(w: dict):
     """(field path, message) of the first array whose length disagrees with what it counts."""
     n = w["count"]
+    if ("ranks" in w) != ("hosts" in w):
+        return ("ranks" if "ranks" not in w else "hosts",), "an MPI job's workers name both their ranks and hosts, or neither"
     wanted = [((k,), n) for k in PER_WORKER]
+    wanted += [((k,), n) for k in ("ranks", "hosts") if k in w]  # an MPI job's, when present
     wanted.append((("disturbance", "runnable_s"), n))
     cpus = len(w["disturbance"]["cpus"])
     wanted += [(("disturbance", "steal"), cpus), (("disturbance", "busy"), cpus)]

@@ -159,3 +159,36 @@ def test_an_unknown_pi_scheme_is_a_usage_error_naming_it(parlab_bin, tmp_path):
     assert r.returncode == 2, r.stderr
     assert "PARLAB_PI_SCHEME" in r.stderr and "three-sided" in r.stderr, r.stderr
     assert not os.listdir(str(tmp_path))
+
+
+def test_an_mpi_jobs_workers_are_every_ranks_threads(parlab_bin, tmp_path):
+    """Per-worker accounting over the ranks (mpi/job_ledger.hpp): a job's record counts ranks x
+    threads workers, rank-major, each on a host of the job; where accounting is on, every element
+    of a triad run is accounted once over the whole job, and the hierarchy's view names the
+    columns ranks x threads. Whether it is on depends on how loaded this machine is (the 1% rule),
+    so the record's `why` is what is checked where it is off."""
+    if not mpi_available(parlab_bin):
+        pytest.skip("this build has no MPI part")
+    n = 1 << 22
+    r = subprocess.run([parlab_bin, "run", "--ranks", "2", "-k", "triad", "-p", "double", "-n", str(n), "-t", "1,2",
+                        "-b", "mpi+pool", "-r", "3", "--no-report", "--out", str(tmp_path)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    path = os.path.join(run_dir_of(str(tmp_path)), "results.json")
+    recs = [x for x in json.load(open(path))["records"] if x["backend"] == "mpi+pool"]
+    assert sorted(x["threads"] for x in recs) == [1, 2]
+    for x in recs:
+        w = x["workers"]
+        workers = x["ranks"] * x["threads"]
+        assert w["count"] == workers, w
+        if w["accounting"] == "off":
+            assert "% allowed" in w["why"], w["why"]
+            continue
+        assert w["ranks"] == [k // x["threads"] for k in range(workers)]
+        assert w["hosts"] == [0] * workers
+        assert sum(w["items"]) == pytest.approx(n)  # per run: each element on exactly one worker
+        assert all(0 <= e[0] < workers for e in w.get("trace", {}).get("events", []))
+    r = subprocess.run([parlab_bin, "report", run_dir_of(str(tmp_path)), "--summary", "pop"], capture_output=True,
+                       text=True, timeout=120, env=dict(os.environ, COLUMNS="80"))
+    assert r.returncode == 0, r.stderr
+    assert "ranks x threads" in r.stdout and "2x1" in r.stdout, r.stdout

@@ -220,3 +220,23 @@ def test_the_timeline_draws_from_a_synthetic_trace(tmp_path):
     assert png.stat().st_size > 10_000
     page = (d / "report.html").read_text()
     assert "timeline_s_pi_2p20_int32" in page and "Where the speedup went" in page
+
+
+def test_an_mpi_jobs_workers_are_its_ranks_threads():
+    """An MPI job's record (workers.ranks, workers.hosts) is in the hierarchy's views, its columns
+    named as the results table names its workers (ranks x threads), its factors over every thread
+    of every rank; against the same backend at 1 rank of 1 thread."""
+    def job(i, ranks, threads, median, busy):
+        r = accounted(record(i, "mpi+pool", threads, median, kind="mpi"), busy)
+        r.update({"ranks": ranks, "ranks_per_node": ranks, "hosts": 1})
+        r["workers"]["ranks"] = [k // threads for k in range(ranks * threads)]
+        r["workers"]["hosts"] = [0] * (ranks * threads)
+        return r
+    recs = [job(0, 1, 1, 8.0, [8.0]), job(1, 2, 1, 4.4, [4.0, 3.0]), job(2, 2, 2, 2.5, [2.0, 2.0, 2.0, 1.0])]
+    tables = pop_tables(doc_of(recs))
+    assert len(tables) == 1 and [c["label"] for c in tables[0]["columns"]] == ["1x1", "2x1", "2x2"]
+    two = tables[0]["columns"][1]["hierarchy"]
+    assert two["count"] == 2 and two["values"]["load_balance"] == pytest.approx(3.5 / 4.0)
+    text = render_pop(doc_of(recs), 80)
+    assert "ranks x threads" in text and "2x2" in text
+    assert "ranks x threads" in hierarchy_html(doc_of(recs))

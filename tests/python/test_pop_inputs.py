@@ -62,6 +62,10 @@ FAULTS = {
     "event_backwards": (_set(["trace", "events", 0], [0, 2.0, 1.0, 0]), "'workers.trace.events[0]'"),
     "events_1025": (_set(["trace", "events"], [[0, 0.0, 1e-6, 0]] * 1025), "'workers.trace.events'"),
     "events_a_million": (_set(["trace", "events"], [[0, 0.0, 1e-6, 0]] * 10**6), "'workers.trace.events'"),
+    "ranks_short": (lambda w: w.update(ranks=[0, 0, 1], hosts=[0, 0, 0]), "'workers.ranks'"),
+    "hosts_long": (lambda w: w.update(ranks=[0, 0, 1, 1], hosts=[0] * 5), "'workers.hosts'"),
+    "ranks_without_hosts": (lambda w: w.update(ranks=[0, 0, 1, 1]), "'workers.hosts'"),
+    "rank_negative": (lambda w: w.update(ranks=[0, 0, -1, 1], hosts=[0] * 4), "'workers.ranks[2]'"),
     "why_not_string": (_set(["counters"], {"available": False, "why": ["x"]}), "'workers.counters"),
 }
 

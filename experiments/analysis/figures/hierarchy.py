@@ -49,8 +49,9 @@ def table_html(table: dict) -> str:
     e = html_text
     parts = [f"<h3>{e(table['title'])}: {e(table['backend'])}</h3>"]
     if any(c["hierarchy"]["count"] is not None for c in table["columns"]):
-        head = "".join(f"<th>{e(c['threads'])}</th>" for c in table["columns"])
-        parts.append(f"<table class='pop'><tr><th class='l'>threads</th>{head}</tr>{''.join(_rows(table))}</table>")
+        head = "".join(f"<th>{e(c['label'])}</th>" for c in table["columns"])
+        what = "ranks x threads" if any(c.get("ranks") for c in table["columns"]) else "threads"
+        parts.append(f"<table class='pop'><tr><th class='l'>{what}</th>{head}</tr>{''.join(_rows(table))}</table>")
     notes = absent_notes(table)
     if notes:
         parts.append("<ul class='small'>" + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul>")

@@ -31,8 +31,9 @@ def timeline_records(doc: dict) -> dict:
     return out
 
 
-def _worker_labels(events: list, count: int) -> list:
-    """"w3 (CPU 5)", "w4 (CPUs 5, 6)": each worker and the CPUs its traced chunks ran on."""
+def _worker_labels(events: list, count: int, ranks=None) -> list:
+    """"w3 (CPU 5)", "w4 (CPUs 5, 6)": each worker and the CPUs its traced chunks ran on; in an MPI
+    job's record (workers.ranks), "r1 w3 (CPU 5)": the rank whose thread it is."""
     cpus = defaultdict(set)
     for worker, _start, _end, cpu in events:
         cpus[worker].add(cpu)
@@ -40,7 +41,8 @@ def _worker_labels(events: list, count: int) -> list:
     for w in range(count):
         seen = sorted(cpus.get(w, ()))
         where = f"CPU {seen[0]}" if len(seen) == 1 else f"CPUs {', '.join(map(str, seen))}" if seen else "no chunk"
-        out.append(f"w{w} ({where})")
+        rank = f"r{ranks[w]} " if ranks is not None and w < len(ranks) else ""
+        out.append(f"{rank}w{w} ({where})")
     return out
 
 
@@ -66,7 +68,7 @@ def _panel(ax, backend: str, r: dict) -> None:
     ax.set_ylim(w["count"] - 0.5, -0.5)  # worker 0 on top
     if w["count"] <= MAX_TICKED:
         ax.set_yticks(range(w["count"]))
-        ax.set_yticklabels(_worker_labels(trace["events"], w["count"]), fontsize=7)
+        ax.set_yticklabels(_worker_labels(trace["events"], w["count"], w.get("ranks")), fontsize=7)
     ax.set_xlim(left=0)
     ax.set_xlabel(f"time from the region's start ({unit})")
     ax.set_ylabel("worker")
