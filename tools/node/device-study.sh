@@ -24,6 +24,8 @@
 #   pop     where the speedup went: the accounting's overhead (parlab_bench_accounting) and the
 #           speedup suite (pi, triad, matmul on every CPU backend, 1..16 threads) with its
 #           efficiency hierarchy (`parlab report --summary pop`)
+#   pop-jobs  where the speedup went over MPI ranks (mpi+pool, pi and triad, 1..16 ranks) and the
+#           Python thread backends (GIL held and released, the thread pool, pure-Python threads)
 #   roofs   copy and triad at 2^27 doubles on the CPU backends at all threads, 5 rounds, with the
 #           bandwidth roofs measured again at the run's end (the share of the highest, its interval)
 #   likwid-cpu  why likwid-bench's non-temporal copy and triad outran parlab's: its clock against
@@ -71,7 +73,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1  # the repository root, two folders up
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|pop|roofs|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|pop|pop-jobs|roofs|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
 shift
 # shellcheck source=tools/node/device-common.sh
 . tools/node/device-common.sh
@@ -380,6 +382,37 @@ PY
     summarize_suite speedup
     timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
     ;;
+  pop-jobs)
+    # Where the speedup went beyond one process's executors (issue 53): an MPI job's workers are
+    # every rank's threads (mpi+pool, pi 2^30 and triad 2^27 doubles at 1..16 ranks of 1 thread,
+    # beside serial), and the Python thread backends' are their threads (pi 2^28 with the GIL held
+    # and released and the parlab thread pool, beside serial; pure-Python threads at 2^18, where
+    # the speedup's reference is their own 1 thread). Each run's `parlab report --summary pop`.
+    # CUDA is not needed: PARLAB_DEVICE_CMAKE_ARGS=-DPARLAB_ENABLE_CUDA=OFF builds faster.
+    ensure_build parlab
+    latest() { ls -td "$work"/results/*/*/ | head -1; }
+    if "$bin" list 2>/dev/null | grep -E '^ +mpi\+pool +mpi +available' >/dev/null; then
+      step "mpi+pool over ranks ($(command -v mpirun))"
+      timeout 150 "$bin" run --ranks 1,2,4,8,16 -k pi -b serial,mpi+pool -t 1 -n 2^30 -r 5 --out "$work/results" -q \
+        --no-report
+      say "ranks pi: exit $? at t=${SECONDS}s"
+      timeout 60 "$bin" report "$(latest)" --summary pop 2>&1 | tee -a "$summary"
+      timeout 150 "$bin" run --ranks 1,2,4,8,16 -k triad -p double -b serial,mpi+pool -t 1 -n 2^27 -r 5 \
+        --out "$work/results" -q --no-report
+      say "ranks triad: exit $? at t=${SECONDS}s"
+      timeout 60 "$bin" report "$(latest)" --summary pop 2>&1 | tee -a "$summary"
+    else
+      say "no mpi+pool in $bin: the MPI runs are left out"
+    fi
+    step "Python threads"
+    timeout 150 "$bin" run -k pi -b serial,py-parlab-gil-held,py-parlab-gil-released,py-thread-pool-parlab \
+      -t 1,2,4,8,16 -n 2^28 -r 5 --out "$work/results" -q --no-report
+    say "python threads pi: exit $? at t=${SECONDS}s"
+    timeout 60 "$bin" report "$(latest)" --summary pop 2>&1 | tee -a "$summary"
+    timeout 150 "$bin" run -k pi -b py-pure-threads -t 1,2,4,8,16 -n 2^18 -r 5 --out "$work/results" -q --no-report
+    say "pure-Python threads pi: exit $? at t=${SECONDS}s"
+    timeout 60 "$bin" report "$(latest)" --summary pop 2>&1 | tee -a "$summary"
+    ;;
   roofs)
     # Bandwidth roofs that hold (issue 52): copy and triad at 2^27 doubles (3 GiB, memory-resident)
     # on openmp, openmp-static, pool and tbb at all threads, 5 rounds, the run measuring its
@@ -555,7 +588,7 @@ PY
     fi
     ;;
   *)
-    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, tests, stream-peers, stream-cpu, gpu, multi, ft, ft-races, pymodels, distributed, mpi, mpi-suite; retired parts: see the header)" >&2
+    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, tests, ceilings, stream-peers, stream-cpu, pop, pop-jobs, roofs, likwid-cpu, energy-cpu, gpu, multi, ft, ft-races, pymodels, distributed, mpi, mpi-suite; retired parts: see the header)" >&2
     exit 2
     ;;
 esac
