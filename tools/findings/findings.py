@@ -55,6 +55,11 @@ RUNS = {
     "speedup_run": "h200-node-16core/20261128T233355Z",
     "roofs_end": "h200-node-16core/20261128T233559Z",
     "quick_accounted": "h200-node-16core/20261128T234100Z",
+    # The same accounting over MPI ranks (mpi+pool, pi and triad) and the Python thread backends.
+    "ranks_pi": "h200-node-16core/20261129T022624Z",
+    "ranks_triad": "h200-node-16core/20261129T022647Z",
+    "py_threads": "h200-node-16core/20261129T022702Z",
+    "py_pure": "h200-node-16core/20261129T022722Z",
     "distributed": "h200-node-16core/20261123T181609Z",
     "x2_multi": "h200-x2/20261122T222731Z",
     "x4_multi": "h200-x4/20261122T233954Z",
@@ -405,6 +410,36 @@ def speedup_went() -> dict:
     before = ok("matmul") + [r for r in ok("quick") if r.get("processor") == "cpu"]
     out["before_below"], out["before_no_cause"] = _no_cause(before)
     out["quick_below"], out["quick_no_cause"] = _no_cause([r for r in ok("quick_accounted") if r.get("kind") == "cpu"])
+    return out
+
+
+def speedup_jobs() -> dict:
+    """The hierarchy beyond one process's executors, each at its most workers: mpi+pool's pi and
+    triad over ranks of one thread against serial; the Python thread backends' pi (GIL held,
+    released, the parlab thread pool) against serial, with the GIL-held communication efficiency
+    at every thread count; pure-Python threads against their own one thread, with the share of
+    their busy time they were runnable but not running."""
+    out = {}
+    for name in ("ranks_pi", "ranks_triad"):
+        serial = one(name, backend="serial")
+        most = max(r.get("ranks") or 1 for r in ok(name, backend="mpi+pool"))
+        r = one(name, backend="mpi+pool", ranks=most)
+        out[name] = dict(hierarchy(r, serial)["values"], speedup=median(serial) / median(r), ranks=most,
+                         size=r["size"], workers=r["workers"]["count"])
+    serial = one("py_threads", backend="serial")
+    most = max(r["threads"] for r in ok("py_threads"))
+    for b in ("py-parlab-gil-held", "py-parlab-gil-released", "py-thread-pool-parlab"):
+        r = one("py_threads", backend=b, threads=most)
+        out[b] = dict(hierarchy(r, serial)["values"], speedup=median(serial) / median(r))
+    out["py_threads"], out["py_size"] = most, serial["size"]
+    out["held_ce"] = [(r["threads"], r["workers"]["pop"]["communication"], r["workers"]["pop"]["load_balance"])
+                      for r in sorted(ok("py_threads", backend="py-parlab-gil-held"), key=lambda r: r["threads"])
+                      if r["threads"] >= 2]
+    one_thread = one("py_pure", backend="py-pure-threads", threads=1)
+    most = max(r["threads"] for r in ok("py_pure"))
+    r = one("py_pure", backend="py-pure-threads", threads=most)
+    out["pure"] = dict(hierarchy(r, one_thread)["values"], speedup=median(one_thread) / median(r), threads=most,
+                       size=r["size"], runnable=r["workers"]["disturbance"]["runnable_share"])
     return out
 
 
