@@ -24,6 +24,8 @@
 #   pop     where the speedup went: the accounting's overhead (parlab_bench_accounting) and the
 #           speedup suite (pi, triad, matmul on every CPU backend, 1..16 threads) with its
 #           efficiency hierarchy (`parlab report --summary pop`)
+#   stream-memory  the CPU STREAM set at 2^27 doubles beside BabelStream's omp-stream (the
+#           stream-memory suite; carry build/deps/babelstream-src)
 #   pop-jobs  where the speedup went over MPI ranks (mpi+pool, pi and triad, 1..16 ranks) and the
 #           Python thread backends (GIL held and released, the thread pool, pure-Python threads)
 #   roofs   copy and triad at 2^27 doubles on the CPU backends at all threads, 5 rounds, with the
@@ -73,7 +75,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1  # the repository root, two folders up
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|pop|pop-jobs|roofs|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|pop|pop-jobs|stream-memory|roofs|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
 shift
 # shellcheck source=tools/node/device-common.sh
 . tools/node/device-common.sh
@@ -382,6 +384,15 @@ PY
     summarize_suite speedup
     timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
     ;;
+  stream-memory)
+    # The CPU STREAM set at 2^27 doubles beside BabelStream's omp-stream (issue 52): the
+    # stream-memory suite (2 rounds), each record's share of the roof measured again at the end.
+    ensure_build parlab
+    ensure_babelstream
+    run_suite stream-memory 480
+    summarize_suite stream-memory
+    timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary table 2>&1 | tee -a "$summary"
+    ;;
   pop-jobs)
     # Where the speedup went beyond one process's executors (issue 53): an MPI job's workers are
     # every rank's threads (mpi+pool, pi 2^30 and triad 2^27 doubles at 1..16 ranks of 1 thread,
@@ -588,7 +599,7 @@ PY
     fi
     ;;
   *)
-    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, tests, ceilings, stream-peers, stream-cpu, pop, pop-jobs, roofs, likwid-cpu, energy-cpu, gpu, multi, ft, ft-races, pymodels, distributed, mpi, mpi-suite; retired parts: see the header)" >&2
+    echo "device-study.sh: unknown part '$part' (accepted: study1, study2, study3, rerun, tests, ceilings, stream-peers, stream-cpu, pop, pop-jobs, stream-memory, roofs, likwid-cpu, energy-cpu, gpu, multi, ft, ft-races, pymodels, distributed, mpi, mpi-suite; retired parts: see the header)" >&2
     exit 2
     ;;
 esac
