@@ -9,6 +9,7 @@ import os
 import sys
 
 from ..read import InputError, read_json  # noqa: F401 (InputError: figures' callers import it from here)
+from ..share_interval import interval, reads_above
 from ..spread import rounds_disagree, spread, unstable_reason
 from ..untrusted import visible
 from ..validate import check_results
@@ -227,7 +228,42 @@ def _pooled(rounds: list) -> dict:
     first["inner"] = max(r.get("inner", 1) for r in rounds)
     work, median = first.get("work", {}), first["time_s"]["median"]
     first["rate"] = {f"{k}_per_s": work[k] / median for k in ("samples", "bytes", "flops") if work.get(k)}
+    if isinstance(first.get("limit"), dict):
+        first["limit"] = _pooled_limit(first["limit"], rounds[0]["time_s"]["median"], first["time_s"])
     return first
+
+
+def _finite(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
+
+
+def _pooled_limit(limit: dict, first_median: float, pooled: dict) -> dict:
+    """The first round's limit, held against the pooled time instead: the attained rate and every
+    share scale as that round's median over the pooled one (the roofs are the run's, the same for
+    every round), the interval is taken again from the pooled quartiles, and the note that the
+    record reads above its roof is the pooled record's own. A limit without the numbers to scale is
+    kept as it was."""
+    if not (_finite(first_median) and _finite(pooled.get("median"))):
+        return limit
+    k = first_median / pooled["median"]
+    out = dict(limit)
+    for key in ("attained", "fraction"):
+        if _finite(out.get(key)):
+            out[key] = out[key] * k
+    if isinstance(out.get("peak"), dict) and _finite(out["peak"].get("fraction")):
+        out["peak"] = dict(out["peak"], fraction=out["peak"]["fraction"] * k)
+    iv = out.get("interval")
+    if isinstance(iv, dict) and all(_finite(out.get(f)) for f in ("attained", "value")) and _finite(iv.get("roof_low")):
+        span = interval(out["attained"], pooled, out["value"], iv["roof_low"])
+        if span:
+            out["interval"] = dict(iv, low=span[0], high=span[1])
+    # The runner's note judged the first round's rate (its excess, and whether the roof's own
+    # spread covers it): the pooled record's is its own excess, the rounds' notes stay theirs.
+    out.pop("above_roof", None)
+    if reads_above({"limit": out}):
+        out["above_roof"] = (f"above its roof by {round(100 * (out['fraction'] - 1))}%, its rounds pooled; "
+                             "each round's record says whether that is within the roof's own spread")
+    return out
 
 
 def rate_of(r: dict):
