@@ -240,3 +240,6 @@ def test_an_mpi_jobs_workers_are_its_ranks_threads():
     text = render_pop(doc_of(recs), 80)
     assert "ranks x threads" in text and "2x2" in text
     assert "ranks x threads" in hierarchy_html(doc_of(recs))
+    # The timeline's panel is the job of the most workers, not the first of the most threads.
+    chosen = timeline_records(doc_of(recs))[("s", "pi", 1 << 20, "int32")]["mpi+pool"]
+    assert (chosen["ranks"], chosen["threads"]) == (2, 2)

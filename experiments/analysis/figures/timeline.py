@@ -1,6 +1,6 @@
 """Where each worker's time went in one run: the per-worker timeline (Gantt) of the traced run of a
 record (docs/records.md, "Workers": workers.trace), timeline_<study>_<kernel>_<N>_<precision>: one
-panel per backend at its largest thread count, workers on y, time from the region's start on x,
+panel per backend at its most workers, workers on y, time from the region's start on x,
 each chunk a bar coloured by the CPU it ran on, the region's end marked. A worker that finishes
 early and waits shows as white space before the mark (load balance); a gap before every worker's
 first chunk or after the last one's end is the fork and the join (communication efficiency)."""
@@ -19,14 +19,15 @@ PANEL_MAX_IN = 6.0  # a panel's height in inches, however many workers
 
 def timeline_records(doc: dict) -> dict:
     """{(study, kernel, size, precision): {backend: record}}: per group, each backend's record of
-    the most threads whose workers were accounted with a trace of at least one chunk."""
+    the most workers (threads, or an MPI job's ranks x threads) whose workers were accounted with a
+    trace of at least one chunk."""
     out: dict = defaultdict(dict)
     for r in ok_records(doc):
         w = accounted(r)
         if w is None or not w.get("trace", {}).get("events"):
             continue
         group = out[(r.get("study", ""), r["kernel"], r["size"], r.get("precision", ""))]
-        if r["backend"] not in group or r["threads"] > group[r["backend"]]["threads"]:
+        if r["backend"] not in group or w["count"] > group[r["backend"]]["workers"]["count"]:
             group[r["backend"]] = r
     return out
 
@@ -79,6 +80,9 @@ def _panel(ax, backend: str, r: dict) -> None:
                         (("load_balance", "load balance"), ("communication", "communication")) if k in values)
     cut = "; trace truncated" if trace.get("truncated") else ""
     threads = f"{w['count']} thread" + ("s" if w["count"] != 1 else "")
+    if w.get("ranks"):  # an MPI job's: its ranks x threads per rank
+        ranks = len(set(w["ranks"]))
+        threads = f"{ranks} rank{'s' if ranks != 1 else ''} x {w['count'] // ranks} thread{'s' if w['count'] // ranks != 1 else ''}"
     ax.set_title(f"{backend}, {threads}, repetition {trace['rep']}: {factors}{cut}", fontsize=9, pad=12)
 
 
@@ -95,7 +99,7 @@ def timeline_figures(p: Plotter, doc: dict) -> None:
         top = axes[0, 0]  # the figure's title over the first panel's: a suptitle overlapped it
         top.set_title(title + "\n" + top.get_title(), fontsize=9, pad=12)
         name = f"timeline_{study}_{kernel}_{fmt_size(size)}_{precision}".replace("^", "p")
-        p.save(fig, name, title + " per backend at its most threads; a bar is a chunk, coloured by the CPU it ran on; "
+        p.save(fig, name, title + " per backend at its most workers; a bar is a chunk, coloured by the CPU it ran on; "
                                   "dashed: the parallel region's end. White space before it is waiting.")
 
 
