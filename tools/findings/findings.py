@@ -494,6 +494,11 @@ def speedup_jobs() -> dict:
         r = one("py_threads", backend=b, threads=most)
         out[b] = dict(hierarchy(r, serial)["values"], speedup=median(serial) / median(r))
     out["py_threads"], out["py_size"] = most, serial["size"]
+    held = one("py_threads", backend="py-parlab-gil-held", threads=most)["workers"]
+    events = sorted(held["trace"]["events"], key=lambda e: e[1])
+    out["held_idle"] = held["count"] - len({e[0] for e in events})  # no chunk in the traced run
+    # Chunks that start before an earlier one (of any thread) has ended: two calls at once.
+    out["held_overlaps"] = sum(1 for i in range(1, len(events)) if events[i][1] < max(e[2] for e in events[:i]))
     out["held_ce"] = [(r["threads"], r["workers"]["pop"]["communication"], r["workers"]["pop"]["load_balance"])
                       for r in sorted(ok("py_threads", backend="py-parlab-gil-held"), key=lambda r: r["threads"])
                       if r["threads"] >= 2]
