@@ -18,11 +18,12 @@ double process_cpu_s() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// The pack: a header, then each worker's totals, each repetition, each worker's CPUs, the trace.
-// Doubles throughout: counts and nanoseconds stay exact below 2^53 (104 days of nanoseconds).
-constexpr std::size_t kHeader = 7;  // workers, reps, events, truncated, unattributed, counters, window cpu
-constexpr std::size_t kTotals = 7;  // busy, cpu, items, chunks, switches, instructions, cycles
-constexpr std::size_t kEvent = 4;   // worker, start, end, cpu
+// The pack (pack_view writes it, merge_views reads it): a header of 7 (workers, repetitions,
+// events, truncated, unattributed, counters, the window's process CPU seconds), then each worker's
+// 7 totals (busy, cpu, items, chunks, switches, instructions, cycles), each repetition (its wall
+// time, then every worker's busy, then every worker's cpu), each worker's CPUs (a count, then
+// the CPUs), and the trace's events of 4 (worker, start, end, cpu). Doubles throughout: counts and
+// nanoseconds stay exact below 2^53 (104 days of nanoseconds).
 
 // Reads a pack front to back, refusing to run past its end.
 class Reader {
