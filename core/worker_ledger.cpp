@@ -144,7 +144,7 @@ void WorkerLedger::begin_region() noexcept { region_.fetch_add(1, std::memory_or
 
 void WorkerLedger::stop_trace() { tracing_.store(false, std::memory_order_relaxed); }
 
-WorkerLedger::Chunk WorkerLedger::begin_chunk() noexcept {
+WorkerLedger::Chunk WorkerLedger::begin_chunk(Usage usage) noexcept {
   Chunk c;
   if (!on()) return c;
   const int w = current_worker();
@@ -169,7 +169,8 @@ WorkerLedger::Chunk WorkerLedger::begin_chunk() noexcept {
     }
   }
   const std::uint64_t region = region_.load(std::memory_order_relaxed);
-  const ThreadUsage u = s.last_region == region && s.last_tid == tid ? s.last_usage : thread_usage();
+  const bool reuse = usage == Usage::reuse_within_region && s.last_region == region && s.last_tid == tid;
+  const ThreadUsage u = reuse ? s.last_usage : thread_usage();
   c.region = region;
   c.switches0 = u.switches;
   c.cpu0 = u.cpu_ns;

@@ -133,7 +133,13 @@ class WorkerLedger final : public WorkerAccounting {
     int cpu = -1;
     std::uint64_t instructions0 = 0, cycles0 = 0;
   };
-  Chunk begin_chunk() noexcept;
+  // Within one region a thread's chunks follow each other with only the executor's dispatch
+  // between them, so a chunk may start from the thread's CPU time and switches read at its
+  // previous chunk's end (one read fewer a chunk). Where other work runs between a thread's
+  // chunks (Python between two parlab.pi calls), each chunk reads them afresh, so that work is
+  // not counted as the chunk's.
+  enum class Usage { reuse_within_region, fresh };
+  Chunk begin_chunk(Usage usage = Usage::reuse_within_region) noexcept;
   void end_chunk(const Chunk& c, std::uint64_t items) noexcept;
 
   // Read between loops (after the executor's join, which orders the workers' writes before).

@@ -252,7 +252,7 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
           const std::uint64_t b = next_.fetch_add(kBlock, std::memory_order_relaxed);
           if (b >= samples_) break;
           const std::uint64_t e = samples_ - b > kBlock ? b + kBlock : samples_;
-          const WorkerLedger::Chunk chunk = ledger_.begin_chunk();
+          const WorkerLedger::Chunk chunk = ledger_.begin_chunk(WorkerLedger::Usage::fresh);
           PyObject* r = PyObject_CallFunction(fn, "KKK", static_cast<unsigned long long>(seed_),
                                               static_cast<unsigned long long>(b), static_cast<unsigned long long>(e));
           ledger_.end_chunk(chunk, e - b);
