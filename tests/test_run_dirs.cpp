@@ -108,6 +108,26 @@ TEST(TerminalWidth, ColumnsWithinBoundsWinsElseTheDefault) {
 }
 
 // results.csv's text cells: a name that a spreadsheet would run as a formula is written inert.
+// A hanging column keeps every line within the width; a path too long for the column starts its
+// own line further left and stays whole (it is copied, not read); only a word wider than the whole
+// width runs past it.
+TEST(Hanging, LongPathsStayWholeAndWithinTheWidth) {
+  const std::string path = "/work/some-checkout/build/release-ft/experiments/parlab";  // 55 columns
+  const std::string text = parlab::hanging(std::string(40, ' '), "found at " + path + " and " + path, 80);
+  std::size_t lines = 0;
+  for (std::size_t at = 0, end; at <= text.size(); at = end + 1, ++lines) {
+    end = std::min(text.find('\n', at), text.size());
+    EXPECT_LE(end - at, 80u) << text.substr(at, end - at);
+  }
+  EXPECT_GE(lines, 3u);
+  EXPECT_NE(text.find(path), std::string::npos) << text;
+  // Wider than the whole width: whole, on a line of its own from column 0.
+  const std::string wide(90, 'x');
+  EXPECT_NE(parlab::hanging("  a  ", "b " + wide, 80).find("\n" + wide), std::string::npos);
+  // Ordinary prose keeps its indent.
+  EXPECT_EQ(parlab::hanging("ab", "cc dd", 4), "abcc\n  dd");
+}
+
 TEST(ResultsCsv, FormulaCellsAreNeutralised) {
   const nlohmann::json records = nlohmann::json::parse(R"j([
     {"id": 0, "kernel": "=HYPERLINK(\"x\")", "backend": "+cmd", "status": "ok", "threads": 1, "size": 4},

@@ -42,17 +42,20 @@ std::string hanging(std::string_view lead, std::string_view text, std::size_t wi
     if (end == i) break;
     const std::string_view word = text.substr(i, end - i);
     const std::size_t need = word.size() + (first ? 0 : 1);
+    // A word too long for the indented column (a path) starts a line of its own further left, as
+    // far as it needs to end within the width, so it stays whole and copyable and still fits.
+    const std::size_t at = indent + word.size() > width ? (word.size() < width ? width - word.size() : 0) : indent;
     if (!first && col + need > width) {
       out.push_back('\n');
-      out.append(indent, ' ');
-      col = indent;
+      out.append(at, ' ');
+      col = at;
     } else if (!first) {
       out += ' ';
       ++col;
-    } else if (col > indent && col + word.size() > width) {  // the lead itself ran past: start below it
+    } else if (col > at && col + word.size() > width) {  // the lead itself ran past: start below it
       out.push_back('\n');
-      out.append(indent, ' ');
-      col = indent;
+      out.append(at, ' ');
+      col = at;
     }
     out += word;
     col += word.size();

@@ -18,8 +18,9 @@ inline constexpr std::size_t kNarrowest = 40, kWidest = 1000, kDefaultWidth = 10
 std::size_t terminal_width();
 
 // `lead` then `text` wrapped at spaces to `width` columns, each further line indented to where
-// text began (to width / 2 at most): a table row whose last column is long prose. A word longer
-// than a line (a path) stays whole. No trailing newline.
+// text began (to width / 2 at most): a table row whose last column is long prose. A word too long
+// for that column (a path) stays whole on a line of its own, indented less so that it ends within
+// the width; only a word longer than the whole width runs past it. No trailing newline.
 std::string hanging(std::string_view lead, std::string_view text, std::size_t width);
 
 }  // namespace parlab
