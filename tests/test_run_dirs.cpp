@@ -109,8 +109,8 @@ TEST(TerminalWidth, ColumnsWithinBoundsWinsElseTheDefault) {
 
 // results.csv's text cells: a name that a spreadsheet would run as a formula is written inert.
 // A hanging column keeps every line within the width; a path too long for the column starts its
-// own line further left and stays whole (it is copied, not read); only a word wider than the whole
-// width runs past it.
+// own line further left and stays whole (it is copied, not read); only a word wider than a whole
+// line runs past it, where it would have gone.
 TEST(Hanging, LongPathsStayWholeAndWithinTheWidth) {
   const std::string path = "/work/some-checkout/build/release-ft/experiments/parlab";  // 55 columns
   const std::string text = parlab::hanging(std::string(40, ' '), "found at " + path + " and " + path, 80);
@@ -121,9 +121,11 @@ TEST(Hanging, LongPathsStayWholeAndWithinTheWidth) {
   }
   EXPECT_GE(lines, 3u);
   EXPECT_NE(text.find(path), std::string::npos) << text;
-  // Wider than the whole width: whole, on a line of its own from column 0.
+  // Wider than the whole width: whole, under the column as before (no indent could make it fit),
+  // and after the lead where it is the first word.
   const std::string wide(90, 'x');
-  EXPECT_NE(parlab::hanging("  a  ", "b " + wide, 80).find("\n" + wide), std::string::npos);
+  EXPECT_NE(parlab::hanging("  a  ", "b " + wide, 80).find("\n     " + wide), std::string::npos);
+  EXPECT_EQ(parlab::hanging("lead: ", wide, 80), "lead: " + wide);
   // Ordinary prose keeps its indent.
   EXPECT_EQ(parlab::hanging("ab", "cc dd", 4), "abcc\n  dd");
 }

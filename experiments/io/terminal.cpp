@@ -42,9 +42,10 @@ std::string hanging(std::string_view lead, std::string_view text, std::size_t wi
     if (end == i) break;
     const std::string_view word = text.substr(i, end - i);
     const std::size_t need = word.size() + (first ? 0 : 1);
-    // A word too long for the indented column (a path) starts a line of its own further left, as
-    // far as it needs to end within the width, so it stays whole and copyable and still fits.
-    const std::size_t at = indent + word.size() > width ? (word.size() < width ? width - word.size() : 0) : indent;
+    // A word too long for the indented column but not for a line (a path) starts a line of its
+    // own further left, as far as it needs to end within the width, so it stays whole and
+    // copyable and still fits. A word wider than any line keeps the column: it cannot fit anyway.
+    const std::size_t at = indent + word.size() > width && word.size() <= width ? width - word.size() : indent;
     if (!first && col + need > width) {
       out.push_back('\n');
       out.append(at, ' ');

@@ -19,8 +19,9 @@ std::size_t terminal_width();
 
 // `lead` then `text` wrapped at spaces to `width` columns, each further line indented to where
 // text began (to width / 2 at most): a table row whose last column is long prose. A word too long
-// for that column (a path) stays whole on a line of its own, indented less so that it ends within
-// the width; only a word longer than the whole width runs past it. No trailing newline.
+// for that column but not for a line (a path) stays whole on a line of its own, indented less so
+// that it ends within the width; a word longer than a whole line stays whole where it would
+// have gone, past the width. No trailing newline.
 std::string hanging(std::string_view lead, std::string_view text, std::size_t width);
 
 }  // namespace parlab
