@@ -69,6 +69,19 @@ int main(int argc, char** argv) {
       ledger.end_chunk(ledger.begin_chunk(), 1);
     }
   });
+  // The same chunk on every CPU at once, each thread its own worker of one ledger, as an
+  // executor's workers are: what a chunk costs where the workers' ends meet in shared memory.
+  static WorkerLedger shared_ledger(hw);
+  shared_ledger.set_on(true);
+  benchmark::RegisterBenchmark("chunk_cost/empty_body/all_cpus", [](benchmark::State& s) {
+    WorkerScope scope(s.thread_index());
+    std::uint64_t i = 0;
+    for (auto _ : s) {
+      if (s.thread_index() == 0 && i % kGrabsPerThread == 0) shared_ledger.begin_region();
+      ++i;
+      shared_ledger.end_chunk(shared_ledger.begin_chunk(), 1);
+    }
+  })->Threads(hw)->UseRealTime();
   const std::pair<const char*, std::uint64_t> kernels[] = {{"pi", std::uint64_t{1} << 27}, {"triad", std::uint64_t{1} << 25}};
   for (const auto& backend : registry.entries()) {
     if (backend.kind != BackendKind::cpu || !backend.available || !backend.in_default_set) continue;

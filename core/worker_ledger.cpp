@@ -97,12 +97,10 @@ struct alignas(64) WorkerLedger::Slot {
 };
 
 WorkerLedger::WorkerLedger(int workers)
-    : cpu_ns_by_cpu_(new std::atomic<std::int64_t>[kMaxCpus]), trace_(new TraceEvent[kMaxTraceEvents]),
-      counters_why_(probe_counters()) {
+    : trace_(new TraceEvent[kMaxTraceEvents]), counters_why_(probe_counters()) {
   for (int i = 0; i < std::max(1, workers); ++i) slots_.push_back(std::make_unique<Slot>());
   busy_at_rep_start_.assign(slots_.size(), 0);
   cpu_at_rep_start_.assign(slots_.size(), 0);
-  for (int i = 0; i < kMaxCpus; ++i) cpu_ns_by_cpu_[i].store(0, std::memory_order_relaxed);
 }
 
 WorkerLedger::~WorkerLedger() = default;
@@ -112,7 +110,6 @@ void WorkerLedger::reset() {
     s->sums = WorkerTotals{};
     std::fill(std::begin(s->cpu_bits), std::end(s->cpu_bits), 0);
   }
-  for (int i = 0; i < kMaxCpus; ++i) cpu_ns_by_cpu_[i].store(0, std::memory_order_relaxed);
   reps_.clear();
   busy_at_rep_start_.assign(slots_.size(), 0);
   cpu_at_rep_start_.assign(slots_.size(), 0);
@@ -197,7 +194,6 @@ void WorkerLedger::end_chunk(const Chunk& c, std::uint64_t items) noexcept {
   for (int cpu : {c.cpu, cpu_end}) {
     if (cpu >= 0 && cpu < kMaxCpus) s.cpu_bits[cpu / 64] |= std::uint64_t{1} << (cpu % 64);
   }
-  if (c.cpu >= 0 && c.cpu < kMaxCpus) cpu_ns_by_cpu_[c.cpu].fetch_add(cpu1 - c.cpu0, std::memory_order_relaxed);
   if (s.cycles_fd >= 0) {
     std::uint64_t v[3] = {};
     if (read(s.group_fd, v, sizeof v) == static_cast<ssize_t>(sizeof v)) {
@@ -231,12 +227,6 @@ std::vector<std::vector<int>> WorkerLedger::cpus() const {
     }
     out.push_back(std::move(v));
   }
-  return out;
-}
-
-std::vector<double> WorkerLedger::cpu_time_by_cpu_s() const {
-  std::vector<double> out(kMaxCpus);
-  for (int i = 0; i < kMaxCpus; ++i) out[static_cast<std::size_t>(i)] = static_cast<double>(cpu_ns_by_cpu_[i].load()) * 1e-9;
   return out;
 }
 

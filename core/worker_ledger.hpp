@@ -147,8 +147,6 @@ class WorkerLedger final : public WorkerAccounting {
   const std::vector<RepetitionTotals>& repetitions() const noexcept { return reps_; }
   // The CPUs each worker ran on, ascending.
   std::vector<std::vector<int>> cpus() const;
-  // Thread CPU time of the accounted chunks that started on each CPU, indexed by CPU number.
-  std::vector<double> cpu_time_by_cpu_s() const;
   std::vector<TraceEvent> trace() const;
   bool trace_truncated() const noexcept { return trace_truncated_.load(std::memory_order_relaxed); }
   // Chunks run by a thread whose worker index lay outside [0, workers): not accounted.
@@ -173,7 +171,6 @@ class WorkerLedger final : public WorkerAccounting {
   std::atomic<std::uint64_t> region_{1};  // a slot's last_region 0 is never a region
   std::vector<RepetitionTotals> reps_;
   std::vector<std::uint64_t> busy_at_rep_start_, cpu_at_rep_start_;
-  std::unique_ptr<std::atomic<std::int64_t>[]> cpu_ns_by_cpu_;
   // The trace: a fixed array filled through an atomic cursor while tracing is on.
   std::atomic<bool> tracing_{false};
   std::int64_t trace_origin_ = 0;

@@ -24,13 +24,6 @@ const char* to_string(OmpSchedule s) {
   return "static";
 }
 
-std::optional<OmpSchedule> omp_schedule_from_name(std::string_view name) {
-  if (name == "static") return OmpSchedule::static_;
-  if (name == "dynamic") return OmpSchedule::dynamic;
-  if (name == "guided") return OmpSchedule::guided;
-  return std::nullopt;
-}
-
 namespace {
 
 // Exceptions must not leave an OpenMP region: each iteration catches, the first exception is

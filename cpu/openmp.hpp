@@ -24,8 +24,6 @@ namespace parlab {
 enum class OmpSchedule { static_, dynamic, guided };
 
 const char* to_string(OmpSchedule s);
-// "static", "dynamic", "guided"; nullopt otherwise.
-std::optional<OmpSchedule> omp_schedule_from_name(std::string_view name);
 
 class OpenMpExecutor final : public Executor {
  public:

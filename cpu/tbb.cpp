@@ -100,12 +100,6 @@ void TbbExecutor::parallel_for_2d(Index nx, Index ny, Index tile_x, Index tile_y
   });
 }
 
-int TbbExecutor::arena_concurrency() {
-  int c = 0;
-  impl_->arena.execute([&] { c = oneapi::tbb::this_task_arena::max_concurrency(); });
-  return c;
-}
-
 void add_tbb_backends(Registry& registry) {
   registry.add(cpu_entry("tbb",
                          std::string("oneTBB ") + TBB_VERSION_STRING +

@@ -17,8 +17,6 @@ class TbbExecutor final : public Executor {
   std::uint64_t parallel_sum(Index n, Index grain, RangeSumBody body) override;
   // tbb::blocked_range2d over the tile grid's indices (executor.hpp: one grid for every backend).
   void parallel_for_2d(Index nx, Index ny, Index tile_x, Index tile_y, TileBody body) override;
-  // The arena's concurrency as TBB reports it from inside (this_task_arena::max_concurrency).
-  int arena_concurrency();
 
  private:
   struct Impl;  // keeps TBB's headers out of everyone else's includes

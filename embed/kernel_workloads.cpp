@@ -454,13 +454,6 @@ const std::vector<PyBackendSpec>& python_backend_specs() {
   return specs;
 }
 
-const PyBackendSpec* find_python_backend(std::string_view name) {
-  for (const auto& s : python_backend_specs()) {
-    if (name == s.name) return &s;
-  }
-  return nullptr;
-}
-
 std::string python_backend_unavailable_reason(const PyBackendSpec& spec) {
 #if defined(PARLAB_EMBED_ASAN)
   if (std::string_view(spec.name).rfind("py-numba", 0) == 0) {

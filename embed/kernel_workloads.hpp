@@ -46,7 +46,6 @@ struct PyBackendSpec {
 
 // Every Python backend, in display order.
 const std::vector<PyBackendSpec>& python_backend_specs();
-const PyBackendSpec* find_python_backend(std::string_view name);
 
 // Why `spec` can never run in this build (compile-time and libpython facts only; nothing is
 // imported), or empty. Library backends' importability is only known once the interpreter runs, so a

@@ -349,9 +349,3 @@ def _memory_bound(r: dict, roofs: dict) -> bool:
     return not (fma and bw) or (work.get("flops") or 0) / work["bytes"] < fma / bw
 
 
-def fastest_share_text(r: dict) -> str:
-    """", 0.82 of cpu_bw_triad_all" to append after a fastest backend's rate, or ""."""
-    t = share_text(r)
-    return f", {t}" if t else ""
-
-
