@@ -141,7 +141,7 @@ TEST(Args, U64Forms) {
   }
 }
 
-// Issue 51: the NeK branch looped over K, so a zero mantissa with a huge exponent spun until killed.
+// The NeK branch once looped over K, so a zero mantissa with a huge exponent spun until killed.
 // Each of these returns (or refuses) at once; the timing is left to ctest's timeout and the fuzzer.
 TEST(Args, ExponentFormIsBoundedWhateverItsExponent) {
   EXPECT_EQ(parse_u64("0e99999999999999999", "x"), 0u);
@@ -247,7 +247,7 @@ TEST(Context, SourceCommitTakesADeclaredOneAndSaysSo) {
   EXPECT_TRUE(parlab::source_commit("", nullptr).source.empty());
 }
 
-// Issue 51: `-t 64` on 2 cores planned without a word, and points beyond the free CPUs were
+// `-t 64` on 2 cores once planned without a word, and points beyond the free CPUs were
 // measured as if the machine were quiet. The plan says both, before anything runs.
 TEST(PlanCpus, MoreThreadsThanTheMachineOrThanAreFreeIsSaid) {
   using parlab::cpu_warnings;

@@ -1,5 +1,5 @@
 // The end probe's grading (experiments/machine/roof_drift.hpp, docs/ceilings.md "The end probe"),
-// on given numbers: the H200 node's case of issue 52, copy at 2^27 doubles on 16 threads reading
+// on given numbers: the H200 node's case that set the rule, copy at 2^27 doubles on 16 threads reading
 // 0.98 to 1.17 of a cpu_bw_copy_nt_all measured at 122 GB/s minutes before, where the node's DRAM
 // read 122 to 150 GB/s over the same rounds. No machine is measured here.
 #include <gtest/gtest.h>

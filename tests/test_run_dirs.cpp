@@ -1,4 +1,4 @@
-// Where a run is written (issue 51): a run directory is never shared, whatever starts at the same
+// Where a run is written: a run directory is never shared, whatever starts at the same
 // second, and nothing a host name holds puts it outside --out. The terminal width rule too.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-"""Results that cannot be right, marked where they are shown (issue 51): the table's mark column,
+"""Results that cannot be right, marked where they are shown: the table's mark column,
 a footer line for each rule met, and the report's first screen. The rules, each checked against
 the record's own row (table.groups: its speedup over the group's serial record, else the same
 backend's 1-worker record) and the run's context:

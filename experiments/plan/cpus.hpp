@@ -1,4 +1,4 @@
-// What a plan asks of this machine's CPUs, said before anything runs (issue 51): more threads
+// What a plan asks of this machine's CPUs, said before anything runs: more threads
 // than the machine has, or more than are free while other work holds some of them, make points
 // that measure time-slicing, not the backend. Said at plan time, so `--dry-run` says it too; the
 // run's context keeps it among its warnings.

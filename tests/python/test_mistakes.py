@@ -57,7 +57,7 @@ def test_a_plan_of_which_nothing_can_run_here_exits_2_and_says_why(tmp_path, par
     assert not out.exists(), "nothing is written"
     dry = subprocess.run([parlab_bin, "run", "-b", backend, "-k", "pi", "-n", "2^10", "--dry-run"],
                          capture_output=True, text=True, timeout=120)
-    # The dry run prints the plan and exits as the run would (issue 51): a script can ask it.
+    # The dry run prints the plan and exits as the run would: a script can ask it.
     assert dry.returncode == 2 and "UNAVAILABLE here" in dry.stdout and "nothing in this plan" in dry.stdout
     # With one backend that runs beside it, the run goes ahead and records the other as unavailable.
     r = subprocess.run([parlab_bin, "run", "-b", f"serial,{backend}", "-k", "pi", "-n", "2^10", "-r", "1",

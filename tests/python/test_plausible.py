@@ -1,5 +1,5 @@
-"""Results that cannot be right are marked where they are shown (issue 51, item 7), and the table's
-roof cell and spreads say what they are (item 6): given numbers, each rule met and not met."""
+"""Results that cannot be right are marked where they are shown, and the table's
+roof cell and spreads say what they are: given numbers, each rule met and not met."""
 import copy
 import os
 import subprocess

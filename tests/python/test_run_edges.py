@@ -1,4 +1,4 @@
-"""The edges of `parlab run` and the CLI found by issue 51's sweep and a newcomer's walk: runs that
+"""The edges of `parlab run` and the CLI found by a sweep of hostile inputs and a newcomer's walk: runs that
 start in the same second, numbers that once spun forever, host names that leave --out, a report
 that fails after a complete run, an --out that reads as an option, a file-size limit, a dry run
 of a plan that cannot run, the `plot` alias, and the width of the help in an 80-column terminal.

@@ -1,5 +1,5 @@
 """A record's share of its roof as an interval (docs/ceilings.md, "The end probe";
-experiments/analysis/share_interval.py): on given numbers, the H200 node's case of issue 52; its
+experiments/analysis/share_interval.py): on given numbers, the H200 node's case that set the rule; its
 formatting in the table within 80 columns; and a real small run that measures its bandwidth roofs
 again at its end and writes what the docs say, at a cost of milliseconds under the test probes."""
 import json

@@ -1,4 +1,4 @@
-"""The findings' numbers, each computed from the committed records under results/ (issue 50).
+"""The findings' numbers, each computed from the committed records under results/.
 
 results/README.md is rendered from README.md.j2 beside this file (render.py): the template holds
 every sentence, and each number in it is an expression over what this module returns. Nothing
@@ -338,7 +338,7 @@ def gpu_tuned(name: str = "gpu_tuned") -> dict:
     the H200's theoretical peak by the fastest repetition and by the median, over BabelStream's
     cuda-stream (by BabelStream's own fastest iteration against parlab's fastest, and by the
     medians) and, for copy and mul, over the driver's cudaMemcpyAsync by the same statistics;
-    and the issue's goals (issue 52), each met or not by the fastest, BabelStream's statistic."""
+    and the STREAM goals (shares of the card's peak), each met or not by the fastest, BabelStream's statistic."""
     goals = {"copy": 0.885, "mul": 0.885, "add": 0.915, "triad": 0.915, "dot": 0.95}
     out = {"goals": goals}
     for size in (1 << 27, 1 << 28):

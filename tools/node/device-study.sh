@@ -368,7 +368,7 @@ PY
     python3 scripts/stream-peers-ratios.py "$(ls -td "$work"/results/*/*/ | head -1)" | tee -a "$summary"
     ;;
   pop)
-    # Where the speedup went (issue 53): what per-worker accounting costs beside the plain loops at
+    # Where the speedup went: what per-worker accounting costs beside the plain loops at
     # all threads (parlab_bench_accounting), then the speedup suite (pi, triad, matmul on every CPU
     # backend over a power-of-two thread sweep, this node's roofs measured first) and its
     # efficiency hierarchy as `parlab report --summary pop` prints it. CPU parts only are needed:
@@ -385,7 +385,7 @@ PY
     timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
     ;;
   stream-memory)
-    # The CPU STREAM set at 2^27 doubles beside BabelStream's omp-stream (issue 52): the
+    # The CPU STREAM set at 2^27 doubles beside BabelStream's omp-stream: the
     # stream-memory suite (2 rounds), each record's share of the roof measured again at the end.
     ensure_build parlab
     ensure_babelstream
@@ -394,7 +394,7 @@ PY
     timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary table 2>&1 | tee -a "$summary"
     ;;
   pop-jobs)
-    # Where the speedup went beyond one process's executors (issue 53): an MPI job's workers are
+    # Where the speedup went beyond one process's executors: an MPI job's workers are
     # every rank's threads (mpi+pool, pi 2^30 and triad 2^27 doubles at 1..16 ranks of 1 thread,
     # beside serial), and the Python thread backends' are their threads (pi 2^28 with the GIL held
     # and released and the parlab thread pool, beside serial; pure-Python threads at 2^18, where
@@ -425,7 +425,7 @@ PY
     timeout 60 "$bin" report "$(latest)" --summary pop 2>&1 | tee -a "$summary"
     ;;
   roofs)
-    # Bandwidth roofs that hold (issue 52): copy and triad at 2^27 doubles (3 GiB, memory-resident)
+    # Bandwidth roofs that hold: copy and triad at 2^27 doubles (3 GiB, memory-resident)
     # on openmp, openmp-static, pool and tbb at all threads, 5 rounds, the run measuring its
     # bandwidth roofs again at its end; each record's share of the highest roof with its interval.
     ensure_build parlab
