@@ -258,6 +258,63 @@ TEST(WorkerAccounting, TooShortRunsAreNotAccountedAndTheRecordSaysWhy) {
   EXPECT_EQ(j["why"], off.why);
 }
 
+// POP's figures per execution, on given numbers: three repetitions of two workers, where the
+// imbalance moves from worker to worker. Each repetition is unbalanced (LB 0.75-0.8), yet the
+// per-worker means over them are more even (LB 0.89): the mean-based figure lies outside every
+// repetition's, which is why the record's figure is the median repetition's.
+TEST(WorkerHierarchy, TheRecordsFigureIsItsMedianRepetitionsNotTheMeans) {
+  LedgerView v;
+  v.workers = 2;
+  v.cpus = {{0}, {1}};
+  const auto rep = [](std::uint64_t a, std::uint64_t b, double wall) {
+    RepetitionTotals r;
+    r.cpu_ns = {a, b};
+    r.busy_ns = r.cpu_ns;
+    r.wall_s = wall;
+    return r;
+  };
+  // Times 1.0, 1.2 and 0.9 s: the median is the first repetition.
+  v.repetitions = {rep(1'000'000'000, 500'000'000, 1.0), rep(600'000'000, 1'000'000'000, 1.2),
+                   rep(900'000'000, 450'000'000, 0.9)};
+  WorkerTotals a, b;
+  a.cpu_ns = a.busy_ns = 2'500'000'000;
+  b.cpu_ns = b.busy_ns = 1'950'000'000;
+  v.totals = {a, b};
+  const json w = workers_json(v, AccountingDecision{}, 3, MachineWindow{}, -1);
+  const json& pop = w["pop"];
+  EXPECT_EQ(pop["definition"], "per-execution");
+  EXPECT_EQ(pop["rep"], 0);
+  EXPECT_DOUBLE_EQ(pop["load_balance"].get<double>(), 0.75);    // mean 0.75 / max 1.0
+  EXPECT_DOUBLE_EQ(pop["communication"].get<double>(), 1.0);    // max 1.0 / wall 1.0
+  EXPECT_DOUBLE_EQ(pop["parallel"].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(pop["runtime_s"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(pop["useful_s"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(pop["range"]["load_balance"][0].get<double>(), 0.75);
+  EXPECT_DOUBLE_EQ(pop["range"]["load_balance"][1].get<double>(), 0.8);  // the second: 0.8 / 1.0
+  const double means_lb = (2.5 + 1.95) / 2 / 2.5 / 1.0;  // per-worker means over the repetitions
+  EXPECT_GT(means_lb, pop["range"]["load_balance"][1].get<double>());
+  // Each repetition's figures are kept, in order.
+  ASSERT_EQ(w["load_balance"].size(), 3u);
+  EXPECT_DOUBLE_EQ(w["load_balance"][1].get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(w["communication"][1].get<double>(), 1.0 / 1.2);
+  // The identity with one worker's reference of 3.0 s useful in 3.0 s (PE_ref 1): workers x PE x
+  // CS = 2 x 0.75 x 3.0 / 1.5 = 3.0, the reference's time over the median repetition's.
+  EXPECT_DOUBLE_EQ(2 * pop["parallel"].get<double>() * 3.0 / pop["useful_s"].get<double>(),
+                   3.0 / pop["runtime_s"].get<double>());
+}
+
+// A record with no repetition to grade says so, never figures of 1.
+TEST(WorkerHierarchy, NoRepetitionToGradeTurnsAccountingOffWithItsReason) {
+  LedgerView v;
+  v.workers = 2;
+  v.totals.resize(2);
+  v.cpus = {{0}, {1}};
+  const json w = workers_json(v, AccountingDecision{}, 1, MachineWindow{}, -1);
+  EXPECT_EQ(w["accounting"], "off");
+  EXPECT_FALSE(w.contains("pop"));
+  EXPECT_NE(w["why"].get<std::string>().find("no repetition was accounted"), std::string::npos);
+}
+
 json given_workers(double lb, double ce, double runnable) {
   return {{"accounting", "on"},
           {"count", 4},

@@ -2,23 +2,27 @@
 workers were accounted (workers.py; docs/records.md, "Workers" and "The efficiency hierarchy").
 
     global efficiency GE     = parallel efficiency x computation scaling
-    parallel efficiency PE   = load balance x communication efficiency = mean(useful) / runtime
+    parallel efficiency PE   = load balance x communication efficiency
     load balance LB          = mean(useful) / max(useful)
     communication eff. CE    = max(useful) / runtime    (fork-join, waiting, synchronisation)
-    computation scaling CS   = useful time of the reference / sum(useful)
+    computation scaling CS   = useful time of the reference / the workers' summed useful time
                              ~ instruction x IPC x frequency scaling, where both have counters
 
-useful is each worker's thread CPU time inside the kernel body per run (workers.cpu_s: the wall
-time it was runnable but not running, busy_s - cpu_s, is disturbance, not imbalance) and runtime
-the record's time per run (workers.runtime_s, the mean over its repetitions); the reference is the record the
+LB, CE and PE are the record's own (workers.pop), made once where the run is made
+(experiments/run/worker_accounting.cpp): POP's figures per execution, those of the repetition whose
+time is the median, with their range over the repetitions beside them. This module reads them and
+computes only what spans two records: CS and the identity against the reference, the record the
 results table's speedup is over (table.speedup_base: the group's serial record, else the same
-backend at 1 thread), whose useful time is its workers' summed CPU time, or its median time where
-it has no accounted workers. So the speedup over mean runtimes = workers x GE / PE_ref exactly,
-PE_ref the reference's own mean(useful) / runtime (1 without a workers block); the table's speedup
-is over medians and differs by the repetitions' spread. A record of one worker
-has every factor 1 by construction: the hierarchy explains what 2 or more workers lost against
-the reference, and a one-worker record stays explained by its roof or in-core bound. A factor
-that cannot be had is None, with its reason beside it, never a guess."""
+backend at 1 thread). useful is each worker's thread CPU time inside the kernel body (time a worker
+was runnable but not running is disturbance, not imbalance); a record's useful time is that of its
+median repetition (workers.pop.useful_s), and a reference without accounted workers counts its
+median time. So the speedup over median times = workers x GE / PE_ref, PE_ref the reference's own
+parallel efficiency (1 without a workers block). Records made before the per-execution figures
+carry means over their repetitions instead (workers.pop without "definition"): they are read as
+they are, and each view says which definition a figure used. A record of one worker has every
+factor 1 by construction: the hierarchy explains what 2 or more workers lost against the
+reference, and a one-worker record stays explained by its roof or in-core bound. A factor that
+cannot be had is None, with its reason beside it, never a guess."""
 from __future__ import annotations
 
 from .figures.labels import fmt_fraction, fmt_percent, significant
@@ -47,43 +51,60 @@ def grade(value: float) -> str:
     return "good" if value >= GOOD else "fair" if value >= FAIR else "poor"
 
 
-def _mean(values: list) -> float:
-    return sum(values) / len(values)
-
-
 NO_USEFUL = "no useful time recorded (every worker's CPU time in the body is 0)"
 
 
+# What a record's workers.pop without "definition" holds: the figures of its per-run means.
+MEANS = "per-run means"
+PER_EXECUTION = "per-execution"
+
+
+def definition(w: dict) -> str:
+    """Which definition the record's figures follow: PER_EXECUTION, or MEANS for older records."""
+    return w["pop"].get("definition", MEANS)
+
+
+def _useful(w: dict) -> float:
+    """The record's useful time per run: its median repetition's (per-execution), else the sum of
+    its workers' means (older records)."""
+    u = w["pop"].get("useful_s")
+    return u if isinstance(u, (int, float)) else sum(w["cpu_s"])
+
+
 def _parallel(w: dict) -> tuple[dict, dict]:
-    """LB, CE and PE from the record alone: ({factor: value}, {factor: why absent})."""
-    useful, runtime = w["cpu_s"], w["runtime_s"]
-    if max(useful) <= 0:
+    """LB, CE and PE as the record holds them: ({factor: value}, {factor: why absent})."""
+    if _useful(w) <= 0:
         return {}, dict.fromkeys(("load_balance", "communication", "parallel"), NO_USEFUL)
-    return {"load_balance": _mean(useful) / max(useful), "communication": max(useful) / runtime,
-            "parallel": _mean(useful) / runtime}, {}
+    return {k: w["pop"][k] for k in ("load_balance", "communication", "parallel")}, {}
+
+
+def ranges(w: dict) -> dict:
+    """{factor: (low, high)} over the record's repetitions, where it holds them."""
+    r = w["pop"].get("range")
+    return {k: tuple(v) for k, v in r.items()} if isinstance(r, dict) else {}
 
 
 def useful_time(ref: dict) -> float:
-    """The reference's useful time per run: its workers' summed CPU time, else its median time."""
+    """The reference's useful time per run: its workers' (_useful), else its median time."""
     w = accounted(ref)
-    return sum(w["cpu_s"]) if w else ref["time_s"]["median"]
+    return _useful(w) if w else ref["time_s"]["median"]
 
 
 def reference_efficiency(ref: dict) -> float:
-    """PE_ref of the identity: the reference's mean(useful) / runtime, 1 without accounted workers."""
+    """PE_ref of the identity: the reference's own parallel efficiency, 1 without accounted workers."""
     w = accounted(ref)
-    return _mean(w["cpu_s"]) / w["runtime_s"] if w else 1.0
+    return w["pop"]["parallel"] if w else 1.0
 
 
 def _computation(w: dict, ref) -> tuple[float | None, str]:
     """(CS, why it is None)."""
     if ref is None:
         return None, "no reference: neither a serial record nor this backend at 1 thread in the group"
-    if sum(w["cpu_s"]) <= 0:
+    if _useful(w) <= 0:
         return None, NO_USEFUL
     if useful_time(ref) <= 0:
         return None, "the reference's useful time is 0 (its workers' CPU time in the body)"
-    return useful_time(ref) / sum(w["cpu_s"]), ""
+    return useful_time(ref) / _useful(w), ""
 
 
 def _counter_totals(w: dict):
@@ -138,10 +159,10 @@ def hierarchy(r: dict, ref) -> dict:
     w = accounted(r)
     if w is None:
         return {"count": None, "values": {}, "why": dict.fromkeys((k for k, _ in FACTORS), why_absent(r)),
-                "disturbance": {}}
+                "disturbance": {}, "definition": None, "ranges": {}}
     if w["count"] == 1:  # one worker: nothing lost to parallelism, by construction
         return {"count": 1, "values": dict.fromkeys((k for k, _ in FACTORS), 1.0), "why": {},
-                "disturbance": disturbance(w)}
+                "disturbance": disturbance(w), "definition": definition(w), "ranges": {}}
     values, why = _parallel(w)
     cs, cs_why = _computation(w, ref)
     if cs is None:
@@ -155,7 +176,7 @@ def hierarchy(r: dict, ref) -> dict:
     values.update(counters)
     why.update(dict.fromkeys(COUNTER_FACTORS, counters_why) if counters_why else {})
     return {"count": w["count"], "values": values, "why": {k: v for k, v in why.items() if k not in values},
-            "disturbance": disturbance(w)}
+            "disturbance": disturbance(w), "definition": definition(w), "ranges": ranges(w) if values else {}}
 
 
 def predicted_speedup(h: dict, ref) -> float | None:
@@ -226,11 +247,29 @@ def absent_notes(table: dict) -> list:
             + [f"{_listed(labels)} at t={ts}: {why}" for (why, ts), labels in lacking.items()])
 
 
+def spread_notes(table: dict) -> list:
+    """What the factors of 2 or more workers span over their records' repetitions, one line per
+    factor ("parallel efficiency over the repetitions: t=2 0.49–0.62, t=4 0.30–0.41"), and the
+    columns whose figures are per-run means (records made before the per-execution figures)."""
+    cols = [c for c in table["columns"] if (c["hierarchy"]["count"] or 0) > 1]
+    notes = []
+    for k, label in FACTORS[1:4]:
+        spans = [f"{c['label']} {fmt_fraction(lo)}–{fmt_fraction(hi)}" for c in cols
+                 for lo, hi in [c["hierarchy"]["ranges"].get(k, (None, None))] if lo is not None]
+        if spans:
+            notes.append(f"{label} over the repetitions: t={', '.join(spans)}")
+    means = [c["label"] for c in cols if c["hierarchy"]["definition"] == MEANS]
+    if means:
+        notes.append(f"t={', '.join(means)}: load balance and communication from the per-run means over the "
+                     "repetitions (a record made before POP's per-execution figures)")
+    return notes
+
+
 def _listed(names: list) -> str:
     """"a", "a and b", "a, b and c"."""
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-__all__ = ["COUNTER_FACTORS", "DISTURBANCE", "FACTORS", "FAIR", "GOOD", "absent_notes", "counter_factors",
-           "disturbance", "disturbance_text", "grade", "hierarchy", "pop_tables", "predicted_speedup", "reference_efficiency",
+__all__ = ["COUNTER_FACTORS", "DISTURBANCE", "FACTORS", "FAIR", "GOOD", "MEANS", "PER_EXECUTION", "absent_notes",
+           "counter_factors", "definition", "disturbance", "disturbance_text", "grade", "hierarchy", "ranges", "spread_notes", "pop_tables", "predicted_speedup", "reference_efficiency",
            "shown_factors", "useful_time"]

@@ -5,7 +5,7 @@ blank cell follows its table, wrapped, never cut."""
 from __future__ import annotations
 
 from .figures.labels import fmt_fraction, fmt_speedup
-from .pop import DISTURBANCE, absent_notes, disturbance_text, pop_tables, shown_factors
+from .pop import DISTURBANCE, absent_notes, disturbance_text, pop_tables, shown_factors, spread_notes
 from .terminal import hanging, terminal_width
 from .untrusted import plain_strings
 
@@ -54,11 +54,13 @@ def render_table(table: dict, width: int) -> list:
         lines += _block(rows, head, threads, lo, lo + per_block, label_w)
     for note in absent_notes(table):
         lines += hanging(f"  {BLANK} ", note, width)
+    for note in spread_notes(table):
+        lines += hanging("  ~ ", note, width)
     return lines + [""]
 
 
-FOOTER = ("GE = PE x CS; PE (parallel) = load balance x communication; useful time: a worker's CPU time in "
-          "the body; CS: the speedup's reference's useful time over the workers' summed; one worker: every "
+FOOTER = ("GE = PE x CS; PE (parallel) = load balance x communication, POP's figures per execution: those "
+          "of the repetition whose time is the median; useful time: a worker's CPU time in the body; CS: the speedup's reference's useful time over the workers' summed; one worker: every "
           "factor 1 by construction. POP reads 0.8 and over as good, below 0.6 as poor. Disturbance: the share "
           "of busy time runnable but not running, the most of one CPU's window stolen, the CPUs' worth of time "
           "other processes used.")

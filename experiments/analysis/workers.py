@@ -53,6 +53,25 @@ def _length_problem(w: dict):
     return None
 
 
+def _pop_problem(w: dict):
+    """(field path, message) where the record's POP figures contradict each other: a factor
+    outside its own range over the repetitions, a range that ends below its start, a parallel
+    efficiency that is not load balance x communication, a median repetition the record lacks."""
+    pop = w["pop"]
+    pe = pop["load_balance"] * pop["communication"]
+    if abs(pop["parallel"] - pe) > 1e-9 * max(1.0, pe):
+        return ("pop", "parallel"), (f"{pop['parallel']!r}, where load balance x communication efficiency is "
+                                     f"{pe!r}")
+    for k, (lo, hi) in (pop.get("range") or {}).items():
+        if hi < lo:
+            return ("pop", "range", k), f"ends at {hi!r}, below its start {lo!r}"
+        if not lo <= pop[k] <= hi:
+            return ("pop", k), f"{pop[k]!r}, outside its range over the repetitions [{lo!r}, {hi!r}]"
+    if "rep" in pop and pop["rep"] >= len(w["load_balance"]):
+        return ("pop", "rep"), f"repetition {pop['rep']} of a record of {len(w['load_balance'])} graded repetitions"
+    return None
+
+
 def _trace_problem(w: dict):
     """(field path, message) of the first trace event that names no worker of the record or ends
     before it starts."""
@@ -96,7 +115,7 @@ def check_workers(doc: dict, file: str) -> None:
         w = accounted(r)
         if w is None:
             continue
-        found = _length_problem(w) or _trace_problem(w)
+        found = _length_problem(w) or _pop_problem(w) or _trace_problem(w)
         if found:
             path, text = found
             raise InputError(f"{file}: {where(['records', i, 'workers', *path])}: {text}")

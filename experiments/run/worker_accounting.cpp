@@ -55,34 +55,72 @@ json per_worker(const std::vector<WorkerTotals>& t, double runs, F f) {
   return a;
 }
 
-// Load balance and communication efficiency of each repetition (POP: mean/max useful time,
-// max useful time/runtime). Useful time is the workers' CPU time in the body: time a worker was
-// runnable but not running is disturbance (disturbance_json), not imbalance, so a busy neighbour
-// does not pass for a bad partition; it lowers communication efficiency, as any wait does.
-// `pop` is taken from the per-run means over the repetitions (cpu_s against runtime_s), as the
-// analysis takes it (experiments/analysis/pop.py), so a cause quotes the table's figure; the
-// per-repetition values show its spread.
-void add_hierarchy(json& j, const LedgerView& ledger, const std::vector<WorkerTotals>& t, double runs, double runtime_s) {
-  std::vector<double> lb, ce;
+// POP's figures of one execution (one repetition): load balance mean/max useful time, communication
+// efficiency max useful time/runtime, parallel efficiency their product. Useful time is the
+// workers' CPU time in the body: time a worker was runnable but not running is disturbance
+// (disturbance_json), not imbalance, so a busy neighbour does not pass for a bad partition; it
+// lowers communication efficiency, as any wait does. A worker's CPU time in a repetition cannot
+// exceed its wall time, so communication efficiency is held to 1 against the two clocks' grain.
+struct Execution {
+  double wall_s = 0, useful_s = 0;  // the repetition's wall time and its workers' summed useful time
+  double load_balance = 1, communication = 1, parallel = 1;
+};
+
+Execution execution_of(const RepetitionTotals& r) {
+  Execution e;
+  e.wall_s = r.wall_s;
+  const double max = static_cast<double>(*std::max_element(r.cpu_ns.begin(), r.cpu_ns.end())) * 1e-9;
+  e.useful_s = static_cast<double>(std::accumulate(r.cpu_ns.begin(), r.cpu_ns.end(), std::uint64_t{0})) * 1e-9;
+  const double mean = e.useful_s / static_cast<double>(r.cpu_ns.size());
+  e.load_balance = max > 0 ? mean / max : 1.0;
+  e.communication = std::min(1.0, max / r.wall_s);
+  e.parallel = e.load_balance * e.communication;
+  return e;
+}
+
+json range_of(const std::vector<Execution>& ex, double Execution::*field) {
+  const auto [lo, hi] = std::minmax_element(ex.begin(), ex.end(), [&](const auto& a, const auto& b) { return a.*field < b.*field; });
+  return json::array({(*lo).*field, (*hi).*field});
+}
+
+// POP computes its factors per execution; a record is several. Each repetition's figures are kept
+// (load_balance[], communication[]), and the record's figure, `pop`, is that of the repetition
+// whose time is the median (of an even count, the faster of the two middle ones), so that the
+// hierarchy explains the time the table's speedup is taken from; the range over the repetitions
+// stands beside it. runtime_s and useful_s are that repetition's, per run of the kernel, for the
+// computation scaling that the analysis takes against another record.
+void add_hierarchy(json& j, const LedgerView& ledger, double runs) {
+  std::vector<Execution> ex;
   for (const auto& r : ledger.repetitions) {
     if (r.cpu_ns.empty() || !(r.wall_s > 0)) continue;
-    const double max = static_cast<double>(*std::max_element(r.cpu_ns.begin(), r.cpu_ns.end())) * 1e-9;
-    const double mean = static_cast<double>(std::accumulate(r.cpu_ns.begin(), r.cpu_ns.end(), std::uint64_t{0})) *
-                        1e-9 / static_cast<double>(r.cpu_ns.size());
-    lb.push_back(max > 0 ? mean / max : 1.0);
-    ce.push_back(std::min(1.0, max / r.wall_s));
+    ex.push_back(execution_of(r));
+  }
+  json lb = json::array(), ce = json::array();
+  if (ex.empty()) return;  // workers_json turned accounting off: no repetition to grade
+  for (const auto& e : ex) {
+    lb.push_back(e.load_balance);
+    ce.push_back(e.communication);
   }
   j["load_balance"] = lb;
   j["communication"] = ce;
-  double max = 0, sum = 0;
-  for (const auto& w : t) {
-    const double c = static_cast<double>(w.cpu_ns) * 1e-9 / runs;
-    max = std::max(max, c);
-    sum += c;
-  }
-  const double mean = t.empty() ? 0 : sum / static_cast<double>(t.size());
-  const double lb_all = max > 0 ? mean / max : 1.0, ce_all = runtime_s > 0 ? std::min(1.0, max / runtime_s) : 1.0;
-  j["pop"] = {{"load_balance", lb_all}, {"communication", ce_all}, {"parallel", lb_all * ce_all}};
+  std::vector<std::size_t> order(ex.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ex[a].wall_s < ex[b].wall_s; });
+  const std::size_t median = order[(order.size() - 1) / 2];
+  const Execution& m = ex[median];
+  // Runs of the kernel per repetition: a repetition may time several back to back.
+  const double inner = runs > 0 ? runs / static_cast<double>(ledger.repetitions.size()) : 1.0;
+  j["pop"] = {{"definition", "per-execution"},
+              {"rep", median},
+              {"runtime_s", m.wall_s / inner},
+              {"useful_s", m.useful_s / inner},
+              {"load_balance", m.load_balance},
+              {"communication", m.communication},
+              {"parallel", m.parallel},
+              {"range",
+               {{"load_balance", range_of(ex, &Execution::load_balance)},
+                {"communication", range_of(ex, &Execution::communication)},
+                {"parallel", range_of(ex, &Execution::parallel)}}}};
 }
 
 json disturbance_json(const LedgerView& ledger, const std::vector<WorkerTotals>& t, double runs,
@@ -150,10 +188,15 @@ json workers_json(const LedgerView& ledger, const AccountingDecision& decision, 
     j["why"] = decision.why;
     return j;
   }
+  const bool graded = std::any_of(ledger.repetitions.begin(), ledger.repetitions.end(),
+                                  [](const RepetitionTotals& r) { return !r.cpu_ns.empty() && r.wall_s > 0; });
+  if (!graded) {
+    j["accounting"] = "off";
+    j["why"] = "no repetition was accounted (no worker's time, or no repetition's wall time, was recorded)";
+    return j;
+  }
   const auto& t = ledger.totals;
-  // The mean, as busy_s and cpu_s are means: a worker's CPU time in a repetition never exceeds the
-  // repetition's wall time, so no factor made of them reads above 1 (against the median, a run of
-  // uneven repetitions read a communication efficiency of 1.03 on the node).
+  // The mean, as busy_s and cpu_s are means; the factors are each repetition's (add_hierarchy).
   double wall = 0;
   for (const auto& r : ledger.repetitions) wall += r.wall_s;
   j["runtime_s"] = runs > 0 ? wall / runs : 0.0;
@@ -167,7 +210,7 @@ json workers_json(const LedgerView& ledger, const AccountingDecision& decision, 
     j["ranks"] = ledger.ranks;
     j["hosts"] = ledger.hosts;
   }
-  add_hierarchy(j, ledger, t, runs, j["runtime_s"].get<double>());
+  add_hierarchy(j, ledger, runs);
   j["disturbance"] = disturbance_json(ledger, t, runs, window);
   if (ledger.counters_why.empty()) {
     j["counters"] = {{"available", true},

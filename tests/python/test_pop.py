@@ -243,3 +243,68 @@ def test_an_mpi_jobs_workers_are_its_ranks_threads():
     # The timeline's panel is the job of the most workers, not the first of the most threads.
     chosen = timeline_records(doc_of(recs))[("s", "pi", 1 << 20, "int32")]["mpi+pool"]
     assert (chosen["ranks"], chosen["threads"]) == (2, 2)
+
+
+def test_the_records_own_figures_are_read_never_recomputed():
+    """The runner's workers.pop is the figure: a record whose median repetition was less balanced
+    than its per-worker means shows the repetition's load balance, its range in a note, and the
+    identity holds with the median repetition's time."""
+    serial = accounted(record(0, "serial", 1, 8.0), [8.0])
+    r = accounted(record(1, "threads", 2, 5.0), [4.0, 4.0], runtime=5.0)
+    # The means read LB 1.00; the median repetition had 3.0 against 5.0 of useful time.
+    r["workers"]["pop"].update(load_balance=0.8, communication=1.0, parallel=0.8, runtime_s=5.0, useful_s=8.0,
+                               range={"load_balance": [0.7, 0.9], "communication": [0.95, 1.0],
+                                      "parallel": [0.7, 0.9]})
+    h = hierarchy(r, serial)
+    assert h["values"]["load_balance"] == 0.8 and h["values"]["parallel"] == 0.8
+    assert h["ranges"]["load_balance"] == (0.7, 0.9)
+    assert h["definition"] == "per-execution"
+    # 2 workers x GE (0.8 x 8/8) / PE_ref (1.0) = 1.6 = 8.0 / 5.0, the table's speedup.
+    assert predicted_speedup(h, serial) == pytest.approx(8.0 / 5.0)
+    text = render_pop(doc_of([serial, r]), 80)
+    assert "load balance over the repetitions: t=2 0.70–0.90" in text, text
+
+
+def test_a_record_made_before_per_execution_figures_says_which_definition_it_used():
+    serial = accounted(record(0, "serial", 1, 8.0), [8.0])
+    r = accounted(record(1, "threads", 2, 4.4), [4.1, 4.2])
+    r["workers"]["pop"] = {k: r["workers"]["pop"][k] for k in ("load_balance", "communication", "parallel")}
+    h = hierarchy(r, serial)
+    assert h["definition"] == "per-run means" and h["ranges"] == {}
+    text = render_pop(doc_of([serial, r]), 80)
+    assert "per-run means" in " ".join(text.split()), text
+
+
+@pytest.mark.parametrize("change, field", [
+    ({"parallel": 0.5}, "parallel"),  # not LB x CE
+    ({"range": {"load_balance": [0.1, 0.2], "communication": [0.0, 1.0], "parallel": [0.0, 1.0]}}, "load_balance"),
+    ({"range": {"load_balance": [0.9, 0.1], "communication": [0.0, 1.0], "parallel": [0.0, 1.0]}}, "range"),
+    ({"rep": 3}, "rep"),
+])
+def test_pop_figures_that_contradict_each_other_are_refused(tmp_path, change, field):
+    """A run from elsewhere whose figures disagree with one another is exit 2 naming the field."""
+    r = accounted(record(1, "threads", 2, 4.4), [4.1, 4.2])
+    r["workers"]["pop"].update(change)
+    path = write_doc(tmp_path, doc_of([r]))
+    with pytest.raises(Exception) as e:
+        load_run(path)
+    assert type(e.value).__name__ == "InputError" and field in str(e.value), str(e.value)
+
+
+def test_no_python_module_computes_the_records_own_figures():
+    """Load balance, communication and parallel efficiency are made once, in C++, where the run is
+    made (workers.pop): no analysis module or tool takes the max or mean of the workers' useful
+    times, or divides by the run's time, to make them again."""
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    forbidden = re.compile(r"max\((w\[)?[\"']?cpu_s|max\(useful|/ *w\[[\"']runtime_s[\"']\]|/ *runtime\b"
+                           r"|cpu_s[\"']\]\) */|mean\(useful\)")
+    found = []
+    for top in ("experiments/analysis", "tools", "scripts"):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for name in files:
+                if not name.endswith(".py"):
+                    continue
+                with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                    code = [line for line in f if not line.lstrip().startswith(("#", "load balance", "communication eff"))]
+                found += [f"{top}/{name}: {line.strip()}" for line in code if forbidden.search(line)]
+    assert not found, found

@@ -5,7 +5,7 @@ red), the disturbance below it, and why each blank cell is blank. Every value fr
 escaped (untrusted.py)."""
 from __future__ import annotations
 
-from ..pop import DISTURBANCE, FAIR, GOOD, absent_notes, disturbance_text, grade, pop_tables, shown_factors
+from ..pop import DISTURBANCE, FAIR, GOOD, absent_notes, disturbance_text, grade, pop_tables, shown_factors, spread_notes
 from ..untrusted import html_text
 from .labels import fmt_fraction, fmt_speedup
 
@@ -13,7 +13,8 @@ INTRO = ("<h2 id='pop'>Where the speedup went</h2><p class='small'>The POP effic
          "whose workers were accounted (docs/records.md, The efficiency hierarchy). A worker's useful time is its "
          "CPU time inside the kernel body. Global efficiency = parallel efficiency x computation scaling; parallel "
          "efficiency = load balance (mean / max useful time) x communication efficiency (max useful time / the "
-         "run's time); computation scaling = the useful time of the record the speedup is over / the workers' "
+         "run's time), POP's figures per execution: those of the repetition whose time is the median, their range "
+         "over the repetitions under the table; computation scaling = the useful time of the record the speedup is over / the workers' "
          "summed useful time (instruction x IPC x frequency scaling where both have counters). speedup = workers x "
          "global efficiency / PE<sub>ref</sub>. One worker: every factor 1 by construction. Colours: at least "
          "{good} <span class='pop-good'>good</span>, from {fair} <span class='pop-fair'>fair</span>, below "
@@ -52,7 +53,7 @@ def table_html(table: dict) -> str:
         head = "".join(f"<th>{e(c['label'])}</th>" for c in table["columns"])
         what = "ranks x threads" if any(c.get("ranks") for c in table["columns"]) else "threads"
         parts.append(f"<table class='pop'><tr><th class='l'>{what}</th>{head}</tr>{''.join(_rows(table))}</table>")
-    notes = absent_notes(table)
+    notes = absent_notes(table) + spread_notes(table)
     if notes:
         parts.append("<ul class='small'>" + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul>")
     return "".join(parts)
