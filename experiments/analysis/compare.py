@@ -79,7 +79,11 @@ text, on stdout), and --html DIR (report.html with figures, plus compare.json; c
 draws both; DIR must not be a run directory, whose report.html is plot.py's).
 Exit codes: 0 done, nothing slower beyond the gate; 1 --fail-if-slower PCT and some matched
 record significantly slower (p < alpha, the interval above 1) by more than PCT, whatever
---threshold, and nothing else; 2 bad input, naming the argument, path or record: a missing path,
+--threshold, and nothing else; 5 --fail-if-slower PCT judged nothing: no compared record had the
+repetitions (or distinct ones) for the test to judge it, or none was compared (one line on stderr
+says so, with the repetitions per side that would decide: parlab run -r N); where some records
+are judged and some not, the gate decides on those judged (0 or 1) and says how many it could
+not judge; 2 bad input, naming the argument, path or record: a missing path,
 a path that is not a regular file, a file that is not a parlab result, a context that is not an
 object, a non-finite or non-positive time, time_s.median not the median of reps_s, two runs with
 no record in common, an --html DIR that cannot hold the report (nothing is left there then);
@@ -88,6 +92,7 @@ no record in common, an --html DIR that cannot hold the report (nothing is left 
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import os
 import shutil
@@ -101,7 +106,7 @@ if __package__ in (None, ""):  # run as a script (parlab compare): the package i
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from analysis import compare_report, compare_text  # noqa: E402
-from analysis.exit_codes import run_command, say  # noqa: E402
+from analysis.exit_codes import NOTHING_JUDGED, run_command, say  # noqa: E402
 from analysis.compare_stats import compare_samples, median, ratio_interval, reps_needed  # noqa: E402
 from analysis.figures.labels import fmt_size  # noqa: E402
 from analysis.figures.load import InputError, load_run, rate_of, resolve_run  # noqa: E402
@@ -377,11 +382,7 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
                "with_shares": sum(1 for r in compared if r.get("share_ratio") is not None),
                "largest_slowdown": _brief(slow) if slow and slow["time_ratio"] > 1 else None,
                "largest_speedup": _brief(fast) if fast and fast["time_ratio"] < 1 else None}
-    gate = None
-    if fail_if_slower is not None:
-        tripped = [r["label"] for r in compared if r["gate"]]
-        gate = {"fail_if_slower_pct": fail_if_slower, "failed": bool(tripped), "records": tripped,
-                "could_not_judge": sum(1 for r in compared if r["too_few_reps"])}
+    gate = None if fail_if_slower is None else gate_of(rows, compared, fail_if_slower, alpha)
     return {"schema": SCHEMA, "base": run_info(base), "new": run_info(new),
             "settings": {"alpha": alpha, "threshold_pct": threshold * 100, "shape_threshold_pct": shape_threshold * 100,
                          "test": "two-sided Mann-Whitney U on repetition times",
@@ -392,6 +393,27 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
             "only_new": [{"label": label(d), "dims": d, "status": r["status"]} for d, r in only_new],
             "only_base_series": group_unmatched(only_base), "only_new_series": group_unmatched(only_new),
             "scaling": scaling_shapes(base, new, alpha, shape_threshold)}
+
+
+def gate_of(rows: list, compared: list, fail_if_slower: float, alpha: float) -> dict:
+    """What --fail-if-slower decides. It judges the compared records the U test can judge; one
+    with too few repetitions (or distinct ones) to tell is counted, not judged, and never passes
+    as "not slower". Where nothing at all could be judged the gate neither fails nor passes:
+    `nothing_judged`, exit NOTHING_JUDGED, with the repetitions per side that would decide the
+    records short of repetitions (`reps_to_decide`: the most any of them needs at the effect it
+    shows, at least the fewest with which the test can reach alpha). A record with repetitions
+    enough but too few distinct times (`too_few_distinct`) is not decided by more of the same."""
+    tripped = [r["label"] for r in compared if r["gate"]]
+    unjudged = [r for r in compared if r["too_few_reps"]]
+    short = [r for r in unjudged if r["min_p"] >= alpha]
+    need = None
+    if short:
+        need = max([reps_needed(alpha)] + [r["reps_to_decide"] for r in short if r.get("reps_to_decide")])
+    return {"fail_if_slower_pct": fail_if_slower, "failed": bool(tripped), "records": tripped,
+            "judged": len(compared) - len(unjudged), "could_not_judge": len(unjudged),
+            "nothing_judged": len(unjudged) == len(compared), "not_compared": len(rows) - len(compared),
+            "reps_to_decide": need, "no_order": sum(1 for r in short if not r.get("reps_to_decide")),
+            "too_few_distinct": len(unjudged) - len(short)}
 
 
 def _brief(r: dict) -> dict:
@@ -455,6 +477,42 @@ def _alpha(text: str) -> float:
     return v
 
 
+def unknown_option(ap: argparse.ArgumentParser, words: list) -> str | None:
+    """The message for the first word of `words` that looks like an option `ap` does not have
+    (argparse would call it an unrecognized argument), with the nearest option's name where one
+    is near: "unknown option '--fail-if-slowr'; did you mean '--fail-if-slower'?", worded as
+    parlab's own command line words it (experiments/plan/suggest.cpp). None where every option is
+    known; a unique abbreviation argparse accepts, an ambiguous one (argparse names the
+    candidates) and a negative number (a value) are not unknown."""
+    names = sorted(ap._option_string_actions)
+    for word in words:
+        if word == "--":
+            break
+        name = word.split("=", 1)[0]
+        if (not name.startswith("-") or name == "-" or name in names or ap._negative_number_matcher.match(name)
+                or (name.startswith("--") and any(n.startswith(name) for n in names))):
+            continue
+        close = difflib.get_close_matches(name, names, n=1)
+        return f"unknown option '{name}'" + (f"; did you mean '{close[0]}'?" if close else "")
+    return None
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, except that an unknown option is named with the nearest known one (as `parlab run`
+    names it) instead of the generic "unrecognized arguments"; exit 2 as before."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._words = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message):
+        unknown = unknown_option(self, getattr(self, "_words", []))
+        if unknown:
+            say(f"{self.prog}: {unknown} (`{self.prog} --help` lists them)")
+            self.exit(2)
+        super().error(message)
+
+
 def parser() -> argparse.ArgumentParser:
     epilog = ("Verdict: 'slower'/'faster' needs a two-sided Mann-Whitney U p < --alpha on the repetition "
               "times, a (1 - alpha) interval of the ratio without 1, and a change of the median time beyond "
@@ -467,11 +525,14 @@ def parser() -> argparse.ArgumentParser:
               "Scaling shape: speedup and efficiency over each run's own one-thread (one-rank, one-GPU) time, "
               "compared at the worker counts both measured.",
               "Exit codes: 0 compared, nothing slower beyond the gate; 1 --fail-if-slower tripped (and only "
-              "then); 2 bad input, naming the argument, path or record (a missing path or one that is not a "
+              "then); 5 --fail-if-slower judged nothing (every record too few repetitions to judge, or none "
+              "compared: stderr names the repetitions per side that would decide, parlab run -r N; a gate "
+              "that judged some records decides on those and says how many it could not judge); 2 bad input, "
+              "naming the argument, path or record (a missing path or one that is not a "
               "regular file, a file that is not a parlab result, a non-finite time, time_s not the median of "
               "reps_s, a context that is not an object, no record in common, an --html DIR that cannot hold "
               "the report: nothing is written then); 130 interrupted; 3 internal error (please report).")
-    ap = argparse.ArgumentParser(
+    ap = _Parser(
         prog="parlab compare", formatter_class=argparse.RawDescriptionHelpFormatter,
         description=textwrap.fill("Compare two parlab runs (two commits, or two machines): per record NEW/BASE "
                                   "median time with an interval, a U-test p-value and a verdict; context "
@@ -488,7 +549,8 @@ def parser() -> argparse.ArgumentParser:
                          "(default: %(default)g%%)")
     ap.add_argument("--fail-if-slower", type=_pct, metavar="PCT",
                     help="exit 1 when a matched record is significantly slower (p < alpha) by more than PCT, "
-                         "whatever --threshold (failed validations are parlab run's own exit code)")
+                         "whatever --threshold (failed validations are parlab run's own exit code); exit 5 "
+                         "when no record could be judged (too few repetitions)")
     ap.add_argument("--json", action="store_true", help="print every figure as JSON on stdout instead of the table")
     ap.add_argument("--html", metavar="DIR", help="also write DIR/report.html (figures embedded), DIR/plots/ and "
                                                   "DIR/compare.json")
@@ -564,12 +626,20 @@ def run(args) -> int:
         sys.stdout.flush()
     except BrokenPipeError:  # `parlab compare A B | head`: the reader has what it wanted
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 1 if res["gate"] and res["gate"]["failed"] else 0
+    gate = res["gate"]
+    if gate and gate["failed"]:
+        return 1
+    if gate and gate["nothing_judged"]:
+        say(f"parlab compare: gate --fail-if-slower {gate['fail_if_slower_pct']:g}%: "
+            f"{compare_report.gate_nothing_judged_line(gate)}")
+        return NOTHING_JUDGED
+    return 0
 
 
 def main(argv=None) -> int:
     """The exit-code contract (README, "Exit codes"): 0 compared, nothing slower beyond the gate;
-    1 the gate tripped, and nothing else, so `git bisect run` and CI can trust it; 2 bad input
+    1 the gate tripped, and nothing else, so `git bisect run` and CI can trust it; 5 the gate
+    judged nothing (NOTHING_JUDGED: a pass of nothing is no pass); 2 bad input
     (argparse's own errors included), naming the argument, path or record; 130 interrupted;
     3 an internal error, one line naming it and no traceback (a traceback would exit 1, the
     "slower" code)."""

@@ -36,6 +36,26 @@ def verdict_words(r: dict) -> str:
     return "within the noise" if not r["significant"] else f"significant (p = {r['p_value']:.2g}) but below the threshold"
 
 
+def gate_nothing_judged_line(g: dict) -> str:
+    """The one line that says the gate judged nothing, and what would let it judge."""
+    if not g["could_not_judge"]:
+        return (f"judged nothing: no record could be compared ({g['not_compared']} failed or unavailable on a "
+                "side); the gate judges only records measured on both sides")
+    parts = [f"judged nothing: all {g['could_not_judge']} compared record(s) had too few repetitions (or distinct "
+             "ones) to judge"]
+    need = g.get("reps_to_decide")
+    if need:
+        no_order = f"; {g['no_order']} show no order at all and may need more" if g.get("no_order") else ""
+        which = "those short of repetitions" if g.get("too_few_distinct") else "every one"
+        parts.append(f"measure both runs again with more repetitions: parlab run -r {need} (about {need} per side "
+                     f"would decide {which} at the effect it shows{no_order})")
+    if g.get("too_few_distinct"):
+        parts.append(f"{g['too_few_distinct']} record(s) have repetitions enough but too few distinct times "
+                     "(repeated values are ties, not evidence: a timer too coarse for them), which more of the "
+                     "same times do not decide")
+    return "; ".join(parts)
+
+
 def share_pair(r: dict) -> str:
     """"0.82 -> 0.91 of cpu_bw_triad_all" (one roof), "0.82 of A -> 0.91 of B" (two), one side's
     share alone, or "" where neither run has roofs."""
@@ -235,9 +255,16 @@ def first_screen(res: dict) -> str:
                          f"{e(verdict_words(x))}).")
     g = res["gate"]
     if g:
-        verdict = (f"<span class='slower'>FAIL</span>: {len(g['records'])} record(s) significantly slower by more than "
-                   f"{g['fail_if_slower_pct']:g}%" if g["failed"] else
-                   f"<span class='faster'>pass</span>: none significantly slower by more than {g['fail_if_slower_pct']:g}%")
+        if g.get("nothing_judged") and not g["failed"]:
+            verdict = f"<span class='warn'>nothing judged</span> (exit 5): {e(gate_nothing_judged_line(g))}"
+        else:
+            verdict = (f"<span class='slower'>FAIL</span>: {len(g['records'])} record(s) significantly slower by more "
+                       f"than {g['fail_if_slower_pct']:g}%" if g["failed"] else
+                       f"<span class='faster'>pass</span>: none significantly slower by more than "
+                       f"{g['fail_if_slower_pct']:g}%")
+            if g["could_not_judge"]:
+                verdict += (f" ({g['could_not_judge']} record(s) had too few repetitions to judge, not judged; "
+                            f"{g['judged']} judged)")
         notes.append(f"Gate --fail-if-slower: {verdict}.")
     shapes = defaultdict(int)
     for sh in res["scaling"]:

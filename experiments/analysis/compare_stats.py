@@ -7,7 +7,8 @@ distribution (no ties, n*m <= EXACT_MAX) is the coefficient list of the Gaussian
 give the p-values scipy.stats.mannwhitneyu gives (tests/python/test_compare.py checks).
 The (1 - alpha) interval of NEW/BASE inverts the same test on log times: with k the largest
 integer such that P(U <= k - 1) < alpha/2, it runs from the k-th smallest to the k-th largest of
-the n*m pairwise ratios NEW_j / BASE_i (None when k = 0: too few repetitions for any interval).
+the n*m pairwise ratios NEW_j / BASE_i (None when k = 0: too few repetitions for any interval),
+selected without making the n*m of them (_kth_difference), so memory stays O(n + m).
 A pair the test cannot judge at all (too few repetitions, or distinct ones, for p to reach alpha)
 is "undecided", never "same", with the repetitions per side that would decide it at the effect it
 shows (reps_to_decide).
@@ -15,6 +16,7 @@ shows (reps_to_decide).
 from __future__ import annotations
 
 import math
+import struct
 from functools import lru_cache
 
 EXACT_MAX = 2500  # n*m up to which the exact U distribution is used
@@ -77,6 +79,10 @@ def mann_whitney(base: list, new: list) -> dict:
 
 def min_p(n: int, m: int) -> float:
     """The smallest two-sided p the U test can give for n and m repetitions."""
+    # 2 / C(n+m, n) is 0.0 in a double once C(n+m, n) passes e^760 (2e-330 rounds to 0); the
+    # exact binomial of 10^5 repetitions a side takes a third of a second, the log-gamma bound none.
+    if math.lgamma(n + m + 1) - math.lgamma(n + 1) - math.lgamma(m + 1) > 760:
+        return 0.0
     return min(1.0, 2 / math.comb(n + m, n))
 
 
@@ -155,8 +161,64 @@ def ratio_interval(base: list, new: list, alpha: float):
         k = math.floor(top / 2 - _norm_quantile(1 - alpha / 2) * math.sqrt(top * (n + m + 1) / 12))
     if k < 1:
         return None
-    d = sorted(math.log(b) - math.log(a) for a in base for b in new)
-    return math.exp(d[k - 1]), math.exp(d[top - k])
+    la, lb = sorted(math.log(a) for a in base), sorted(math.log(b) for b in new)
+    return math.exp(_kth_difference(la, lb, k)), math.exp(_kth_difference(la, lb, top - k + 1))
+
+
+def _prefixes_at_most(la: list, lb: list, v: float) -> list:
+    """Per row i, how many of the differences lb[j] - la[i] (as floats) are <= v, la and lb
+    sorted. A rounded difference is monotone in each operand, so the j that count in row i are a
+    prefix of lb, one no shorter than row i - 1's: one pass of two pointers, O(n + m)."""
+    m, p, out = len(lb), 0, []
+    for a in la:
+        while p < m and lb[p] - a <= v:
+            p += 1
+        out.append(p)
+    return out
+
+
+# _kth_difference sorts the differences left between its bounds once they are this many per
+# repetition or fewer: then a sort is cheaper than more passes.
+GATHER_PER_REP = 4
+
+
+def _ordinal(x: float) -> int:
+    """An integer of x's place among the doubles: consecutive doubles, consecutive integers; 0.0
+    and -0.0 alike."""
+    i = struct.unpack("<q", struct.pack("<d", x))[0]
+    return i if i >= 0 else -(i & 0x7FFF_FFFF_FFFF_FFFF)
+
+
+def _of_ordinal(o: int) -> float:
+    return struct.unpack("<d", struct.pack("<q", o if o >= 0 else -o | -0x8000_0000_0000_0000))[0]
+
+
+def _kth_difference(la: list, lb: list, k: int) -> float:
+    """The k-th smallest (1-based) of the n*m differences lb[j] - la[i], la and lb sorted: the
+    value sorted(b - a for a in la for b in lb)[k - 1] is, found without making the n*m of them
+    (10^4 repetitions a side would be 10^8 floats, gigabytes). A bisection keeps
+    count(lo) < k <= count(hi) (count(x): how many differences are <= x, _prefixes_at_most); it
+    halves the doubles between lo and hi, not the distance, so it ends within 64 steps even
+    where many differences tie (identical repetitions: a tie at 0 would take a thousand halvings
+    of the distance). Once few differences lie in (lo, hi] they are made and sorted; where lo
+    and hi are adjacent doubles, every difference in (lo, hi] is hi. Each step is O(n + m); it
+    takes about 20 of them."""
+    lo = math.nextafter(lb[0] - la[-1], -math.inf)  # below every difference: count 0 < k
+    hi = lb[-1] - la[0]  # the largest difference: count n*m >= k
+    below, within = 0, len(la) * len(lb)  # count(lo), and count(hi) - count(lo)
+    while within > GATHER_PER_REP * (len(la) + len(lb)):
+        o_lo, o_hi = _ordinal(lo), _ordinal(hi)
+        if o_hi - o_lo < 2:
+            return hi
+        mid = _of_ordinal((o_lo + o_hi) // 2)
+        c = sum(_prefixes_at_most(la, lb, mid))
+        if c >= k:
+            hi, within = mid, c - below
+        else:
+            lo, below, within = mid, c, within + below - c
+    start, stop = _prefixes_at_most(la, lb, lo), _prefixes_at_most(la, lb, hi)
+    left = sorted(b - a for a, p, q in zip(la, start, stop) for b in lb[p:q])
+    return left[k - below - 1]
 
 
 def median(xs: list) -> float:

@@ -16,7 +16,8 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-from .compare_report import _show, fmt_ratio, shape_points, shape_title, shares_line, verdict_words
+from .compare_report import (_show, fmt_ratio, gate_nothing_judged_line, shape_points, shape_title, shares_line,
+                             verdict_words)
 from .compare_stats import reps_needed
 from .figures.labels import fmt_time
 from .figures.roofline import share_short
@@ -286,6 +287,20 @@ def header_lines(res: dict, width: int) -> list[str]:
                          f"intervals: {st['interval']}", width, indent=4)
 
 
+def gate_words(g: dict) -> tuple:
+    """The gate's verdict in one line, and its colour: FAIL, pass (saying how many records it
+    could not judge), or, where it judged none, what would let it judge (exit 5)."""
+    pct = f"{g['fail_if_slower_pct']:g}%"
+    if g.get("nothing_judged") and not g["failed"]:
+        return f"NOTHING JUDGED (exit 5): {gate_nothing_judged_line(g)}", "yellow"
+    msg = (f"FAIL: {len(g['records'])} record(s) significantly slower by more than {pct}" if g["failed"]
+           else f"pass: no record significantly slower by more than {pct}")
+    if g["could_not_judge"]:
+        msg += (f" ({g['could_not_judge']} record(s) had too few repetitions to judge, not judged; "
+                f"{g['judged']} judged)")
+    return msg, "red" if g["failed"] else "green"
+
+
 def terminal(res: dict, paint: Paint, width: int = 100, verbose: bool = False) -> str:
     # Every text of the runs fit for a terminal before any is laid out or painted: a name holding
     # ESC[2J or an OSC title is shown, never obeyed (untrusted.py); Paint's own codes come after.
@@ -293,13 +308,8 @@ def terminal(res: dict, paint: Paint, width: int = 100, verbose: bool = False) -
     out = [paint("parlab compare", "bold")] + header_lines(res, width) + ["", paint("What changed", "bold")]
     out += [x for line in summary_lines(res) for x in hanging("  ", line, width, indent=4)]
     if res["gate"]:
-        g = res["gate"]
-        msg = (f"FAIL: {len(g['records'])} record(s) significantly slower by more than {g['fail_if_slower_pct']:g}%"
-               if g["failed"] else f"pass: no record significantly slower by more than {g['fail_if_slower_pct']:g}%")
-        if g["could_not_judge"]:
-            msg += f" ({g['could_not_judge']} record(s) had too few repetitions to judge)"
-        out += [paint(x, "red" if g["failed"] else "green", "bold")
-                for x in hanging("  gate --fail-if-slower: ", msg, width, indent=4)]
+        msg, style = gate_words(res["gate"])
+        out += [paint(x, style, "bold") for x in hanging("  gate --fail-if-slower: ", msg, width, indent=4)]
     out += [x for n in res["notes"] for x in hanging("  note: ", n, width, indent=4)]
     diffs = res["context_differences"]
     out += ["", paint(f"Context: {len(diffs)} difference(s)" if diffs else "Context: the same", "bold")]

@@ -1,8 +1,9 @@
 """The exit-code contract of parlab's Python commands (README, "Exit codes"), in one place:
 0 done; 1 only what the command itself decides (compare: slower beyond the gate; the ratios script:
 a stream-peers record failed); 2 bad input or an environment error, naming the argument, path or
-record; 130 interrupted; 3 an internal error, one line naming it and no traceback. A traceback
-would exit 1, which a CI gate or `git bisect run` reads as "slower" or "failed"."""
+record; 130 interrupted; 3 an internal error, one line naming it and no traceback; 5 compare's gate
+judged nothing (NOTHING_JUDGED). A traceback would exit 1, which a CI gate or `git bisect run`
+reads as "slower" or "failed"."""
 from __future__ import annotations
 
 import signal
@@ -11,6 +12,11 @@ from typing import Callable
 
 from analysis.figures.load import InputError
 from analysis.untrusted import visible
+
+# compare --fail-if-slower where no record could be judged (too few repetitions on every one):
+# neither 0, which would pass a gate that looked at nothing, nor 1, which says "slower". 4 is
+# `parlab run`'s (its report failed), so this is the next free code.
+NOTHING_JUDGED = 5
 
 
 def _terminated(signum, frame):

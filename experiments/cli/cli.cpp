@@ -60,7 +60,8 @@ std::string version_text() {
 const char* const kExitCodesText =
     "Exit codes (every command): 0 done, nothing failed; 1 a measurement or validation failed (compare: "
     "slower beyond --fail-if-slower); 2 bad input or environment (a path, a file, a type, a permission), "
-    "naming the argument or key; 130 interrupted; 3 an internal error of the Python helpers (report, "
+    "naming the argument or key; 4 run: measured, but the report failed; 5 compare --fail-if-slower judged "
+    "nothing (too few repetitions); 130 interrupted; 3 an internal error of the Python helpers (report, "
     "compare; please report it).";
 
 // The subcommands and the values their options fill in. CLI::App keeps pointers into it, so it

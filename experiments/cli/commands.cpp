@@ -197,7 +197,8 @@ int cmd_report(const std::string& run_dir, std::ostream& err, const ReportOption
 }
 
 // `parlab compare BASE NEW [options]`: experiments/analysis/compare.py, whose exit code is the command's
-// (0 compared, 1 --fail-if-slower tripped, 2 bad input, 3 internal error, 130 interrupted).
+// (0 compared, 1 --fail-if-slower tripped, 2 bad input, 3 internal error, 5 the gate judged
+// nothing, 130 interrupted).
 // Exit 1 means "slower" to a CI gate or `git bisect run`, so nothing else may turn into 1: a
 // script that cannot start is an environment error (2), one that dies otherwise a bug (3).
 int cmd_compare(const std::vector<std::string>& passed, std::ostream& err) {
@@ -205,7 +206,7 @@ int cmd_compare(const std::vector<std::string>& passed, std::ostream& err) {
   args.insert(args.end(), passed.begin(), passed.end());
   const ChildOutput c = run_script(args, err);
   if (c.interrupted || c.exit_code == 130) return 130;
-  if (c.exit_code >= 0 && c.exit_code <= 3) return c.exit_code;
+  if ((c.exit_code >= 0 && c.exit_code <= 3) || c.exit_code == kExitNothingJudged) return c.exit_code;
   err << "parlab: compare: " << args[0] << " " << args[1] << " " << c.describe_end()
       << (c.exit_code == -1 ? " (set PARLAB_PYTHON)" : "") << "\n";
   return c.exit_code == -1 ? kExitUsage : 3;

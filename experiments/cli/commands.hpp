@@ -19,6 +19,9 @@ inline constexpr int kExitUsage = 2;
 // `parlab run`: every measurement ended as exit 0 would say, but the report after it failed. Its
 // own code, since 1 says a measurement failed and a CI gate must tell the two apart.
 inline constexpr int kExitReport = 4;
+// `parlab compare --fail-if-slower`: the gate judged no record (too few repetitions, or none
+// compared), so it neither passes nor fails; a gate that cannot fail must not read as passed.
+inline constexpr int kExitNothingJudged = 5;
 
 // `parlab list`: the registry, the interpreters, the kernel catalogue and the suites.
 int cmd_list(const Registry& registry, const std::string& what, std::ostream& out);

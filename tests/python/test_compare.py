@@ -6,8 +6,11 @@ import os
 import random
 import subprocess
 import sys
+import time
+import tracemalloc
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from analysis import compare  # experiments/analysis/compare.py, via conftest's sys.path
 from analysis import compare_stats
@@ -318,11 +321,133 @@ def test_fail_if_slower_gate(tmp_path):
     # Faster is never a failure; the same run against itself passes.
     assert run_compare(new, base, "--fail-if-slower", "5").returncode == 0
     assert run_compare(base, base, "--fail-if-slower", "0").returncode == 0
-    # With too few repetitions nothing can be significant: the gate passes and says it could not judge.
+    # With too few repetitions nothing can be significant: the gate cannot pass a run it could not
+    # judge at all, and says so with the repetitions that would decide (test_gate_that_judged_nothing...).
     few_b = write_doc(tmp_path, make_run(1, n=3), "few_b")
     few_n = write_doc(tmp_path, make_run(2, n=3, factor=2.0), "few_n")
     res = run_compare(few_b, few_n, "--fail-if-slower", "5")
-    assert res.returncode == 0 and "too few repetitions to judge" in " ".join(res.stdout.split())  # wrapped
+    assert res.returncode == 5 and "too few repetitions" in " ".join(res.stdout.split())  # wrapped
+
+
+def test_gate_that_judged_nothing_exits_5_with_the_fix(tmp_path):
+    """Every record too few repetitions to judge: not 0 (a pass of nothing), not 1 (slower): 5,
+    with one line on stderr naming the fix, the repetitions per side that would decide."""
+    few_b = write_doc(tmp_path, make_run(1, n=3), "few_b")
+    few_n = write_doc(tmp_path, make_run(2, n=3, factor=2.0), "few_n")
+    res = run_compare(few_b, few_n, "--fail-if-slower", "5")
+    assert res.returncode == 5, res.stderr
+    (line,) = res.stderr.splitlines()
+    gate = json.loads(run_compare(few_b, few_n, "--fail-if-slower", "5", "--json").stdout)["gate"]
+    need = gate["reps_to_decide"]
+    assert line == (f"parlab compare: gate --fail-if-slower 5%: judged nothing: all {len(PLAN) + 1} compared "
+                    f"record(s) had too few repetitions (or distinct ones) to judge; measure both runs again with "
+                    f"more repetitions: parlab run -r {need} (about {need} per side would decide every one at the "
+                    f"effect it shows)")
+    assert gate == {"fail_if_slower_pct": 5, "failed": False, "records": [], "judged": 0,
+                    "could_not_judge": len(PLAN) + 1, "nothing_judged": True, "not_compared": 0,
+                    "reps_to_decide": need, "no_order": 0, "too_few_distinct": 0}
+    # A doubling seen in 3 against 3: 5 a side (the fewest for any verdict at alpha 0.01) decide it.
+    assert need == compare_stats.reps_needed(0.01) == 5
+    flat = " ".join(run_compare(few_b, few_n, "--fail-if-slower", "5").stdout.split())
+    assert "gate --fail-if-slower: NOTHING JUDGED (exit 5): judged nothing: all 10 compared record(s)" in flat
+    assert f"parlab run -r {need}" in flat
+    # Without the gate the same comparison is a report, exit 0.
+    assert run_compare(few_b, few_n).returncode == 0
+
+
+def test_gate_needs_the_most_repetitions_any_record_needs(tmp_path):
+    """A small effect needs more repetitions than a doubling: the fix names the most any record
+    needs; a record whose sides show no order at all is counted as such."""
+    b, n = copy.deepcopy(BASE_DOC), copy.deepcopy(BASE_DOC)
+    b["records"] = [rec(0, "tbb", 2, [1.0, 1.1, 1.2]), rec(1, "pool", 2, [1.0, 2.0, 3.0]),
+                    rec(2, "serial", 1, [1.0, 1.1, 1.2])]
+    n["records"] = [rec(0, "tbb", 2, [1.05, 1.15, 1.25]),  # U = 6 of 9: a weak order
+                    rec(1, "pool", 2, [1.0, 2.0, 3.0]),  # U = 4.5 of 9: no order
+                    rec(2, "serial", 1, [2.0, 2.1, 2.2])]  # U = 9 of 9: a clear one
+    base, new = write_doc(tmp_path, b, "base"), write_doc(tmp_path, n, "new")
+    out = json.loads(run_compare(base, new, "--fail-if-slower", "5", "--json").stdout)
+    rows = by_label(out)
+    weak = rows["s pi tbb t=2 2^20 int32"]["reps_to_decide"]
+    assert weak > rows["s pi serial t=1 2^20 int32"]["reps_to_decide"] == compare_stats.reps_needed(0.01)
+    assert rows["s pi pool t=2 2^20 int32"]["reps_to_decide"] is None
+    g = out["gate"]
+    assert g["nothing_judged"] and g["no_order"] == 1 and g["could_not_judge"] == 3 and g["reps_to_decide"] == weak
+    res = run_compare(base, new, "--fail-if-slower", "5")
+    assert res.returncode == 5 and f"parlab run -r {weak} (about {weak} per side" in res.stderr
+    assert "; 1 show no order at all and may need more)" in res.stderr
+
+
+def test_gate_judges_what_it_can_and_counts_the_rest(tmp_path):
+    """Some records judged, some not: the gate decides on those judged (0 or 1) and says how many
+    it could not judge."""
+    b, n = make_run(1), make_run(2, shift={("tbb", 4): 1.10})
+    for d in (b, n):  # two records of 3 repetitions a side: not judged
+        for r in d["records"]:
+            if (r["backend"], r["threads"]) in (("pool", 2), ("serial", 1)):
+                r.update(rec(r["id"], r["backend"], r["threads"], r["reps_s"][:3]))
+    base, new = write_doc(tmp_path, b, "base"), write_doc(tmp_path, n, "new")
+    tripped = run_compare(base, new, "--fail-if-slower", "5")
+    flat = " ".join(tripped.stdout.split())
+    assert tripped.returncode == 1
+    assert ("FAIL: 1 record(s) significantly slower by more than 5% (2 record(s) had too few repetitions to "
+            f"judge, not judged; {len(PLAN) - 1} judged)") in flat
+    passed = run_compare(base, new, "--fail-if-slower", "20")
+    flat = " ".join(passed.stdout.split())
+    assert passed.returncode == 0 and not passed.stderr
+    assert ("pass: no record significantly slower by more than 20% (2 record(s) had too few repetitions to "
+            f"judge, not judged; {len(PLAN) - 1} judged)") in flat
+    gate = json.loads(run_compare(base, new, "--fail-if-slower", "20", "--json").stdout)["gate"]
+    assert (gate["judged"], gate["could_not_judge"], gate["nothing_judged"], gate["failed"]) == (len(PLAN) - 1, 2,
+                                                                                                 False, False)
+    run_compare(base, new, "--fail-if-slower", "20", "--html", tmp_path / "cmp")
+    page = (tmp_path / "cmp" / "report.html").read_text()
+    assert "2 record(s) had too few repetitions to judge, not judged" in page
+
+
+def test_gate_with_no_record_compared_judged_nothing(tmp_path):
+    """Every matched record failed on a side: nothing compared, nothing judged: 5, not a pass."""
+    b, n = make_run(1), make_run(2)
+    for r in n["records"]:
+        r["status"] = "failed-validation"
+        r["validation"] = {"pass": False, "detail": "wrong"}
+    base, new = write_doc(tmp_path, b, "base"), write_doc(tmp_path, n, "new")
+    res = run_compare(base, new, "--fail-if-slower", "5")
+    assert res.returncode == 5
+    assert "judged nothing: no record could be compared" in res.stderr
+    assert run_compare(base, new).returncode == 0
+    out_dir = tmp_path / "cmp"
+    assert run_compare(base, new, "--fail-if-slower", "5", "--html", out_dir).returncode == 5
+    assert "nothing judged" in (out_dir / "report.html").read_text()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--fail-if-slowr", "5"], "unknown option '--fail-if-slowr'; did you mean '--fail-if-slower'?"),
+    (["--fail-if-slowr=5"], "unknown option '--fail-if-slowr'; did you mean '--fail-if-slower'?"),
+    (["--trheshold", "5"], "unknown option '--trheshold'; did you mean '--threshold'?"),
+    (["--jsn"], "unknown option '--jsn'; did you mean '--json'?"),
+    (["--verbsoe"], "unknown option '--verbsoe'; did you mean '--verbose'?"),
+    (["--zzzzzz"], "unknown option '--zzzzzz'"),
+])
+def test_an_unknown_option_is_named_with_the_nearest(tmp_path, args, message):
+    """As `parlab run` words it (experiments/plan/suggest.cpp): exit 2, one line, nothing on stdout."""
+    good = write_doc(tmp_path, make_run(1), "good")
+    res = run_compare(good, good, *args)
+    assert res.returncode == 2 and not res.stdout
+    assert res.stderr == f"parlab compare: {message} (`parlab compare --help` lists them)\n"
+    assert run_compare(*args, good, good).stderr == res.stderr  # before the paths too
+
+
+def test_options_argparse_knows_keep_their_own_messages(tmp_path):
+    """A value that is a negative number, an ambiguous abbreviation and a unique one are not
+    unknown options."""
+    good = write_doc(tmp_path, make_run(1), "good")
+    neg = run_compare(good, good, "--threshold", "-5")
+    assert neg.returncode == 2 and "must be a percentage >= 0: '-5'" in neg.stderr
+    assert "unknown option" not in neg.stderr
+    ambiguous = run_compare(good, good, "--h")
+    assert ambiguous.returncode == 2 and "ambiguous option: --h could match --help, --html" in ambiguous.stderr
+    assert run_compare(good, good, "--fail", "50").returncode == 0  # --fail-if-slower, abbreviated
+    assert run_compare(good, good, "--", "--fail-if-slowr").returncode == 2  # after --: a path, so three of them
 
 
 def test_json_has_every_figure(tmp_path):
@@ -433,6 +558,12 @@ def test_parlab_compare_passes_the_scripts_command_line_and_exit_code(tmp_path, 
     assert tripped.returncode == 1 and "significantly slower" in tripped.stdout
     missing = run(tmp_path / "nothing", new)
     assert missing.returncode == 2 and "nothing" in missing.stderr
+    typo = run(base, new, "--fail-if-slowr", "5")  # the script's did-you-mean, through parlab
+    assert typo.returncode == 2 and "did you mean '--fail-if-slower'?" in typo.stderr
+    few_b = write_doc(tmp_path, make_run(1, n=3), "few_b")
+    few_n = write_doc(tmp_path, make_run(2, n=3, factor=2.0), "few_n")
+    nothing = run(few_b, few_n, "--fail-if-slower", "5")  # the gate that judged nothing keeps its own code
+    assert nothing.returncode == 5 and "judged nothing" in nothing.stderr, nothing.stderr
 
 
 def test_the_committed_fixture_pair_reaches_every_kind_of_record():
@@ -455,3 +586,100 @@ def test_the_committed_fixture_pair_reaches_every_kind_of_record():
     assert out["only_new_series"] == ["s triad pool 2^24 double: t=4"]
     assert sorted((g["line"], g["verdict"]) for g in out["scaling"]) == [("pool", "scales worse"),
                                                                          ("tbb", "scales better")]
+
+
+# ---------------------------------------------------------------- many repetitions
+def _ratio_interval_by_sorting(base, new, alpha):
+    """ratio_interval as it was written first: every one of the n*m log-ratios made and sorted.
+    The reference the selection must equal, float for float."""
+    n, m = len(base), len(new)
+    top = n * m
+    if top == 0:
+        return None
+    if top <= compare_stats.EXACT_MAX:
+        c = compare_stats.u_counts(n, m)
+        total, cum, k = sum(c), 0, 0
+        while k < top and (cum + c[k]) / total < alpha / 2:
+            cum += c[k]
+            k += 1
+    else:
+        k = math.floor(top / 2 - compare_stats._norm_quantile(1 - alpha / 2) * math.sqrt(top * (n + m + 1) / 12))
+    if k < 1:
+        return None
+    d = sorted(math.log(b) - math.log(a) for a in base for b in new)
+    return math.exp(d[k - 1]), math.exp(d[top - k])
+
+
+_times = st.one_of(
+    st.floats(min_value=1e-9, max_value=1e4, allow_nan=False, allow_infinity=False),
+    st.sampled_from([1.0, 1.5, 2.0, 0.001, 1e-9]),  # ties within a side and across the sides
+)
+
+
+@settings(max_examples=400, deadline=None, database=None)
+@given(base=st.lists(_times, min_size=1, max_size=40), new=st.lists(_times, min_size=1, max_size=40),
+       alpha=st.sampled_from([0.01, 0.05, 0.2, 0.5]))
+def test_the_interval_selected_is_the_interval_sorted(base, new, alpha):
+    assert compare_stats.ratio_interval(base, new, alpha) == _ratio_interval_by_sorting(base, new, alpha)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(la=st.lists(st.sampled_from([-1.0, -1e-300, -0.0, 0.0, 5e-324, 1e-300, 0.5, 1.0]) | st.floats(-50, 50),
+                   min_size=1, max_size=25),
+       lb=st.lists(st.sampled_from([-1.0, -0.0, 0.0, 1e-300, 0.5]) | st.floats(-50, 50), min_size=1, max_size=25),
+       data=st.data())
+def test_every_kth_difference_is_the_sorted_ones_even_without_gathering(la, lb, data):
+    """With GATHER_PER_REP 0 the bisection runs down to adjacent doubles: ties at 0, -0.0 and
+    the subnormals included."""
+    la, lb = sorted(la), sorted(lb)
+    d = sorted(b - a for a in la for b in lb)
+    k = data.draw(st.integers(1, len(d)))
+    kept = compare_stats.GATHER_PER_REP
+    try:
+        for gather in (0, kept):
+            compare_stats.GATHER_PER_REP = gather
+            assert compare_stats._kth_difference(la, lb, k) == d[k - 1]
+    finally:
+        compare_stats.GATHER_PER_REP = kept
+
+
+def test_the_normal_approximations_interval_is_the_sorted_one_too():
+    """n*m over EXACT_MAX: k from the normal approximation; large enough that the bisection runs."""
+    rng = random.Random(9)
+    for n, m in ((60, 50), (300, 200), (120, 400)):
+        a = [rng.lognormvariate(0, 0.05) for _ in range(n)]
+        b = [round(rng.lognormvariate(0.01, 0.05), 3) for _ in range(m)]  # ties in NEW
+        for alpha in (0.01, 0.05):
+            assert compare_stats.ratio_interval(a, b, alpha) == _ratio_interval_by_sorting(a, b, alpha)
+
+
+def test_the_smallest_p_of_many_repetitions_is_the_exact_one():
+    """min_p skips the exact binomial where 2 / C(n+m, n) is 0 in a double: the same number."""
+    for n, m in [(k, k) for k in range(500, 620, 3)] + [(1, 5000), (3, 900), (40, 400), (2000, 2000)]:
+        assert compare_stats.min_p(n, m) == min(1.0, 2 / math.comb(n + m, n)), (n, m)
+    assert compare_stats.min_p(540, 540) > 0 == compare_stats.min_p(541, 541)  # the underflow is crossed
+    start = time.perf_counter()
+    assert compare_stats.min_p(10 ** 5, 10 ** 5) == 0.0
+    assert time.perf_counter() - start < 0.05
+
+
+def test_ten_thousand_repetitions_a_side_stay_small_and_quick():
+    """All n*m log-ratios of 10^4 against 10^4 repetitions were 10^8 floats, 3.9 GB; the
+    selection keeps O(n + m) and each pass is O(n + m)."""
+    rng = random.Random(4)
+    a = [rng.lognormvariate(0, 0.05) for _ in range(10_000)]
+    b = [rng.lognormvariate(0.02, 0.05) for _ in range(10_000)]
+    start = time.perf_counter()
+    tracemalloc.start()
+    try:
+        row = compare_stats.compare_samples(a, b, 0.01, 0.05)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 32 * 2 ** 20, peak
+    assert time.perf_counter() - start < 30  # about 1 s under tracemalloc on a shared core
+    assert row["verdict"] == "same" and row["significant"] and row["ci"][0] > 1
+    ties = [1.0] * 10_000  # every log-ratio 0: the worst case for a bisection on values
+    start = time.perf_counter()
+    assert compare_stats.ratio_interval(ties, ties, 0.01) == (1.0, 1.0)
+    assert time.perf_counter() - start < 5

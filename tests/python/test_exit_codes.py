@@ -218,7 +218,11 @@ def test_gate_does_not_trip_on_identical_repetitions(tmp_path):
     doc_a["records"] = [rec(0, "pool", 1, [1.0] * 50)]
     doc_b["records"] = [rec(0, "pool", 1, [2.0] * 50)]
     res = run_compare(write_doc(tmp_path, doc_a, "a"), write_doc(tmp_path, doc_b, "b"), "--fail-if-slower", "5")
-    assert res.returncode == 0, res.stdout
+    # Never 1 (slower); and not 0 either: the gate judged nothing, and more of the same times
+    # would not let it, so its line names the ties rather than a repetition count.
+    assert res.returncode == 5, res.stdout
+    assert "1 record(s) have repetitions enough but too few distinct times" in res.stderr
+    assert "parlab run -r" not in res.stderr
 
 
 # ---------------------------------------------------------------- plot.py
@@ -533,3 +537,22 @@ def test_a_bad_isa_override_stops_the_run_with_2(tmp_path, parlab_bin, var, kern
                           "--no-ceilings", "--no-report", "-q", "--out", str(tmp_path)],
                          capture_output=True, text=True, timeout=120, env=dict(os.environ, **{var: "bogus"}))
     assert res.returncode == 2 and f"{var}='bogus'" in res.stderr, res.stderr
+
+
+def test_the_gate_that_judged_nothing_has_a_code_of_its_own(tmp_path):
+    """5: free in the contract (4 is `parlab run`'s failed report), in docs/design.md's table, in
+    compare's --help, and what compare exits when its gate could judge no record."""
+    from analysis.exit_codes import NOTHING_JUDGED
+    assert NOTHING_JUDGED == 5
+    with open(os.path.join(ROOT, "docs", "design.md")) as f:
+        rows = [line for line in f if line.startswith("| ")]
+    codes = [row.split("|")[1].strip() for row in rows]
+    assert codes.count("5") == 1 and "--fail-if-slower" in rows[codes.index("5")]
+    assert "judged nothing" in rows[codes.index("5")]
+    helped = " ".join(run_compare("--help").stdout.split())
+    assert "5 --fail-if-slower judged nothing" in helped
+    base = write_doc(tmp_path, make_run(1, n=3), "base")
+    new = write_doc(tmp_path, make_run(2, n=3), "new")
+    res = no_traceback(run_compare(base, new, "--fail-if-slower", "5", "--json"))
+    assert res.returncode == NOTHING_JUDGED and json.loads(res.stdout)["gate"]["nothing_judged"]
+    assert len(res.stderr.splitlines()) == 1 and "parlab run -r " in res.stderr
