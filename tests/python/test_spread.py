@@ -2,12 +2,16 @@
 its coverage, and the C++ and Python computations equal on every committed record's repetitions."""
 import glob
 import json
+import math
 import os
+import time
+from fractions import Fraction
 
 import pytest
 
-from conftest import ROOT
-from analysis.spread import UNSTABLE_CV, median_interval, rate_band, rounds_disagree, spread, unstable_reason
+from conftest import ROOT, record
+from analysis.figures.load import pool_rounds, with_spread
+from analysis.spread import CI_LEVEL, UNSTABLE_CV, median_interval, rate_band, rounds_disagree, spread, unstable_reason
 
 
 def test_known_repetitions():
@@ -65,3 +69,99 @@ def test_the_runner_and_this_module_agree_on_committed_records():
         assert r.get("unstable") == unstable_reason(mine), (path, r["id"])
         seen += 1
     assert seen > 100
+
+
+# ---------------------------------------------------------------- many repetitions
+def _interval_by_definition(n):
+    """median_interval as core/spread.cpp defines it, summed up from 0 in exact fractions: the
+    loop over j with P(B <= j) recomputed at every step, as the runner (and this module once)
+    wrote it. Quadratic in n: for the small n it is checked over, and as the slow reference."""
+    def cdf(k):
+        return Fraction(sum(math.comb(n, i) for i in range(k + 1)), 2 ** n)
+    j = 1
+    while j + 1 <= (n + 1) // 2 and 1 - 2 * cdf(j) >= Fraction(CI_LEVEL):
+        j += 1
+    return j, float(1 - 2 * cdf(j - 1)) if n > 0 else 0.0
+
+
+def _interval_cumulative(n):
+    """The same definition, with the count summed once from 0 upwards in exact integers: linear
+    in n steps, for the n past 1023 where the old float sum overflowed."""
+    s, c, j, limit = 0, 1, 1, Fraction(CI_LEVEL)
+    cum = []
+    for i in range((n + 1) // 2 + 1):
+        s += c
+        cum.append(s)
+        c = c * (n - i) // (i + 1)
+    while j + 1 <= (n + 1) // 2 and 1 - Fraction(2 * cum[j], 2 ** n) >= limit:
+        j += 1
+    return j, float(1 - Fraction(2 * cum[j - 1], 2 ** n))
+
+
+def _interval_in_log_space(n):
+    """core/spread.cpp's float computation: each term exp(lgamma ...) summed in doubles."""
+    def cdf(k):
+        return sum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) - n * math.log(2.0))
+                   for i in range(min(k, n) + 1))
+    j = 1
+    while j + 1 <= (n + 1) // 2 and 1 - 2 * cdf(j) >= CI_LEVEL:
+        j += 1
+    return j, 1 - 2 * cdf(j - 1)
+
+
+def test_median_interval_is_the_definition_for_every_small_n():
+    for n in range(0, 260):
+        j, level = median_interval(n)
+        ref_j, ref_level = _interval_by_definition(n)
+        assert j == ref_j and level == pytest.approx(ref_level, rel=1e-15, abs=1e-300), n
+
+
+@pytest.mark.parametrize("n", [1023, 1024, 1025, 1026, 2047, 5000, 5001])
+def test_median_interval_past_1023_repetitions_is_exact_and_quick(n):
+    """A double holds 2^n only up to n = 1023: the old sum / 2.0**n raised OverflowError there,
+    and a run of 2 rounds of 520 repetitions made no report."""
+    start = time.perf_counter()
+    j, level = median_interval(n)
+    assert time.perf_counter() - start < 0.5
+    assert (j, level) == _interval_cumulative(n)
+    assert level >= CI_LEVEL
+    ref_j, ref_level = _interval_in_log_space(n)  # the runner's float sums agree to rounding
+    assert j == ref_j and level == pytest.approx(ref_level, rel=1e-12)
+
+
+def test_median_interval_of_10_to_the_5_repetitions():
+    n = 10 ** 5
+    start = time.perf_counter()
+    j, level = median_interval(n)
+    assert time.perf_counter() - start < 2.0  # milliseconds alone; the bound leaves room for a busy machine
+    # The narrowest: rank j reaches 95%, the next rank does not (coverage summed in doubles, as
+    # the runner sums it, from 14 standard deviations below, where the terms are under 1e-40; the
+    # margins, 1e-4, are far above lgamma's rounding, 1e-10).
+    cdf = lambda k: math.fsum(math.exp(math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)  # noqa: E731
+                                       - n * math.log(2.0)) for i in range(k - 2000, k + 1))
+    assert 1 - 2 * cdf(j - 1) == pytest.approx(level, rel=1e-8)
+    assert level >= CI_LEVEL > 1 - 2 * cdf(j)
+    # The normal approximation of the rank: n/2 - 1.96 sqrt(n)/2, within a few ranks.
+    assert abs(j - (n / 2 - 1.959964 * math.sqrt(n) / 2)) < 3
+
+
+def test_the_spread_of_many_repetitions_pooled_over_rounds():
+    """2 rounds of 520 repetitions pooled (figures.load.pool_rounds), and a schema /2 record of
+    more than 1023 read as /3 (figures.load.with_spread): both made a spread where they raised."""
+    rounds = []
+    for k in range(2):
+        r = record(0, "pool", 2, 1.0)
+        r.update({"round": k, "reps": 520, "reps_s": [1.0 + (i * 7919 % 520) / 52000 for i in range(520)]})
+        r["time_s"] = spread(r["reps_s"])
+        rounds.append(r)
+    (pooled,) = pool_rounds(rounds)
+    s = pooled["time_s"]
+    assert s["n"] == 1040 and s["ci_level"] == median_interval(1040)[1] >= CI_LEVEL
+    j = median_interval(1040)[0]
+    v = sorted(pooled["reps_s"])
+    assert s["median_ci"] == [v[j - 1], v[1040 - j]] and s["median_ci"][0] <= s["median"] <= s["median_ci"][1]
+    old = record(1, "pool", 2, 1.0)
+    old["reps_s"] = [1.0 + i / 10000 for i in range(1500)]
+    del old["time_s"]
+    with_spread(old)
+    assert old["time_s"]["n"] == 1500 and old["time_s"]["ci_level"] >= CI_LEVEL
