@@ -17,22 +17,30 @@ ignores), the runs in parallel processes (--jobs, default one per CPU). Which ru
 
 Each report compares its run with the committed reference runs of results/, whatever
 $PARLAB_REFERENCE says, so a reproduced report is the one a checkout of the same commit draws.
-A run is drawn into a temporary folder beside its place and renamed there once whole: an
-interrupt (Ctrl-C, SIGTERM) stops the children and leaves no partial drawing.
+A run is drawn into a temporary folder of this invocation beside its place and renamed there once
+whole, replacing an older drawing of it: an interrupt (Ctrl-C, SIGTERM) stops the children and
+leaves no partial drawing, and two reproductions into one folder at once each leave whole
+drawings. It removes only what it made: its temporaries, the older drawing it replaced, and a
+folder it created that stayed empty. A run is never drawn into itself, a folder holding it or a
+folder inside it, nor over a folder that holds a results.json (a run, not a drawing): refused
+before anything is drawn. A run whose drawing fails leaves an older drawing of it as it was.
 
 Exit codes: 0 every run drawn (and, with --headlines, every headline copied); 1 a run failed
 (FAILED with plot.py's message; the others are still drawn) or a headline figure was not drawn;
-2 bad arguments or a malformed manifest or index, naming what to fix; 130 interrupted.
+2 bad arguments, a malformed manifest or index, a run named . or .., a destination that would
+hold a run, or a headline that cannot be written, naming what to fix; 3 an internal error (one
+line, please report it); 130 interrupted.
 """
 from __future__ import annotations
 
 import argparse
 import concurrent.futures as cf
+import errno
 import glob
-import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -49,6 +57,10 @@ REFERENCE_INDEX = os.path.join(RESULTS, "reference-runs.json")
 MANIFEST = os.path.join(RESULTS, "figures.json")
 ENTRY_KEYS = ("file", "run", "figure", "what")
 KILL_AFTER_S = 10  # a child that outlives SIGTERM by this long is killed
+RENAME_TRIES = 8  # another reproduction may rename its drawing of the same run in meanwhile
+
+sys.path.insert(0, os.path.join(ROOT, "experiments"))  # the analysis package, for its guarded reader
+from analysis.read import InputError, read_json  # noqa: E402
 
 
 class UsageError(Exception):
@@ -85,29 +97,44 @@ def tracked_runs() -> list[Run]:
     if paths is None:
         paths = glob.glob(os.path.join(RESULTS, "**", "results.json"), recursive=True)
     dirs = sorted({os.path.dirname(p) for p in paths if os.path.basename(p) == "results.json"})
-    return [Run(d, os.path.relpath(d, RESULTS)) for d in dirs]
+    return [make_run(d, os.path.relpath(d, RESULTS), rel(os.path.join(d, "results.json"))) for d in dirs]
 
 
 def read_json_object(path: str, what: str) -> dict:
+    # The guarded reader: a FIFO or a device in the index's place is refused, never waited on.
+    if os.path.isdir(path):  # read_json's io would name the descriptor, not the file
+        raise UsageError(f"the {what}: {path}: a directory, not a file")
     try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = read_json(path)
+    except InputError as e:
+        raise UsageError(f"the {what}: {e}") from None
     except OSError as e:
-        raise UsageError(f"{rel(path)}: cannot read the {what}: {e.strerror}") from None
-    except json.JSONDecodeError as e:
-        raise UsageError(f"{rel(path)}: the {what} is not valid JSON: {e}") from None
+        raise UsageError(f"the {what}: {path}: cannot be read ({e.strerror})") from None
     if not isinstance(doc, dict):
         raise UsageError(f"{rel(path)}: the {what} must be a JSON object")
     return doc
 
 
 def relative_path_problem(path) -> str | None:
-    """Why `path` is no plain relative path inside its folder, or None."""
+    """Why `path` is no plain relative path to something below its folder, or None. "." and
+    "a/.." name the folder itself: a run drawn under that name would be drawn into --out itself."""
     if not isinstance(path, str) or not path:
         return "must be a non-empty string"
     if os.path.isabs(path) or ".." in path.replace("\\", "/").split("/"):
         return "must be relative, inside its folder (no leading / and no ..)"
+    if os.path.normpath(path) == ".":
+        return "must name something below its folder, not the folder itself (.)"
     return None
+
+
+def make_run(src: str, name: str, source: str) -> Run:
+    """Run(src, name), its name checked: a plain relative path of one folder or more, as the drawing's
+    place under --out. `source` is where the name came from, for the message."""
+    problem = relative_path_problem(name)
+    if problem:
+        raise UsageError(f"{source}: the run {src} would be drawn under the name {name!r}, which {problem}: "
+                         "a run is drawn into <machine>/<run> below --out, never into --out itself")
+    return Run(src, os.path.normpath(name))
 
 
 def reference_runs(index: str = REFERENCE_INDEX) -> list[Run]:
@@ -124,7 +151,7 @@ def reference_runs(index: str = REFERENCE_INDEX) -> list[Run]:
         src = os.path.join(os.path.dirname(index), path)
         if not os.path.isfile(os.path.join(src, "results.json")):
             raise UsageError(f"{rel(index)} lists {path}, which has no results.json: fix the index or restore the run")
-        runs.append(Run(os.path.abspath(src), os.path.normpath(path)))
+        runs.append(make_run(os.path.abspath(src), path, f"{rel(index)}: run {i}"))
     return runs
 
 
@@ -146,7 +173,7 @@ def named_runs(paths: list[str]) -> list[Run]:
         inside = os.path.commonpath([os.path.realpath(src), os.path.realpath(RESULTS)]) == os.path.realpath(RESULTS)
         name = os.path.relpath(os.path.realpath(src), os.path.realpath(RESULTS)) if inside else \
             os.path.join(os.path.basename(os.path.dirname(src)), os.path.basename(src))
-        runs.append(Run(src, name))
+        runs.append(make_run(src, name, given))
     return unique(runs)
 
 
@@ -201,8 +228,8 @@ def load_manifest(path: str = MANIFEST) -> list[dict]:
 
 def manifest_runs(entries: list[dict], path: str = MANIFEST) -> list[Run]:
     folder = os.path.dirname(path)
-    return unique([Run(os.path.abspath(os.path.join(folder, e["run"])), os.path.normpath(e["run"]))
-                   for e in entries])
+    return unique([make_run(os.path.abspath(os.path.join(folder, e["run"])), e["run"], f"{rel(path)}: figure {i}")
+                   for i, e in enumerate(entries)])
 
 
 def copy_headlines(entries: list[dict], out: str, path: str = MANIFEST) -> list[str]:
@@ -219,18 +246,35 @@ def copy_headlines(entries: list[dict], out: str, path: str = MANIFEST) -> list[
         return faults
     figures = os.path.join(os.path.dirname(path), "figures")
     os.makedirs(figures, exist_ok=True)
-    for e in entries:
-        target = os.path.join(figures, e["file"])
-        fd, tmp = tempfile.mkstemp(prefix=f".{e['file']}.", suffix=".tmp", dir=figures)
-        os.close(fd)
-        try:
-            shutil.copyfile(os.path.join(out, os.path.normpath(e["run"]), e["figure"]), tmp)
-            os.chmod(tmp, 0o644)
-            os.replace(tmp, target)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+    targets = [os.path.join(figures, e["file"]) for e in entries]
+    for target in targets:  # checked before any is copied, so figures/ is not left half new
+        if os.path.isdir(target) and not os.path.islink(target):
+            raise OSError(errno.EISDIR, "a folder is in its place", target)
+    for e, target in zip(entries, targets):
+        copy_atomically(os.path.join(out, os.path.normpath(e["run"]), e["figure"]), target)
     return []
+
+
+def copy_atomically(src: str, target: str) -> None:
+    """src copied to a fresh temporary file beside target (mkstemp: O_EXCL, so nothing planted
+    there is written through) and renamed over it; a link at target is replaced, never followed.
+    src is read only as a regular file, not through a link (it is this invocation's drawing)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(target)}.", suffix=".tmp", dir=os.path.dirname(target))
+    try:
+        with os.fdopen(fd, "wb") as dst:
+            src_fd = os.open(src, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+            with os.fdopen(src_fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    raise OSError(errno.EINVAL, "not a regular file", src)
+                shutil.copyfileobj(f, dst)
+            os.fchmod(dst.fileno(), 0o644)  # mkstemp's 0600 would make the figure its copier's only
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass  # renamed already
+        raise
 
 
 # --- drawing ------------------------------------------------------------------------------------
@@ -271,27 +315,119 @@ def plot_args(run: Run, out: str) -> list[str]:
     return [sys.executable, PLOT, run.src, "--out", out, "--quiet", "--summary", "none", "--reference", RESULTS]
 
 
+class NotADrawing(Exception):
+    """What is at a run's place under --out is no drawing (a file, a link, a folder holding a
+    results.json): left as it is, the run not drawn."""
+
+
+def not_a_drawing(final: str) -> str | None:
+    """Why what is at `final` must not be replaced by a drawing, or None (nothing there, or an
+    older drawing: a folder without a results.json anywhere below it)."""
+    try:
+        st = os.lstat(final)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISDIR(st.st_mode):
+        return f"{final} exists and is no drawing (a link or a file): remove it or draw elsewhere"
+    for folder, _, files in os.walk(final):  # links below are not followed
+        if "results.json" in files:
+            return (f"{final} holds a run ({os.path.join(folder, 'results.json')}), not a drawing: "
+                    "draw elsewhere (--out), the run is left as it is")
+    return None
+
+
 def replace_dir(new: str, final: str) -> None:
-    """Puts the folder `new` at `final`, moving an older drawing aside and removing it after."""
-    old = None
-    if os.path.lexists(final):
-        old = tempfile.mkdtemp(prefix=f".{os.path.basename(final)}.old-", dir=os.path.dirname(final))
-        os.rename(final, os.path.join(old, "run"))
-    os.rename(new, final)
-    if old:
-        shutil.rmtree(old, ignore_errors=True)
+    """Puts this invocation's folder `new` at `final`. An older drawing there is moved into a
+    temporary folder of this invocation and removed after (never what not_a_drawing refuses).
+    Another reproduction may rename its drawing of the same run to `final` meanwhile: then that
+    is the older drawing, and the last to finish stays, each whole, never mixed."""
+    parent, base = os.path.dirname(final), os.path.basename(final)
+    moved = []
+    try:
+        for _ in range(RENAME_TRIES):
+            try:
+                os.rename(new, final)  # onto nothing (or an empty folder): atomic
+                return
+            except OSError as e:
+                if e.errno == errno.ENOTDIR:
+                    raise NotADrawing(not_a_drawing(final) or f"{final} exists and is no folder") from None
+                if e.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                    raise
+            problem = not_a_drawing(final)
+            if problem:
+                raise NotADrawing(problem)
+            old = tempfile.mkdtemp(prefix=f".{base}.old-", dir=parent)
+            moved.append(old)
+            try:
+                os.rename(final, os.path.join(old, "run"))
+            except FileNotFoundError:
+                pass  # another reproduction moved it first
+        raise OSError(errno.EBUSY, "other reproductions kept renaming a drawing there", final)
+    finally:
+        for old in moved:
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def make_folder(folder: str) -> list[str]:
+    """Makes `folder` and the folders above it that are missing; returns the ones this call made,
+    the outermost first: the only ones a failure may remove again. One that another process (or
+    thread) made meanwhile is theirs, not listed."""
+    missing, d = [], folder
+    while not os.path.lexists(d):
+        missing.append(d)
+        if os.path.dirname(d) == d:
+            break
+        d = os.path.dirname(d)
+    made = []
+    for d in reversed(missing):
+        try:
+            os.mkdir(d)
+            made.append(d)
+        except FileExistsError:
+            pass  # made meanwhile, by another
+    return made
+
+
+def remove_if_empty(made: list[str]) -> None:
+    """Removes the folders of `made` (make_folder's) that hold nothing, the innermost first: one
+    that holds something (another run's drawing or temporary) stays, and so do those above it."""
+    for d in reversed(made):
+        try:
+            os.rmdir(d)
+        except OSError:
+            break
+
+
+def start_temporary(final: str) -> tuple[str, list[str]]:
+    """A fresh folder of this invocation beside `final`, and the folders made for it."""
+    made: list[str] = []
+    for attempt in range(3):
+        made += make_folder(os.path.dirname(final))
+        try:
+            tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(final)}.partial-", dir=os.path.dirname(final))
+            os.chmod(tmp, 0o755)  # mkdtemp's 0700 would make the drawing its drawer's only
+            return tmp, made
+        except FileNotFoundError:  # another's failure removed an empty machine folder meanwhile
+            if attempt == 2:
+                remove_if_empty(made)
+                raise
+        except OSError:
+            remove_if_empty(made)
+            raise
+    raise AssertionError("unreachable")
 
 
 def draw_one(run: Run, out_root: str, children: Children) -> Drawn:
-    """plot.py over one run into a temporary folder, renamed to OUT/<name> once plot.py succeeded."""
+    """plot.py over one run into a temporary folder, renamed to OUT/<name> once plot.py succeeded.
+    Whatever happens, only this call's temporary and the folders it made that stay empty are
+    removed: never the run, --out, or an older drawing of a run that failed to draw now."""
     final = os.path.join(out_root, run.name)
     t0 = time.monotonic()
     try:
-        os.makedirs(os.path.dirname(final), exist_ok=True)
-        tmp = tempfile.mkdtemp(prefix=f".{os.path.basename(final)}.partial-", dir=os.path.dirname(final))
-        os.chmod(tmp, 0o755)  # mkdtemp's 0700 would make the drawing its drawer's only
+        tmp, made = start_temporary(final)
     except OSError as e:
         return Drawn(run, False, message=f"cannot write {e.filename}: {e.strerror}")
+    placed = False
     try:
         p = children.start(plot_args(run, tmp))
         if p is None:
@@ -304,23 +440,26 @@ def draw_one(run: Run, out_root: str, children: Children) -> Drawn:
         if p.returncode != 0:
             if children.stopping:
                 return Drawn(run, False, seconds=seconds, interrupted=True)
-            # A drawing this data and code no longer make is not left looking current.
-            shutil.rmtree(final, ignore_errors=True)
             how = f"plot.py killed by signal {-p.returncode}" if p.returncode < 0 else f"exit {p.returncode}"
-            return Drawn(run, False, seconds=seconds, message=f"({how})" + (f": {err.strip()}" if err.strip() else ""))
+            # An older drawing is not this invocation's to remove: it stays, and the message says
+            # that it is not this data's.
+            stale = f" (the older drawing at {rel(final)} is left as it was)" if os.path.lexists(final) else ""
+            return Drawn(run, False, seconds=seconds,
+                         message=f"({how})" + (f": {err.strip()}" if err.strip() else "") + stale)
         plots = os.path.join(tmp, "plots")
         figures = len([f for f in os.listdir(plots) if f.endswith(".png")]) if os.path.isdir(plots) else 0
         report = os.path.isfile(os.path.join(tmp, "report.html"))
         replace_dir(tmp, final)
+        placed = True
         return Drawn(run, True, figures, report, seconds, err.strip())
+    except NotADrawing as e:
+        return Drawn(run, False, seconds=time.monotonic() - t0, message=str(e))
     except OSError as e:
         return Drawn(run, False, seconds=time.monotonic() - t0, message=f"cannot write {e.filename}: {e.strerror}")
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)  # gone already where it was renamed
-        try:
-            os.rmdir(os.path.dirname(final))  # a machine's folder that holds no drawing
-        except OSError:
-            pass  # it holds one
+        shutil.rmtree(tmp, ignore_errors=True)  # this call's own; gone already where it was renamed
+        if not placed:
+            remove_if_empty(made)
 
 
 def progress_line(i: int, total: int, d: Drawn) -> str:
@@ -429,6 +568,42 @@ def summary(drawn: list[Drawn], out: str, seconds: float, jobs: int) -> str:
     return line + "".join(f"\n{PROG}: FAILED {d.run.name}" for d in failed)
 
 
+def within(path: str, folder: str) -> bool:
+    """Whether the real path `path` is `folder` or below it (both real)."""
+    return os.path.commonpath([path, folder]) == folder
+
+
+def destination_problems(runs: list[Run], out: str) -> list[str]:
+    """Why a run cannot be drawn into OUT/<name>, each naming the run and the folder: the place
+    is one of the runs, holds one, or lies inside one (replacing it would remove the run's
+    results.json, and plot.py would write into it); it holds another run's drawing; or what is
+    there is no drawing (not_a_drawing). Real paths, so a link leads nowhere else."""
+    problems = []
+    sources = [(run, os.path.realpath(run.src)) for run in runs]
+    for run in runs:
+        final = os.path.join(out, run.name)
+        real = os.path.realpath(final)
+        for other, src in sources:
+            if real == src:
+                what, why = "is the run itself", "replacing it would remove the run"
+            elif within(src, real):
+                what, why = "holds the run", "replacing it would remove the run"
+            elif within(real, src):
+                what, why = "lies inside the run", "drawing there would write into the run"
+            else:
+                continue
+            problems.append(f"{run.name}: its drawing's place {final} {what} {other.src}; {why}: "
+                            "choose another --out")
+        for other in runs:
+            if other.name.startswith(run.name + os.sep):
+                problems.append(f"{run.name}: its drawing's place {final} would hold the drawing of {other.name} "
+                                f"({run.src} and {other.src}): name one at a time")
+        problem = not_a_drawing(final)
+        if problem and not any(p.startswith(f"{run.name}: ") for p in problems):
+            problems.append(f"{run.name}: {problem}")
+    return problems
+
+
 def choose_runs(args) -> tuple[list[Run], list[dict] | None]:
     if args.headlines:
         entries = load_manifest(args.manifest)
@@ -452,6 +627,12 @@ def run(argv) -> int:
               file=sys.stderr)
         return 0
     out = os.path.abspath(args.out)
+    problems = destination_problems(runs, out)
+    for problem in problems:
+        print(f"{PROG}: {problem}", file=sys.stderr)
+    if problems:
+        print(f"{PROG}: nothing drawn", file=sys.stderr)
+        return 2
     jobs = min(args.jobs, len(runs))
     t0 = time.monotonic()
     drawn = draw_all(runs, out, jobs)
@@ -461,7 +642,11 @@ def run(argv) -> int:
             print(f"{PROG}: no headline copied while a run failed", file=sys.stderr)
         return 1
     if entries:
-        faults = copy_headlines(entries, out, args.manifest)
+        try:
+            faults = copy_headlines(entries, out, args.manifest)
+        except OSError as e:
+            print(f"{PROG}: cannot write {e.filename}: {e.strerror}; no headline copied after it", file=sys.stderr)
+            return 2
         for f in faults:
             print(f"{PROG}: FAILED {f}", file=sys.stderr)
         if faults:
@@ -482,6 +667,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; the runs already drawn are whole, no partial one is left", file=sys.stderr)
         return 130
+    except Exception as e:  # noqa: BLE001 -- one line, never a traceback (it would exit 1: "a run failed")
+        print(f"{PROG}: internal error, please report: {type(e).__name__}: {e}", file=sys.stderr)
+        return 3
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""results/ is data, and the findings are rendered from it (issue 50).
+"""results/ is data, and the findings are rendered from it.
 
 * results/README.md is exactly what tools/findings/render.py makes of its template and the
   committed records: a number in it cannot drift from the records, and a sentence lives only in

@@ -13,7 +13,6 @@ table, so a finding's command and its numbers come from the same run.
 from __future__ import annotations
 
 import functools
-import json
 import os
 import re
 import statistics
@@ -27,11 +26,13 @@ from analysis.figures.gil import gil_series  # noqa: E402
 from analysis.figures.gpu import multi_gpu_series  # noqa: E402
 from analysis.share_interval import reads_above  # noqa: E402
 from analysis.figures.libraries import libraries_table  # noqa: E402
-from analysis.figures.load import per_op_us, pool_rounds, rate_of  # noqa: E402
+from analysis.figures.load import READABLE_SCHEMAS, per_op_us, pool_rounds, rate_of  # noqa: E402
 from analysis.figures.models import python_models_crossovers, python_models_table  # noqa: E402
-from analysis.figures.mpi import mpi_latency_series, mpi_scaling_series  # noqa: E402
+from analysis.figures.mpi import mpi_latency_series  # noqa: E402
 from analysis.figures.scaling import scaling_series  # noqa: E402
 from analysis.pop import hierarchy  # noqa: E402
+from analysis.read import InputError, read_json, read_text  # noqa: E402
+from analysis.validate import check_results  # noqa: E402
 
 RESULTS = os.path.join(ROOT, "results")
 
@@ -91,11 +92,24 @@ class FindingError(Exception):
     """A finding's data is not what the template expects (a run lost a record, say)."""
 
 
+def read_run(path: str) -> dict:
+    """A cited run's results.json as it is on disk (rounds not pooled), through the guarded reader
+    and validated against the results schema: a FIFO in its place is refused, never waited on, and
+    a record that is not an object or a median that is not a number is InputError naming the file,
+    the record and the field, rather than a TypeError deep in a finding."""
+    d = read_json(path)
+    if not isinstance(d, dict):
+        raise InputError(f"{path}: expected a JSON object (a parlab results.json), not {type(d).__name__}")
+    if d.get("schema") not in READABLE_SCHEMAS:
+        raise InputError(f"{path}: 'schema' is {d.get('schema')!r}, expected one of {', '.join(READABLE_SCHEMAS)}")
+    check_results(d, path, d["schema"])
+    return d
+
+
 @functools.cache
 def doc(name: str) -> dict:
     """A cited run's results.json, a run made in rounds pooled as the figures pool it."""
-    with open(os.path.join(RESULTS, RUNS[name], "results.json"), encoding="utf-8") as f:
-        d = json.load(f)
+    d = read_run(os.path.join(RESULTS, RUNS[name], "results.json"))
     d["records"] = pool_rounds(d["records"])
     return d
 
@@ -368,19 +382,18 @@ def gpu_probe() -> dict:
     best that lets it go (each block's sum added atomically)."""
     path = os.path.join(RESULTS, RUNS["gpu_tuned_before"], "stream-probe.txt")
     best: dict = {}
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            m = re.match(r"(\w+)\s+(.+?)\s+n=2\^28 .* fastest\s+[\d.]+ us ([\d.]+)", line)
-            if not m:
-                continue
-            kernel, shape, share = m.group(1), m.group(2), float(m.group(3))
-            keys = [kernel + ("_any_order" if "any order" in shape else "")]
-            for hint in ("plain", "cs"):  # the best shape without a cache hint, and with .cs
-                if shape.endswith(" " + hint):
-                    keys.append(kernel + "_" + hint)
-            for key in keys:
-                if share > best.get(key, (0.0, ""))[0]:
-                    best[key] = (share, shape)
+    for line in read_text(path).splitlines():
+        m = re.match(r"(\w+)\s+(.+?)\s+n=2\^28 .* fastest\s+[\d.]+ us ([\d.]+)", line)
+        if not m:
+            continue
+        kernel, shape, share = m.group(1), m.group(2), float(m.group(3))
+        keys = [kernel + ("_any_order" if "any order" in shape else "")]
+        for hint in ("plain", "cs"):  # the best shape without a cache hint, and with .cs
+            if shape.endswith(" " + hint):
+                keys.append(kernel + "_" + hint)
+        for key in keys:
+            if share > best.get(key, (0.0, ""))[0]:
+                best[key] = (share, shape)
     if "dot" not in best or "dot_any_order" not in best:
         raise FindingError(f"{path}: no dot rows at 2^28")
     return {k: {"share": v[0], "shape": v[1]} for k, v in best.items()}
@@ -514,8 +527,7 @@ def roofs_end() -> dict:
     """copy and triad at 2^27 doubles in 5 rounds with the bandwidth roofs measured again at the
     run's end: each roof's drift, the records' shares (of the highest roof) with their intervals,
     and how many read above 1 by the whole interval, or against the start's roof alone."""
-    with open(os.path.join(RESULTS, RUNS["roofs_end"], "results.json"), encoding="utf-8") as f:
-        d = json.load(f)  # every round's record, not pooled: each is graded on its own
+    d = read_run(os.path.join(RESULTS, RUNS["roofs_end"], "results.json"))  # every round's record, not pooled
     end = d["context"]["ceilings_end"]
     rs = [r for r in d["records"] if r["status"] == "ok" and (r.get("limit") or {}).get("interval")]
     if not rs:

@@ -10,8 +10,15 @@ results/<machine>/<run>/results.json. Filters format numbers one way throughout:
 ("12.3×"), `pct` a share in percent, `frac` a share as a fraction ("0.95"), `rate` a rate with
 its SI prefix ("119 GB/s"), `num` three significant digits without an exponent, `seconds` a time
 in s, ms, µs or ns, `size` an element count ("2^28"); `span(low, high, filter)` writes a range,
-or one value where its ends read the same. Exit codes: 0 done (or equal), 1 differs (--check), 2 bad usage or a finding whose
-data is missing (the message names it).
+or one value where its ends read the same. Exit codes: 0 done (or equal), 1 differs (--check), 2 bad usage,
+a finding whose data is missing or malformed, or an input or output that is not a regular file (the
+message names the file and the field), 3 an internal error (one line, please report it).
+
+Every file it reads -- the template, each cited run's results.json, a probe's table, README.md for
+--check -- goes through the analysis's guarded reader (experiments/analysis/read.py): a FIFO, a
+device or a folder in a file's place is refused before a byte is read, never waited on; each
+cited run is validated against results.schema.json as it is read. README.md is written to a
+fresh temporary file beside it (O_EXCL, so a link planted there is never followed) and renamed.
 """
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ import difflib
 import os
 import re
 import sys
+import tempfile
 import textwrap
 
 import jinja2
@@ -28,7 +36,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import findings  # noqa: E402
+from analysis.exit_codes import run_command, say  # noqa: E402
 from analysis.figures.labels import fmt_rate, fmt_size  # noqa: E402
+from analysis.read import InputError, read_text  # noqa: E402
 
 TEMPLATE = "README.md.j2"
 OUTPUT = os.path.join(findings.RESULTS, "README.md")
@@ -73,8 +83,14 @@ def _span(low: float, high: float, filt: str, *args) -> str:
 FILTERS = {"x": _x, "pct": _pct, "frac": _frac, "rate": _rate, "num": _num, "seconds": _seconds, "size": fmt_size}
 
 
+def _template(name: str):
+    path = os.path.join(HERE, name)
+    return read_text(path), path, lambda: True
+
+
 def environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), undefined=jinja2.StrictUndefined,
+    # The template read by the guarded reader too (FileSystemLoader would open() it).
+    env = jinja2.Environment(loader=jinja2.FunctionLoader(_template), undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True,
                              autoescape=False)
     env.filters.update(FILTERS)
@@ -102,22 +118,55 @@ def _fill(block: str) -> str:
                          break_on_hyphens=False)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    mode = ap.add_mutually_exclusive_group()
-    mode.add_argument("--check", action="store_true", help="exit 1 if results/README.md differs from a fresh rendering")
-    mode.add_argument("--stdout", action="store_true", help="print the rendering instead of writing it")
-    args = ap.parse_args(argv)
+def write_atomically(path: str, text: str) -> None:
+    """text written to a fresh temporary file beside `path` (mkstemp: O_CREAT|O_EXCL, so a link or
+    file planted under any name there is never written through) and renamed over it; on any
+    failure the temporary is removed and `path` left as it was. A link at `path` itself is
+    replaced by the file, never followed."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path) and not os.path.islink(path):
+        raise InputError(f"{path}: a directory, not a file; remove it or render with --stdout")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise InputError(f"{path}: cannot be written ({e.strerror}: {folder})") from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            os.fchmod(fh.fileno(), 0o644)  # mkstemp's 0600 would make the findings their writer's only
+        os.replace(tmp, path)
+    except BaseException as e:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass  # renamed already, or never made
+        if isinstance(e, OSError):
+            raise InputError(f"{path}: cannot be written ({e.strerror})") from None
+        raise
+
+
+def _committed() -> str:
+    """README.md as it is, through the guarded reader; "" where there is none."""
+    try:
+        os.lstat(OUTPUT)
+    except FileNotFoundError:
+        return ""
+    except OSError as e:
+        raise InputError(f"{OUTPUT}: cannot be read ({e.strerror})") from None
+    return read_text(OUTPUT)
+
+
+def _body(args) -> int:
     try:
         text = render()
-    except (findings.FindingError, KeyError, OSError, jinja2.TemplateError) as e:
-        print(f"render: a finding cannot be derived: {type(e).__name__}: {e}", file=sys.stderr)
+    except (findings.FindingError, KeyError, jinja2.TemplateError) as e:
+        say(f"render: a finding cannot be derived: {type(e).__name__}: {e}")
         return 2
     if args.stdout:
         sys.stdout.write(text)
         return 0
     if args.check:
-        committed = open(OUTPUT, encoding="utf-8").read() if os.path.exists(OUTPUT) else ""
+        committed = _committed()
         if committed == text:
             return 0
         diff = difflib.unified_diff(committed.splitlines(), text.splitlines(), "results/README.md (committed)",
@@ -126,12 +175,20 @@ def main(argv=None) -> int:
         print("render: results/README.md differs from its template and records; "
               "run tools/findings/render.py and commit the result", file=sys.stderr)
         return 1
-    tmp = OUTPUT + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, OUTPUT)
+    write_atomically(OUTPUT, text)
     print(f"render: wrote results/README.md ({text.count(chr(10))} lines)", file=sys.stderr)
     return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="exit 1 if results/README.md differs from a fresh rendering")
+    mode.add_argument("--stdout", action="store_true", help="print the rendering instead of writing it")
+    args = ap.parse_args(argv)
+    # Bad input is exit 2 with one line naming the file and the field (InputError), anything else
+    # exit 3 with one line: a traceback would exit 1, which --check means "differs".
+    return run_command("render", lambda: _body(args))
 
 
 if __name__ == "__main__":
