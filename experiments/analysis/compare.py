@@ -110,7 +110,7 @@ from analysis.exit_codes import NOTHING_JUDGED, run_command, say  # noqa: E402
 from analysis.compare_stats import compare_samples, median, ratio_interval, reps_needed  # noqa: E402
 from analysis.figures.labels import fmt_size  # noqa: E402
 from analysis.figures.load import InputError, load_run, rate_of, resolve_run  # noqa: E402
-from analysis.compare_context import context_differences, own_interpreter  # noqa: E402
+from analysis.compare_context import context_differences, context_in_words, own_interpreter  # noqa: E402
 from analysis.writer import json_text  # noqa: E402
 from analysis.figures.roofline import roof_share, share_text  # noqa: E402
 
@@ -290,6 +290,17 @@ def scaling_series(doc: dict) -> dict:
     return {k: v for k, v in groups.items() if 1 in v and len(v) >= 2}
 
 
+def speedup_reference(axis: str, line: str) -> str:
+    """What a series' speedups are over, in the words of the results table (table.speedup_base:
+    "over serial", else "over 1 thread" of the same backend): here always the series' own one
+    worker, "over 1 thread", "over 1 rank" (of as many threads per rank as the line's) or "over
+    1 GPU", so that every speedup compare prints names its reference."""
+    if axis == "ranks":
+        per = line.split(" x", 1)[1].split("t", 1)[0] if " x" in line else ""
+        return "over 1 rank" + (f" of {per} threads" if per and per != "1" else "")
+    return {"GPUs": "over 1 GPU"}.get(axis, "over 1 thread")
+
+
 def _efficiency(series: dict, scaling: str) -> dict:
     t1 = series[1]["time_s"]["median"]
     out = {}
@@ -327,7 +338,8 @@ def scaling_shapes(base: dict, new: dict, alpha: float, shape_threshold: float) 
         if verdict == "same scaling" and any(p["verdict"] == "undecided" for p in points):
             verdict = "undecided"  # beyond the threshold, but too few repetitions for an interval
         out.append({"study": study, "scaling": scaling, "kernel": kernel, "size": size, "precision": precision,
-                    "line": line, "axis": axis, "verdict": verdict, "common": bool(common),
+                    "line": line, "axis": axis, "reference": speedup_reference(axis, line),
+                    "verdict": verdict, "common": bool(common),
                     "base": list(eb.values()), "new": list(en.values()), "points": points})
     return out
 
@@ -388,6 +400,7 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
                          "test": "two-sided Mann-Whitney U on repetition times",
                          "interval": f"{(1 - alpha) * 100:g}% Moses interval of the time ratio"},
             "context_differences": context_differences(base["context"], new["context"]),
+            "context_in_words": context_in_words(base["context"], new["context"]),
             "summary": summary, "gate": gate, "notes": notes, "records": rows,
             "only_base": [{"label": label(d), "dims": d, "status": r["status"]} for d, r in only_base],
             "only_new": [{"label": label(d), "dims": d, "status": r["status"]} for d, r in only_new],

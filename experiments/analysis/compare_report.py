@@ -36,6 +36,15 @@ def verdict_words(r: dict) -> str:
     return "within the noise" if not r["significant"] else f"significant (p = {r['p_value']:.2g}) but below the threshold"
 
 
+def change_words(x: dict) -> str:
+    """A record's change with its reference named: "2.82x over BASE (time x0.354, -64.6%, faster, ...)"
+    where NEW is faster, else "time x2.617 (+161.7%, slower, ...)" (NEW's time over BASE's)."""
+    tail = f"{x['change_pct']:+.1f}%, {verdict_words(x)}"
+    if x["time_ratio"] < 1:
+        return f"{1 / x['time_ratio']:.2f}x over BASE (time x{fmt_ratio(x['time_ratio'])}, {tail})"
+    return f"time x{fmt_ratio(x['time_ratio'])} over BASE ({tail})"
+
+
 def gate_nothing_judged_line(g: dict) -> str:
     """The one line that says the gate judged nothing, and what would let it judge."""
     if not g["could_not_judge"]:
@@ -89,6 +98,15 @@ def shape_title(g: dict) -> str:
             f"{' per worker' if g['scaling'] == 'weak' else ''} {g['precision']}")
 
 
+def speedup_words(g: dict, p: dict) -> str:
+    """"speedup 5.79x -> 5.61x over 1 thread": a shape point's speedups, each side's, with the
+    reference they are over (compare.speedup_reference), as every speedup parlab prints names its
+    reference; "scaled speedup" for weak scaling."""
+    what = "scaled speedup" if g["scaling"] == "weak" else "speedup"
+    sb, sn = p["base_efficiency"] * p["base_workers"], p["new_efficiency"] * p["new_workers"]
+    return f"{what} {sb:.2f}x -> {sn:.2f}x {g.get('reference') or 'over its own one worker'}"
+
+
 def shape_points(g: dict) -> str:
     """"eff at 2 threads 0.49 -> 0.42 (BASE 1-2, NEW 1-16 threads)": the widest compared point and the
     one that differs most."""
@@ -96,7 +114,7 @@ def shape_points(g: dict) -> str:
         at = p["base_workers"] if p["base_workers"] == p["new_workers"] else f"{p['base_workers']}/{p['new_workers']}"
         return f"efficiency at {at} {g['axis']} {p['base_efficiency']:.2f} -> {p['new_efficiency']:.2f}"
     pts = g["points"]
-    text = one(pts[-1])
+    text = one(pts[-1]) + f" ({speedup_words(g, pts[-1])})"
     worst = max(pts, key=lambda p: abs(math.log(p["efficiency_ratio"])))
     if worst is not pts[-1]:
         text += f", most apart at {one(worst).split(' at ', 1)[1]}"
@@ -207,7 +225,9 @@ def scaling_figures(p: Plotter, res: dict) -> list:
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_xlabel(axis)
             ax.grid(True, alpha=0.3)
-        ax1.set_ylabel("speedup over own 1-worker time" + (" (scaled, weak)" if scaling == "weak" else ""))
+        refs = sorted({g.get("reference") or "over own 1-worker time" for g in lines})
+        ax1.set_ylabel(("scaled speedup " if scaling == "weak" else "speedup ") + (refs[0] if len(refs) == 1 else
+                                                                                    f"over 1 {axis[:-1]}"))
         ax2.set_ylabel("parallel efficiency")
         ax2.set_ylim(0, max(1.2, max(p["efficiency"] for g in lines for w in ("base", "new") for p in g[w]) * 1.05))
         handles, labels = ax1.get_legend_handles_labels()
@@ -251,8 +271,7 @@ def first_screen(res: dict) -> str:
     for what, key in (("Largest slowdown", "largest_slowdown"), ("Largest speedup", "largest_speedup")):
         x = s[key]
         if x:
-            notes.append(f"{what}: <b>{e(x['label'])}</b>, time x{fmt_ratio(x['time_ratio'])} ({x['change_pct']:+.1f}%, "
-                         f"{e(verdict_words(x))}).")
+            notes.append(f"{what}: <b>{e(x['label'])}</b>, {e(change_words(x))}.")
     g = res["gate"]
     if g:
         if g.get("nothing_judged") and not g["failed"]:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-from .compare_report import (_show, fmt_ratio, gate_nothing_judged_line, shape_points, shape_title, shares_line,
-                             verdict_words)
+from .compare_report import (_show, change_words, fmt_ratio, gate_nothing_judged_line, shape_points, shape_title,
+                             shares_line)
 from .compare_stats import reps_needed
 from .figures.labels import fmt_time
 from .figures.roofline import share_short
@@ -63,8 +63,7 @@ def summary_lines(res: dict) -> list[str]:
     for what, key in (("largest slowdown", "largest_slowdown"), ("largest speedup", "largest_speedup")):
         x = s[key]
         if x:
-            lines.append(f"{what}: {x['label']}: time x{fmt_ratio(x['time_ratio'])} ({x['change_pct']:+.1f}%, "
-                         f"{verdict_words(x)})")
+            lines.append(f"{what}: {x['label']}: {change_words(x)}")
     lines.append(shares_line(res))
     return [x for x in lines if x]
 
@@ -106,6 +105,25 @@ def context_lines(diffs: list, width: int, verbose: bool = False, details: int =
         out += hanging("  ", f"... and {len(changed) - len(shown)} more backend detail(s): "
                        + ", ".join(b[0] for b in changed[len(shown):]) + " (--verbose, --json and --html give them all)",
                        width, indent=4)
+    return out
+
+
+def context_section(res: dict, paint: Paint, width: int, verbose: bool) -> list[str]:
+    """The context: only what differs and can change a rate, in words (compare_context
+    .context_in_words: "CPU: A (BASE) vs B (NEW)", "cpu_bw_triad_all 61.7 GB/s vs 103 GB/s
+    (+67%)"); every entry that differs, by its raw key, only with --verbose (--json and --html
+    have them always)."""
+    words = res.get("context_in_words") or []
+    raw = res["context_differences"]
+    title = (f"Context: {len(words)} difference(s) that can change a rate" if words
+             else "Context: nothing that can change a rate differs")
+    out = ["", paint(title, "bold")]
+    out += [x for d in words for x in hanging("  ", d["text"], width, indent=4)]
+    if raw and not verbose:
+        out += hanging("  ", f"({len(raw)} context entries differ in all: --verbose lists them by key)", width, indent=4)
+    if raw and verbose:
+        out += ["", paint(f"Context, every entry that differs: {len(raw)}", "bold")]
+        out += context_lines(raw, width, verbose)
     return out
 
 
@@ -311,9 +329,8 @@ def terminal(res: dict, paint: Paint, width: int = 100, verbose: bool = False) -
         msg, style = gate_words(res["gate"])
         out += [paint(x, style, "bold") for x in hanging("  gate --fail-if-slower: ", msg, width, indent=4)]
     out += [x for n in res["notes"] for x in hanging("  note: ", n, width, indent=4)]
-    diffs = res["context_differences"]
-    out += ["", paint(f"Context: {len(diffs)} difference(s)" if diffs else "Context: the same", "bold")]
-    out += context_lines(diffs, width, verbose)
+    # The answer first (the records and the scaling shapes), then what differs between the runs
+    # that could explain it.
     out += records_lines(res, paint, width, verbose)
     if res["scaling"]:
         out += ["", paint("Scaling shape (each side over its own one-worker time)", "bold")]
@@ -322,6 +339,7 @@ def terminal(res: dict, paint: Paint, width: int = 100, verbose: bool = False) -
                                                                                                         ("yellow",))
             out += [paint(x, *style) for x in hanging(f"  {g['verdict']:<13} ", f"{shape_title(g)}: {shape_points(g)}",
                                                       width, indent=16)]
+    out += context_section(res, paint, width, verbose)
     for side_name, key in (("BASE", "only_base"), ("NEW", "only_new")):
         if res[key]:
             out += ["", paint(f"Only in {side_name}: {len(res[key])} record(s)", "bold")]
@@ -333,4 +351,4 @@ def terminal(res: dict, paint: Paint, width: int = 100, verbose: bool = False) -
     return "\n".join(out) + "\n"
 
 
-__all__ = ["Paint", "context_lines", "records_lines", "summary_lines", "terminal", "terminal_width"]
+__all__ = ["Paint", "context_lines", "context_section", "records_lines", "summary_lines", "terminal", "terminal_width"]

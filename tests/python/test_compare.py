@@ -238,7 +238,9 @@ def test_a_machine_slower_by_a_constant_factor_scales_the_same(tmp_path):
     assert diffs["cpu.model"] == {"key": "cpu.model", "base": "Fixture CPU", "new": "Slow CPU"}
     assert "host" in diffs
     text = run_compare(base, new).stdout
-    assert text.index("Context") < text.index("Records") and "Fixture CPU  ->  Slow CPU" in text
+    # The answer first: the records come before the context, which names the CPUs in words.
+    assert text.index("Records") < text.index("Context") and "CPU: Fixture CPU (BASE) vs Slow CPU (NEW)" in text
+    assert "Fixture CPU  ->  Slow CPU" in run_compare(base, new, "--verbose").stdout  # the raw keys, verbose only
     assert "same scaling  s pi pool strong" in text
 
 

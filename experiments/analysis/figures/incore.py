@@ -19,16 +19,20 @@ def incore_html(doc: dict) -> str:
     incore = (doc.get("context", {}).get("ceilings") or {}).get("incore")
     if not isinstance(incore, dict) or not incore:
         return ""
+    # A bound is read for every loop parlab has, whatever the run measured: one of a kernel the run
+    # has no record of (a matmul bound in a run of pi alone) explains nothing on the page.
+    measured = {(r.get("kernel"), processor_of(r) == "gpu") for r in ok_records(doc)}
+    shown = {name: b for name, b in incore.items() if isinstance(b, dict) and incore_kernel(name) in measured}
+    if not shown:
+        return ""
     parts = ["<h2>In-core bounds</h2><p>What the compiled loop of a kernel can do on these cores, beside the roof "
              "of one resource (docs/ceilings.md, In-core bound).</p><ul>"]
-    for name, b in sorted(incore.items()):
-        if not isinstance(b, dict):
-            continue
+    for name, b in sorted(shown.items()):
         if "value" not in b:
             parts.append(f"<li><b>{e(name)}</b>: unavailable: {e(b.get('unavailable', '?'))}</li>")
             continue
         loop = b.get("loop") or {}
-        gpu = name == "pi_gpu"
+        gpu = incore_kernel(name)[1]
         unit = b.get("unit", "samples/s")
         where = "the whole GPU" if gpu else "per core"
         text = (f"<b>{e(name)}</b>: {e(fmt_rate(b['value'], unit))} {where}; "
@@ -55,7 +59,7 @@ def incore_html(doc: dict) -> str:
         if "share" in chains:
             text += (f" Latency: the loop keeps {n(chains.get('chains'))} dependency chains in flight, and the same mix"
                      f" with that many reached {n(chains['share'], '.2f')} of the ports' rate on this core.")
-        kernel = "matmul" if name == "matmul" else "pi"
+        kernel = incore_kernel(name)[0]
         recs = [r for r in ok_records(doc) if r.get("kernel") == kernel and (processor_of(r) == "gpu") == gpu
                 and isinstance((r.get("limit") or {}).get("incore"), dict)]
         if recs:
@@ -74,6 +78,13 @@ def incore_html(doc: dict) -> str:
                      + "</li>")
     parts.append("</ul>")
     return "".join(parts)
+
+
+def incore_kernel(name: str) -> tuple:
+    """(kernel, on the GPU) of an in-core bound's name in context.ceilings.incore: "pi" (CPU),
+    "matmul" (CPU), "pi_gpu" (the GPU's pi)."""
+    gpu = name.endswith("_gpu")
+    return (name[: -len("_gpu")] if gpu else name), gpu
 
 
 def incore_finding(recs: list) -> list:

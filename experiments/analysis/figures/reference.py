@@ -203,11 +203,36 @@ def _cell_html(c: dict) -> str:
             + e(c["at"]) + "</td>")
 
 
+def nothing_to_compare(section: dict) -> str:
+    """Why the section has nothing to compare, in one sentence, or "" where some row has a
+    reference's record beside this run's: no reference run found or readable, no valid
+    measurement with a rate in this run, or no reference run that measured any of this run's
+    (study, kernel, processor), as an ad-hoc run's study is in no reference run. The notes
+    (a reference run missing, another suite) are part of the sentence."""
+    notes = [n.rstrip(".") for n in section["notes"]]
+    if not section["refs"]:
+        why = "no reference run could be read"
+        return "; ".join(notes or [why]) + "."
+    names = ", ".join(r["shown"] for r in section["refs"])
+    if not section["rows"]:
+        why = f"this run has no valid measurement with a rate to set beside {names}"
+    elif not any(not c["missing"] for row in section["rows"] for c in row["refs"].values()):
+        mine = sorted({f"{row['study'] or 'no study'}: {row['kernel']} ({row['processor']})" for row in section["rows"]})
+        why = f"no reference run ({names}) measured any of this run's kernels ({', '.join(mine)})"
+    else:
+        return ""
+    return "; ".join([why] + notes) + "."
+
+
 def reference_html(section: dict | None) -> str:
     """The report's section: a table of the rows, the references named and described, the notes."""
     if section is None:
         return ""
     e = html_text
+    nothing = nothing_to_compare(section)
+    if nothing:
+        # A heading over an empty table tells a reader nothing; one line says why there is none.
+        return f"<p id='reference' class='muted'>Reference runs: nothing to compare: {e(nothing)}</p>"
     parts = ["<h2 id='reference'>This machine against the reference runs</h2>",
              "<p>Each kernel's fastest backend (at its best thread count, at the largest size) as a fraction of "
              "the roof that binds it on its own machine (docs/ceilings.md): a fraction compares machines, "
@@ -226,8 +251,6 @@ def reference_html(section: dict | None) -> str:
                          f"<td class='l'>{e(row['processor'])}</td>{_cell_html(row['this'])}"
                          + "".join(_cell_html(row["refs"][r["name"]]) for r in section["refs"]) + "</tr>")
         parts.append("</table>")
-    elif section["refs"]:
-        parts.append("<p>No valid measurement with a rate in this run to compare.</p>")
     if any(c.get("above") for row in section["rows"] for c in [row["this"], *row["refs"].values()]):
         parts.append("<p>A fraction above 1: a record of this parlab says why in its limit (arrays partly in the "
                      "cache, or an excess within the roof's own spread; the records table shows it); otherwise "

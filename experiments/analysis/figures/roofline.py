@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from .bars import band, caption_note, errors, legend_notes, unstable
-from .labels import fmt_rate, plain_ticks, unit_scale
+from .labels import fmt_rate, plain_ticks, three_digits, unit_scale
 from .load import family_of, ok_records, processor_of, ranks_of
 from ..share_interval import interval_text, share_interval
 from ..writer import Plotter
@@ -118,8 +118,43 @@ def roof_text(roof: dict) -> str:
 
 
 def roof_label(name: str, roof: dict) -> str:
-    """"cpu_bw_triad_all 20.1 GB/s (measured, 2 threads)": a roof's line label."""
-    return f"{name} {roof_text(roof)}"
+    """"cpu_bw_triad_all 20.1 GB/s (measured, 2 threads)": a roof's line label; "cpu_bw_triad_all
+    103 GB/s (start 61.7, end 103; measured, 16 threads)" where the run measured it at its start
+    and again at its end (roof["start"] and roof["end"], graded_roofs)."""
+    text = roof_text(roof)
+    if isinstance(roof.get("start"), (int, float)) and isinstance(roof.get("end"), (int, float)):
+        # Both in the value's own prefix: "103 GB/s (start 61.7, end 103; ...)".
+        scale = next((s for s in (1e15, 1e12, 1e9, 1e6, 1e3) if abs(roof["value"]) >= s * 0.9995), 1.0)
+        both = f"start {three_digits(roof['start'] / scale)}, end {three_digits(roof['end'] / scale)}"
+        value, _, how = text.partition(" (")
+        text = f"{value} ({both}; {how}"
+    return f"{name} {text}"
+
+
+def graded_roofs(doc: dict) -> dict:
+    """The run's roofs as its records are graded against them, {name: roof}: each roof of
+    context.ceilings with `value` the one the records' limits hold (limit.value of the records
+    bound by that roof alone, without a `basis` that scales it), so that a roof drawn or named in a
+    legend is the roof the shares are of; and where the run measured the roof again at its end
+    (context.ceilings_end), `start` and `end`. A roof no record is graded against keeps its
+    start value."""
+    roofs = {n: dict(r) for n, r in ceilings_of(doc).items() if isinstance(r, dict)}
+    end = (doc.get("context", {}).get("ceilings_end") or {}) if isinstance(doc.get("context"), dict) else {}
+    end_roofs = end.get("roofs") if isinstance(end, dict) and isinstance(end.get("roofs"), dict) else {}
+    held = defaultdict(list)
+    for r in ok_records(doc):
+        lim = r.get("limit")
+        if (isinstance(lim, dict) and lim.get("roof") in roofs and not lim.get("basis")
+                and isinstance(lim.get("value"), (int, float)) and lim["value"] > 0):
+            held[lim["roof"]].append(lim["value"])
+    for name, roof in roofs.items():
+        e = end_roofs.get(name)
+        if isinstance(e, dict) and isinstance(e.get("value"), (int, float)) and isinstance(roof.get("value"), (int, float)):
+            roof["start"], roof["end"] = roof["value"], e["value"]
+        if held.get(name):
+            values = held[name]
+            roof["value"] = max(set(values), key=lambda v: (values.count(v), v))  # the most common, then the highest
+    return roofs
 
 
 def device_of(r: dict) -> str:
@@ -171,11 +206,11 @@ def roofline_points(doc: dict) -> dict:
     return dict(out)
 
 
-def _draw_roofs(ax, roofs: dict, xlim: tuple, scale: float) -> None:
+def _draw_roofs(ax, roofs: dict, xlim: tuple, scale: float) -> list:
     """Bandwidth roofs as slanted lines (rate = bandwidth x intensity), flop roofs as flat lines,
-    each labelled; a slanted line stops where it meets the highest flop roof, which bounds it
+    each in the legend; a slanted line stops where it meets the highest flop roof, which bounds it
     there, and a flat one starts where it meets the highest bandwidth roof. Rates are drawn
-    divided by scale (the axis's unit)."""
+    divided by scale (the axis's unit). Returns the flat roofs [(name, y)] for label_flat_roofs."""
     bw = sorted(((n, r) for n, r in roofs.items() if r.get("unit") == BANDWIDTH_UNIT), key=lambda x: (-x[1]["value"], x[0]))
     fl = sorted(((n, r) for n, r in roofs.items() if r.get("unit") == "flops/s"), key=lambda x: (-x[1]["value"], x[0]))
     top_flops = fl[0][1]["value"] if fl else None
@@ -186,14 +221,41 @@ def _draw_roofs(ax, roofs: dict, xlim: tuple, scale: float) -> None:
         style = "-" if r.get("method") == "measured" else "--"
         ax.plot([lo, right], [r["value"] * lo / scale, r["value"] * right / scale], style, color=f"C{i % 10}",
                 linewidth=1.2, alpha=0.8, label=roof_label(name, r))
+    flat = []
     for j, (name, r) in enumerate(fl):
         left = max(lo, r["value"] / top_bw) if top_bw else lo
         style = "-" if r.get("method") == "measured" else "--"
         ax.plot([left, hi], [r["value"] / scale, r["value"] / scale], style, color="k",
                 linewidth=1.6 - 0.3 * min(j, 3), alpha=0.9 - 0.15 * min(j, 3), label=roof_label(name, r))
-        # Its name on the line too, at the right end, where no slanted roof crosses it.
-        ax.annotate(name, (hi, r["value"] / scale), xytext=(-3, 2), textcoords="offset points", ha="right",
-                    va="bottom", fontsize=6.5)
+        flat.append((name, r["value"] / scale))
+    return flat
+
+
+# Roof names on the flat lines are ROOF_FONT points high; two closer than ROOF_GAP points are
+# stacked, the lower one below the one above it (text about 1.2 times its size high, and a margin).
+ROOF_FONT = 6.5
+ROOF_GAP = 1.45 * ROOF_FONT
+
+
+def label_flat_roofs(ax, flat: list, hi: float) -> list:
+    """Each flat roof's name on its line, at the right end where no slanted roof crosses it, just
+    above the line; where roofs lie within a few percent of each other (cpu_fma_f64_1 and
+    cpu_fma_f64_all on a machine whose one core reaches nearly all of the FMA rate) their names
+    are stacked downwards, never printed over each other. Call once the axes' limits are final;
+    returns the annotations."""
+    fig = ax.figure
+    ax.set_ylim(ax.get_ylim())  # final: the positions are measured against it
+    to_pt = 72.0 / fig.dpi
+    placed, out = None, []
+    for name, y in sorted(flat, key=lambda f: -f[1]):
+        at = ax.transData.transform((hi, y))[1] * to_pt  # the line, in points from the figure's bottom
+        bottom = at + 2
+        if placed is not None and bottom > placed - ROOF_GAP:
+            bottom = placed - ROOF_GAP
+        placed = bottom
+        out.append(ax.annotate(name, (hi, y), xytext=(-3, bottom - at), textcoords="offset points", ha="right",
+                               va="bottom", fontsize=ROOF_FONT))
+    return out
 
 
 def roofline_figures(p: Plotter, doc: dict) -> None:
@@ -204,7 +266,7 @@ def roofline_figures(p: Plotter, doc: dict) -> None:
     bytes (pi, bound by integer multiplies) has no place on it; the right panel therefore gives
     every point as its share of its own roof, whatever the roof's unit (pi against the
     integer-multiply roof), so every (kernel, backend) is shown once against its limit."""
-    roofs = ceilings_of(doc)
+    roofs = graded_roofs(doc)  # the values the records' shares are of, in the lines and the legend
     points = roofline_points(doc)
     for device in ("cpu", "gpu"):
         pts = points.get(device, [])
@@ -224,7 +286,7 @@ def roofline_figures(p: Plotter, doc: dict) -> None:
         if bws and fls:
             hi = max(hi, 4 * max(fls) / max(bws))
         scale, unit = unit_scale([q["flops_per_s"] for q in placed] + fls, "flop/s")
-        _draw_roofs(ax1, dev_roofs, (lo, hi), scale)
+        flat = _draw_roofs(ax1, dev_roofs, (lo, hi), scale)
         # One marker and colour per backend (a legend of its own), one label per kernel, at its
         # fastest point: every point's number is on the right, so the left stays legible however
         # many backends a run has.
@@ -259,6 +321,9 @@ def roofline_figures(p: Plotter, doc: dict) -> None:
                 ax1.legend([handles[b] for b in backends], backends, fontsize=6.5, loc="upper left", title="backend",
                            title_fontsize=7)
         order = _share_panel(ax2, pts)
+        # The layout first (save lays it out the same way again): the names' spacing is in points.
+        fig.tight_layout()
+        label_flat_roofs(ax1, flat, hi)
         left_out = [q for q in pts if q not in placed]
         caption = (f"{device.upper()} roofline: each (kernel, backend) at its largest size and its fastest thread "
                    f"count; roofs from context.ceilings" +
