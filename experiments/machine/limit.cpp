@@ -332,17 +332,15 @@ SlowCpus slow_cpus(const json& incore, int cores) {
   return {ratio(incore.value("clocks_hz", json::array())), false, {}};
 }
 
-// Why a record at `share` (< kIncoreExplained) of its in-core bound fell short, from what its own
-// figures and the ceilings measured: its repetitions disagree, one call is too short, more threads
-// than cores, operands from L2 (matmul's tile probe), latency (the chains probe), unequal CPUs
-// under floating threads (slow_cpus), CPUs that slow each other when busy together (the all-CPU
-// probe), or latency with one of the last two; else that no cause was measured. Each "could" cause
-// is named where the record reaches kIncoreExplained of the bound lowered by it: it would account
-// for the shortfall.
+// Why a record at `share` (< kIncoreExplained) of its in-core bound fell short, the first cause
+// whose evidence holds: one call too short, more threads than cores, what its own workers measured
+// (worker_shortfall: disturbance, the GIL, load balance, communication), operands from L2 (matmul's
+// tile probe), latency (the chains probe), unequal CPUs under floating threads (slow_cpus), or
+// latency with the last; then the computation itself (computation_shortfall), then noise (its
+// repetitions disagree, with what it measured of the machine); else that no cause was measured.
+// Each "could" cause is named where the record reaches kIncoreExplained of the bound lowered by
+// it: it would account for the shortfall. A probe is quoted only at the CPU count the record used.
 std::string incore_shortfall(const json& r, const json& incore, int threads, int cores, double share) {
-  if (r.contains("unstable") && r["unstable"].is_string()) {
-    return "its repetitions disagree (" + r["unstable"].get<std::string>() + "): the machine was not quiet";
-  }
   if (const double t = r.value("time_s", json::object()).value("median", 0.0); t > 0 && t < 1e-3) {
     return "one call takes " + fixed(t * 1e6, 0) + " us: start-up and the reduction weigh on it";
   }
@@ -357,12 +355,6 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
   const std::optional<SlowCpus> ran_on = ran_on_cpus(r, incore, cores);
   const SlowCpus slow = ran_on ? *ran_on : on_all ? SlowCpus{} : slow_cpus(incore, cores);
   const double slow_share = slow.share;
-  // Fewer threads than CPUs, whose bound is the clocks each CPU reached alone: the all-CPU probe
-  // says how much CPUs busy together slow each other (SMT siblings share a core's ports; clocks drop
-  // as cores wake), at most, since it had every CPU busy.
-  const double busy_share = all.contains("share") && threads < all.value("cpus", 0) && all["share"].get<double>() < 1
-                                ? all["share"].get<double>()
-                                : 1.0;
   // The chains probe (incore.hpp): the round mix with only the loop's chains in flight.
   const json chains = incore.value("chains", json::object());
   const double chain_share = chains.value("share", 1.0) > 0 && chains.value("share", 1.0) < kChainsFill
@@ -383,10 +375,6 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
                   : "its threads are not pinned, and the CPUs' clocks differ: on the " + std::to_string(cores) +
                         " slowest the bound is " + fixed(slow_share, 3) + " of this, and the record " +
                         fixed(share / slow_share, 2) + " of that";
-  const std::string busy_cause = "CPUs busy together slow each other: with all " +
-                                 std::to_string(all.value("cpus", 0)) + " busy at once each reached " +
-                                 fixed(busy_share, 2) + " of its rate alone, and the record reads " +
-                                 fixed(share / busy_share, 2) + " of the bound lowered by that";
   // matmul's tile probe (incore.hpp): the same loop over one output tile, B's k-block slab from L2.
   const double tile_share = incore.value("tile", json::object()).value("share", 1.0) > 0
                                 ? std::min(1.0, incore.value("tile", json::object()).value("share", 1.0))
@@ -401,11 +389,18 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
   if (explains(tile_share)) return tile_cause;
   if (explains(chain_share)) return chains_cause;
   if (explains(slow_share)) return clocks_cause;
-  if (explains(busy_share)) return busy_cause;
   if (chain_share < 1 && explains(chain_share * slow_share)) return chains_cause + "; and " + clocks_cause;
-  if (chain_share < 1 && explains(chain_share * busy_share)) return chains_cause + "; and " + busy_cause;
+  // The all-CPU probe is not quoted for fewer threads than it ran: with every CPU busy it says
+  // nothing of how 2 of 16 slow each other, and a record at the probe's count is held against it.
   // Every worker factor held, and no probe explains it: the loss is in each CPU-second's work.
   if (std::string computation = computation_shortfall(r, share); !computation.empty()) return computation;
+  // Noise last: repetitions that disagree, with what the record measured of the machine meanwhile.
+  if (r.contains("unstable") && r["unstable"].is_string()) {
+    const std::string figures = disturbance_text(r);
+    return "its repetitions disagree (" + r["unstable"].get<std::string>() + ")" +
+           (figures.empty() ? std::string(": noise; the record did not measure the machine's other work")
+                            : ": noise, though by its own figures the machine was quiet (" + figures + ")");
+  }
   std::string factors;  // the worker factors, all at least kFactorExplains where measured
   if (const json w = r.value("workers", json::object()); w.is_object() && w.value("accounting", "") == "on") {
     const json pop = w.value("pop", json::object());

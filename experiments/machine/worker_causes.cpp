@@ -89,16 +89,28 @@ std::string communication_cause(double ce) {
          "serial part of a run";
 }
 
-std::string disturbance_cause(const json& d, double share) {
-  std::string text = "disturbed: its workers were runnable but not running " + fixed(share * 100, 0) +
-                     "% of their busy time";
+// "other processes used 1.90 CPUs' worth of time while it ran; its workers were runnable but not
+// running 9.8% of their busy time": the record's own two disturbance figures, whichever it has.
+std::string disturbance_figures(const json& d) {
+  std::string text;
   if (const double others = number(d, "others", -1); others >= 0) {
-    text += " (other processes used " + fixed(others, 2) + " CPUs meanwhile";
-    double steal = 0;
-    for (double s : numbers(d.value("steal", json()))) steal = std::max(steal, s);
-    text += steal >= 0.01 ? ", and up to " + fixed(steal * 100, 0) + "% of a CPU was stolen)" : ")";
+    text = "other processes used " + fixed(others, 2) + " CPUs' worth of time while it ran";
   }
+  const double runnable = number(d, "runnable_share", 0);
+  text += (text.empty() ? "" : "; ") + std::string("its workers were runnable but not running ") +
+          fixed(runnable * 100, 1) + "% of their busy time";
+  double steal = 0;
+  for (double s : numbers(d.value("steal", json()))) steal = std::max(steal, s);
+  if (steal >= 0.01) text += "; up to " + fixed(steal * 100, 0) + "% of a CPU's time was stolen by the hypervisor";
   return text;
+}
+
+// The GIL's wait, where a Python backend measured it (metrics.gil_wait_share: the share of its
+// threads' wall time not on a CPU while they held or sought the GIL), apart from the kernel's
+// run-queue delay above.
+double gil_wait(const json& r) {
+  const json m = r.value("metrics", json::object());
+  return m.is_object() ? std::clamp(number(m, "gil_wait_share", 0), 0.0, 1.0) : 0.0;
 }
 
 }  // namespace
@@ -147,6 +159,21 @@ std::vector<int> worker_cpus(const json& r) {
   return {all.begin(), all.end()};
 }
 
+bool disturbed(const json& r) {
+  if (!r.is_object() || !r.contains("workers") || !r["workers"].is_object()) return false;
+  const json& w = r["workers"];
+  if (w.value("accounting", "") != "on") return false;
+  const json d = w.value("disturbance", json::object());
+  return number(d, "others", 0) >= kOthersDisturb || number(d, "runnable_share", 0) >= kRunnableDisturb;
+}
+
+std::string disturbance_text(const json& r) {
+  if (!r.is_object() || !r.contains("workers") || !r["workers"].is_object()) return {};
+  const json& w = r["workers"];
+  if (w.value("accounting", "") != "on") return {};
+  return disturbance_figures(w.value("disturbance", json::object()));
+}
+
 std::string worker_shortfall(const json& r) {
   if (!r.is_object() || !r.contains("workers") || !r["workers"].is_object()) return {};
   const json& w = r["workers"];
@@ -154,25 +181,19 @@ std::string worker_shortfall(const json& r) {
   const json pop = w.value("pop", json::object());
   const double lb = number(pop, "load_balance", 1), ce = number(pop, "communication", 1);
   const json d = w.value("disturbance", json::object());
-  const double runnable = number(d, "runnable_share", 0);
-  // Time a worker was runnable but not running lowers communication efficiency (useful time is
-  // CPU time, the run's is wall time) though it is disturbance: the two are told apart by taking
-  // it out of communication efficiency before the factors are ranked, so a busy neighbour is not
-  // called the fork-join's cost.
-  // The critical worker (the longest busy) is the one whose waiting the run waited for.
-  const double disturbed = 1 - std::clamp(runnable, 0.0, 1.0);
-  double critical = disturbed;
-  const std::vector<double> busy = numbers(w.value("busy_s", json())), cpu = numbers(w.value("cpu_s", json()));
-  if (!busy.empty() && busy.size() == cpu.size()) {
-    const auto top = static_cast<std::size_t>(std::max_element(busy.begin(), busy.end()) - busy.begin());
-    if (busy[top] > 0) critical = std::clamp(cpu[top] / busy[top], 0.0, 1.0);
+  // The evidence in a fixed order, the first that holds named with its figure: the record's own
+  // disturbance figures (whatever the factors say, since other work on its CPUs lowers any of
+  // them), the GIL's wait, then the factors. Oversubscription comes before all of them, where the
+  // record is held against its bound (record_limit).
+  if (disturbed(r)) return "disturbed: " + disturbance_figures(d);
+  if (const double gil = gil_wait(r); gil >= kRunnableDisturb) {
+    return "the GIL: its threads waited for it " + fixed(gil * 100, 0) + "% of their time (apart from " +
+           fixed(number(d, "runnable_share", 0) * 100, 1) + "% runnable but not running)";
   }
-  const double ce_net = critical > 0 ? std::min(1.0, ce / critical) : 1.0;
-  const double smallest = std::min({lb, ce_net, disturbed});
-  if (smallest >= kFactorExplains) return {};
-  if (disturbed == smallest) return disturbance_cause(d, runnable);
-  if (lb == smallest) return load_balance_cause(w, lb);
-  return communication_cause(ce);
+  if (lb < kFactorExplains && lb <= ce) return load_balance_cause(w, lb);
+  if (ce < kFactorExplains) return communication_cause(ce);
+  if (lb < kFactorExplains) return load_balance_cause(w, lb);
+  return {};
 }
 
 }  // namespace parlab

@@ -15,11 +15,26 @@ namespace parlab {
 // measured" among them.
 inline constexpr double kFactorExplains = 0.9;
 
-// The measured cause of a record's shortfall, naming the smallest factor below kFactorExplains
-// with its figure and where it came from (e.g. "load balance 0.52: worker 7 computed 1.9x the
-// mean, on CPU 7; it did 1.9x the mean work"); empty where the record has no
-// accounted workers or every factor reaches kFactorExplains. Untrusted input: wrong types read as
-// absent.
+// A record's own measurement says the machine was not quiet where other processes used at least
+// half a CPU's worth of time over its window, or its workers were runnable but not running at
+// least 5% of their busy time (the kernel's run-queue delay).
+inline constexpr double kOthersDisturb = 0.5;
+inline constexpr double kRunnableDisturb = 0.05;
+
+// Whether the record's accounted workers measured a disturbance by those two figures.
+bool disturbed(const nlohmann::json& record);
+
+// The record's own disturbance figures in words ("other processes used 1.90 CPUs' worth of time
+// while it ran; its workers were runnable but not running 9.8% of their busy time"); empty
+// without accounted workers.
+std::string disturbance_text(const nlohmann::json& record);
+
+// The measured cause of a record's shortfall, the first whose evidence holds, with its figure:
+// disturbance (disturbed()), for a Python backend the GIL's wait (metrics.gil_wait_share, at
+// least 5%), load balance and communication efficiency below kFactorExplains (the smaller first;
+// e.g. "load balance 0.52: worker 7 computed 1.9x the mean, on CPU 7; it did 1.9x the mean
+// work"); empty where the record has no accounted workers or none holds. Untrusted input: wrong
+// types read as absent.
 std::string worker_shortfall(const nlohmann::json& record);
 
 // Where every worker factor reaches kFactorExplains but the record is still below its in-core
