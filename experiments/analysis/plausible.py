@@ -6,8 +6,10 @@ backend's 1-worker record) and the run's context:
 * `?` a speedup above the logical CPUs the record used (more than 1.1x its workers, so rounding
   and a noisy baseline alone do not trip it): superlinear, from a slowed baseline, or from arrays
   that fit the caches of many cores and not of one. A 1-worker record over 1.2x serial is one too.
-* `~` more workers than the CPUs free when the run started (its logical CPUs less the 1-minute
-  load average, rounded): the record shared its CPUs with other work, whatever its spread says.
+* `~` the record shared its CPUs, by its own measurement over its timed repetitions (its `machine`
+  block, made by the runner: more workers than CPUs, other processes' time that did not fit beside
+  its workers, or its accounted workers runnable but not running 5% of their time), whatever its
+  spread says. A record made before it measured this gets no `~`, and the footer says so.
 * `^` above its roof: the whole interval of its share over 1 (share_interval.py), where the run
   measured the roof again at its end; its limit's above_roof says by how much. A record of a run
   without that interval is not marked (its limit says so, as it always did).
@@ -21,31 +23,38 @@ ONE_WORKER = 1.2   # a 1-worker record over this many times serial is marked
 RULES = {
     "?": "implausible: a speedup above the CPUs used (over {sl:.1f}x the workers, or a 1-worker record over "
          "{ow:.1f}x serial); measure again, or read it as cache effects".format(sl=SUPERLINEAR, ow=ONE_WORKER),
-    "~": "more workers than CPUs free at the start (logical CPUs less the load average): the record shared its CPUs",
+    "~": "the record shared its CPUs, by its own measurement over its repetitions (its workers beside other "
+         "processes' time, or more workers than CPUs): see each record's reason in report.html",
     "^": "above its roof: the whole interval of its share (its quartiles against the lowest and highest roof "
          "measured in the run) over 1",
 }
 
 
-def free_cpus(doc: dict) -> int | None:
-    """The CPUs free when the run started, or None where its context does not say."""
-    ctx = doc.get("context") if isinstance(doc.get("context"), dict) else {}
-    cpu = ctx.get("cpu") if isinstance(ctx.get("cpu"), dict) else {}
-    cpus, load = cpu.get("logical_cpus"), ctx.get("load_average_1min")
-    if not isinstance(cpus, int) or not isinstance(load, (int, float)):
-        return None
-    return max(0, int(cpus - load + 0.5))
+# The footer's line where some record could not be judged for `~`.
+NOT_MEASURED = "no `~` judged for {n} record(s) made before parlab measured other processes' time per record"
 
 
-def marks(row: dict, free: int | None) -> str:
+def shared(row: dict) -> str | None:
+    """Why the record shared its CPUs, as its runner measured it (`machine.shared`), else None."""
+    m = row.get("record", {}).get("machine")
+    return m.get("shared") if isinstance(m, dict) and isinstance(m.get("shared"), str) else None
+
+
+def measured_machine(row: dict) -> bool:
+    """Whether the record measured the machine's other work over its repetitions."""
+    return isinstance(row.get("record", {}).get("machine"), dict)
+
+
+def marks(row: dict) -> str:
     """The plausibility marks of one table row (table._row plus its speedup)."""
     out = ""
     workers = (row.get("threads") or 1) * (row.get("ranks") or 1)
     speedup = row.get("speedup")
-    if speedup is not None and row.get("backend") != "serial":
+    # A GPU's speedup over a CPU record says nothing about CPUs used: `?` is the CPU's rule.
+    if speedup is not None and row.get("backend") != "serial" and row.get("kind") != "gpu":
         if speedup > (ONE_WORKER if workers == 1 else SUPERLINEAR * workers):
             out += "?"
-    if free is not None and row.get("rate") is not None and workers > free and row.get("kind") != "gpu":
+    if row.get("rate") is not None and shared(row):
         out += "~"
     if row.get("above"):
         out += "^"
@@ -61,5 +70,5 @@ def implausible(doc: dict, rows: list) -> list[dict]:
             out.append({"what": f"{x['backend']} {x['kernel']} t={x['threads']}" +
                                 (f" ranks={x['ranks']}" if x.get("ranks") else "") +
                                 (f" speedup {x['speedup']:.2f}x" if x.get("speedup") is not None else ""),
-                        "marks": m, "why": "; ".join(RULES[c] for c in m)})
+                        "marks": m, "why": "; ".join(shared(x) if c == "~" else RULES[c] for c in m)})
     return out

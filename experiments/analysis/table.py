@@ -16,7 +16,7 @@ from .figures.load import processor_of, ranks_of, rate_of
 from .figures.roofline import roof_share
 from .share_interval import reads_above, share_cell, share_interval
 from .spread import UNSTABLE_CV, rate_band
-from .plausible import RULES, free_cpus, marks
+from .plausible import NOT_MEASURED, RULES, marks, measured_machine
 from .terminal import hanging, terminal_width
 from .untrusted import markdown_cell, one_line, plain_strings
 
@@ -73,7 +73,6 @@ def groups(doc: dict) -> list:
             row = _row(r)
             by[(row["study"], row["kernel"], row["size"], row["precision"])].append(row)
     out = []
-    free = free_cpus(doc)
     for (study, kernel, size, precision), rows in by.items():
         ok = [x for x in rows if x["rate"] is not None and x["valid"]]
         for x in ok:
@@ -82,7 +81,7 @@ def groups(doc: dict) -> list:
         if len(ok) > 1:
             max(ok, key=lambda x: x["rate"])["fastest"] = True
         for x in rows:
-            x["plausible"] = marks(x, free)
+            x["plausible"] = marks(x)
         size_text = fmt_size(size) if isinstance(size, int) else str(size)
         out.append((f"{kernel}  n={size_text}  {precision}" + (f"  ({study})" if study else ""), rows))
     return out
@@ -133,7 +132,9 @@ def render_table(doc: dict, width: int) -> str:
     lines = []
     unstable = intervals = False
     seen_marks, no_roof = set(), set()
+    unmeasured = 0
     for title, rows in groups(doc):
+        unmeasured += sum(1 for x in rows if x["rate"] is not None and x["kind"] != "gpu" and not measured_machine(x))
         cells = [_cells(x) for x in rows]
         unstable = unstable or any(x["unstable"] for x in rows)
         intervals = intervals or any(x["share_low"] is not None for x in rows)
@@ -164,6 +165,8 @@ def render_table(doc: dict, width: int) -> str:
         # The footer lines wrap, as every other line does: nothing of a rule is cut.
         for m in sorted(seen_marks):
             lines += hanging(f"{m} ", RULES[m], width)
+        if unmeasured:
+            lines += hanging("  ", NOT_MEASURED.format(n=unmeasured), width)
         if "cache" in no_roof:
             lines += hanging("cache ", "no roof: the arrays fit the last-level cache, whose bandwidth no probe "
                                        "measures", width)

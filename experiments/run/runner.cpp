@@ -30,6 +30,7 @@
 #include "experiments/run/interpreter_child.hpp"
 #include "experiments/run/rank_sweep.hpp"
 #include "experiments/run/worker_accounting.hpp"
+#include "core/ceilings_cpu.hpp"
 #include "core/error.hpp"
 #include "core/spread.hpp"
 #include "experiments/io/files.hpp"
@@ -540,17 +541,17 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       accounting = decide_accounting(ledger->view(), s.warmup, warm_run_s, accounted_chunk_cost_s());
       ledger->reset();
       ledger->set_on(accounting.on);
-      window.before = CpuTicks::read();
-      window.process_cpu_before = process_cpu_s();
     }
+    // What else ran on the machine over the timed repetitions, for every record (two reads of
+    // /proc/stat): whether it shared its CPUs is its own measurement, not the load at the start.
+    window.before = CpuTicks::read();
+    window.process_cpu_before = process_cpu_s();
     const auto window_start = Clock::now();
     const std::optional<RepTimes> times = time_repetitions(*w, s.reps, *inner, accounting.on ? ledger : nullptr);
-    if (ledger != nullptr) {
-      window.after = CpuTicks::read();
-      window.process_cpu_after = process_cpu_s();
-      window.wall_s = std::chrono::duration<double>(Clock::now() - window_start).count();
-      ledger->set_on(false);  // the energy's extra runs and validation are not the record's repetitions
-    }
+    window.after = CpuTicks::read();
+    window.process_cpu_after = process_cpu_s();
+    window.wall_s = std::chrono::duration<double>(Clock::now() - window_start).count();
+    if (ledger != nullptr) ledger->set_on(false);  // the energy's extra runs and validation are not the record's repetitions
     if (!times) return json();
     // Energy (docs/ceilings.md): more runs, after the timed ones, until the counter has advanced
     // enough; not for external peers and MPI jobs, whose runs are processes of their own.
@@ -572,6 +573,20 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
         accounting.overhead = accounting_overhead(view, runs, r["time_s"].value("median", 0.0), accounted_chunk_cost_s());
       }
       r["workers"] = workers_json(view, accounting, runs, window, accounting.on ? traced_repetition(s.reps) : -1);
+    }
+    if (entry->kind == BackendKind::cpu || ledger != nullptr) {
+      const json wk = r.value("workers", json::object());
+      const double runnable = wk.value("accounting", "") == "on" ? wk["disturbance"].value("runnable_share", 0.0) : 0.0;
+      // The workers on this host, whose CPUs /proc/stat read: an MPI job's on host 0 only.
+      int here = s.threads;
+      double peers = 0;
+      if (ledger != nullptr) {
+        const LedgerView view = ledger->view();
+        peers = view.peers_cpu_s;
+        here = view.hosts.empty() ? view.workers
+                                  : static_cast<int>(std::count(view.hosts.begin(), view.hosts.end(), 0));
+      }
+      r["machine"] = machine_json(window, peers, here, static_cast<int>(allowed_cpus().size()), runnable);
     }
   } catch (const UnavailableError& e) {
     r["status"] = "unavailable";

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <set>
 
 #include "experiments/io/numbers.hpp"
@@ -26,6 +27,40 @@ std::uint64_t busiest_chunks(const LedgerView& ledger) {
 }
 
 }  // namespace
+
+std::optional<double> others_cpus(const MachineWindow& w, double peers_cpu_s) {
+  if (w.after.cpus.empty() || !(w.wall_s > 0)) return std::nullopt;
+  double busy_ticks = 0;
+  for (const auto& a : w.after.cpus) {
+    const auto b = std::find_if(w.before.cpus.begin(), w.before.cpus.end(), [&](const auto& c) { return c.id == a.id; });
+    if (b == w.before.cpus.end() || a.total < b->total) continue;
+    busy_ticks += static_cast<double>(a.busy - b->busy);
+  }
+  const double ours = w.process_cpu_after - w.process_cpu_before + peers_cpu_s;
+  // Ticks are read at their grain: over a short window the difference can pass the CPUs there are.
+  return std::clamp((busy_ticks * CpuTicks::tick_s() - ours) / w.wall_s, 0.0, static_cast<double>(w.after.cpus.size()));
+}
+
+double others_grain(const MachineWindow& w) {
+  return w.wall_s > 0 ? static_cast<double>(w.after.cpus.size()) * CpuTicks::tick_s() / w.wall_s : 0.0;
+}
+
+json machine_json(const MachineWindow& w, double peers_cpu_s, int workers, int cpus, double runnable_share) {
+  json m = {{"window_s", w.wall_s}};
+  const std::optional<double> others = others_cpus(w, peers_cpu_s);
+  if (others) m["others"] = *others;
+  std::string why;
+  if (cpus > 0 && workers > cpus) {
+    why = std::to_string(workers) + " workers on " + std::to_string(cpus) + " CPUs";
+  } else if (others && cpus > 0 && workers + *others > cpus + std::max(kSharedSlack, others_grain(w))) {
+    why = "other processes used " + fixed(*others, 2) + " CPUs' worth of time beside its " + std::to_string(workers) +
+          (workers == 1 ? " worker" : " workers") + ", on " + std::to_string(cpus) + " CPUs";
+  } else if (runnable_share >= kSharedRunnable) {
+    why = "its workers were runnable but not running " + fixed(runnable_share * 100, 1) + "% of their busy time";
+  }
+  if (!why.empty()) m["shared"] = why;
+  return m;
+}
 
 double accounting_overhead(const LedgerView& ledger, double runs, double run_s, double chunk_cost_s) {
   if (!(runs > 0) || !(run_s > 0)) return 0;
@@ -159,10 +194,7 @@ json disturbance_json(const LedgerView& ledger, const std::vector<WorkerTotals>&
   d["cpus"] = cpus;
   d["steal"] = steal;
   d["busy"] = busy;
-  if (!w.after.cpus.empty() && w.wall_s > 0) {
-    const double ours = w.process_cpu_after - w.process_cpu_before + ledger.peers_cpu_s;
-    d["others"] = std::max(0.0, busy_ticks * CpuTicks::tick_s() - ours) / w.wall_s;
-  }
+  if (const std::optional<double> others = others_cpus(w, ledger.peers_cpu_s)) d["others"] = *others;
   return d;
 }
 

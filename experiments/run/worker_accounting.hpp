@@ -3,6 +3,7 @@
 // /proc/stat (experiments/machine/cpu_stat.hpp) saw over its timed repetitions.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,25 @@ struct MachineWindow {
   double process_cpu_before = 0, process_cpu_after = 0;
   double wall_s = 0;
 };
+
+// CPUs' worth of time other processes used over the window: every CPU's busy time less this
+// process's CPU time and `peers_cpu_s` (an MPI job's other ranks on this host); nullopt where
+// /proc/stat was not read.
+std::optional<double> others_cpus(const MachineWindow& w, double peers_cpu_s);
+
+// How finely others_cpus is known: one tick on every CPU over the window, in CPUs.
+double others_grain(const MachineWindow& w);
+
+// A record shared its CPUs where it ran more workers than CPUs, where other processes' time and
+// its workers did not fit the CPUs together (beyond this slack, the runner's own threads, or
+// others_grain where that is coarser), or where its accounted workers waited runnable this share of their time.
+inline constexpr double kSharedSlack = 0.25;
+inline constexpr double kSharedRunnable = 0.05;
+
+// The record's `machine` block (docs/records.md): the window of its timed repetitions, the
+// CPUs' worth of other processes' time over it, and `shared` (why it shared its CPUs) where it
+// did; `runnable_share` from its accounted workers (0 without).
+nlohmann::json machine_json(const MachineWindow& w, double peers_cpu_s, int workers, int cpus, double runnable_share);
 
 // The `workers` block: `runs` = repetitions x inner; `traced_rep` the repetition traced.
 nlohmann::json workers_json(const LedgerView& ledger, const AccountingDecision& decision, double runs,
