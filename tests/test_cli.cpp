@@ -2,8 +2,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include <ostream>
 
@@ -16,6 +19,10 @@
 #include "experiments/plan/suggest.hpp"
 #include "experiments/cli/cli.hpp"
 #include "experiments/machine/context.hpp"
+#include "experiments/io/child_process.hpp"
+#include "experiments/run/child_record.hpp"
+#include "experiments/run/rank_sweep.hpp"
+#include "core/error.hpp"
 #include "test_support.hpp"
 
 namespace parlab {
@@ -223,6 +230,175 @@ TEST(Args, ThreadLists) {
   for (const char* bad : {"0", "1,,2", "4..2", "x", "1..", "-1"}) {
     EXPECT_THROW(parse_thread_list(bad, "t", 8), UsageError) << bad;
   }
+}
+
+// A suite file takes its numbers through the flags' parser and limits: what -n, --rounds or
+// --reps refuse, the suite's "sizes", "rounds" and "reps" refuse too, naming the file and key.
+std::filesystem::path write_suite(const std::string& name, const nlohmann::json& suite) {
+  const auto path = std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << suite.dump();
+  return path;
+}
+
+nlohmann::json suite_with(const nlohmann::json& top, const nlohmann::json& experiment) {
+  nlohmann::json e = {{"kernel", "pi"}, {"backends", {"serial"}}, {"threads", "1"}, {"sizes", {4096}}};
+  if (experiment.is_object()) e.update(experiment);
+  nlohmann::json s = {{"name", "edges"}, {"reps", 1}, {"experiments", {e}}};
+  if (top.is_object()) s.update(top);
+  return s;
+}
+
+TEST(CliSuiteNumbers, RefusesWhatTheFlagsRefuseNamingFileAndKey) {
+  EXPECT_EQ(run({"run", "-k", "pi", "-b", "serial", "-n", "0e99999999999999999", "--dry-run"}).code, 2);
+  EXPECT_EQ(run({"run", "-k", "pi", "-b", "serial", "--rounds", "1000000", "--dry-run"}).code, 2);
+  const struct {
+    nlohmann::json top, experiment;
+    std::string key;
+  } cases[] = {
+      {{}, {{"sizes", {"0e99999999999999999"}}}, "sizes"},
+      {{}, {{"sizes", {0}}}, "sizes"},
+      {{{"seed", "0e99999999999999999"}, {"rounds", 1000000}}, {}, "rounds"},
+      {{{"rounds", 1001}}, {}, "rounds"},
+      {{{"reps", 100001}}, {}, "reps"},
+      {{}, {{"reps", 100001}}, "reps"},
+      {{}, {{"sizes", {"2^64"}}}, "sizes"},
+  };
+  for (const auto& c : cases) {
+    const auto path = write_suite("suite-numbers", suite_with(c.top, c.experiment));
+    const CliResult r = run({"run", path.string(), "--dry-run"});
+    std::filesystem::remove(path);
+    EXPECT_EQ(r.code, 2) << c.top.dump() << c.experiment.dump() << r.err;
+    EXPECT_NE(r.err.find("suite file '" + path.string() + "'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(c.key), std::string::npos) << r.err;
+  }
+  // The limits themselves are accepted, as by the flags.
+  const auto path = write_suite("suite-limits", suite_with({{"rounds", 2}, {"reps", 1}, {"seed", "0x10"}},
+                                                           {{"sizes", {"1e3", "2^12", 5000}}}));
+  const CliResult r = run({"run", path.string(), "--dry-run"});
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// What a launched job printed is checked field by field before it becomes a record.
+nlohmann::json good_record() {
+  return {{"kernel", "pi"}, {"backend", "mpi+serial"}, {"threads", 2}, {"size", 1000}, {"status", "ok"},
+          {"hits", 785}, {"reps_s", {0.1, 0.2}}, {"validation", {{"pass", true}, {"detail", "ok"}}},
+          {"time_s", {{"median", 0.15}, {"min", 0.1}, {"max", 0.2}, {"n", 2}, {"median_ci", {0.1, 0.2}}}},
+          {"workers", {{"accounting", "on"}, {"count", 2}, {"busy_s", {0.1, 0.1}}, {"ranks", {0, 0}},
+                       {"cpus", {{0}, {1}}}}}};
+}
+
+TEST(LaunchedRecord, AWellFormedRecordPasses) { EXPECT_EQ(record_field_fault(good_record()), ""); }
+
+TEST(LaunchedRecord, EachBadFieldIsNamed) {
+  const struct {
+    nlohmann::json::json_pointer at;
+    nlohmann::json value;
+    std::string field;
+  } cases[] = {
+      {"/time_s/median"_json_pointer, "fast", "time_s.median:"},
+      {"/time_s/median"_json_pointer, 0, "time_s.median:"},
+      {"/time_s/min"_json_pointer, -1, "time_s.min:"},
+      {"/time_s/n"_json_pointer, 0.5, "time_s.n:"},
+      {"/hits"_json_pointer, "many", "hits:"},
+      {"/hits"_json_pointer, -3, "hits:"},
+      {"/hits"_json_pointer, 1001, "hits:"},  // more than the samples drawn
+      {"/reps_s"_json_pointer, {0.1, "x"}, "reps_s[1]:"},
+      {"/validation/pass"_json_pointer, "yes", "validation.pass:"},
+      {"/workers/count"_json_pointer, 0, "workers.count:"},
+      {"/workers/busy_s"_json_pointer, nlohmann::json(std::vector<double>(1000000, 0.5)), "workers.busy_s:"},
+      {"/workers/busy_s"_json_pointer, {0.1}, "workers.busy_s:"},
+      {"/workers/ranks"_json_pointer, {0, -1}, "workers.ranks[1]:"},
+      {"/workers/cpus"_json_pointer, {{0}}, "workers.cpus:"},
+      {"/checksum"_json_pointer, "3.14", "checksum:"},
+      {"/host_names"_json_pointer, {""}, "host_names[0]:"},
+  };
+  for (const auto& c : cases) {
+    nlohmann::json rec = good_record();
+    rec[c.at] = c.value;
+    const std::string fault = record_field_fault(rec);
+    EXPECT_EQ(fault.rfind(c.field, 0), 0u) << c.at.to_string() << ": " << fault;
+    EXPECT_LT(fault.size(), 400u) << "the value is quoted, not copied whole";
+  }
+}
+
+// A child's output is bounded, and a descendant holding its pipes holds the read only for a grace.
+TEST(ChildOutputBounds, AFloodIsStoppedAtTheBound) {
+  SpawnOptions o;
+  o.max_stdout_bytes = std::size_t{1} << 20;
+  o.timeout_s = 60;
+  const auto t0 = std::chrono::steady_clock::now();
+  const ChildOutput c = run_child({"yes"}, o);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30);
+  EXPECT_TRUE(c.stdout_overflow);
+  EXPECT_FALSE(c.timed_out);
+  EXPECT_EQ(c.out.size(), o.max_stdout_bytes);
+}
+
+TEST(ChildOutputBounds, ADescendantOutsideTheGroupHoldsTheReadOnlyForTheGrace) {
+  SpawnOptions o;
+  o.own_process_group = true;
+  o.after_exit_s = 0.5;
+  o.timeout_s = 60;
+  const auto t0 = std::chrono::steady_clock::now();
+  // setsid: the sleeper leaves the group, so killing the group cannot close the pipe it holds.
+  const ChildOutput c = run_child({"sh", "-c", "setsid sleep 30 & echo $!"}, o);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20);
+  EXPECT_EQ(c.exit_code, 0);
+  EXPECT_FALSE(c.timed_out);
+  const int pid = std::atoi(c.out.c_str());
+  ASSERT_GT(pid, 1) << c.out;
+  ::kill(pid, SIGKILL);  // what the test started, ended by its id
+}
+
+TEST(ChildOutputBounds, ATimeoutEndsTheWholeGroup) {
+  SpawnOptions o;
+  o.own_process_group = true;
+  o.timeout_s = 1;
+  o.term_grace_s = 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  const ChildOutput c = run_child({"sh", "-c", "sleep 30 & echo $!; wait"}, o);
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 20);
+  EXPECT_TRUE(c.timed_out);
+  const int pid = std::atoi(c.out.c_str());
+  ASSERT_GT(pid, 1) << c.out;
+  // Gone, or a zombie left for a reaper: not running either way.
+  bool running = false;
+  for (int i = 0; i < 100; ++i) {
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+    const auto close = text.rfind(')');
+    running = close != std::string::npos && close + 2 < text.size() && text[close + 2] != 'Z';
+    if (!running) break;
+    ::usleep(50000);
+  }
+  if (running) ::kill(pid, SIGKILL);
+  EXPECT_FALSE(running) << "the group's background child outlived the timeout";
+}
+
+// The launcher is asked `--version` once per process, within the run's --timeout.
+TEST(LauncherProbe, AHangingLauncherIsAskedOnceWithinTheTimeout) {
+  const auto dir = std::filesystem::temp_directory_path() / ("parlab-probe-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto script = dir / "mpirun";
+  const auto calls = dir / "calls";
+  std::ofstream(script) << "#!/bin/sh\necho \"$@\" >> '" << calls.string() << "'\nexec sleep 30\n";
+  std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+  const test::ScopedEnv env("PARLAB_MPIRUN", script.string());
+  for (int i = 0; i < 2; ++i) {
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+      find_mpi_launcher(1);
+      ADD_FAILURE() << "a launcher that never answers was taken";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("did not answer '--version' within 1 s"), std::string::npos) << e.what();
+    }
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), i == 0 ? 10 : 1);
+  }
+  std::ifstream in(calls);
+  std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(all, "--version\n");
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

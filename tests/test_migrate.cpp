@@ -7,6 +7,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/error.hpp"
+#include "experiments/cli/commands.hpp"
+#include "experiments/io/read.hpp"
 #include "experiments/machine/limit.hpp"
 #include "experiments/run/migrate.hpp"
 #include "experiments/run/runner.hpp"
@@ -147,6 +156,38 @@ TEST(MigrateGrading, ACurrentRunWithNothingToDoIsLeftAndOneWithAPathIsNot) {
   EXPECT_TRUE(with_path.changed());
   EXPECT_EQ(with_path.paths_made_portable, 1);
   EXPECT_EQ(with_path.roof_notes_added, 0);
+}
+
+// An integer that does not fit 64 bits is refused by name, never rounded into a double on its way
+// through a migration (2^70+1 would become 1.1805916207174113e+21).
+TEST(MigrateExactIntegers, AnIntegerPast64BitsIsNamedByItsField) {
+  const std::string f = inexact_integer(R"({"records": [{"id": 0}, {"id": 1, "hits": 1180591620717411303425}]})");
+  EXPECT_TRUE(starts_with(f, "records[1].hits: the integer '1180591620717411303425' does not fit")) << f;
+  EXPECT_TRUE(has(inexact_integer(R"({"seed": -9223372036854775809})"), "seed:"));
+  EXPECT_TRUE(has(inexact_integer(R"([[1, 2], [3, 99999999999999999999]])"), "[1][1]:"));
+  // What fits, and numbers written as doubles, pass.
+  EXPECT_EQ(inexact_integer(R"({"a": 18446744073709551615, "b": -9223372036854775808, "c": 1.5e300, "d": 1e21,
+                                "e": [1180591620717411303425.0], "f": "1180591620717411303425"})"), "");
+}
+
+TEST(MigrateExactIntegers, MigrateRefusesTheRunAndLeavesItAsItWas) {
+  const auto dir = std::filesystem::temp_directory_path() / ("parlab-migrate-int-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "results.json";
+  const std::string text =
+      R"({"schema": "parlab-results/1", "status": "complete", "suite": "x", "context": {}, "plan": [],)"
+      R"( "records": [{"id": 0, "kernel": "pi", "backend": "serial", "threads": 1, "size": 1, "seed": 1180591620717411303425}]})";
+  std::ofstream(file) << text;
+  std::ostringstream out, err;
+  EXPECT_EQ(cmd_migrate(test::registry(), {dir.string()}, false, out, err), 2);
+  EXPECT_TRUE(has(err.str(), "records[0].seed: the integer '1180591620717411303425'")) << err.str();
+  std::ifstream in(file);
+  EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), text);
+  ReadLimits limits;
+  limits.exact_integers = true;
+  EXPECT_THROW(read_json_file(file, "results file", limits), UsageError);
+  EXPECT_NO_THROW(read_json_file(file, "results file"));  // other readers as before
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "experiments/cli/commands.hpp"
+#include "experiments/io/interrupt.hpp"
 #include "experiments/io/portable_paths.hpp"
 #include "experiments/io/read.hpp"
 #include "experiments/io/text.hpp"
@@ -37,10 +38,17 @@ std::filesystem::path results_file(const std::string& run) {
 int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, bool dry_run,
                 std::ostream& out, std::ostream& err) {
   int code = kExitOk;
+  // SIGINT or SIGTERM: the run being migrated is finished (its file is written whole, by rename,
+  // or left as it was), the rest are left, and migrate exits 130 as every command does. A second
+  // signal ends it at once, removing the temporary file it was writing.
+  install_interrupt_handler();
   for (const std::string& run : runs) {
+    if (g_interrupted.load()) break;
     try {
       const std::filesystem::path file = results_file(run);
-      json doc = read_json_file(file, "results file");
+      ReadLimits limits;
+      limits.exact_integers = true;  // an integer is never rounded into another value on its way
+      json doc = read_json_file(file, "results file", limits);
       const Migration m =
           migrate_results(std::move(doc), registry, valid_utf8(file.string()), PathRoots::of_run(file.parent_path()));
       if (!m.changed()) {
@@ -54,12 +62,17 @@ int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, 
            << m.footprints_added << " given their footprint, " << m.spreads_added << " their spread, "
            << m.roof_notes_added << " given their above-roof note, " << m.incore_notes_added
            << " their above-in-core-bound note; " << m.paths_made_portable << " path(s) made portable";
+      if (g_interrupted.load()) break;  // not started: left as it was
       if (!dry_run) write_results_file(file, m.doc);
       out << run << ": " << (dry_run ? "would migrate (dry run): " : "migrated: ") << what.str() << "\n";
     } catch (const Error& e) {  // bad input, or a file that cannot be written: 2 either way
       err << "parlab: migrate: " << e.what() << " (left as it was)\n";
       code = kExitUsage;
     }
+  }
+  if (g_interrupted.load()) {
+    err << "parlab: migrate: interrupted; the runs not reported above were left as they were\n";
+    return 130;
   }
   return code;
 }

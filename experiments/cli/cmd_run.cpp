@@ -27,6 +27,7 @@
 #include "experiments/run/runner.hpp"
 #include "experiments/io/files.hpp"
 #include "experiments/io/interrupt.hpp"
+#include "experiments/io/numbers.hpp"
 #include "experiments/io/terminal.hpp"
 #include "experiments/plan/suite.hpp"
 #include "core/error.hpp"
@@ -236,12 +237,14 @@ void add_number_overrides(PlanOverrides& o, const RunArgs& a) {
   }
   if (!a.reps.empty()) {
     const std::uint64_t r = parse_count(a.reps, "--reps", 1);
-    if (r > 100000) throw UsageError("invalid value '" + a.reps + "' for --reps: at most 100000");
+    if (r > kMaxReps) throw UsageError("invalid value '" + a.reps + "' for --reps: at most " + std::to_string(kMaxReps));
     o.reps = static_cast<int>(r);
   }
   if (!a.rounds.empty()) {
     const std::uint64_t r = parse_count(a.rounds, "--rounds", 1);
-    if (r > 1000) throw UsageError("invalid value '" + a.rounds + "' for --rounds: at most 1000");
+    if (r > kMaxRounds) {
+      throw UsageError("invalid value '" + a.rounds + "' for --rounds: at most " + std::to_string(kMaxRounds));
+    }
     o.rounds = static_cast<int>(r);
   }
   if (!a.seed.empty()) o.seed = parse_u64(a.seed, "--seed");
@@ -281,7 +284,9 @@ Plan plan_of(const RunArgs& a, const PlanOverrides& o, const Registry& registry,
 
 // Entries measured by MPI jobs the runner launches (--ranks, a suite's "ranks"): the launcher
 // must exist before anything starts, and ranks x threads beyond the cores is said up front.
-void check_mpi_jobs(Plan& plan, const Registry& registry, int max_threads) {
+// Returns false when this process was interrupted (SIGINT, SIGTERM) while the launcher was asked
+// what it is: nothing is written, and the run exits 130.
+bool check_mpi_jobs(Plan& plan, const Registry& registry, int max_threads, double timeout_s) {
   int most_ranks = 0, most_threads = 1;
   for (const auto& s : plan.specs) {
     const BackendEntry* e = registry.find(s.backend);
@@ -290,14 +295,29 @@ void check_mpi_jobs(Plan& plan, const Registry& registry, int max_threads) {
       most_threads = std::max(most_threads, s.threads);
     }
   }
-  if (most_ranks == 0) return;
-  const MpiLauncher launcher = find_mpi_launcher();
+  if (most_ranks == 0) return true;
+  // The launcher is asked `--version` here, before anything is written: a signal meanwhile ends
+  // the run as an interruption (130), at once, and takes the launcher's process group with it.
+  install_interrupt_handler();
+  MpiLauncher launcher;
+  try {
+    launcher = find_mpi_launcher(timeout_s);
+  } catch (const LauncherProbeInterrupted&) {
+    restore_default_interrupt_action();
+    return false;
+  } catch (...) {
+    restore_default_interrupt_action();
+    throw;
+  }
+  restore_default_interrupt_action();
+  if (g_interrupted.load()) return false;  // a signal between the answer and the line above
   plan.warnings.push_back("MPI jobs launched as: " + launcher.describe() + " -np R");
   if (most_ranks * most_threads > max_threads) {
     plan.warnings.push_back("up to " + std::to_string(most_ranks) + " MPI ranks x " + std::to_string(most_threads) +
                             " threads on " + std::to_string(max_threads) +
                             " hardware threads: oversubscribed points measure time-slicing");
   }
+  return true;
 }
 
 // A lower bound from optimistic rates (experiments/plan/estimate.hpp): a plan over an hour needs
@@ -342,7 +362,10 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   const int max_threads = hardware_threads();
   const PlanOverrides o = plan_overrides(a, registry, max_threads);
   Plan plan = plan_of(a, o, registry, max_threads);
-  check_mpi_jobs(plan, registry, max_threads);
+  if (!check_mpi_jobs(plan, registry, max_threads, options.child_timeout_s)) {
+    err << "parlab: interrupted while asking the MPI launcher what it is; nothing was written\n";
+    return 130;
+  }
   int most_threads = 1;
   for (const auto& s : plan.specs) {
     if (s.ranks == 0) most_threads = std::max(most_threads, s.threads);  // ranks x threads: check_mpi_jobs

@@ -25,8 +25,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kTailBytes = 4096;
-constexpr double kTermGraceSeconds = 5.0;       // after a timeout's SIGTERM, before SIGKILL
-constexpr double kInterruptGraceSeconds = 10.0;  // after forwarding SIGINT, before SIGKILL
 
 // A pipe whose two ends are closed when it goes out of scope (RAII: no descriptor leaks on any
 // path out of run_child).
@@ -127,6 +125,9 @@ pid_t spawn_child(const std::vector<std::string>& argv, const SpawnOptions& opti
   FileActions actions;
   if (options.capture_stdout) posix_spawn_file_actions_adddup2(actions.get(), out_pipe.write_end(), STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(actions.get(), err_pipe.write_end(), STDERR_FILENO);
+  // A child of a background process group that reads the terminal is stopped (SIGTTIN) and would
+  // hang the run: mpirun forwards its stdin to rank 0. Such a child reads nothing instead.
+  if (options.own_process_group) posix_spawn_file_actions_addopen(actions.get(), STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   SpawnAttr attr;
   // parlab ignores SIGPIPE (cli/main.cpp); a child gets the default back, as from a shell.
   sigset_t defaults;
@@ -169,12 +170,12 @@ class ChildWatch {
     if (!r_.timed_out && !r_.interrupted && options_.timeout_s > 0 && t > options_.timeout_s) {
       r_.timed_out = true;
       ::kill(target_, SIGTERM);
-      kill_at_ = t + kTermGraceSeconds;
+      kill_at_ = t + options_.term_grace_s;
     }
     if (!r_.timed_out && !r_.interrupted && options_.interrupted != nullptr && options_.interrupted->load()) {
       r_.interrupted = true;
       ::kill(target_, SIGINT);
-      kill_at_ = t + kInterruptGraceSeconds;
+      kill_at_ = t + options_.interrupt_grace_s;
     }
     if (kill_at_ >= 0 && t > kill_at_ && !sent_kill_) {
       sent_kill_ = true;
@@ -182,12 +183,34 @@ class ChildWatch {
     }
   }
 
-  // own_process_group: once the child has exited, what is left of its group is killed.
-  void end_group_if_child_exited() {
-    if (!options_.own_process_group || group_ended_) return;
+  // The child killed now, its group with it: it wrote more than this process keeps.
+  void kill_now() {
+    if (sent_kill_) return;
+    sent_kill_ = true;
+    kill_at_ = elapsed();
+    ::kill(target_, SIGKILL);
+  }
+
+  // Whether the child has exited (not yet reaped), noting when it was first seen so.
+  bool child_exited() {
+    if (exited_at_ >= 0) return true;
     siginfo_t info{};
     // WNOWAIT: look without reaping, so the group id stays the child's until it is reaped.
     if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_) {
+      exited_at_ = elapsed();
+    }
+    return exited_at_ >= 0;
+  }
+
+  // after_exit_s: whether the child exited longer ago than that, so the pipes are no longer read.
+  bool read_grace_over() {
+    return options_.after_exit_s >= 0 && child_exited() && elapsed() > exited_at_ + options_.after_exit_s;
+  }
+
+  // own_process_group: once the child has exited, what is left of its group is killed.
+  void end_group_if_child_exited() {
+    if (!options_.own_process_group || group_ended_) return;
+    if (child_exited()) {
       group_ended_ = true;
       ::kill(-pid_, SIGKILL);
     }
@@ -204,12 +227,15 @@ class ChildWatch {
   double kill_at_ = -1;  // when a stopped child that has not ended gets SIGKILL
   bool sent_kill_ = false;
   bool group_ended_ = false;
+  double exited_at_ = -1;  // when the child was first seen exited
 };
 
 // Reads both pipes as data arrives (one blocking read could deadlock against a child filling
 // the other): stdout into r.out, stderr on to ours. Returns the last of stderr, at least
 // kTailBytes of it.
-std::string read_child_output(Pipe& out_pipe, Pipe& err_pipe, bool capture_stdout, ChildWatch& watch, ChildOutput& r) {
+std::string read_child_output(Pipe& out_pipe, Pipe& err_pipe, const SpawnOptions& options, ChildWatch& watch,
+                              ChildOutput& r) {
+  const bool capture_stdout = options.capture_stdout;
   std::string err_all;
   Utf8Stream passed_on;  // the child's stderr, passed on to ours as valid UTF-8
   char buf[65536];
@@ -236,7 +262,18 @@ std::string read_child_output(Pipe& out_pipe, Pipe& err_pipe, bool capture_stdou
         continue;
       }
       if (is_out) {
-        r.out.append(buf, static_cast<std::size_t>(got));
+        const auto bytes = static_cast<std::size_t>(got);
+        if (options.max_stdout_bytes > 0 && r.out.size() + bytes > options.max_stdout_bytes) {
+          // What fits is kept (its last line is no record either way); the child is killed and
+          // its stdout no longer read, so neither this process nor the pipe grows further.
+          r.out.append(buf, options.max_stdout_bytes - r.out.size());
+          r.stdout_overflow = true;
+          watch.kill_now();
+          out_pipe.close_read();
+          --open_fds;
+          continue;
+        }
+        r.out.append(buf, bytes);
       } else {
         const std::string text = passed_on.feed(std::string_view(buf, static_cast<std::size_t>(got)));
         write_all(STDERR_FILENO, text.data(), text.size());
@@ -247,6 +284,7 @@ std::string read_child_output(Pipe& out_pipe, Pipe& err_pipe, bool capture_stdou
     watch.check();
     watch.end_group_if_child_exited();
     if (watch.kill_overdue()) break;  // its pipes are held by something else: stop reading
+    if (watch.read_grace_over()) break;  // the child is gone; a descendant holds its pipes
   }
   if (const std::string rest = passed_on.finish(); !rest.empty()) write_all(STDERR_FILENO, rest.data(), rest.size());
   return err_all;
@@ -307,7 +345,7 @@ ChildOutput run_child(const std::vector<std::string>& argv, const SpawnOptions& 
   const pid_t pid = spawn_child(argv, options, out_pipe, err_pipe, r);
   if (pid == 0) return r;
   ChildWatch watch(pid, options, r);
-  const std::string err_all = read_child_output(out_pipe, err_pipe, options.capture_stdout, watch, r);
+  const std::string err_all = read_child_output(out_pipe, err_pipe, options, watch, r);
   const int status = reap_child(pid, watch);
   if (WIFEXITED(status)) {
     r.exit_code = WEXITSTATUS(status);

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "core/error.hpp"
+#include "experiments/io/interrupt.hpp"
 
 namespace parlab {
 
@@ -55,6 +56,14 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
   const auto refuse = [&](const std::string& step, int err) {
     throw UsageError("cannot write '" + path.string() + "' (" + step + "): " + std::strerror(err));
   };
+  // Noted before it exists, so a signal that ends the process mid-write removes it.
+  const bool noted = note_temporary_file(tmp.string());
+  struct Forget {
+    bool noted;
+    ~Forget() {
+      if (noted) forget_temporary_file();
+    }
+  } forget{noted};
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) refuse("create a temporary file beside it", errno);
   const auto fail = [&](const std::string& step, int err) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <string>
 
 namespace parlab {
 
@@ -12,7 +13,18 @@ namespace parlab {
 extern std::atomic<bool> g_interrupted;
 
 // Clears g_interrupted and installs the SIGINT and SIGTERM handlers that set it. A second signal
-// of the same kind ends the process at once (the handler restores the default action).
+// of the same kind ends the process at once (by that signal's default action), removing the
+// temporary file noted by note_temporary_file first.
 void install_interrupt_handler();
+
+// SIGINT and SIGTERM back to their default action (end the process), for a stretch that watches
+// no interruption; g_interrupted keeps what it holds.
+void restore_default_interrupt_action();
+
+// The temporary file being written now (write_atomically), removed if a second signal ends the
+// process meanwhile. Returns whether it was noted (one at a time); forget_temporary_file once it
+// is renamed or removed.
+bool note_temporary_file(const std::string& path);
+void forget_temporary_file();
 
 }  // namespace parlab

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
@@ -13,6 +14,12 @@
 #include <string_view>
 
 namespace parlab {
+
+// The largest repetitions per measurement and rounds of a plan parlab accepts, from the command
+// line (--reps, --rounds) and from a suite file ("reps", "rounds") alike: one limit for both, so a
+// suite cannot ask for what the flags refuse.
+inline constexpr std::uint64_t kMaxReps = 100000;
+inline constexpr std::uint64_t kMaxRounds = 1000;
 
 // `v` with exactly `digits` digits after the point ("0.38", "12").
 inline std::string fixed(double v, int digits) {

@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "core/error.hpp"
 #include "experiments/io/text.hpp"
@@ -53,7 +55,82 @@ std::string position(std::string_view text, std::size_t offset) {
   return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
+// Reads a document's events only to find an integer nlohmann turned into a double because it does
+// not fit 64 bits: its number_float event still carries the literal's text.
+class IntegerCheck : public nlohmann::json_sax<nlohmann::json> {
+ public:
+  std::string fault;
+
+  bool null() override { return scalar(); }
+  bool boolean(bool) override { return scalar(); }
+  bool number_integer(number_integer_t) override { return scalar(); }
+  bool number_unsigned(number_unsigned_t) override { return scalar(); }
+  bool number_float(number_float_t, const string_t& literal) override {
+    if (literal.find_first_of(".eE") == string_t::npos) {
+      fault = (path().empty() ? std::string("the document") : path()) + ": the integer '" + quoted_value(literal, 40) +
+              "' does not fit a 64-bit integer; refused rather than rounded to " + nlohmann::json(std::strtod(literal.c_str(), nullptr)).dump();
+      return false;
+    }
+    return scalar();
+  }
+  bool string(string_t&) override { return scalar(); }
+  bool binary(binary_t&) override { return scalar(); }
+  bool start_object(std::size_t) override {
+    frames_.push_back({true, {}, 0});
+    return true;
+  }
+  bool key(string_t& k) override {
+    frames_.back().key = k;
+    return true;
+  }
+  bool end_object() override { return end(); }
+  bool start_array(std::size_t) override {
+    frames_.push_back({false, {}, 0});
+    return true;
+  }
+  bool end_array() override { return end(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  struct Frame {
+    bool object;
+    std::string key;
+    std::size_t index;
+  };
+  std::vector<Frame> frames_;
+
+  bool scalar() {
+    if (!frames_.empty() && !frames_.back().object) ++frames_.back().index;
+    return true;
+  }
+  bool end() {
+    frames_.pop_back();
+    return scalar();
+  }
+  std::string path() const {
+    std::string p;
+    for (const Frame& f : frames_) {
+      // Appended piece by piece: GCC 12's -Wrestrict misreads a chain of string operator+.
+      if (f.object) {
+        if (!p.empty()) p.push_back('.');
+        p.append(valid_utf8(f.key));
+      } else {
+        p.push_back('[');
+        p.append(std::to_string(f.index));
+        p.push_back(']');
+      }
+    }
+    return p;
+  }
+};
+
 }  // namespace
+
+std::string inexact_integer(std::string_view text) {
+  IntegerCheck check;
+  nlohmann::json::sax_parse(text, &check, nlohmann::json::input_format_t::json, false);
+  return check.fault;
+}
 
 std::string read_regular_file(const std::filesystem::path& path, const std::string& what, std::size_t max_bytes) {
   const std::string where = what + " '" + valid_utf8(path.string()) + "'";
@@ -110,7 +187,12 @@ nlohmann::json parse_json_text(std::string_view text, const std::string& where, 
 
 nlohmann::json read_json_file(const std::filesystem::path& path, const std::string& what, const ReadLimits& limits) {
   const std::string text = read_regular_file(path, what, limits.max_bytes);
-  return parse_json_text(text, what + " '" + valid_utf8(path.string()) + "'", limits.max_depth);
+  const std::string where = what + " '" + valid_utf8(path.string()) + "'";
+  nlohmann::json doc = parse_json_text(text, where, limits.max_depth);
+  if (limits.exact_integers) {
+    if (const std::string fault = inexact_integer(text); !fault.empty()) throw UsageError(where + ": " + fault);
+  }
+  return doc;
 }
 
 std::string quoted_json(const nlohmann::json& value, std::size_t max_bytes) {

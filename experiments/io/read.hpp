@@ -16,6 +16,9 @@ namespace parlab {
 struct ReadLimits {
   std::size_t max_bytes = std::size_t{256} << 20;  // results of the longest runs are tens of MB
   int max_depth = 64;                              // parlab's deepest document nests about 6
+  // true: an integer (no '.', no exponent) outside a 64-bit integer's range is refused, naming
+  // its field, instead of becoming the nearest double (2^70+1 would be 1.1805916207174113e+21).
+  bool exact_integers = false;
 };
 
 // The whole of the regular file `path`. Opened without blocking and checked with fstat before a
@@ -30,7 +33,12 @@ std::string read_regular_file(const std::filesystem::path& path, const std::stri
 // line and column of a syntax error; never a nlohmann exception.
 nlohmann::json parse_json_text(std::string_view text, const std::string& where, int max_depth = ReadLimits{}.max_depth);
 
-// read_regular_file, then parse_json_text.
+// The first integer of the JSON `text` that does not fit a 64-bit integer (signed or unsigned),
+// as "FIELD: the integer '...' does not fit ...", FIELD its path ("records[3].hits"); empty when
+// none. `text` is valid JSON (parse_json_text has read it).
+std::string inexact_integer(std::string_view text);
+
+// read_regular_file, then parse_json_text (and inexact_integer where `limits` asks).
 nlohmann::json read_json_file(const std::filesystem::path& path, const std::string& what, const ReadLimits& limits = {});
 
 // A value of a file quoted in a message: its JSON text, valid UTF-8, at most about `max_bytes`.

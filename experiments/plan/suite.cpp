@@ -33,15 +33,23 @@ std::vector<std::string> string_list(const json& j, const std::string& where) {
   return out;
 }
 
-std::uint64_t size_value(const json& j, const std::string& where) {
-  if (j.is_number_unsigned()) return j.get<std::uint64_t>();
-  if (j.is_string()) return parse_count(j.get<std::string>(), where, 0);
-  throw UsageError(where + ": expected a non-negative integer or a string such as \"2^20\"");
+// A count of a suite, as a JSON integer or in any form the command line takes ("2^20", "16M"):
+// through the flags' own parser (plan/args.hpp) and at least `min`, as the flag it stands for
+// (sizes as --size: from 1), so a suite accepts exactly what the command line accepts.
+std::uint64_t size_value(const json& j, const std::string& where, std::uint64_t min = 0) {
+  if (j.is_number_unsigned()) {
+    const std::uint64_t v = j.get<std::uint64_t>();
+    if (v < min) throw UsageError(where + ": expected an integer >= " + std::to_string(min) + ", got " + quoted_json(j));
+    return v;
+  }
+  if (j.is_string()) return parse_count(j.get<std::string>(), where, min);
+  throw UsageError(where + ": expected a non-negative integer or a string such as \"2^20\", got " + quoted_json(j));
 }
 
-int positive_int(const json& j, const std::string& where) {
-  if (!j.is_number_integer() || j.get<long long>() < 1 || j.get<long long>() > 1000000) {
-    throw UsageError(where + ": expected a positive integer");
+int positive_int(const json& j, const std::string& where, std::uint64_t most = 1000000) {
+  if (!j.is_number_integer() || j.get<long long>() < 1 || static_cast<std::uint64_t>(j.get<long long>()) > most) {
+    throw UsageError(where + ": expected a positive integer of at most " + std::to_string(most) + ", got " +
+                     quoted_json(j));
   }
   return static_cast<int>(j.get<long long>());
 }
@@ -155,9 +163,10 @@ PlanSettings suite_settings(const json& suite, Plan& plan) {
              s.where);
   string_value(suite, "description", "", s.where);
   plan.suite = name;
-  if (suite.contains("reps")) s.reps = positive_int(suite.at("reps"), s.where + " reps");
+  // reps and rounds: the limits of --reps and --rounds.
+  if (suite.contains("reps")) s.reps = positive_int(suite.at("reps"), s.where + " reps", kMaxReps);
   if (suite.contains("warmup")) s.warmup = positive_int(suite.at("warmup"), s.where + " warmup");
-  if (suite.contains("rounds")) s.rounds = positive_int(suite.at("rounds"), s.where + " rounds");
+  if (suite.contains("rounds")) s.rounds = positive_int(suite.at("rounds"), s.where + " rounds", kMaxRounds);
   if (suite.contains("seed")) s.seed = size_value(suite.at("seed"), s.where + " seed");
   if (suite.contains("min_rep_seconds")) {
     if (!suite.at("min_rep_seconds").is_number() || suite.at("min_rep_seconds").get<double>() < 0) {
@@ -260,7 +269,7 @@ Experiment read_experiment(const json& e, const std::string& ew, const PlanSetti
     x.ranks = parse_thread_list(e.at("ranks").get<std::string>(), ew + " ranks", max_threads, "rank count");
   }
   if (o.ranks) x.ranks = *o.ranks;
-  x.reps = e.contains("reps") && !o.reps && !o.quick ? positive_int(e.at("reps"), ew + " reps") : s.reps;
+  x.reps = e.contains("reps") && !o.reps && !o.quick ? positive_int(e.at("reps"), ew + " reps", kMaxReps) : s.reps;
   x.size_y = e.contains("size_y") ? size_value(e.at("size_y"), ew + " size_y") : 0;
   x.study = string_value(e, "study", plan.suite, ew);
   const int device = e.contains("device") ? device_value(e.at("device"), ew + " device") : 0;
@@ -323,7 +332,7 @@ std::vector<std::uint64_t> kernel_sizes(const Experiment& x, const PlanOverrides
   std::vector<std::uint64_t> sizes;
   if (e.contains("sizes")) {
     if (!e.at("sizes").is_array()) throw UsageError(x.where + " sizes: expected a list");
-    for (const auto& s : e.at("sizes")) sizes.push_back(size_value(s, x.where + " sizes"));
+    for (const auto& s : e.at("sizes")) sizes.push_back(size_value(s, x.where + " sizes", 1));
   }
   if (o.sizes) sizes = *o.sizes;
   if (sizes.empty() && !from_suite) sizes = {default_size(kernel)};

@@ -29,7 +29,22 @@ struct ChildJob {
   // Optional: more of the fault, from the tail of the child's stderr (an MPI job across hosts
   // names the host at fault), appended to a failed record's reason before that tail.
   std::function<std::string(const std::string& stderr_tail)> explain;
+  // true: the child leads a process group of its own, a timeout or an interruption ends the whole
+  // group, and what is left of it once the child exits is killed (SpawnOptions). For launchers
+  // (an MPI job's), whose daemons and ranks would otherwise outlive a stopped job.
+  bool own_process_group = false;
 };
+
+// What a child's stdout may hold: a record is a few KiB (a trace and per-worker arrays of 4096
+// workers stay far below a MiB); past this the child is stopped and its record fails saying so.
+inline constexpr std::size_t kMaxChildStdoutBytes = std::size_t{64} << 20;
+
+// Why the record `rec` a child printed cannot be stored as it is — a field of the wrong type,
+// out of its range, or a per-worker array whose length is not the workers it counts — naming the
+// field ("time_s.median: expected a positive number, got \"fast\""); empty when none is wrong.
+// Readers of a run (report, compare, resume) refuse a file holding such a record, so one bad
+// child would otherwise cost every later look at the run.
+std::string record_field_fault(const nlohmann::json& rec);
 
 // Runs `job` with the plan entry `spec` (its "id" set to `index`) as its last argument and returns
 // the child's record with "id" = index, a failed record, or null when this process was interrupted.

@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 #include <string_view>
 #include <vector>
@@ -17,6 +20,7 @@
 #include "experiments/run/child_record.hpp"
 #include "core/error.hpp"
 #include "core/workload.hpp"
+#include "experiments/io/interrupt.hpp"
 #include "experiments/io/read.hpp"
 #include "experiments/io/text.hpp"
 
@@ -115,6 +119,47 @@ std::string lost_how(const std::string& err) {
   return {};
 }
 
+// What `exe --version` said about the launcher: whether it is Open MPI's, or why it cannot be used.
+struct LauncherAnswer {
+  bool open_mpi = false;
+  std::string fault;  // non-empty: the launcher did not answer in time
+};
+
+// `exe --version`, asked once per process and executable: a run asks before its plan starts and
+// again for each MPI job, and a launcher that hangs must cost its limit once, not per job.
+LauncherAnswer ask_launcher(const std::string& exe, double timeout_s) {
+  static std::mutex lock;
+  static std::map<std::string, LauncherAnswer> answers;
+  {
+    const std::lock_guard<std::mutex> held(lock);
+    if (const auto it = answers.find(exe); it != answers.end()) return it->second;
+  }
+  SpawnOptions o;
+  // A real launcher answers in well under a second; a run's --timeout bounds it further.
+  o.timeout_s = timeout_s > 0 ? std::min(timeout_s, kLauncherProbeSeconds) : kLauncherProbeSeconds;
+  o.term_grace_s = 1;
+  o.interrupt_grace_s = 1;  // nothing of a run is at stake yet: an interruption ends it promptly
+  o.own_process_group = true;  // the launcher's own children end with it
+  o.after_exit_s = 1;
+  o.max_stdout_bytes = std::size_t{1} << 20;
+  o.interrupted = &g_interrupted;
+  const ChildOutput v = run_child({exe, "--version"}, o);
+  // An interruption is no answer: not kept, so a resumed run asks again.
+  if (v.interrupted || g_interrupted.load()) throw LauncherProbeInterrupted{};
+  LauncherAnswer a;
+  if (v.timed_out) {
+    std::ostringstream os;
+    os << "--ranks: the MPI launcher '" << valid_utf8(exe) << "' did not answer '--version' within " << o.timeout_s
+       << " s and was stopped (check PARLAB_MPIRUN, or that the launcher works)";
+    a.fault = os.str();
+  } else {
+    a.open_mpi = v.out.find("Open MPI") != std::string::npos || v.out.find("OpenRTE") != std::string::npos;
+  }
+  const std::lock_guard<std::mutex> held(lock);
+  answers[exe] = a;
+  return a;
+}
+
 std::string joined(const std::vector<std::string>& words) {
   std::string s;
   for (const auto& w : words) s += (s.empty() ? "" : ", ") + w;
@@ -175,7 +220,7 @@ std::string MpiLauncher::describe() const {
   return s;
 }
 
-MpiLauncher find_mpi_launcher() {
+MpiLauncher find_mpi_launcher(double timeout_s) {
   MpiLauncher l;
   std::string exe;
   if (const char* env = std::getenv("PARLAB_MPIRUN"); env != nullptr && *env != '\0') {
@@ -207,10 +252,9 @@ MpiLauncher find_mpi_launcher() {
     }
     return false;
   };
-  SpawnOptions version_options;
-  version_options.timeout_s = 60;
-  const ChildOutput v = run_child({exe, "--version"}, version_options);
-  l.open_mpi = v.out.find("Open MPI") != std::string::npos || v.out.find("OpenRTE") != std::string::npos;
+  const LauncherAnswer answer = ask_launcher(exe, timeout_s);
+  if (!answer.fault.empty()) throw UsageError(answer.fault);
+  l.open_mpi = answer.open_mpi;
   if (l.open_mpi) {
     // Unbound by default: a rank's executor threads must be free to use more than one core, and
     // on a small machine the job is oversubscribed. A --bind-to in PARLAB_MPIRUN_ARGS replaces
@@ -255,9 +299,12 @@ nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::si
   ChildJob job;
   job.fields = {{"kind", to_string(BackendKind::mpi)}, {"ranks", ranks}};
   job.timeout_s = timeout_s;
+  job.own_process_group = true;  // the launcher's daemons and ranks end with it
   MpiLauncher launcher;
   try {
-    launcher = find_mpi_launcher();
+    launcher = find_mpi_launcher(timeout_s);
+  } catch (const LauncherProbeInterrupted&) {
+    return nlohmann::json();  // this process's own interruption
   } catch (const Error& e) {
     return failed_record(spec, index, job.fields, e.what());
   }

@@ -34,9 +34,17 @@ struct MpiLauncher {
   std::string describe() const;      // the command as one line
 };
 
-// Throws UsageError naming --ranks when no launcher is found, and naming --hostfile when the
-// hostfile cannot be read, names no host, or is given both ways.
-MpiLauncher find_mpi_launcher();
+// This process's SIGINT or SIGTERM arrived while the launcher was being asked what it is.
+struct LauncherProbeInterrupted {};
+
+// Throws UsageError naming --ranks when no launcher is found or it does not answer `--version`
+// in time, and naming --hostfile when the hostfile cannot be read, names no host, or is given both
+// ways; LauncherProbeInterrupted when this process was interrupted meanwhile. The launcher is
+// asked once per process (the answer, or its failure, is kept), within `timeout_s` (the run's
+// --timeout; 0: none) and at most kLauncherProbeSeconds, in a process group of its own that is
+// killed whole when it runs past that.
+MpiLauncher find_mpi_launcher(double timeout_s = 0);
+inline constexpr double kLauncherProbeSeconds = 15;
 
 // `parlab run --hostfile FILE`: the MPI jobs of this process run on FILE's hosts. Set once,
 // before the run starts; throws UsageError when FILE cannot be read.
