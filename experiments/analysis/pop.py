@@ -34,6 +34,7 @@ from .workers import accounted, why_absent
 # have counters.
 FACTORS = (("global", "global efficiency"), ("parallel", "parallel efficiency"), ("load_balance", "load balance"),
            ("communication", "communication efficiency"), ("computation", "computation scaling"),
+           ("one_worker", "one worker vs reference"),
            ("instruction", "instruction scaling"), ("ipc", "IPC scaling"), ("frequency", "frequency scaling"),
            ("product", "their product"))
 # Their product is the reference's CPU time over the workers', which is CS: shown beside it as the
@@ -152,10 +153,14 @@ def disturbance_text(name: str, value: float) -> str:
     return significant(value, 2) if name == "switches" else fmt_percent(value)
 
 
-def hierarchy(r: dict, ref) -> dict:
+def hierarchy(r: dict, ref, own=None) -> dict:
     """The hierarchy of record r against its reference record ref (None where there is none):
     {"count": workers or None, "values": {factor: value}, "why": {factor: why it is absent},
-    "disturbance": {name: value}}."""
+    "disturbance": {name: value}}. Where `own`, the same backend's one-worker record, ran beside a
+    reference of another backend, computation scaling is taken against `own` (what more workers
+    cost the backend's own computation) and "one_worker" is the reference's useful time over
+    own's (the runtime's cost at one worker), so that GE = PE x CS x one_worker still gives the
+    table's speedup over the reference."""
     w = accounted(r)
     if w is None:
         return {"count": None, "values": {}, "why": dict.fromkeys((k for k, _ in FACTORS), why_absent(r)),
@@ -167,10 +172,12 @@ def hierarchy(r: dict, ref) -> dict:
     cs, cs_why = _computation(w, ref)
     if cs is None:
         why["computation"] = why["global"] = cs_why
+    elif own is not None and own is not ref and useful_time(own) > 0:
+        values["computation"], values["one_worker"] = useful_time(own) / _useful(w), useful_time(ref) / useful_time(own)
     else:
         values["computation"] = cs
     if cs is not None and "parallel" in values:
-        values["global"] = values["parallel"] * cs
+        values["global"] = values["parallel"] * cs  # = PE x CS x one_worker where both are shown
     why.setdefault("global", why.get("parallel", ""))
     counters, counters_why = counter_factors(w, ref)
     values.update(counters)
@@ -210,20 +217,61 @@ def pop_tables(doc: dict) -> list:
             if max(workers(x["record"]) for x in xs) < 2:
                 continue
             columns = []
+            # The backend's own one-worker record, where it ran in one process or one rank.
+            own = next((y["record"] for y in xs if y["threads"] == 1 and y["ranks"] in (None, 1)), None)
             for x in sorted(xs, key=lambda x: (x["ranks"] or 1, x["threads"])):
                 ref = x["base"]["record"] if x.get("base") else None
-                h = hierarchy(x["record"], ref)
+                h = hierarchy(x["record"], ref, own)
                 columns.append({"threads": x["threads"], "ranks": x["ranks"], "label": workers_label(x), "speedup": x.get("speedup"), "hierarchy": h,
-                                "predicted": predicted_speedup(h, ref)})
+                                "predicted": predicted_speedup(h, ref), "cause": _cause(x["record"])})
             out.append({"title": title, "backend": backend, "columns": columns})
     return out
+
+
+def _cause(r: dict) -> str | None:
+    """The cause the record's own figures give (made where the run was made): its workers' (the
+    runner's worker_shortfall), else the in-core bound's shortfall; None where neither was said."""
+    w = r.get("workers")
+    if isinstance(w, dict) and isinstance(w.get("cause"), str):
+        return w["cause"]
+    incore = (r.get("limit") or {}).get("incore") if isinstance(r.get("limit"), dict) else None
+    below = incore.get("below") if isinstance(incore, dict) else None
+    return below if isinstance(below, str) else None
+
+
+# The factors a speedup is lost to, in the hierarchy's order: the one furthest below 1 is named.
+LOSSES = ("load_balance", "communication", "computation", "one_worker")
+
+
+def where_it_went(table: dict) -> str | None:
+    """One sentence opening a table: at its most workers, the speedup against the ideal, the
+    largest loss with its factor, and the record's own cause with its figure; None where that
+    column has no factors."""
+    cols = [c for c in table["columns"] if (c["hierarchy"]["count"] or 0) > 1 and c["hierarchy"]["values"]]
+    if not cols:
+        return None
+    c = max(cols, key=lambda c: c["hierarchy"]["count"])
+    v = c["hierarchy"]["values"]
+    losses = [(v[k], k) for k in LOSSES if k in v]
+    head = f"At {c['label']} workers"
+    if c["speedup"] is not None:
+        head += f", {c['speedup']:.2f}x of an ideal {c['hierarchy']['count']}x"
+    if not losses or min(losses)[0] >= GOOD:
+        loss = "no factor below POP's good (0.8)"
+    else:
+        value, k = min(losses)
+        loss = f"the largest loss is {dict(FACTORS)[k]} {fmt_fraction(value)}"
+    cause = c.get("cause")
+    return f"{head}: {loss}" + (f"; its record says: {cause}." if cause else "; its record names no cause.")
 
 
 def shown_factors(table: dict) -> list:
     """[(factor, label)] a table shows: the counter factors only where a column of 2 or more
     workers has them (one worker's are 1 by construction, counters or not)."""
-    has = any("ipc" in c["hierarchy"]["values"] for c in table["columns"] if (c["hierarchy"]["count"] or 0) > 1)
-    return [(k, label) for k, label in FACTORS if has or k not in COUNTER_FACTORS]
+    many = [c for c in table["columns"] if (c["hierarchy"]["count"] or 0) > 1]
+    has = any("ipc" in c["hierarchy"]["values"] for c in many)
+    one = any("one_worker" in c["hierarchy"]["values"] for c in many)
+    return [(k, label) for k, label in FACTORS if (has or k not in COUNTER_FACTORS) and (one or k != "one_worker")]
 
 
 def absent_notes(table: dict) -> list:
@@ -272,4 +320,4 @@ def _listed(names: list) -> str:
 
 __all__ = ["COUNTER_FACTORS", "DISTURBANCE", "FACTORS", "FAIR", "GOOD", "MEANS", "PER_EXECUTION", "absent_notes",
            "counter_factors", "definition", "disturbance", "disturbance_text", "grade", "hierarchy", "ranges", "spread_notes", "pop_tables", "predicted_speedup", "reference_efficiency",
-           "shown_factors", "useful_time"]
+           "shown_factors", "useful_time", "where_it_went"]

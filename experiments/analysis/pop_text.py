@@ -5,7 +5,7 @@ blank cell follows its table, wrapped, never cut."""
 from __future__ import annotations
 
 from .figures.labels import fmt_fraction, fmt_speedup
-from .pop import DISTURBANCE, absent_notes, disturbance_text, pop_tables, shown_factors, spread_notes
+from .pop import DISTURBANCE, absent_notes, disturbance_text, pop_tables, shown_factors, spread_notes, where_it_went
 from .terminal import hanging, terminal_width
 from .untrusted import plain_strings
 
@@ -49,6 +49,8 @@ def render_table(table: dict, width: int) -> list:
     per_block = max((width - 2 - label_w) // (CELL + 1), 1)
     title = f"{table['title']}  {table['backend']}"
     lines = [title if len(title) <= width else title[: width - 1] + "…"]
+    if sentence := where_it_went(table):
+        lines += hanging("  ", sentence, width)
     recorded = any(c["hierarchy"]["count"] is not None for c in table["columns"])
     for lo in range(0, len(threads) if recorded else 0, per_block):  # nothing recorded: the note alone
         lines += _block(rows, head, threads, lo, lo + per_block, label_w)
@@ -59,11 +61,14 @@ def render_table(table: dict, width: int) -> list:
     return lines + [""]
 
 
-FOOTER = ("GE = PE x CS; PE (parallel) = load balance x communication, POP's figures per execution: those "
-          "of the repetition whose time is the median; useful time: a worker's CPU time in the body; CS: the speedup's reference's useful time over the workers' summed; one worker: every "
-          "factor 1 by construction. POP reads 0.8 and over as good, below 0.6 as poor. Disturbance: the share "
-          "of busy time runnable but not running, the most of one CPU's window stolen, the CPUs' worth of time "
-          "other processes used.")
+FOOTER = ("GE = PE x CS (x one worker vs reference, where shown); PE (parallel) = load balance x "
+          "communication, POP's figures per execution: those of the repetition whose time is the median; useful "
+          "time: a worker's CPU time in the body; CS: the backend's own one-worker useful time over the workers' "
+          "summed, where the group has that record (else the speedup's reference's); one worker vs reference: "
+          "the reference's useful time over the backend's one worker's, the runtime's cost at one worker; one "
+          "worker: every factor 1 by construction. POP reads 0.8 and over as good, below 0.6 as poor. "
+          "Disturbance: the share of busy time runnable but not running, the most of one CPU's window stolen, the "
+          "CPUs' worth of time other processes used.")
 
 
 def render_pop(doc: dict, width: int | None = None) -> str:

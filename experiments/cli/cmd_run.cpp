@@ -43,7 +43,10 @@ int with_report(int run_code, const std::string& run_dir, const RunArgs& a, std:
     // --no-report gets no Python started for it).
     if (a.summary == "none" || (a.summary.empty() && ::isatty(STDOUT_FILENO) == 0)) return run_code;
     const int code = cmd_report(run_dir, err, {a.quiet, a.summary, true});
-    return code == 130 ? 130 : run_code;  // the table is a view of the results, not a step of the run
+    if (code == 130) return 130;
+    // The table is a view of the results, not a step of the run; but one asked for by --summary
+    // that could not be printed is a failed report, not an empty stdout with exit 0.
+    return run_code == 0 && code != 0 && !a.summary.empty() ? kExitReport : run_code;
   }
   const auto drawing = std::chrono::steady_clock::now();
   const int report_code = cmd_report(run_dir, err, {a.quiet, a.summary, false});

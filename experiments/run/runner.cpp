@@ -26,6 +26,7 @@
 #include "experiments/machine/energy.hpp"
 #include "experiments/machine/limit.hpp"
 #include "experiments/machine/roof_drift.hpp"
+#include "experiments/machine/worker_causes.hpp"
 #include "experiments/plan/estimate.hpp"
 #include "experiments/run/interpreter_child.hpp"
 #include "experiments/run/rank_sweep.hpp"
@@ -587,6 +588,10 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
                                   : static_cast<int>(std::count(view.hosts.begin(), view.hosts.end(), 0));
       }
       r["machine"] = machine_json(window, peers, here, static_cast<int>(allowed_cpus().size()), runnable);
+    }
+    // What its own workers measured as the cause of a shortfall, once, for every view to quote.
+    if (r.contains("workers") && r["workers"].value("accounting", "") == "on" && r["workers"].value("count", 0) > 1) {
+      if (std::string cause = worker_shortfall(r); !cause.empty()) r["workers"]["cause"] = std::move(cause);
     }
   } catch (const UnavailableError& e) {
     r["status"] = "unavailable";

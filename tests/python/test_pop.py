@@ -308,3 +308,38 @@ def test_no_python_module_computes_the_records_own_figures():
                     code = [line for line in f if not line.lstrip().startswith(("#", "load balance", "communication eff"))]
                 found += [f"{top}/{name}: {line.strip()}" for line in code if forbidden.search(line)]
     assert not found, found
+
+
+def test_computation_scaling_is_taken_against_the_backends_own_one_worker_record():
+    """pi: serial 8 s, threads at 1 worker 8.2 s (its runtime's cost), at 4 workers summing 8.8 s of
+    useful time: CS against its own worker 8.1 / 8.8, and the one worker's cost against serial 8.0 /
+    8.1 beside it; GE = PE x CS x one worker, so the identity still gives the speedup over serial."""
+    serial = accounted(record(0, "serial", 1, 8.0), [8.0])
+    t1 = accounted(record(1, "threads", 1, 8.2), [8.1], runtime=8.2)
+    t4 = accounted(record(2, "threads", 4, 2.5), [2.0, 2.1, 2.2, 2.5], runtime=2.5)
+    (table,) = [t for t in pop_tables(doc_of([serial, t1, t4])) if t["backend"] == "threads"]
+    (col,) = [c for c in table["columns"] if c["threads"] == 4]
+    v = col["hierarchy"]["values"]
+    assert v["computation"] == pytest.approx(8.1 / 8.8)
+    assert v["one_worker"] == pytest.approx(8.0 / 8.1)
+    assert v["global"] == pytest.approx(v["parallel"] * v["computation"] * v["one_worker"])
+    assert col["predicted"] == pytest.approx(8.0 / 2.5)  # the table's speedup over serial
+    text = render_pop(doc_of([serial, t1, t4]), 100)
+    assert "one worker vs reference" in text
+    # A backend without its own one-worker record keeps CS against the reference, and no such row.
+    pool = accounted(record(3, "pool", 2, 4.1), [4.0, 4.0], runtime=4.1)
+    (pt,) = [t for t in pop_tables(doc_of([serial, pool])) if t["backend"] == "pool"]
+    assert "one_worker" not in pt["columns"][0]["hierarchy"]["values"]
+    assert pt["columns"][0]["hierarchy"]["values"]["computation"] == pytest.approx(8.0 / 8.0)
+
+
+def test_each_table_opens_with_where_the_speedup_went_quoting_the_records_cause():
+    serial = accounted(record(0, "serial", 1, 8.0), [8.0])
+    t4 = accounted(record(1, "threads", 4, 4.0), [1.0, 1.0, 1.0, 4.0], runtime=4.0)
+    t4["workers"]["cause"] = "load balance 0.44: worker 3 computed 2.29x the mean, on CPU 3"
+    text = " ".join(render_pop(doc_of([serial, t4]), 100).split())
+    assert ("At 4 workers, 2.00x of an ideal 4x: the largest loss is load balance 0.44; its record says: load "
+            "balance 0.44: worker 3 computed 2.29x the mean, on CPU 3.") in text, text
+    assert "its record says: load balance 0.44: worker 3" in hierarchy_html(doc_of([serial, t4]))
+    del t4["workers"]["cause"]
+    assert "its record names no cause." in " ".join(render_pop(doc_of([serial, t4]), 100).split())

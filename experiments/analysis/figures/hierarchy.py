@@ -5,7 +5,7 @@ red), the disturbance below it, and why each blank cell is blank. Every value fr
 escaped (untrusted.py)."""
 from __future__ import annotations
 
-from ..pop import DISTURBANCE, FAIR, GOOD, absent_notes, disturbance_text, grade, pop_tables, shown_factors, spread_notes
+from ..pop import DISTURBANCE, FAIR, GOOD, absent_notes, disturbance_text, grade, pop_tables, shown_factors, spread_notes, where_it_went
 from ..untrusted import html_text
 from .labels import fmt_fraction, fmt_speedup
 
@@ -14,9 +14,11 @@ INTRO = ("<h2 id='pop'>Where the speedup went</h2><p class='small'>The POP effic
          "CPU time inside the kernel body. Global efficiency = parallel efficiency x computation scaling; parallel "
          "efficiency = load balance (mean / max useful time) x communication efficiency (max useful time / the "
          "run's time), POP's figures per execution: those of the repetition whose time is the median, their range "
-         "over the repetitions under the table; computation scaling = the useful time of the record the speedup is over / the workers' "
-         "summed useful time (instruction x IPC x frequency scaling where both have counters). speedup = workers x "
-         "global efficiency / PE<sub>ref</sub>. One worker: every factor 1 by construction. Colours: at least "
+         "over the repetitions under the table; computation scaling = the backend's own one-worker useful time (else that of the record the "
+         "speedup is over) / the workers' summed useful time (instruction x IPC x frequency scaling where both have "
+         "counters), and where the backend's one worker is not the reference, one worker vs reference = the "
+         "reference's useful time / the backend's one worker's, the runtime's cost at one worker, a factor of "
+         "global efficiency. speedup = workers x global efficiency / PE<sub>ref</sub>. One worker: every factor 1 by construction. Colours: at least "
          "{good} <span class='pop-good'>good</span>, from {fair} <span class='pop-fair'>fair</span>, below "
          "<span class='pop-poor'>poor</span>. Disturbance: the share of busy time runnable but not running, the most "
          "of one CPU's window stolen, the CPUs' worth of time other processes used over the window, involuntary "
@@ -49,6 +51,8 @@ def table_html(table: dict) -> str:
     """One group and backend: its heading, its table (when a column was recorded) and its notes."""
     e = html_text
     parts = [f"<h3>{e(table['title'])}: {e(table['backend'])}</h3>"]
+    if sentence := where_it_went(table):
+        parts.append(f"<p>{e(sentence)}</p>")
     if any(c["hierarchy"]["count"] is not None for c in table["columns"]):
         head = "".join(f"<th>{e(c['label'])}</th>" for c in table["columns"])
         what = "ranks x threads" if any(c.get("ranks") for c in table["columns"]) else "threads"
