@@ -355,6 +355,15 @@ TEST(MachineBlock, SharedIsTheRecordsOwnMeasurementWithItsReason) {
   EXPECT_FALSE(none.contains("shared"));
 }
 
+// Accounting off names the size at which it would be on: body calls stay, time grows with -n.
+TEST(AccountingDecision, OffNamesTheSmallestSizeWithinTheBudget) {
+  EXPECT_EQ(size_within_budget(1u << 20, 0.014), "; -n 2^21 or more would keep it within the budget");
+  EXPECT_EQ(size_within_budget(1u << 20, 0.08), "; -n 2^23 or more would keep it within the budget");
+  EXPECT_EQ(size_within_budget(1u << 20, 0.01), "");  // within the budget
+  EXPECT_EQ(size_within_budget(0, 0.5), "");
+  EXPECT_EQ(size_within_budget(std::uint64_t{1} << 62, 100.0), "");  // no size a person could pass
+}
+
 json given_workers(double lb, double ce, double runnable) {
   return {{"accounting", "on"},
           {"count", 4},

@@ -540,6 +540,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     MachineWindow window;
     if (ledger != nullptr) {
       accounting = decide_accounting(ledger->view(), s.warmup, warm_run_s, accounted_chunk_cost_s());
+      if (!accounting.on) accounting.why += size_within_budget(s.size, accounting.overhead);
       ledger->reset();
       ledger->set_on(accounting.on);
     }

@@ -81,6 +81,15 @@ AccountingDecision decide_accounting(const LedgerView& warmed, int runs, double 
   return d;
 }
 
+std::string size_within_budget(std::uint64_t size, double overhead) {
+  if (size == 0 || !(overhead > kAccountingBudget)) return {};
+  // A loop's body calls do not grow with its size, its time does: the size at which the same
+  // calls would cost the budget, as the power of two a person would pass to -n.
+  const double wanted = static_cast<double>(size) * overhead / kAccountingBudget;
+  const int bits = static_cast<int>(std::ceil(std::log2(wanted)));
+  return bits < 63 ? "; -n 2^" + std::to_string(bits) + " or more would keep it within the budget" : std::string();
+}
+
 namespace {
 
 template <class F>

@@ -3,6 +3,7 @@
 // /proc/stat (experiments/machine/cpu_stat.hpp) saw over its timed repetitions.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -27,6 +28,11 @@ struct AccountingDecision {
 // over the run's time, is the overhead; on when it is within kAccountingBudget. With no warm-up
 // to go by (runs 0), on, and the overhead is estimated after the repetitions.
 AccountingDecision decide_accounting(const LedgerView& warmed, int runs, double run_s, double chunk_cost_s);
+
+// Where accounting is off at `overhead` for a problem of `size`: "; -n 2^K or more would keep it
+// within the budget", the size whose longer runs carry the same body calls within
+// kAccountingBudget; empty where it is within, or no size would be.
+std::string size_within_budget(std::uint64_t size, double overhead);
 
 // WorkerLedger::chunk_cost_s, measured once per process (a few milliseconds).
 double accounted_chunk_cost_s();

@@ -343,3 +343,4 @@ def test_each_table_opens_with_where_the_speedup_went_quoting_the_records_cause(
     assert "its record says: load balance 0.44: worker 3" in hierarchy_html(doc_of([serial, t4]))
     del t4["workers"]["cause"]
     assert "its record names no cause." in " ".join(render_pop(doc_of([serial, t4]), 100).split())
+
