@@ -51,11 +51,11 @@ from analysis.figures import draw_figures  # noqa: E402
 from analysis.exit_codes import run_command, say  # noqa: E402
 from analysis.figures.load import InputError, load_run  # noqa: E402
 from analysis.figures.reference import reference_section, reference_sources  # noqa: E402
-from analysis.figures.report import report_html  # noqa: E402
+from analysis.figures.report import SizedPlotter, matplotlib_backend, report_html  # noqa: E402
 from analysis.pop_text import render_pop  # noqa: E402
 from analysis.table import FORMATS, render  # noqa: E402
-from analysis.terminal import terminal_width  # noqa: E402
-from analysis.writer import Plotter, write_page  # noqa: E402
+from analysis.terminal import lenient_streams, terminal_width, write_out  # noqa: E402
+from analysis.writer import write_page  # noqa: E402
 
 __all__ = ["main"]
 
@@ -64,7 +64,14 @@ def main(argv=None) -> int:
     """Exit codes (README, "Exit codes"): 0 done; 2 the input is missing or malformed, or the
     output cannot be written (the message names it); 130 interrupted; 3 an internal error, one
     line and no traceback (a traceback would exit 1, which means "a measurement failed")."""
-    return run_command("plot.py", lambda: _main(argv))
+    # A report degrades rather than fails on its environment: a terminal that cannot show "±" gets
+    # "?", and a backend name matplotlib does not know gets Agg, which every figure is drawn with.
+    lenient_streams()
+
+    def body() -> int:
+        matplotlib_backend("plot.py")
+        return _main(argv)
+    return run_command("plot.py", body)
 
 
 def _main(argv=None) -> int:
@@ -90,8 +97,7 @@ def _main(argv=None) -> int:
     except InputError as e:
         say(f"plot.py: {e}")
         return 2
-    sys.stdout.write(render_pop(doc) if args.summary == "pop" else render(doc, args.summary))
-    sys.stdout.flush()
+    write_out(render_pop(doc) if args.summary == "pop" else render(doc, args.summary))
     if args.summary_only:
         return 0
     out = args.out or os.path.dirname(doc["_path"]) or "."
@@ -99,11 +105,11 @@ def _main(argv=None) -> int:
     # The references are read before any figure is drawn: a malformed one stops here (exit 2).
     sources, how = reference_sources(args.reference, args.no_reference)
     reference = reference_section(doc, sources, how)
-    p = Plotter(plot_dir)
+    p = SizedPlotter(plot_dir)
     try:  # every file is written whole or not at all (writer.write_atomically)
         libraries = draw_figures(p, doc)
         report = write_page(os.path.join(out, "report.html"),
-                            report_html(doc, plot_dir, p.figures, libraries, reference))
+                            report_html(doc, plot_dir, p.figures, libraries, reference, left_out=p.left_out))
     except BaseException:
         p.discard_if_empty()
         raise

@@ -38,4 +38,28 @@ def hanging(lead: str, text: str, width: int, indent: int | None = None) -> list
                          break_on_hyphens=False) or [lead.rstrip()]
 
 
-__all__ = ["hanging", "terminal_width"]
+def lenient_streams() -> None:
+    """stdout and stderr made to write what their encoding cannot hold as "?" (errors="replace"),
+    never to raise: under PYTHONIOENCODING=ascii, or a C locale's terminal, a "±" or a "µs" of the
+    results table would otherwise end the command with a UnicodeEncodeError. A stream that is
+    closed (None) or no text file of the interpreter's (a test's StringIO) is left as it is."""
+    for name in ("stdout", "stderr"):
+        stream = getattr(sys, name)
+        if stream is None or getattr(stream, "errors", None) not in ("strict", None):
+            continue  # stderr's default, backslashreplace, never raises either
+        try:
+            stream.reconfigure(errors="replace")
+        except (AttributeError, ValueError, OSError):
+            continue
+
+
+def write_out(text: str) -> None:
+    """text on stdout, where there is one: a command started with its stdout closed (`>&-`) has
+    sys.stdout None, and its results are in the files it writes."""
+    if sys.stdout is None:
+        return
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
+__all__ = ["hanging", "lenient_streams", "terminal_width", "write_out"]

@@ -85,7 +85,26 @@ def validator(schema_name: str):
     # "integer" as parlab writes one and its C++ readers take one: 2.0 is a float in JSON as
     # Python and nlohmann read it, and a threads of 2.0 is no count (JSON Schema would take it).
     strict = cls.TYPE_CHECKER.redefine("integer", lambda _, v: isinstance(v, int) and not isinstance(v, bool))
+    # "number" as the analysis computes with one, a float: an integer past 2**53 has no float that
+    # holds it exactly, and one past 1e308 none at all (float() of it raises OverflowError).
+    strict = strict.redefine("number", lambda _, v: _is_number(v))
     return jsonschema.validators.extend(cls, type_checker=strict)(schema)
+
+
+# The largest integer every float between -FLOAT_INT_MAX and it holds exactly (a double's 53-bit
+# significand); a JSON integer beyond it where the schema asks for a number is refused.
+FLOAT_INT_MAX = 2 ** 53
+# An integer this large is refused wherever it stands, an integer-typed field included: no count,
+# size or seed parlab writes comes near it, and converting it to a float overflows.
+INT_MAX = 10 ** 300
+
+
+def _is_number(v) -> bool:
+    """A JSON number the analysis can take as a float: a float, or an int no larger than
+    FLOAT_INT_MAX (a bool is neither)."""
+    if isinstance(v, bool):
+        return False
+    return isinstance(v, float) or (isinstance(v, int) and abs(v) <= FLOAT_INT_MAX)
 
 
 def where(path) -> str:
@@ -117,8 +136,17 @@ def _quote(value) -> str:
     return _cut(repr(value))
 
 
+def _digits(value: int) -> str:
+    """"an integer of 400 digits": a long integer as a message names it (its repr would fill a page)."""
+    return f"an integer of {len(str(abs(value)))} digits"
+
+
 def _describe(e) -> str:
     """One error's message, its value quoted short (_quote) where jsonschema would quote it whole."""
+    if e.validator == "type" and isinstance(e.instance, int) and not isinstance(e.instance, bool) \
+            and abs(e.instance) > FLOAT_INT_MAX:
+        return (f"{_digits(e.instance)} where a number is expected: past 2**53 no float holds it exactly "
+                "(write it as a float, 1.5e20)")
     if e.validator == "type":
         want = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
         return f"{_quote(e.instance)} is not of type {', '.join(repr(x) for x in want)}"
@@ -157,6 +185,23 @@ def first_error(doc: dict, schema_name: str):
     return e
 
 
+def unusable_number(value, path=()):
+    """(path, value) of the first number no arithmetic can take, or None: a float that is not
+    finite (Python's json reads NaN, Infinity and 1e400, which JSON cannot hold), or an integer
+    beyond INT_MAX (json reads 400 digits as an int, which float() cannot convert). One walk over
+    the document finds both."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (path, value)
+    if isinstance(value, int):
+        return (path, value) if not isinstance(value, bool) and abs(value) > INT_MAX else None
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        found = unusable_number(v, path + (k,))
+        if found:
+            return found
+    return None
+
+
 def non_finite(value, path=()):
     """(path, value) of the first number that is not finite (Python's json reads NaN, Infinity and
     1e400, which JSON cannot hold), or None."""
@@ -172,10 +217,14 @@ def non_finite(value, path=()):
 
 def check_results(doc: dict, file: str, schema_name: str) -> None:
     """InputError naming file, record and field where doc is not a run of schema_name: a number
-    that is not finite, or the first error against the schema."""
-    found = non_finite(doc)
+    that is not finite or an integer no float can hold (unusable_number), or the first error
+    against the schema (where a number is expected, an integer past 2**53 is one too: _is_number)."""
+    found = unusable_number(doc)
     if found:
         at, value = found
+        if isinstance(value, int):
+            raise InputError(f"{file}: {where(at)}: {_digits(value)}, beyond any float (more than 1e300); "
+                             "not a measurement")
         raise InputError(f"{file}: {where(at)}: {value!r} is not a finite number (JSON has no NaN or Infinity; "
                          "a literal such as 1e400 reads as inf)")
     e = first_error(doc, schema_name)
@@ -190,4 +239,5 @@ def check_results(doc: dict, file: str, schema_name: str) -> None:
     raise InputError(f"{file}: " + (f"{at}: " if at else "") + _describe(e))
 
 
-__all__ = ["check_results", "first_error", "non_finite", "schema_file", "validator", "where"]
+__all__ = ["FLOAT_INT_MAX", "INT_MAX", "check_results", "first_error", "non_finite", "schema_file", "unusable_number",
+           "validator", "where"]

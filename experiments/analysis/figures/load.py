@@ -12,7 +12,7 @@ from ..read import InputError, read_json  # noqa: F401 (InputError: figures' cal
 from ..share_interval import interval, reads_above
 from ..spread import rounds_disagree, spread, unstable_reason
 from ..untrusted import visible
-from ..validate import check_results
+from ..validate import check_results, unusable_number
 from ..workers import check_sizes, check_workers
 
 SCHEMA = "parlab-results/4"
@@ -144,6 +144,11 @@ def load_run(run_dir: str) -> dict:
         raise InputError(f"{path}: 'records' must be a list")
     if not isinstance(doc["context"], dict):
         raise InputError(f"{path}: 'context' must be an object, not {type(doc['context']).__name__}")
+    # A number no arithmetic can take (400 digits, NaN) is refused naming its field before any
+    # check below does arithmetic on it.
+    found = unusable_number(doc)
+    if found:
+        check_results(doc, path, doc["schema"])
     for i, r in enumerate(doc["records"]):
         if not isinstance(r, dict):
             raise InputError(f"{path}: record {i} must be an object, not {type(r).__name__}")

@@ -5,9 +5,10 @@ every record with its spread."""
 from __future__ import annotations
 
 import os
+import sys
 
 from ..untrusted import html_number, html_text
-from ..writer import figure_html, page_head
+from ..writer import Plotter, figure_html, page_head
 from .labels import fmt_rate, fmt_size, time_scale
 from .load import rate_of
 from .machine import context_html, machine_html, record_anchor
@@ -21,8 +22,9 @@ from ..spread import UNSTABLE_CV
 
 
 def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], libraries: list | None = None,
-                reference: dict | None = None) -> str:
-    """The page; reference: reference.reference_section's data (None: no comparison, as --no-reference)."""
+                reference: dict | None = None, left_out: list[tuple[str, str]] | None = None) -> str:
+    """The page; reference: reference.reference_section's data (None: no comparison, as --no-reference);
+    left_out: [(figure, why)] of the figures too large to draw, listed where they would stand."""
     ctx = doc["context"]
     e, n = html_text, html_number  # every value from the data, text or number (untrusted.py)
     parts = [page_head("parlab report"),
@@ -40,7 +42,9 @@ def report_html(doc: dict, out_dir: str, figures: list[tuple[str, str]], librari
     parts.append("<h2>Figures</h2>")
     for name, caption in figures:
         parts.append(figure_html(os.path.join(out_dir, name + ".png"), caption, f"plots/{name}.svg"))
-    if not figures:
+    for name, why in left_out or []:  # a figure too large to draw says so, rather than failing the page
+        parts.append(f"<p class='warn'>Figure {e(name)} left out: {e(why)}.</p>")
+    if not figures and not left_out:
         parts.append("<p>No figure: these results have no thread sweep, size sweep or backend comparison.</p>")
     parts.append(python_models_note(doc))
     parts.append(incore_html(doc))
@@ -123,3 +127,59 @@ def records_html(doc: dict) -> str:
                      f"<td class='l'>{e(detail)}</td>{steady}</tr>")
     parts.append("</table>")
     return "".join(parts)
+
+
+# ---------------------------------------------------------------- what the report cannot draw as asked
+# The report degrades rather than fails (exit 4 of `parlab run`): a figure too large to draw is left
+# out and named, and a matplotlib backend that does not exist gives way to Agg.
+
+# matplotlib's Agg draws no image of 2**16 pixels or more a side ("Image size ... is too large").
+MAX_PIXELS = 2 ** 16 - 1
+
+
+class SizedPlotter(Plotter):
+    """A Plotter that leaves out a figure too large to draw (over MAX_PIXELS a side at the dpi it
+    is saved at), naming it on stderr and in left_out [(name, why)], which report_html lists where
+    the figure would stand."""
+
+    def __init__(self, out_dir: str, who: str = "plot.py"):
+        super().__init__(out_dir)
+        self.who = who
+        self.left_out: list[tuple[str, str]] = []
+
+    def save(self, fig, name: str, caption: str):
+        import matplotlib
+
+        from ..exit_codes import say  # imported here: exit_codes imports the figures package
+
+        dpi = matplotlib.rcParams["savefig.dpi"]
+        dpi = fig.dpi if dpi == "figure" else dpi
+        width, height = (round(x * dpi) for x in fig.get_size_inches())
+        if max(width, height) <= MAX_PIXELS:
+            return super().save(fig, name, caption)
+        self.plt.close(fig)
+        why = (f"{width} x {height} pixels, over the {MAX_PIXELS} a side matplotlib can draw; the run holds too "
+               "many backends or workers for one figure")
+        self.left_out.append((name, why))
+        say(f"{self.who}: figure {name} left out: {why}")
+        return None
+
+
+def matplotlib_backend(who: str) -> None:
+    """An MPLBACKEND that names no backend fails matplotlib's import itself (a ValueError), though
+    the report draws with Agg whatever it names (writer.Plotter): such a name is dropped, with one
+    line saying so, before matplotlib is imported; a name matplotlib knows is left as it is."""
+    name = os.environ.get("MPLBACKEND")
+    if not name or "matplotlib" in sys.modules:
+        return
+    del os.environ["MPLBACKEND"]
+    from matplotlib import rcsetup
+
+    from ..exit_codes import say
+
+    try:
+        rcsetup.validate_backend(name)
+    except ValueError:
+        say(f"{who}: MPLBACKEND={name!r} names no matplotlib backend; drawing with Agg")
+        return
+    os.environ["MPLBACKEND"] = name

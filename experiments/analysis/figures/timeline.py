@@ -15,6 +15,11 @@ from ..writer import Plotter
 
 MAX_TICKED = 32  # workers labelled one by one on y; more are counted by the axis alone
 PANEL_MAX_IN = 6.0  # a panel's height in inches, however many workers
+# A figure's height in inches, its panels' and the title's: past it the panels go on to another
+# figure (a part). 120 backends of 32 workers in one figure was 720 inches, over the 2**16 pixels
+# a side matplotlib can draw; a part stays a page long at any dpi the report uses.
+FIGURE_MAX_IN = 48.0
+TITLE_IN = 0.8  # the figure's title and the region-end labels above the first panel
 
 
 def timeline_records(doc: dict) -> dict:
@@ -86,21 +91,48 @@ def _panel(ax, backend: str, r: dict) -> None:
     ax.set_title(f"{backend}, {threads}, repetition {trace['rep']}: {factors}{cut}", fontsize=9, pad=12)
 
 
+def _panel_height(r: dict) -> float:
+    """A panel's height in inches: room for its workers, at most PANEL_MAX_IN."""
+    return min(1.0 + 0.2 * r["workers"]["count"], PANEL_MAX_IN)
+
+
+def figure_parts(by_backend: dict) -> list[dict]:
+    """by_backend ({backend: record}, in the run's order) cut into parts of consecutive panels,
+    each part's height (TITLE_IN and its panels') at most FIGURE_MAX_IN; one part where all fit."""
+    parts: list[dict] = [{}]
+    height = TITLE_IN
+    for backend, r in by_backend.items():
+        h = _panel_height(r)
+        if parts[-1] and height + h > FIGURE_MAX_IN:
+            parts.append({})
+            height = TITLE_IN
+        parts[-1][backend] = r
+        height += h
+    return parts
+
+
 def timeline_figures(p: Plotter, doc: dict) -> None:
     """One figure per group with a traced record: a panel per backend, in the run's order, each on
-    its own time axis (serial's run is many times a parallel one's)."""
+    its own time axis (serial's run is many times a parallel one's); a group of more panels than
+    one figure holds (FIGURE_MAX_IN) is drawn in parts, _partKofN."""
     for (study, kernel, size, precision), by_backend in sorted(timeline_records(doc).items()):
-        heights = [min(1.0 + 0.2 * r["workers"]["count"], PANEL_MAX_IN) for r in by_backend.values()]
-        fig, axes = p.plt.subplots(len(by_backend), 1, figsize=(9, sum(heights) + 0.8), squeeze=False,
-                                   gridspec_kw={"height_ratios": heights})
-        for ax, (backend, r) in zip(axes[:, 0], by_backend.items()):
-            _panel(ax, backend, r)
-        title = f"{kernel} N={fmt_size(size)} {precision}: each worker's chunks in one traced run"
-        top = axes[0, 0]  # the figure's title over the first panel's: a suptitle overlapped it
-        top.set_title(title + "\n" + top.get_title(), fontsize=9, pad=12)
-        name = f"timeline_{study}_{kernel}_{fmt_size(size)}_{precision}".replace("^", "p")
-        p.save(fig, name, title + " per backend at its most workers; a bar is a chunk, coloured by the CPU it ran on; "
-                                  "dashed: the parallel region's end. White space before it is waiting.")
+        parts = figure_parts(by_backend)
+        for k, part in enumerate(parts, 1):
+            heights = [_panel_height(r) for r in part.values()]
+            fig, axes = p.plt.subplots(len(part), 1, figsize=(9, sum(heights) + TITLE_IN), squeeze=False,
+                                       gridspec_kw={"height_ratios": heights})
+            for ax, (backend, r) in zip(axes[:, 0], part.items()):
+                _panel(ax, backend, r)
+            title = f"{kernel} N={fmt_size(size)} {precision}: each worker's chunks in one traced run"
+            suffix = ""
+            if len(parts) > 1:
+                title += f", part {k} of {len(parts)} ({len(part)} of {len(by_backend)} backends)"
+                suffix = f"_part{k}of{len(parts)}"
+            top = axes[0, 0]  # the figure's title over the first panel's: a suptitle overlapped it
+            top.set_title(title + "\n" + top.get_title(), fontsize=9, pad=12)
+            name = f"timeline_{study}_{kernel}_{fmt_size(size)}_{precision}{suffix}".replace("^", "p")
+            p.save(fig, name, title + " per backend at its most workers; a bar is a chunk, coloured by the CPU it ran "
+                                      "on; dashed: the parallel region's end. White space before it is waiting.")
 
 
-__all__ = ["timeline_figures", "timeline_records"]
+__all__ = ["figure_parts", "timeline_figures", "timeline_records"]
