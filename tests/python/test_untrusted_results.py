@@ -62,8 +62,12 @@ def small_doc():
     """A run with a thread sweep (so the speedup and throughput figures are drawn), an unavailable
     backend, a consistency entry and in-core bounds: every part of report.html has a value."""
     doc = copy.deepcopy(BASE_DOC)
+    # matmul on the CPU and pi on a GPU too: the report shows an in-core bound only for a kernel
+    # the run measured on that processor.
     doc["records"] = [record(0, "serial", 1, 8.0), record(1, "pool", 1, 8.1), record(2, "pool", 2, 4.2),
-                      record(3, "pool", 4, 2.3), record(4, "cuda", 1, 0.0, status="unavailable", kind="gpu")]
+                      record(3, "pool", 4, 2.3), record(4, "cuda", 1, 0.0, status="unavailable", kind="gpu"),
+                      record(5, "serial", 1, 1.0, kernel="matmul", size=256, precision="float"),
+                      record(6, "cuda-graph", 1, 0.01, kind="gpu")]
     doc["records"][3]["unstable"] = "CV 12% over 10%"
     doc["consistency"] = [{"kernel": "pi", "seed": 42, "size": 1 << 20, "records": 4, "distinct_hits": 1,
                            "pass": True}]
@@ -214,7 +218,10 @@ def test_a_hostile_reference_run_reaches_the_page_escaped(tmp_path):
     res = no_traceback(run(PLOT, here, env={"PARLAB_REFERENCE": str(ref / "20260101T000000Z")}))
     assert res.returncode == 0, res.stderr
     page = (here / "report.html").read_text()
-    assert "This machine against the reference runs" in page
+    # Its studies are markup too, so nothing is compared: the one line that says so names the
+    # reference's folder and suite, as text.
+    assert "Reference runs: nothing to compare" in page
+    assert html_text(MARKUP[1]) in page and html_text(MARKUP[0]) in page
     assert_inert_page(page)
 
 

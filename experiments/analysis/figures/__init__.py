@@ -8,7 +8,7 @@ Modules:
                 figures, and the record helpers (rate_of, ok_records, ranks_of, workers, ...)
   labels        formatting for axes, captions and tables (fmt_size, fmt_rate, fmt_time,
                 interpreter and MPI layout labels)
-                share_text (the one wording, for the report and `parlab compare`), bandwidth_bound
+                share_text (the one wording, for the report and `parlab compare`)
   summary       the run summary, the report's first screen (run_summary, mpi_summary, summary_html),
                 and the one rule for a group's fastest record (speed_groups, fastest_of)
   reference     this machine against the reference runs (results/reference-runs.json): each

@@ -5,9 +5,9 @@ from collections import defaultdict
 
 from .bars import caption_note, draw_points, legend_notes, ratio_band, unstable, with_legend_row
 from .labels import fmt_rate, fmt_size, log_if_wide, plain_ticks
-from .load import ok_records
+from .load import family_of, ok_records
 from ..writer import Plotter
-from .roofline import bandwidth_bound, ceilings_of
+from .roofline import BANDWIDTH_UNIT, ceilings_of, roof_share
 
 
 def scaling_series(doc: dict) -> dict:
@@ -162,3 +162,46 @@ def _axes(ax1, ax2, scaling: str, tmax: int, speedups: list) -> None:
     what = "speedup (median serial time / median time)" if scaling == "strong" else "scaled speedup (weak)"
     ax1.set_ylabel(what + (", log scale" if log else ""))
     ax2.set_ylabel("parallel efficiency (speedup / threads)")
+
+
+def bandwidth_bound(recs: list, roofs: dict, base_bytes_per_s: float):
+    """The speedup a memory-bound series cannot pass: the all-cores bandwidth roof over the
+    baseline's (one thread's) bytes/s. recs: the series' records. Returns (bound, roof name,
+    roof) or None where the kernel is not memory-bound or the run has no such roof.
+
+    The roof is the one the records' limit names (the all-cores one where they name the one-core
+    roof: a thread sweep's bound is where all threads are). A record whose limit names another
+    roof, or none (CPU matmul: `no roof`), gets no bandwidth bound. Older records without a limit,
+    of a STREAM-like family with bytes to move and fewer flops per byte than the machine's ridge
+    (cpu_fma_f64_all over cpu_bw_triad_all, where both were measured), meet the triad roof, whose
+    mix of reads and a write is the STREAM set's."""
+    if not roofs or not base_bytes_per_s:
+        return None
+    name = None
+    for r in sorted(recs, key=lambda r: -r["threads"]):
+        s = roof_share(r)
+        if s and s.get("unit") == BANDWIDTH_UNIT:
+            name = s["roof"]
+            break
+    if name is None and any(not r.get("limit") and _memory_bound(r, roofs) for r in recs):
+        name = "cpu_bw_triad_all"
+    if name is None:
+        return None
+    if name.endswith("_1") and name[:-2] + "_all" in roofs:
+        name = name[:-2] + "_all"
+    roof = roofs.get(name)
+    if not roof or roof.get("unit") != BANDWIDTH_UNIT or not roof.get("value"):
+        return None
+    return roof["value"] / base_bytes_per_s, name, roof
+
+
+def _memory_bound(r: dict, roofs: dict) -> bool:
+    """A record of a STREAM-like family that moves bytes, below the machine's ridge point where the
+    ceilings give one (matmul, of the basic family, does 2n flops per float it reads)."""
+    work = r.get("work") or {}
+    if family_of(r) not in ("stream", "basic") or not work.get("bytes"):
+        return False
+    fma, bw = (roofs.get(n, {}).get("value") for n in ("cpu_fma_f64_all", "cpu_bw_triad_all"))
+    return not (fma and bw) or (work.get("flops") or 0) / work["bytes"] < fma / bw
+
+
