@@ -654,3 +654,31 @@ TEST(CeilingsProbes, LastLevelCacheIsTheHighestLevelInSysfs) {
 }
 }  // namespace
 }  // namespace parlab
+
+namespace parlab {
+namespace {
+
+// A roof set measured beside other work is judged so from its own evidence, and never cached.
+TEST(Ceilings, ARoofSetFromABusyMachineIsNamedByItsOwnEvidence) {
+  json c = ceilings();
+  EXPECT_EQ(busy_roofs(c), "");
+  c["others"] = 0.3;  // under half a CPU of other work: quiet enough
+  EXPECT_EQ(busy_roofs(c), "");
+  c["others"] = 1.35;
+  EXPECT_EQ(busy_roofs(c), "other processes used 1.35 CPUs' worth of time while the probes ran");
+  c["others"] = 0.0;
+  // Two CPUs that computed no more than one: the others were busy.
+  c["roofs"]["cpu_imul_all"]["value"] = 9.9e9;
+  EXPECT_NE(busy_roofs(c).find("cpu_imul_all (9.90 Gmul/s) no higher than cpu_imul_1 (10.0 Gmul/s)"), std::string::npos)
+      << busy_roofs(c);
+  c["roofs"]["cpu_imul_all"]["value"] = 40e9;
+  // Bandwidth is left out: on a VM one CPU can draw what all of them do.
+  c["roofs"]["cpu_bw_triad_all"]["value"] = 15e9;
+  EXPECT_EQ(busy_roofs(c), "");
+  // A roof whose measurements spread 125% of their median.
+  c["roofs"]["cpu_bw_triad_all"]["spread"] = {{"n", 5}, {"min", 10e9}, {"median", 40e9}, {"max", 60e9}};
+  EXPECT_EQ(busy_roofs(c), "cpu_bw_triad_all's measurements spread 125%");
+}
+
+}  // namespace
+}  // namespace parlab

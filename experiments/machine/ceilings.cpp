@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "experiments/machine/context.hpp"
+#include "experiments/machine/cpu_stat.hpp"
+#include "experiments/machine/worker_causes.hpp"
 #include "experiments/machine/incore.hpp"
 #include "core/ceilings_cpu.hpp"
 #include "core/pi_simd.hpp"
@@ -423,6 +425,9 @@ std::string utc_now_text() { return utc_now(); }
 json measure_ceilings(const Registry& registry, std::ostream& log) {
   const auto t0 = Clock::now();
   const std::string when = utc_now();
+  // What else ran while the probes did: a roof measured beside other work is no roof.
+  const CpuTicks ticks_before = CpuTicks::read();
+  const double ours_before = process_cpu_s();
   RoofSet set = measure_cpu(registry, log);
   RoofSet gpu = measure_gpu_roofs(quick_mode());
   set.roofs.insert(set.roofs.end(), gpu.roofs.begin(), gpu.roofs.end());
@@ -469,8 +474,39 @@ json measure_ceilings(const Registry& registry, std::ostream& log) {
   for (std::string& w : incore_warnings(c.value("incore", json::object()))) warnings.push_back(std::move(w));
   c["warnings"] = warnings;
   c["seconds"] = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (const std::optional<double> others = others_cpus_between(ticks_before, CpuTicks::read(),
+                                                                process_cpu_s() - ours_before, c["seconds"].get<double>())) {
+    c["others"] = *others;
+  }
+  if (std::string why = busy_roofs(c); !why.empty()) c["busy"] = std::move(why);
   if (quick_mode()) c["quick"] = true;
   return c;
+}
+
+std::string busy_roofs(const json& c) {
+  std::vector<std::string> why;
+  if (const double others = c.value("others", 0.0); others >= kOthersDisturb) {
+    why.push_back("other processes used " + fixed(others, 2) + " CPUs' worth of time while the probes ran");
+  }
+  const json roofs = c.value("roofs", json::object());
+  for (const auto& [name, roof] : roofs.items()) {
+    if (roof.contains("spread") && range_share(roof["spread"]) > kBusySpread) {
+      why.push_back(name + "'s measurements spread " + fixed(100 * range_share(roof["spread"]), 0) + "%");
+    }
+  }
+  // Bandwidth is left out: on a VM, one CPU can draw what all of them do.
+  for (const CpuRoof base : {CpuRoof::fma_f64, CpuRoof::imul}) {
+    const std::string all(to_string(roof_key(base, ThreadScope::all))), one(to_string(roof_key(base, ThreadScope::one)));
+    if (roofs.contains(all) && roofs.contains(one) && roofs[all].value("threads", 1) > 1 &&
+        roofs[all].value("value", 0.0) <= roofs[one].value("value", 0.0)) {
+      why.push_back(all + " (" + human(roofs[all].value("value", 0.0), roofs[all].value("unit", "")) +
+                    ") no higher than " + one + " (" + human(roofs[one].value("value", 0.0), roofs[one].value("unit", "")) +
+                    "): the other CPUs computed nothing for it");
+    }
+  }
+  std::string out;
+  for (const auto& w : why) out += (out.empty() ? "" : "; ") + w;
+  return out;
 }
 
 json load_or_measure_ceilings(const Registry& registry, bool remeasure, std::ostream& log) {
@@ -498,6 +534,18 @@ json load_or_measure_ceilings(const Registry& registry, bool remeasure, std::ost
                  terminal_width())
       << "\n";
   json c = measure_ceilings(registry, log);
+  // The test probes (PARLAB_CEILINGS_QUICK) are milliseconds long and no machine's roofs: their
+  // set keeps its `busy` reason and is cached, so the suites beside each other do not measure anew.
+  if (c.contains("busy") && !quick_mode()) {
+    // Used for this run, and said; never kept for the next, which would take them unsaid.
+    c["cache"] = nullptr;
+    log << hanging("parlab: warning: ", "these roofs were measured on a busy machine (" + c["busy"].get<std::string>() +
+                                            "): not cached, so the next run measures again; on a quiet machine, "
+                                            "`parlab ceilings --remeasure` keeps a set",
+                   terminal_width())
+        << "\n";
+    return c;
+  }
   if (file) {
     // Written atomically: two parlab processes measuring at once leave one whole file.
     std::error_code ec;

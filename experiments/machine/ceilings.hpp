@@ -51,6 +51,18 @@ nlohmann::json measure_ceilings(const Registry& registry, std::ostream& log);
 
 // The cached ceilings of this machine and build, or measured (and cached) when there are none,
 // the cache is unreadable, or `remeasure`. Prints one line to `log` when it measures.
+// A roof set's spread over this (range over median) was measured beside other work.
+inline constexpr double kBusySpread = 0.25;
+
+// Why a measured roof set is not to be kept, from its own evidence, or empty: other processes'
+// time while the probes ran (`others`, at least kOthersDisturb CPUs), a roof whose measurements
+// spread over kBusySpread, or an all-CPU compute roof no higher than the one-CPU roof (bandwidth
+// left out: on a VM one CPU can draw what all do).
+std::string busy_roofs(const nlohmann::json& ceilings);
+
+// The cached roof set, else one measured now and cached, unless busy_roofs() names a reason
+// (kept as `busy`): then it is used for this run, said, and not cached (the test probes of
+// PARLAB_CEILINGS_QUICK excepted).
 nlohmann::json load_or_measure_ceilings(const Registry& registry, bool remeasure, std::ostream& log);
 
 // What makes a parsed ceilings cache untrustworthy, or empty when nothing does: a cache that fails

@@ -1,5 +1,7 @@
 #include "experiments/machine/cpu_stat.hpp"
 
+#include <algorithm>
+
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -40,6 +42,17 @@ double process_cpu_s() {
   getrusage(RUSAGE_SELF, &ru);
   return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
          static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
+
+std::optional<double> others_cpus_between(const CpuTicks& before, const CpuTicks& after, double ours, double wall_s) {
+  if (after.cpus.empty() || !(wall_s > 0)) return std::nullopt;
+  double busy_ticks = 0;
+  for (const auto& a : after.cpus) {
+    const auto b = std::find_if(before.cpus.begin(), before.cpus.end(), [&](const auto& c) { return c.id == a.id; });
+    if (b == before.cpus.end() || a.total < b->total) continue;
+    busy_ticks += static_cast<double>(a.busy - b->busy);
+  }
+  return std::clamp((busy_ticks * CpuTicks::tick_s() - ours) / wall_s, 0.0, static_cast<double>(after.cpus.size()));
 }
 
 }  // namespace parlab

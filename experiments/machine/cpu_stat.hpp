@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace parlab {
@@ -23,5 +24,11 @@ struct CpuTicks {
 
 // This process's CPU time so far (user + system, every thread), in seconds.
 double process_cpu_s();
+
+// CPUs' worth of time other processes used between two readings `wall_s` apart: every CPU's busy
+// time less `ours` (this process's CPU time over the same span, and any peer's counted as its
+// own), held within [0, the CPUs read] since ticks are read at their grain; nullopt where
+// /proc/stat was not read.
+std::optional<double> others_cpus_between(const CpuTicks& before, const CpuTicks& after, double ours, double wall_s);
 
 }  // namespace parlab

@@ -138,7 +138,14 @@ json measure_roofs_again(const json& ceilings, const std::vector<std::string>& n
         roofs[name] = j;
         log << "parlab: " << name << ": " << human_figure(start, "bytes/s") << " at the start, "
             << human_figure(p.value, "bytes/s") << " at the end (" << (p.value >= start ? "+" : "")
-            << fixed(100 * (p.value / start - 1), 1) << "%)\n";
+            << fixed(100 * (p.value / start - 1), 1) << "%)";
+        // A roof that moved this much within one run was not the machine's: the cached set, or
+        // this end, was measured beside other work.
+        if (std::abs(p.value / start - 1) > kRoofDriftRemeasure) {
+          log << ": over " << fixed(100 * kRoofDriftRemeasure, 0)
+              << "%; measure the roofs again on a quiet machine (parlab ceilings --remeasure)";
+        }
+        log << "\n";
       }
     } catch (const std::exception& e) {
       // Pinning or memory refused: the start's roofs stand, and the block says why.

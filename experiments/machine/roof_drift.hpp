@@ -12,6 +12,9 @@
 
 namespace parlab {
 
+// A roof whose end probe differs from its start by more than this share says to remeasure.
+inline constexpr double kRoofDriftRemeasure = 0.20;
+
 // The CPU bandwidth roofs (cpu_bw_*) that `records` are held against: each ok record's
 // `limit.roof`, and for a roof scaled between one thread and all of them (`limit.basis`) both
 // scopes it is made from. Only roofs `ceilings.roofs` holds as measured; sorted, each once.

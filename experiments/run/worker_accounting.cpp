@@ -29,16 +29,7 @@ std::uint64_t busiest_chunks(const LedgerView& ledger) {
 }  // namespace
 
 std::optional<double> others_cpus(const MachineWindow& w, double peers_cpu_s) {
-  if (w.after.cpus.empty() || !(w.wall_s > 0)) return std::nullopt;
-  double busy_ticks = 0;
-  for (const auto& a : w.after.cpus) {
-    const auto b = std::find_if(w.before.cpus.begin(), w.before.cpus.end(), [&](const auto& c) { return c.id == a.id; });
-    if (b == w.before.cpus.end() || a.total < b->total) continue;
-    busy_ticks += static_cast<double>(a.busy - b->busy);
-  }
-  const double ours = w.process_cpu_after - w.process_cpu_before + peers_cpu_s;
-  // Ticks are read at their grain: over a short window the difference can pass the CPUs there are.
-  return std::clamp((busy_ticks * CpuTicks::tick_s() - ours) / w.wall_s, 0.0, static_cast<double>(w.after.cpus.size()));
+  return others_cpus_between(w.before, w.after, w.process_cpu_after - w.process_cpu_before + peers_cpu_s, w.wall_s);
 }
 
 double others_grain(const MachineWindow& w) {
