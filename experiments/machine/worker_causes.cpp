@@ -164,8 +164,13 @@ bool disturbed(const json& r) {
   const json& w = r["workers"];
   if (w.value("accounting", "") != "on") return false;
   const json d = w.value("disturbance", json::object());
-  return number(d, "others", 0) >= kOthersDisturb || number(d, "runnable_share", 0) >= kRunnableDisturb;
+  if (number(d, "others", 0) >= kOthersDisturb) return true;
+  // A Python thread's chunk holds or seeks the GIL inside its wall time: its time off a CPU there
+  // is the GIL's wait as much as the run queue's, so it does not say the machine was busy.
+  return !python_threads(r) && number(d, "runnable_share", 0) >= kRunnableDisturb;
 }
+
+bool python_threads(const json& r) { return r.is_object() && r.value("kind", "") == "python"; }
 
 std::string disturbance_text(const json& r) {
   if (!r.is_object() || !r.contains("workers") || !r["workers"].is_object()) return {};
@@ -187,8 +192,10 @@ std::string worker_shortfall(const json& r) {
   // record is held against its bound (record_limit).
   if (disturbed(r)) return "disturbed: " + disturbance_figures(d);
   if (const double gil = gil_wait(r); gil >= kRunnableDisturb) {
-    return "the GIL: its threads waited for it " + fixed(gil * 100, 0) + "% of their time (apart from " +
-           fixed(number(d, "runnable_share", 0) * 100, 1) + "% runnable but not running)";
+    // The machine's share apart: other processes' time, which the GIL's wait does not include.
+    const double others = number(d, "others", -1);
+    return "the GIL: its threads waited for it " + fixed(gil * 100, 0) + "% of their time" +
+           (others >= 0 ? " (other processes used " + fixed(others, 2) + " CPUs' worth of time meanwhile)" : "");
   }
   if (lb < kFactorExplains && lb <= ce) return load_balance_cause(w, lb);
   if (ce < kFactorExplains) return communication_cause(ce);

@@ -21,8 +21,13 @@ inline constexpr double kFactorExplains = 0.9;
 inline constexpr double kOthersDisturb = 0.5;
 inline constexpr double kRunnableDisturb = 0.05;
 
-// Whether the record's accounted workers measured a disturbance by those two figures.
+// Whether the record's accounted workers measured a disturbance by those two figures (for a
+// Python backend, by other processes' time alone: see python_threads).
 bool disturbed(const nlohmann::json& record);
+
+// Whether the record's workers are Python threads (kind "python"), whose time in a chunk off a
+// CPU includes the wait for the GIL, not only the run queue's delay.
+bool python_threads(const nlohmann::json& record);
 
 // The record's own disturbance figures in words ("other processes used 1.90 CPUs' worth of time
 // while it ran; its workers were runnable but not running 9.8% of their busy time"); empty

@@ -578,7 +578,10 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     }
     if (entry->kind == BackendKind::cpu || ledger != nullptr) {
       const json wk = r.value("workers", json::object());
-      const double runnable = wk.value("accounting", "") == "on" ? wk["disturbance"].value("runnable_share", 0.0) : 0.0;
+      // A Python thread's time off a CPU in a chunk includes the GIL's wait: not the machine's.
+      const double runnable = wk.value("accounting", "") == "on" && !python_threads(r)
+                                  ? wk["disturbance"].value("runnable_share", 0.0)
+                                  : 0.0;
       // The workers on this host, whose CPUs /proc/stat read: an MPI job's on host 0 only.
       int here = s.threads;
       double peers = 0;
