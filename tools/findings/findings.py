@@ -30,7 +30,7 @@ from analysis.figures.load import READABLE_SCHEMAS, per_op_us, pool_rounds, rate
 from analysis.figures.models import python_models_crossovers, python_models_table  # noqa: E402
 from analysis.figures.mpi import mpi_latency_series  # noqa: E402
 from analysis.figures.scaling import scaling_series  # noqa: E402
-from analysis.pop import hierarchy  # noqa: E402
+from analysis.pop import hierarchy, pop_tables, where_it_went  # noqa: E402
 from analysis.read import InputError, read_json, read_text  # noqa: E402
 from analysis.validate import check_results  # noqa: E402
 
@@ -63,6 +63,15 @@ RUNS = {
     "speedup_run": "h200-node-16core/20261128T233355Z",
     "roofs_end": "h200-node-16core/20261128T233559Z",
     "quick_accounted": "h200-node-16core/20261128T234100Z",
+    # The speedup suite, the ranks and the Python threads again, POP's figures per execution; and
+    # pi and triad at 16 threads quiet, then beside busy loops pinned to CPUs 2 and 3 (disturbance.txt).
+    "exec_speedup": "h200-node-16core/20261129T085629Z",
+    "exec_ranks_pi": "h200-node-16core/20261129T090456Z",
+    "exec_ranks_triad": "h200-node-16core/20261129T090535Z",
+    "exec_py_threads": "h200-node-16core/20261129T090548Z",
+    "exec_py_pure": "h200-node-16core/20261129T090606Z",
+    "pop_quiet": "h200-node-16core/20261129T085824Z",
+    "pop_disturbed": "h200-node-16core/20261129T085834Z",
     # The same accounting over MPI ranks (mpi+pool, pi and triad) and the Python thread backends.
     "ranks_pi": "h200-node-16core/20261129T022624Z",
     "ranks_triad": "h200-node-16core/20261129T022647Z",
@@ -520,6 +529,29 @@ def speedup_jobs() -> dict:
     r = one("py_pure", backend="py-pure-threads", threads=most)
     out["pure"] = dict(hierarchy(r, one_thread)["values"], speedup=median(one_thread) / median(r), threads=most,
                        size=r["size"], runnable=r["workers"]["disturbance"]["runnable_share"])
+    return out
+
+
+def per_execution() -> dict:
+    """The runs made again under POP's per-execution figures: for each, every table of the
+    efficiency hierarchy (kernel and backend) at its most workers, with the sentence that opens it
+    in `parlab report --summary pop`; and pi and triad at 16 threads quiet and beside two busy
+    loops: per run, the multi-worker records whose own cause names other processes' time, and the
+    range of that time."""
+    rows = []
+    for name in ("exec_speedup", "exec_ranks_pi", "exec_ranks_triad", "exec_py_threads", "exec_py_pure"):
+        for t in pop_tables(doc(name)):
+            sentence = where_it_went(t)
+            if sentence:
+                rows.append({"run": RUNS[name], "title": t["title"].split("  (")[0], "backend": t["backend"],
+                             "sentence": sentence})
+    out = {"rows": rows}
+    for name in ("pop_quiet", "pop_disturbed"):
+        rs = [r for r in ok(name) if (r.get("workers") or {}).get("accounting") == "on" and r["workers"]["count"] > 1]
+        named = [r for r in rs if str(r["workers"].get("cause", "")).startswith("disturbed: other processes used")]
+        others = [r["workers"]["disturbance"]["others"] for r in rs]
+        off = [r for r in ok(name) if (r.get("workers") or {}).get("accounting") == "off"]
+        out[name] = {"records": len(rs), "named": len(named), "others": (min(others), max(others)), "off": len(off)}
     return out
 
 
