@@ -108,8 +108,11 @@ def test_an_out_that_reads_as_an_option_is_a_folder(tmp_path, parlab_bin):
 def test_a_report_that_fails_after_a_complete_run_exits_4(tmp_path, parlab_bin):
     """The measurement stands: exit 4, never 1 (a failed measurement's), the run complete."""
     out = tmp_path / "out"
+    # A plot script that dies: an unknown MPLBACKEND no longer does, the report draws with Agg.
+    dying = tmp_path / "dying_plot.py"
+    dying.write_text("import sys\nprint('plot.py: internal error, please report: a test', file=sys.stderr)\nsys.exit(3)\n")
     res = run(parlab_bin, "run", *[a for a in TINY if a != "--no-report"], "--out", str(out),
-              env={"MPLBACKEND": "nosuch"}, timeout=180)
+              env={"PARLAB_PLOT_SCRIPT": str(dying)}, timeout=180)
     assert res.returncode == 4, res.stderr
     assert json.load(open(os.path.join(run_dir_of(str(out)), "results.json")))["status"] == "complete"
 
