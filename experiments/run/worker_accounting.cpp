@@ -180,12 +180,9 @@ json disturbance_json(const LedgerView& ledger, const std::vector<WorkerTotals>&
     used.insert(ledger.cpus[k].begin(), ledger.cpus[k].end());
   }
   json cpus = json::array(), steal = json::array(), busy = json::array();
-  double busy_ticks = 0;
   for (const auto& a : w.after.cpus) {
     const auto b = std::find_if(w.before.cpus.begin(), w.before.cpus.end(), [&](const auto& c) { return c.id == a.id; });
-    if (b == w.before.cpus.end() || a.total < b->total) continue;
-    busy_ticks += static_cast<double>(a.busy - b->busy);
-    if (!used.count(a.id)) continue;
+    if (b == w.before.cpus.end() || a.total < b->total || !used.count(a.id)) continue;
     const double total = static_cast<double>(a.total - b->total);
     cpus.push_back(a.id);
     steal.push_back(total > 0 ? static_cast<double>(a.steal - b->steal) / total : 0.0);
