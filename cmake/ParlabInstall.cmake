@@ -5,7 +5,7 @@
 #                 schema/, python/, reference/ (the reference runs report.html compares a run with)}
 # parlab finds share/parlab relative to itself, so an installed tree can be moved or packaged.
 
-set(_parlab_share_dirs experiments/suites experiments/analysis experiments/schema)
+set(_parlab_share_dirs experiments/suites analysis experiments/schema)
 
 # The build tree mirrors the layout with links to the sources (edits take effect without a
 # rebuild): build/<preset>/share/parlab/... beside build/<preset>/experiments/parlab.
@@ -27,19 +27,22 @@ foreach(_dir IN LISTS _parlab_share_dirs)
   install(DIRECTORY "${_dir}" DESTINATION share/parlab PATTERN "__pycache__" EXCLUDE)
 endforeach()
 install(DIRECTORY embed/workloads/ DESTINATION share/parlab/python FILES_MATCHING PATTERN "*.py")
-# The reference runs (experiments/analysis/figures/reference.py): the index and each run it lists,
-# its results.json only, at the same paths relative to the index, so the one index serves both
-# trees. The index is data: editing it reconfigures, and a run added to it is installed.
-set(_parlab_ref_index "${PROJECT_SOURCE_DIR}/results/reference-runs.json")
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${_parlab_ref_index}")
-file(READ "${_parlab_ref_index}" _parlab_ref_json)
-string(JSON _parlab_ref_count LENGTH "${_parlab_ref_json}" runs)
-install(FILES "${_parlab_ref_index}" DESTINATION share/parlab/reference)
-# The build tree's reference/ holds the same files as links: the index and the listed runs'
-# results.json, not the rest of results/ (the runs of the findings, logs, a user's own runs), so
-# a report drawn from the build tree compares with exactly what the installed one does. It is
-# made afresh at each configure; a configure from before linked all of results/ as reference,
-# and that link is removed first (only the link: file(REMOVE) never follows it into results/).
+# The reference runs (analysis/reference.py): results/runs.json, the one index of the committed
+# runs, marks them; analysis/index.py (its one reader) writes their reference index, and each is
+# installed with its results.json only, at the same path relative to that index. The index is
+# data: editing it reconfigures, and a run marked there is installed.
+set(_parlab_runs_index "${PROJECT_SOURCE_DIR}/results/runs.json")
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
+             "${_parlab_runs_index}" "${PROJECT_SOURCE_DIR}/analysis/index.py")
+set(_parlab_index_python "${Python3_EXECUTABLE}")
+if(NOT _parlab_index_python)
+  find_program(_parlab_index_python NAMES python3 REQUIRED)
+endif()
+# The build tree's reference/ holds the same files (the index, and links to the listed runs'
+# results.json, not the rest of results/), so a report drawn from the build tree compares with
+# exactly what the installed one does. It is made afresh at each configure; a configure from
+# before linked all of results/ as reference, and that link is removed first (only the link:
+# file(REMOVE) never follows it into results/).
 set(_parlab_ref_mirror "${_parlab_mirror}/reference")
 if(IS_SYMLINK "${_parlab_ref_mirror}")
   file(REMOVE "${_parlab_ref_mirror}")
@@ -47,21 +50,23 @@ elseif(IS_DIRECTORY "${_parlab_ref_mirror}")
   file(REMOVE_RECURSE "${_parlab_ref_mirror}")  # folders and links of the last configure
 endif()
 file(MAKE_DIRECTORY "${_parlab_ref_mirror}")
-file(CREATE_LINK "${_parlab_ref_index}" "${_parlab_ref_mirror}/reference-runs.json" SYMBOLIC)
-if(_parlab_ref_count GREATER 0)
-  math(EXPR _parlab_ref_last "${_parlab_ref_count} - 1")
-  foreach(_i RANGE ${_parlab_ref_last})
-    string(JSON _parlab_ref_path GET "${_parlab_ref_json}" runs ${_i} path)
-    if(NOT EXISTS "${PROJECT_SOURCE_DIR}/results/${_parlab_ref_path}/results.json")
-      message(FATAL_ERROR "results/reference-runs.json lists ${_parlab_ref_path}, which has no results.json")
-    endif()
-    install(FILES "${PROJECT_SOURCE_DIR}/results/${_parlab_ref_path}/results.json"
-            DESTINATION "share/parlab/reference/${_parlab_ref_path}")
-    file(MAKE_DIRECTORY "${_parlab_ref_mirror}/${_parlab_ref_path}")
-    file(CREATE_LINK "${PROJECT_SOURCE_DIR}/results/${_parlab_ref_path}/results.json"
-         "${_parlab_ref_mirror}/${_parlab_ref_path}/results.json" SYMBOLIC)
-  endforeach()
+execute_process(
+  COMMAND "${_parlab_index_python}" "${PROJECT_SOURCE_DIR}/analysis/index.py"
+          --reference-index "${_parlab_ref_mirror}/reference-runs.json" "${_parlab_runs_index}"
+  OUTPUT_VARIABLE _parlab_ref_paths ERROR_VARIABLE _parlab_ref_error RESULT_VARIABLE _parlab_ref_rc)
+if(NOT _parlab_ref_rc EQUAL 0)
+  message(FATAL_ERROR "results/runs.json: ${_parlab_ref_error}")
 endif()
+install(FILES "${_parlab_ref_mirror}/reference-runs.json" DESTINATION share/parlab/reference)
+string(STRIP "${_parlab_ref_paths}" _parlab_ref_paths)
+string(REPLACE "\n" ";" _parlab_ref_paths "${_parlab_ref_paths}")
+foreach(_parlab_ref_path IN LISTS _parlab_ref_paths)
+  install(FILES "${PROJECT_SOURCE_DIR}/results/${_parlab_ref_path}/results.json"
+          DESTINATION "share/parlab/reference/${_parlab_ref_path}")
+  file(MAKE_DIRECTORY "${_parlab_ref_mirror}/${_parlab_ref_path}")
+  file(CREATE_LINK "${PROJECT_SOURCE_DIR}/results/${_parlab_ref_path}/results.json"
+       "${_parlab_ref_mirror}/${_parlab_ref_path}/results.json" SYMBOLIC)
+endforeach()
 # README.md links docs/*.md by relative path: they go to docs/ beside it, so the links resolve.
 install(FILES README.md CHANGELOG.md DESTINATION share/doc/parlab)
 file(GLOB _parlab_docs "${PROJECT_SOURCE_DIR}/docs/*.md")

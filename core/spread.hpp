@@ -1,7 +1,7 @@
 // The spread of a set of repetitions, in the one shape records and roofs share (docs/records.md,
 // "Spread"). A record's time_s and a roof's measurements are this; everything downstream (the
 // results table, figures' error bars, compare, the unstable mark) reads it from the record rather
-// than recomputing it. experiments/analysis/spread.py mirrors it for spreads made after a run
+// than recomputing it. analysis/spread.py mirrors it for spreads made after a run
 // (pooled rounds, records of schema /2), and a test holds the two equal.
 #pragma once
 

@@ -88,7 +88,7 @@ mkdir -p "$dir"
 cd "$dir"
 # likwid (likwid-bench, the likwid-bench-* peers) needs lua5.3 and liblua5.3-0, which the node lacks.
 # python3-jsonschema (with attrs and pyrsistent, pure Python) checks a results file before the
-# analysis reads it (experiments/analysis/validate.py): `parlab report` on the node needs it.
+# analysis reads it (analysis/validate.py): `parlab report` on the node needs it.
 packages=(libtbb-dev libtbb12 libtbbmalloc2 libtbbbind-2-5 libhwloc15 likwid lua5.3 liblua5.3-0
           python3-jsonschema python3-attr python3-pyrsistent)
 with_dask=0

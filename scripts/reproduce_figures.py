@@ -4,15 +4,15 @@
     scripts/reproduce-figures.sh [--out DIR] [--jobs N] [--reference | --headlines | RUN ...]
 
 results/ tracks data only (results.json, logs, ceilings); the figures and reports are generated,
-so they are drawn here rather than committed. Each run goes through experiments/analysis/plot.py,
+so they are drawn here rather than committed. Each run goes through analysis/plot.py,
 as `parlab report` draws it, into OUT/<machine>/<run>/ (default build/reproduced/, which git
 ignores), the runs in parallel processes (--jobs, default one per CPU). Which runs:
 
   (default)     every run directory git tracks under results/ (without git: every results.json
                 under results/, your own runs included)
-  --reference   the reference runs that results/reference-runs.json lists
-  --headlines   the runs that the headline manifest (results/figures.json) names; then each
-                headline PNG is copied to results/figures/, the few figures the READMEs show
+  --reference   the reference runs that the index (results/runs.json) marks
+  --headlines   the runs that the index names headline figures of; then each headline PNG is
+                copied to results/figures/, the few figures the READMEs show
   RUN ...       these run directories (or their results.json), anywhere
 
 Each report compares its run with the committed reference runs of results/, whatever
@@ -27,7 +27,7 @@ before anything is drawn. A run whose drawing fails leaves an older drawing of i
 
 Exit codes: 0 every run drawn (and, with --headlines, every headline copied); 1 a run failed
 (FAILED with plot.py's message; the others are still drawn) or a headline figure was not drawn;
-2 bad arguments, a malformed manifest or index, a run named . or .., a destination that would
+2 bad arguments, a malformed index, a run named . or .., a destination that would
 hold a run, or a headline that cannot be written, naming what to fix; 3 an internal error (one
 line, please report it); 130 interrupted.
 """
@@ -51,20 +51,19 @@ from typing import NamedTuple
 PROG = "reproduce-figures.sh"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RESULTS = os.path.join(ROOT, "results")
-PLOT = os.path.join(ROOT, "experiments", "analysis", "plot.py")
+PLOT = os.path.join(ROOT, "analysis", "plot.py")
 DEFAULT_OUT = os.path.join(ROOT, "build", "reproduced")
-REFERENCE_INDEX = os.path.join(RESULTS, "reference-runs.json")
-MANIFEST = os.path.join(RESULTS, "figures.json")
-ENTRY_KEYS = ("file", "run", "figure", "what")
+INDEX = os.path.join(RESULTS, "runs.json")  # the one index of the committed runs (analysis/index.py)
 KILL_AFTER_S = 10  # a child that outlives SIGTERM by this long is killed
 RENAME_TRIES = 8  # another reproduction may rename its drawing of the same run in meanwhile
 
-sys.path.insert(0, os.path.join(ROOT, "experiments"))  # the analysis package, for its guarded reader
-from analysis.read import InputError, read_json  # noqa: E402
+sys.path.insert(0, ROOT)  # the analysis package: the index's one reader
+from analysis.index import headline_figures, read_index, relative_path_problem  # noqa: E402
+from analysis.read import InputError  # noqa: E402
 
 
 class UsageError(Exception):
-    """A bad argument, a missing run, a malformed index or manifest: exit 2, the message says
+    """A bad argument, a missing run, a malformed index: exit 2, the message says
     what to fix."""
 
 
@@ -100,31 +99,17 @@ def tracked_runs() -> list[Run]:
     return [make_run(d, os.path.relpath(d, RESULTS), rel(os.path.join(d, "results.json"))) for d in dirs]
 
 
-def read_json_object(path: str, what: str) -> dict:
-    # The guarded reader: a FIFO or a device in the index's place is refused, never waited on.
+def index_runs(path: str) -> list[dict]:
+    """The index's runs through its one reader (analysis/index.py); a fault is a UsageError naming
+    the run and the key. A directory or a FIFO in the index's place is refused, never waited on."""
     if os.path.isdir(path):  # read_json's io would name the descriptor, not the file
-        raise UsageError(f"the {what}: {path}: a directory, not a file")
+        raise UsageError(f"the index: {path}: a directory, not a file")
     try:
-        doc = read_json(path)
+        return read_index(path)
     except InputError as e:
-        raise UsageError(f"the {what}: {e}") from None
+        raise UsageError(f"the index: {e}") from None
     except OSError as e:
-        raise UsageError(f"the {what}: {path}: cannot be read ({e.strerror})") from None
-    if not isinstance(doc, dict):
-        raise UsageError(f"{rel(path)}: the {what} must be a JSON object")
-    return doc
-
-
-def relative_path_problem(path) -> str | None:
-    """Why `path` is no plain relative path to something below its folder, or None. "." and
-    "a/.." name the folder itself: a run drawn under that name would be drawn into --out itself."""
-    if not isinstance(path, str) or not path:
-        return "must be a non-empty string"
-    if os.path.isabs(path) or ".." in path.replace("\\", "/").split("/"):
-        return "must be relative, inside its folder (no leading / and no ..)"
-    if os.path.normpath(path) == ".":
-        return "must name something below its folder, not the folder itself (.)"
-    return None
+        raise UsageError(f"the index: {path}: cannot be read ({e.strerror})") from None
 
 
 def make_run(src: str, name: str, source: str) -> Run:
@@ -137,22 +122,9 @@ def make_run(src: str, name: str, source: str) -> Run:
     return Run(src, os.path.normpath(name))
 
 
-def reference_runs(index: str = REFERENCE_INDEX) -> list[Run]:
-    """The runs the reference index lists, each checked to hold results.json."""
-    doc = read_json_object(index, "reference index")
-    if not isinstance(doc.get("runs"), list):
-        raise UsageError(f"{rel(index)}: expected a list 'runs'")
-    runs = []
-    for i, entry in enumerate(doc["runs"]):
-        path = entry.get("path") if isinstance(entry, dict) else None
-        problem = relative_path_problem(path)
-        if problem:
-            raise UsageError(f"{rel(index)}: run {i}: 'path' {problem}")
-        src = os.path.join(os.path.dirname(index), path)
-        if not os.path.isfile(os.path.join(src, "results.json")):
-            raise UsageError(f"{rel(index)} lists {path}, which has no results.json: fix the index or restore the run")
-        runs.append(make_run(os.path.abspath(src), path, f"{rel(index)}: run {i}"))
-    return runs
+def reference_runs(index: str = INDEX) -> list[Run]:
+    """The runs the index marks as reference runs, each checked to hold results.json."""
+    return [make_run(r["dir"], r["path"], f"{rel(index)}: {r['path']}") for r in index_runs(index) if "reference" in r]
 
 
 def named_runs(paths: list[str]) -> list[Run]:
@@ -187,53 +159,23 @@ def unique(runs: list[Run]) -> list[Run]:
     return list(by_name.values())
 
 
-# --- the headline manifest ----------------------------------------------------------------------
+# --- the headline figures ---------------------------------------------------------------------
 
-def load_manifest(path: str = MANIFEST) -> list[dict]:
-    """The manifest's entries, each checked: {file, run, figure, what}, a file name under figures/
-    beside the manifest, once only; a run (relative to the manifest's folder) holding results.json;
-    a figure (a PNG, relative to the run's drawn folder). A fault names its entry."""
-    doc = read_json_object(path, "headline manifest")
-    if not isinstance(doc.get("figures"), list):
-        raise UsageError(f"{rel(path)}: expected a list 'figures' (of {{{', '.join(ENTRY_KEYS)}}})")
-    entries, files = [], set()
-    for i, entry in enumerate(doc["figures"]):
-        where = f"{rel(path)}: figure {i}"
-        if not isinstance(entry, dict):
-            raise UsageError(f"{where}: must be an object with {', '.join(ENTRY_KEYS)}")
-        where += f" ({entry.get('file', 'no file')})"
-        unknown = sorted(set(entry) - set(ENTRY_KEYS))
-        missing = [k for k in ENTRY_KEYS if not isinstance(entry.get(k), str) or not entry[k].strip()]
-        if unknown or missing:
-            raise UsageError(f"{where}: " + "; ".join(
-                ([f"unknown keys {', '.join(unknown)} (only {', '.join(ENTRY_KEYS)})"] if unknown else []) +
-                ([f"needs {', '.join(missing)} (non-empty strings)"] if missing else [])))
-        if os.path.basename(entry["file"]) != entry["file"] or not entry["file"].endswith(".png"):
-            raise UsageError(f"{where}: 'file' must be a file name ending .png, no folder")
-        if entry["file"] in files:
-            raise UsageError(f"{where}: the file {entry['file']} is listed twice")
-        files.add(entry["file"])
-        for key in ("run", "figure"):
-            problem = relative_path_problem(entry[key])
-            if problem:
-                raise UsageError(f"{where}: '{key}' {problem}")
-        if not entry["figure"].endswith(".png"):
-            raise UsageError(f"{where}: 'figure' must name a PNG (plots/<name>.png)")
-        if not os.path.isfile(os.path.join(os.path.dirname(path), entry["run"], "results.json")):
-            raise UsageError(f"{where}: the run {entry['run']} does not exist (no "
-                             f"{rel(os.path.join(os.path.dirname(path), entry['run'], 'results.json'))})")
-        entries.append(entry)
-    return entries
+def headline_entries(path: str = INDEX) -> list[dict]:
+    """The headline figures the index names: [{file, run, figure, what}], each checked by the
+    index's reader (a file name under figures/ beside the index, once only; a run holding
+    results.json; a figure, a PNG relative to the run's drawing). A fault names its run."""
+    return headline_figures(index_runs(path))
 
 
-def manifest_runs(entries: list[dict], path: str = MANIFEST) -> list[Run]:
+def headline_runs(entries: list[dict], path: str = INDEX) -> list[Run]:
     folder = os.path.dirname(path)
     return unique([make_run(os.path.abspath(os.path.join(folder, e["run"])), e["run"], f"{rel(path)}: figure {i}")
                    for i, e in enumerate(entries)])
 
 
-def copy_headlines(entries: list[dict], out: str, path: str = MANIFEST) -> list[str]:
-    """Copies each entry's drawn figure to figures/ beside the manifest, once every one is found;
+def copy_headlines(entries: list[dict], out: str, path: str = INDEX) -> list[str]:
+    """Copies each entry's drawn figure to figures/ beside the index, once every one is found;
     returns the faults (a figure its run did not draw), each naming its entry, and copies nothing
     then, so figures/ never mixes this drawing with an older one."""
     faults = []
@@ -529,18 +471,19 @@ def parse_args(argv):
     ap = Parser(prog=PROG, description="Draws every committed run's figures and report.html again, from results.json",
                 formatter_class=argparse.RawDescriptionHelpFormatter,
                 epilog="Exit codes: 0 every run drawn; 1 a run failed, or a headline figure was not drawn;\n"
-                       "2 bad arguments, a missing run, a malformed index or manifest; 130 interrupted.")
+                       "2 bad arguments, a missing run, a malformed index; 130 interrupted.")
     ap.add_argument("runs", nargs="*", metavar="RUN",
                     help="only these run directories (or their results.json; as given, or relative to results/)")
     ap.add_argument("--out", metavar="DIR", default=DEFAULT_OUT,
                     help="where to draw: DIR/<machine>/<run>/ (default: build/reproduced, which git ignores)")
     which = ap.add_mutually_exclusive_group()
     which.add_argument("--reference", action="store_true",
-                       help="only the reference runs (results/reference-runs.json)")
+                       help="only the reference runs (those the index marks)")
     which.add_argument("--headlines", action="store_true",
-                       help="the runs the headline manifest names, then copy each headline PNG to figures/ beside it")
-    ap.add_argument("--manifest", metavar="FILE", default=MANIFEST,
-                    help="the headline manifest (default: results/figures.json); its runs are relative to its "
+                       help="the runs the index names headline figures of, then copy each headline PNG to figures/ "
+                         "beside the index")
+    ap.add_argument("--index", "--manifest", dest="index", metavar="FILE", default=INDEX,
+                    help="the index of runs (default: results/runs.json); its runs are relative to its "
                          "folder, and --headlines copies into figures/ beside it")
     default_jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     ap.add_argument("--jobs", "-j", metavar="N", type=int, default=default_jobs,
@@ -606,10 +549,10 @@ def destination_problems(runs: list[Run], out: str) -> list[str]:
 
 def choose_runs(args) -> tuple[list[Run], list[dict] | None]:
     if args.headlines:
-        entries = load_manifest(args.manifest)
-        return manifest_runs(entries, args.manifest), entries
+        entries = headline_entries(args.index)
+        return headline_runs(entries, args.index), entries
     if args.reference:
-        return reference_runs(), None
+        return reference_runs(args.index), None
     if args.runs:
         return named_runs(args.runs), None
     return tracked_runs(), None
@@ -623,7 +566,7 @@ def run(argv) -> int:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
     if not runs:
-        print(f"{PROG}: no runs to draw" + (f" ({rel(args.manifest)} lists no figures)" if args.headlines else ""),
+        print(f"{PROG}: no runs to draw" + (f" ({rel(args.index)} lists no figures)" if args.headlines else ""),
               file=sys.stderr)
         return 0
     out = os.path.abspath(args.out)
@@ -643,7 +586,7 @@ def run(argv) -> int:
         return 1
     if entries:
         try:
-            faults = copy_headlines(entries, out, args.manifest)
+            faults = copy_headlines(entries, out, args.index)
         except OSError as e:
             print(f"{PROG}: cannot write {e.filename}: {e.strerror}; no headline copied after it", file=sys.stderr)
             return 2
@@ -652,7 +595,7 @@ def run(argv) -> int:
         if faults:
             return 1
         print(f"{PROG}: {plural(len(entries), 'headline figure')} copied to "
-              f"{rel(os.path.join(os.path.dirname(args.manifest), 'figures'))}", file=sys.stderr)
+              f"{rel(os.path.join(os.path.dirname(args.index), 'figures'))}", file=sys.stderr)
     return 0
 
 

@@ -21,9 +21,10 @@ import math
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "experiments"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from analysis.exit_codes import run_command  # noqa: E402
-from analysis.figures.load import InputError, fastest_bytes_per_s, kernels_in_order, load_run  # noqa: E402
+from analysis.read import InputError  # noqa: E402
+from analysis.records import fastest_bytes_per_s, kernels_in_order, load_run  # noqa: E402
 
 
 def mean_bytes_per_s(r: dict) -> float:

@@ -173,7 +173,7 @@ ChildOutput run_script(std::vector<std::string> args, std::ostream& err) {
 
 }  // namespace
 
-// Plots and report.html of a run ($PARLAB_PLOT_SCRIPT overrides experiments/analysis/plot.py). Its output
+// Plots and report.html of a run ($PARLAB_PLOT_SCRIPT overrides analysis/plot.py). Its output
 // is the user's; a script that fails makes the command fail, with its message.
 int cmd_report(const std::string& run_dir, std::ostream& err, const ReportOptions& options) {
   std::vector<std::string> args = script_command("analysis/plot.py", "PARLAB_PLOT_SCRIPT");
@@ -196,7 +196,7 @@ int cmd_report(const std::string& run_dir, std::ostream& err, const ReportOption
   return c.exit_code == -1 ? kExitUsage : kExitFailure;
 }
 
-// `parlab compare BASE NEW [options]`: experiments/analysis/compare.py, whose exit code is the command's
+// `parlab compare BASE NEW [options]`: analysis/compare.py, whose exit code is the command's
 // (0 compared, 1 --fail-if-slower tripped, 2 bad input, 3 internal error, 5 the gate judged
 // nothing, 130 interrupted).
 // Exit 1 means "slower" to a CI gate or `git bisect run`, so nothing else may turn into 1: a

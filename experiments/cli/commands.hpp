@@ -52,7 +52,7 @@ struct RunArgs {
   bool quick = false;
   bool quiet = false;
   bool no_report = false;
-  // The results on stdout at the end (experiments/analysis/table.py): table, markdown, csv, json,
+  // The results on stdout at the end (analysis/table.py): table, markdown, csv, json,
   // none or pop (pop_text.py); empty: a table, after --no-report only when stdout is a terminal.
   std::string summary;
   bool yes = false;      // run even when the plan's estimate is over an hour
@@ -66,7 +66,7 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
             const char* const* argv);
 
 // ---------------------------------------------------------------- report / compare
-// The plots and report.html of a run directory (experiments/analysis/plot.py), and its results
+// The plots and report.html of a run directory (analysis/plot.py), and its results
 // on stdout in the form `summary` names (empty: a table). summary_only: the results, no plots.
 struct ReportOptions {
   bool quiet = false;
@@ -75,7 +75,7 @@ struct ReportOptions {
 };
 int cmd_report(const std::string& run_dir, std::ostream& err, const ReportOptions& options);
 
-// `parlab compare BASE NEW [options]` (experiments/analysis/compare.py).
+// `parlab compare BASE NEW [options]` (analysis/compare.py).
 int cmd_compare(const std::vector<std::string>& passed, std::ostream& err);
 
 // ---------------------------------------------------------------- migrate

@@ -1,7 +1,7 @@
 // Numbers as the text of a message, a listing or a record's explanation: one formatting, so the
 // same figure reads the same in the ceilings' listing and warnings, the in-core blocks, a record's
 // limit, `parlab pi` and the plan's refusals. The rates and sizes follow the same rules as the
-// analysis's labels (experiments/analysis/figures/labels.py: fmt_rate, fmt_bytes); the cases in
+// analysis's labels (analysis/labels.py: fmt_rate, fmt_bytes); the cases in
 // tests/number-formats.json hold both to them.
 #pragma once
 

@@ -28,7 +28,7 @@ if "PARLAB_CEILINGS_CACHE" not in os.environ:
 os.environ.setdefault("PARLAB_CEILINGS_QUICK", "1")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PLOT = os.path.join(ROOT, "experiments", "analysis", "plot.py")
+PLOT = os.path.join(ROOT, "analysis", "plot.py")
 SCHEMA = os.path.join(ROOT, "experiments", "schema", "results.schema.json")
 FIXTURES = os.path.join(ROOT, "tests", "fixtures")  # small committed runs (tests/fixtures/README.md)
 # Every report the suites draw (plot.py, and `parlab run`'s own) compares the run with the fixture
@@ -36,7 +36,7 @@ FIXTURES = os.path.join(ROOT, "tests", "fixtures")  # small committed runs (test
 # unit test of the analysis reads results/; test_committed_results.py holds those. A test of where
 # the references are found passes its own environment.
 os.environ.setdefault("PARLAB_REFERENCE", os.path.join(FIXTURES, "reference-tree"))
-sys.path.insert(0, os.path.join(ROOT, "experiments"))  # the analysis package, imported as `analysis`
+sys.path.insert(0, ROOT)  # the analysis package, imported as `analysis`
 from analysis.spread import spread  # noqa: E402 (after the path): records carry the runner's shape
 
 

@@ -305,7 +305,7 @@ def test_interrupting_parlab_stops_the_binary_and_leaves_the_measurement_to_resu
 def test_the_bandwidth_figure_marks_each_sides_fastest_iteration(parlab_bin, tmp_path):
     # Beside BabelStream, the throughput bars (parlab's statistic, the median) carry each record's
     # fastest iteration too: BabelStream's own figure, and parlab's fastest repetition.
-    from analysis.figures.load import fastest_bytes_per_s, rate_of
+    from analysis.records import fastest_bytes_per_s, rate_of
 
     d = peer_dir(tmp_path)
     r, doc = run(parlab_bin, tmp_path, ["-k", "triad", "-b", "babelstream-omp,pool", "-t", "2", "-n", "4096",
@@ -333,7 +333,7 @@ RATIOS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "s
 def test_ratios_script_pools_rounds_kernel_by_kernel(parlab_bin, tmp_path):
     # A stream-peers-shaped run in two rounds on the fake: the script sets each parlab backend
     # against BabelStream by the fastest iteration over both rounds and by the mean.
-    from analysis.figures.load import fastest_bytes_per_s, load_run
+    from analysis.records import fastest_bytes_per_s, load_run
 
     suite = tmp_path / "peers.json"
     suite.write_text(json.dumps({

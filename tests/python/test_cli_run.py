@@ -271,7 +271,7 @@ def test_an_openmp_team_smaller_than_asked_fails_its_record(tmp_path, parlab_bin
 def test_rounds_measure_the_whole_plan_again_and_pool_in_the_views(tmp_path, parlab_bin):
     # --rounds 3: the plan three times over, round after round, one record per measurement and
     # round; the figures' and compare's loader pools each measurement's rounds into one record.
-    from analysis.figures.load import fastest_bytes_per_s, load_run
+    from analysis.records import fastest_bytes_per_s, load_run
 
     res = run(parlab_bin, "run", "-k", "pi,copy", "-b", "serial,pool", "-t", "2", "-n", "2^16", "-r", "2",
               "--rounds", "3", "--quick", "--no-report", "--out", str(tmp_path / "r"))
@@ -301,7 +301,7 @@ def test_rounds_measure_the_whole_plan_again_and_pool_in_the_views(tmp_path, par
 
 def test_a_failed_round_is_the_pooled_measurements_record():
     # A failure in any round is what the pooled view shows, never hidden by the rounds that passed.
-    from analysis.figures.load import pool_rounds
+    from analysis.records import pool_rounds
 
     def rec(rnd, status="ok", passed=True):
         return {"kernel": "copy", "backend": "pool", "threads": 2, "size": 8, "status": status, "round": rnd,

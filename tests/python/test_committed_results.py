@@ -1,6 +1,6 @@
 """Checks of the committed runs under results/ that are no unit test of the analysis (those run on
 the small fixtures of tests/fixtures/): every committed run is of the current schema and kept the
-families its kernels had, and the committed reference runs (results/reference-runs.json) are the
+families its kernels had, and the committed reference runs (marked in results/runs.json) are the
 source tree's default and compare with a quick run kernel by kernel. test_findings.py holds the
 findings to the records they are rendered from."""
 import glob
@@ -8,8 +8,8 @@ import os
 import subprocess
 import sys
 
-from analysis.figures.load import SCHEMA, family_of, load_run
-from analysis.figures.reference import ENV, reference_html, reference_section, reference_sources
+from analysis.records import SCHEMA, family_of, load_run
+from analysis.reference import ENV, reference_html, reference_section, reference_sources
 from conftest import FAMILIES, PLOT, ROOT
 from test_report_reference import pi, run_doc, triad
 

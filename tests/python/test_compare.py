@@ -1,4 +1,4 @@
-"""experiments/analysis/compare.py on synthetic runs: statistics, matching, verdicts, scaling shape, output, exit codes."""
+"""analysis/compare.py on synthetic runs: statistics, matching, verdicts, scaling shape, output, exit codes."""
 import copy
 import json
 import math
@@ -12,12 +12,12 @@ import tracemalloc
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from analysis import compare  # experiments/analysis/compare.py, via conftest's sys.path
+from analysis.compare import compare  # analysis/compare.py, via conftest's sys.path
 from analysis import compare_stats
 from analysis.spread import spread
 from conftest import BASE_DOC, FIXTURES, ROOT, record, write_doc
 
-COMPARE = os.path.join(ROOT, "experiments", "analysis", "compare.py")
+COMPARE = os.path.join(ROOT, "analysis", "compare.py")
 
 
 def run_compare(*args, env=None):

@@ -1,4 +1,4 @@
-"""compare.py's text within the terminal (experiments/analysis/compare_text.py): every line within
+"""compare.py's text within the terminal (analysis/compare_text.py): every line within
 $COLUMNS on committed runs, a word for a roof's absence with the whole reason kept for --verbose
 and --json, and the mark of a record unstable on either side."""
 import os
@@ -111,7 +111,7 @@ def test_a_long_roof_reason_is_a_word_in_the_table_and_whole_elsewhere(tmp_path,
 def test_every_no_roof_reason_of_the_runner_has_a_word():
     """Each reason experiments/machine/limit.cpp gives for no roof reads as a word of
     figures.roofline.NO_ROOF_SHORT, not the bare "no roof"."""
-    from analysis.figures.roofline import share_short
+    from analysis.roofs import share_short
     src = open(os.path.join(ROOT, "experiments", "machine", "limit.cpp"), encoding="utf-8").read()
     # Each call's string literals, the values between them standing for what the code puts there.
     literals = ["X".join(re.findall(r'"([^"]*)"', args)) for args in re.findall(r"no_roof\(([^;]*)\);", src)]

@@ -3,7 +3,7 @@ CONTRIBUTING.md and docs/*.md quote is checked against the tree.
 
 The marking form (CONTRIBUTING.md, "Docs"): what a doc quotes from the tree goes in backticks.
   - A path: a span with a `/` whose first part is a top-level entry of the repository
-    (`experiments/analysis/plot.py`, `tools/node/`), or a bare file name with a known source
+    (`analysis/plot.py`, `tools/node/`), or a bare file name with a known source
     extension (`plot.py`). It must exist (or be a built program, or a file a run writes, listed
     in OUTPUTS); `*` is a glob, and a span with a placeholder (`<name>`, `X`, `...`) is a
     pattern, not a path, and is skipped.
@@ -214,7 +214,7 @@ def test_every_quoted_constant_matches_its_definition():
     assert checked > 0, "no quoted constant found: the docs quote at least one (`kName` = VALUE)"
 
 
-@pytest.mark.parametrize("s,path", [("experiments/analysis/plot.py", True), ("tools/node/", True),
+@pytest.mark.parametrize("s,path", [("analysis/plot.py", True), ("tools/node/", True),
                                     ("plot.py", True), ("results/<host>/<run>", False), ("gil", False)])
 def test_the_marking_form_reads_paths(s, path):
     assert is_path(s) == path
@@ -296,7 +296,7 @@ def include_rules(text):
     for row in table.splitlines():
         cells = [c.strip() for c in row.strip().strip("|").split("|")]
         m = re.fullmatch(r"`(\w+/)`", cells[0]) if len(cells) == 3 else None
-        if m and m.group(1) != "experiments/":
+        if m and m.group(1) not in ("experiments/", "analysis/"):  # analysis/ is Python: no includes
             rules[m.group(1)] = Rule(m.group(1), cells[2])
     section = text.split("### The layers of experiments/", 1)[1].split("\n### ", 1)[0]
     below = []
@@ -458,7 +458,7 @@ def test_every_relative_link_of_the_docs_exists():
     assert not missing, "links of the docs to files that do not exist:\n" + "\n".join(missing)
 
 
-FIGURES = os.path.join(ROOT, "experiments", "analysis", "figures")
+FIGURES = os.path.join(ROOT, "analysis", "figures")
 
 
 def figure_names():
@@ -480,7 +480,8 @@ def figure_names():
             if lit:
                 names[lit.group(2)] = not lit.group(3)
             elif arg == 'study.replace("-", "_")' and f == "models.py":
-                studies = re.search(r"^PY_MODEL_STUDIES = (\{[^}]*\})", text, re.M).group(1)
+                series = open(os.path.join(ROOT, "analysis", "series.py"), encoding="utf-8").read()
+                studies = re.search(r"^PY_MODEL_STUDIES = (\{[^}]*\})", series, re.M).group(1)
                 names.update({s.replace("-", "_"): True for s in ast.literal_eval(studies)})
             else:
                 unread.append(f"{f}: p.save(fig, {arg}, ...)")

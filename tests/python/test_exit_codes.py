@@ -95,7 +95,7 @@ def test_html_failure_while_drawing_leaves_nothing(tmp_path):
             "compare_report.records_table = boom\n"
             f"sys.exit(compare.main([{str(base)!r}, {str(new)!r}, '--html', {str(out)!r}]))\n")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**os.environ, "PYTHONPATH": os.path.join(ROOT, "experiments")})
+                         env={**os.environ, "PYTHONPATH": ROOT})
     assert res.returncode == 3, res.stderr
     assert "internal error, please report" in res.stderr and "planted" in res.stderr
     assert "Traceback" not in res.stderr and len(res.stderr.strip().splitlines()) == 1
@@ -168,7 +168,7 @@ def test_a_fifo_is_refused_without_blocking(tmp_path):
     fifo = tmp_path / "results.json"
     os.mkfifo(fifo)
     start = time.monotonic()
-    res = no_traceback(subprocess.run([sys.executable, os.path.join(ROOT, "experiments", "analysis", "compare.py"), str(good),
+    res = no_traceback(subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "compare.py"), str(good),
                                        str(fifo)], capture_output=True, text=True, timeout=30))
     assert time.monotonic() - start < 20
     assert res.returncode == 2 and "not a regular file" in res.stderr and str(fifo) in res.stderr
@@ -228,7 +228,7 @@ def test_gate_does_not_trip_on_identical_repetitions(tmp_path):
 # ---------------------------------------------------------------- plot.py
 def test_plot_refuses_a_fifo_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "results.json")
-    res = no_traceback(subprocess.run([sys.executable, os.path.join(ROOT, "experiments", "analysis", "plot.py"), str(tmp_path)],
+    res = no_traceback(subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "plot.py"), str(tmp_path)],
                                       capture_output=True, text=True, timeout=30))
     assert res.returncode == 2 and "not a regular file" in res.stderr
 
@@ -237,7 +237,7 @@ def test_plot_without_matplotlib_exits_2_naming_the_module(tmp_path):
     # An interpreter that lacks matplotlib (None in sys.modules makes its import fail as a missing
     # module does): the environment's fault, 2 with the module named, never "internal error".
     run = write_doc(tmp_path, make_run(1), "run")
-    plot = os.path.join(ROOT, "experiments", "analysis", "plot.py")
+    plot = os.path.join(ROOT, "analysis", "plot.py")
     code = ("import runpy, sys; sys.modules['matplotlib'] = None; "
             f"sys.argv = ['plot.py', {str(run)!r}]; runpy.run_path({plot!r}, run_name='__main__')")
     res = no_traceback(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60))
@@ -247,7 +247,7 @@ def test_plot_without_matplotlib_exits_2_naming_the_module(tmp_path):
 def test_plot_refuses_a_bad_context_and_a_nan_median(tmp_path):
     for name, edit in (("ctx", _context(3)), ("nan", _set_median(float("nan")))):
         bad = _edit(tmp_path, edit, name)
-        res = no_traceback(subprocess.run([sys.executable, os.path.join(ROOT, "experiments", "analysis", "plot.py"), str(bad)],
+        res = no_traceback(subprocess.run([sys.executable, os.path.join(ROOT, "analysis", "plot.py"), str(bad)],
                                           capture_output=True, text=True))
         assert res.returncode == 2 and str(bad) in res.stderr, res.stderr
         assert not (bad / "report.html").exists() and not (bad / "plots").exists()
@@ -524,7 +524,7 @@ def test_parlab_help_states_the_contract(parlab_bin):
 
 
 def test_python_helpers_state_the_contract_in_help():
-    for script in (os.path.join(ROOT, "experiments", "analysis", "compare.py"), os.path.join(ROOT, "experiments", "analysis", "plot.py"), RATIOS):
+    for script in (os.path.join(ROOT, "analysis", "compare.py"), os.path.join(ROOT, "analysis", "plot.py"), RATIOS):
         res = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True, timeout=60)
         assert res.returncode == 0 and "Exit codes" in res.stdout and "130 interrupted" in " ".join(res.stdout.split()), script
 

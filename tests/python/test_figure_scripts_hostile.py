@@ -154,15 +154,15 @@ def test_a_manifest_run_naming_its_own_folder_is_refused(tmp_path, name):
     refs = tmp_path / "refs"
     shutil.copytree(RUN, refs)  # refs/results.json: "." would be a run
     (refs / "sub").mkdir()
-    manifest = refs / "figures.json"
-    manifest.write_text(json.dumps({"figures": [{"file": "h.png", "run": name, "figure": "plots/x.png",
-                                                 "what": "a test"}]}), encoding="utf-8")
+    manifest = refs / "runs.json"
+    manifest.write_text(json.dumps({"runs": [{"path": name, "figures": [{"file": "h.png", "figure": "plots/x.png",
+                                                                         "what": "a test"}]}]}), encoding="utf-8")
     out = tmp_path / "OUT"
     out.mkdir()
     (out / "keep.txt").write_text("mine", encoding="utf-8")
     before = tree(tmp_path)
     r = reproduce("--headlines", "--manifest", str(manifest), "--out", str(out))
-    assert r.returncode == 2 and re.search(r"figure 0 \(h\.png\): ('run' must|needs run)", r.stderr), r.stderr
+    assert r.returncode == 2 and re.search(r"run 0: 'path' must", r.stderr), r.stderr
     assert "Traceback" not in r.stderr
     assert tree(tmp_path) == before
 
@@ -171,9 +171,9 @@ def test_a_manifest_run_naming_its_own_folder_is_refused(tmp_path, name):
 def test_a_reference_run_naming_the_index_folder_is_refused(tmp_path, path):
     shutil.copytree(RUN, tmp_path / "refs")
     (tmp_path / "refs" / "x").mkdir()
-    index = tmp_path / "refs" / "reference-runs.json"
-    index.write_text(json.dumps({"runs": [{"name": "me", "path": path}]}), encoding="utf-8")
-    with pytest.raises(rf.UsageError, match=r"reference-runs\.json: run 0: 'path' must"):
+    index = tmp_path / "refs" / "runs.json"
+    index.write_text(json.dumps({"runs": [{"path": path, "reference": {"name": "me"}}]}), encoding="utf-8")
+    with pytest.raises(rf.UsageError, match=r"runs\.json: run 0: 'path' must"):
         rf.reference_runs(str(index))
 
 
@@ -195,7 +195,7 @@ def test_a_results_json_directly_in_results_is_refused(tmp_path, monkeypatch):
 
 
 def test_a_fifo_index_or_manifest_is_refused_not_waited_on(tmp_path):
-    fifo = tmp_path / "figures.json"
+    fifo = tmp_path / "runs.json"
     os.mkfifo(fifo)
     r = reproduce("--headlines", "--manifest", str(fifo), "--out", str(tmp_path / "out"))  # timeout=120
     assert r.returncode == 2 and "not a regular file" in r.stderr and str(fifo) in r.stderr, r.stderr
@@ -212,9 +212,9 @@ def test_headlines_replace_a_planted_link_and_never_write_through_it(tmp_path):
     r = reproduce(str(refs / "host" / "run"), "--out", str(out))
     assert r.returncode == 0, r.stderr
     figure = os.path.relpath(sorted((out / "host" / "run" / "plots").glob("*.png"))[0], out / "host" / "run")
-    manifest = refs / "figures.json"
-    manifest.write_text(json.dumps({"figures": [{"file": "h.png", "run": "host/run", "figure": figure,
-                                                 "what": "a test"}]}), encoding="utf-8")
+    manifest = refs / "runs.json"
+    manifest.write_text(json.dumps({"runs": [{"path": "host/run", "figures": [{"file": "h.png", "figure": figure,
+                                                                             "what": "a test"}]}]}), encoding="utf-8")
     victim = tmp_path / "victim.png"
     victim.write_bytes(b"not to be written")
     (refs / "figures").mkdir()

@@ -70,11 +70,25 @@ def _run_dirs():
     return {os.path.dirname(p)[len("results/"):] for p in tracked("results/*results.json")}
 
 
+def committed_index():
+    from analysis.index import read_index
+    return read_index(os.path.join(ROOT, "results", "runs.json"))
+
+
 def test_every_tracked_run_is_cited_and_every_cited_run_tracked():
-    refs = {r["path"] for r in json.load(open(os.path.join(ROOT, "results", "reference-runs.json")))["runs"]}
+    runs = committed_index()
+    refs = {r["path"] for r in runs if "reference" in r}
     cited = set(findings.RUNS.values())
     assert refs <= cited, "the reference runs are cited by the findings' reference section"
     assert _run_dirs() == cited
+
+
+def test_the_one_index_lists_every_tracked_run_once():
+    # results/runs.json is the one index of the committed runs: each tracked run is listed there,
+    # and nothing else lists runs (no second index beside it).
+    assert {r["path"] for r in committed_index()} == _run_dirs()
+    for old in ("reference-runs.json", "figures.json"):
+        assert not tracked(f"results/{old}"), f"results/{old}: a second index of the runs; runs.json is the one"
 
 
 def test_results_tracks_data_only():
@@ -165,8 +179,8 @@ def test_links_point_to_tracked_files(doc):
 
 
 def test_each_headline_figure_is_shown_by_a_readme():
-    """The manifest lists only figures a README shows (or links to), and every one is listed."""
-    manifest = {e["file"] for e in json.load(open(os.path.join(ROOT, "results", "figures.json")))["figures"]}
+    """The index names only figures a README shows (or links to), and every one is named."""
+    manifest = {f["file"] for r in committed_index() for f in r["figures"]}
     shown = set()
     for doc in ("README.md", "results/README.md"):
         text = open(os.path.join(ROOT, doc), encoding="utf-8").read()

@@ -17,8 +17,9 @@ import pytest
 from conftest import FIXTURES, PLOT, record, write_doc
 from workers_fixture import accounted, doc_of, scaling_records
 
-from analysis.figures.load import InputError, load_run
-from analysis.figures.report import SizedPlotter
+from analysis.read import InputError
+from analysis.records import load_run
+from analysis.report import SizedPlotter
 from analysis.figures.timeline import FIGURE_MAX_IN, figure_parts
 from analysis.validate import check_results
 from analysis.workers import check_workers

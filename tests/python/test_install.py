@@ -32,10 +32,11 @@ def source_of(build):
 
 
 def reference_index(parlab_bin):
-    """The reference runs index of the source tree the binary was built from, or None where that
-    tree has none (a tree from before the reference runs: its install has none either)."""
-    path = os.path.join(source_of(build_dir_of(parlab_bin)), "results", "reference-runs.json")
-    return json.load(open(path)) if os.path.exists(path) else None
+    """The reference index the build writes from the source tree's one index of committed runs
+    (results/runs.json, through analysis/index.py), for the tree the binary was built from."""
+    from analysis.index import read_index
+    from analysis.index import reference_index as of_runs
+    return of_runs(read_index(os.path.join(source_of(build_dir_of(parlab_bin)), "results", "runs.json")))
 
 
 def clean_env(**extra):
@@ -89,8 +90,6 @@ def test_the_reference_runs_are_installed(installed, parlab_bin):
     """The index and each run it lists, at the same relative paths under share/parlab/reference,
     and nothing else of results/."""
     index = reference_index(parlab_bin)
-    if index is None:
-        return  # the binary's source tree lists no reference runs: nothing to install
     ref = installed / "share" / "parlab" / "reference"
     assert json.load(open(ref / "reference-runs.json")) == index
     for run in index["runs"]:
@@ -99,12 +98,14 @@ def test_the_reference_runs_are_installed(installed, parlab_bin):
 
 
 def test_the_build_tree_mirrors_the_installed_reference_runs(tmp_path):
-    """A configure makes build/<preset>/share/parlab/reference as the install does: the index and
-    the listed runs' results.json, each a link to its source, nothing else of results/; a link
-    to all of results/ left there by an older configure is replaced, never followed into results/."""
+    """A configure makes build/<preset>/share/parlab/reference as the install does: the index
+    written from results/runs.json, and the listed runs' results.json, each a link to its source,
+    nothing else of results/; a link to all of results/ left there by an older configure is
+    replaced, never followed into results/."""
+    from analysis.index import read_index
+    from analysis.index import reference_index as of_runs
     source = ROOT
-    index_path = os.path.join(source, "results", "reference-runs.json")
-    index = json.load(open(index_path, encoding="utf-8"))
+    index = of_runs(read_index(os.path.join(source, "results", "runs.json")))
     build = tmp_path / "build"
     ref = build / "share" / "parlab" / "reference"
     ref.parent.mkdir(parents=True)
@@ -115,9 +116,12 @@ def test_the_build_tree_mirrors_the_installed_reference_runs(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert not ref.is_symlink() and ref.is_dir()
     assert files_under(ref) == reference_files(index)
+    assert json.load(open(ref / "reference-runs.json", encoding="utf-8")) == index
     for f in reference_files(index):
+        if f == "reference-runs.json":
+            continue  # written by the configure from results/runs.json
         assert (ref / f).is_symlink(), f  # edits of the source show without a configure
-        expected = index_path if f == "reference-runs.json" else os.path.join(source, "results", f)
+        expected = os.path.join(source, "results", f)
         assert os.path.realpath(ref / f) == os.path.realpath(expected) and os.path.isfile(expected), f
 
 

@@ -12,7 +12,8 @@ import subprocess
 import pytest
 
 from conftest import BASE_DOC, FAMILIES, FIXTURE_FAMILIES, FIXTURES, run_dir_of, run_plot
-from analysis.figures.load import SCHEMA, InputError, family_of, footprint_bytes, load_run, ok_records
+from analysis.records import family_of, footprint_bytes, load_run, ok_records, SCHEMA
+from analysis.read import InputError
 
 
 def listed_kernels(parlab_bin):

@@ -4,7 +4,7 @@ import json
 import os
 
 import pytest
-from analysis.figures.labels import fmt_bytes, fmt_rate
+from analysis.labels import fmt_bytes, fmt_rate
 from conftest import ROOT
 
 CASES = json.load(open(os.path.join(ROOT, "tests", "number-formats.json"), encoding="utf-8"))

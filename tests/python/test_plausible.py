@@ -5,7 +5,7 @@ import os
 import subprocess
 
 import pytest
-from analysis.figures.summary import run_summary, summary_html
+from analysis.summary import run_summary, summary_html
 from analysis.plausible import marks
 from analysis.table import groups, render
 from conftest import BASE_DOC, record

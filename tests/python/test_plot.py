@@ -1,10 +1,10 @@
-"""experiments/analysis/plot.py on synthetic result files: figures, report, determinism, errors."""
+"""analysis/plot.py on synthetic result files: figures, report, determinism, errors."""
 import copy
 import json
 
-from analysis.figures.gil import gil_series
-from analysis.figures.libraries import libraries_table
-from analysis.figures.scaling import scaling_series
+from analysis.series import gil_series
+from analysis.series import libraries_table
+from analysis.series import scaling_series
 from conftest import BASE_DOC, plot_twice, record, run_plot, write_doc
 
 

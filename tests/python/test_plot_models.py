@@ -4,8 +4,8 @@ backend lies on the same points) and that the figures are written."""
 import copy
 import math
 
-from analysis.figures.convergence import convergence_points, convergence_summary, pi_relative_sigma
-from analysis.figures.models import python_models_crossovers, python_models_note, python_models_table
+from analysis.series import convergence_points, convergence_summary, pi_relative_sigma
+from analysis.series import python_models_crossovers, python_models_note, python_models_table
 from conftest import BASE_DOC, record, run_plot, write_doc
 
 

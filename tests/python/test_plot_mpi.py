@@ -1,14 +1,14 @@
-"""experiments/analysis/plot.py's MPI figures on synthetic records: speedup over ranks, latency vs ranks,
+"""analysis/plot.py's MPI figures on synthetic records: speedup over ranks, latency vs ranks,
 the mixed-mode comparison and their summary lines, grouped by the records' ranks and threads
 fields (the backend names below are deliberately not the real ones where that proves it)."""
 import copy
 
 import pytest
 
-from analysis.figures.load import family_of
-from analysis.figures.mixed_mode import mixed_mode_series
-from analysis.figures.mpi import mpi_latency_series, mpi_scaling_series
-from analysis.figures.summary import run_summary
+from analysis.records import family_of
+from analysis.series_mpi import mixed_mode_series
+from analysis.series_mpi import mpi_latency_series, mpi_scaling_series
+from analysis.summary import run_summary
 from analysis.figures.throughput import throughput_figures
 from conftest import BASE_DOC, plot_twice, record
 

@@ -7,12 +7,12 @@ import re
 
 import pytest
 
-from analysis.figures.bars import ratio_band
+from analysis.spread import ratio_band
 from analysis.figures.gil import gil_figures
-from analysis.figures.labels import WIDE_RANGE, log_if_wide, unit_scale
-from analysis.figures.load import with_spread
-from analysis.figures.machine import gpu_text, machine_facts
-from analysis.figures.report import report_html
+from analysis.labels import WIDE_RANGE, log_if_wide, unit_scale
+from analysis.records import with_spread
+from analysis.machine import gpu_text, machine_facts
+from analysis.report import report_html
 from analysis.figures.roofline import roofline_figures
 from analysis.figures.scaling import scaling_figures
 from analysis.figures.throughput import throughput_figures

@@ -1,4 +1,4 @@
-"""Where the speedup went (experiments/analysis/pop.py): the POP efficiency hierarchy on given
+"""Where the speedup went (analysis/pop.py): the POP efficiency hierarchy on given
 numbers -- load balance, communication and parallel efficiency from the record alone, computation
 scaling and the counter factors against the reference the results table's speedup already uses,
 the identity speedup = workers x GE / PE_ref -- and its views: the terminal's (`--summary pop`,
@@ -13,8 +13,8 @@ import pytest
 from conftest import PLOT, record, write_doc
 from workers_fixture import accounted, doc_of, scaling_records
 
-from analysis.figures.hierarchy import hierarchy_html
-from analysis.figures.load import load_run
+from analysis.hierarchy import hierarchy_html
+from analysis.records import load_run
 from analysis.figures.timeline import timeline_records
 from analysis.pop import FACTORS, grade, hierarchy, pop_tables, predicted_speedup
 from analysis.pop_text import render_pop
@@ -299,7 +299,7 @@ def test_no_python_module_computes_the_records_own_figures():
     forbidden = re.compile(r"max\((w\[)?[\"']?cpu_s|max\(useful|/ *w\[[\"']runtime_s[\"']\]|/ *runtime\b"
                            r"|cpu_s[\"']\]\) */|mean\(useful\)")
     found = []
-    for top in ("experiments/analysis", "tools", "scripts"):
+    for top in ("analysis", "tools", "scripts"):
         for dirpath, _, files in os.walk(os.path.join(root, top)):
             for name in files:
                 if not name.endswith(".py"):

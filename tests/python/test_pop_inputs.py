@@ -11,7 +11,8 @@ import pytest
 from conftest import PLOT, write_doc
 from workers_fixture import doc_of, scaling_records
 
-from analysis.figures.load import InputError, load_run
+from analysis.read import InputError
+from analysis.records import load_run
 
 
 def _set(path, value):

@@ -1,9 +1,9 @@
-"""The report's comparison with the reference runs (experiments/analysis/figures/reference.py): each
+"""The report's comparison with the reference runs (analysis/reference.py): each
 kernel's fastest backend's share of its roof beside each reference run's, on a tiny run and a tiny
 folder of references; where the references are found (the source tree, an installed copy, a
 folder named on the command line or in $PARLAB_REFERENCE); the off switch. The runs are the
 committed fixtures tests/fixtures/reference-this and reference-tree; the committed reference runs
-(results/reference-runs.json) are held in test_committed_results.py."""
+(marked in results/runs.json) are held in test_committed_results.py."""
 import copy
 import json
 import os
@@ -13,12 +13,13 @@ import sys
 
 import pytest
 
-from analysis.figures.load import InputError, load_run
-from analysis.figures.reference import (ENV, INDEX, default_reference_dirs, reference_html, reference_section,
+from analysis.read import InputError
+from analysis.records import load_run
+from analysis.reference import (ENV, INDEX, default_reference_dirs, reference_html, reference_section,
                                         reference_sources)
 from conftest import BASE_DOC, FIXTURES, PLOT, ROOT, record, run_plot, write_doc
 
-ANALYSIS = os.path.join(ROOT, "experiments", "analysis")
+ANALYSIS = os.path.join(ROOT, "analysis")
 
 
 def triad(i, backend, threads, median, fraction=None, roof="cpu_bw_triad_all", processor="cpu", limit=True,

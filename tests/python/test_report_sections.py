@@ -5,9 +5,9 @@ run's studies, as for an ad-hoc run) one line says so instead of the section."""
 import copy
 import html
 
-from analysis.figures.incore import incore_html
-from analysis.figures.reference import reference_html, reference_section, reference_sources
-from analysis.figures.load import load_run
+from analysis.incore import incore_html
+from analysis.reference import reference_html, reference_section, reference_sources
+from analysis.records import load_run
 from conftest import BASE_DOC, record, write_doc
 from test_report_reference import pi, refs, this_run, triad  # noqa: F401 (fixtures)
 

@@ -7,9 +7,9 @@ import subprocess
 
 import pytest
 
-from analysis.figures.gil import gil_series
-from analysis.figures.gpu import multi_gpu_series
-from analysis.figures.summary import run_summary
+from analysis.series import gil_series
+from analysis.series import multi_gpu_series
+from analysis.summary import run_summary
 from analysis.figures.throughput import throughput_figures
 from analysis.writer import Plotter
 from conftest import BASE_DOC, record, run_plot, write_doc

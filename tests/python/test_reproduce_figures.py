@@ -2,8 +2,8 @@
 results.json (results/ tracks data only). One small committed run drawn with its progress line
 and summary; bad arguments and a missing run refused (exit 2) before anything is drawn; a broken
 run reported FAILED while another is drawn (exit 1); an interrupt leaves no partial drawing; and
-the headline manifest (results/figures.json): it validates, each entry's run is committed and
-draws its figure, each listed file is in results/figures/, and --headlines copies them."""
+the headline figures the index (results/runs.json) names: it validates, each entry's run is
+committed and draws its figure, each listed file is in results/figures/, and --headlines copies them."""
 import importlib.util
 import json
 import os
@@ -156,7 +156,7 @@ def test_an_interrupt_stops_the_children_and_leaves_no_partial_drawing(tmp_path,
 
 def _entries():
     try:
-        return rf.load_manifest()
+        return rf.headline_entries()
     except rf.UsageError:
         return []  # test_the_headline_manifest_validates... fails, naming the fault
 
@@ -165,8 +165,9 @@ ENTRIES = _entries()
 
 
 def test_the_headline_manifest_validates_and_names_committed_runs():
-    entries = rf.load_manifest()  # raises, naming the entry, on any fault
-    assert entries == json.load(open(rf.MANIFEST, encoding="utf-8"))["figures"]
+    entries = rf.headline_entries()  # raises, naming the entry, on any fault
+    assert entries == [dict(f, run=r["path"]) for r in json.load(open(rf.INDEX, encoding="utf-8"))["runs"]
+                       for f in r.get("figures", [])]
     for e in entries:
         tracked = subprocess.run(["git", "-C", ROOT, "ls-files", "--error-unmatch",
                                   f"results/{e['run']}/results.json"], capture_output=True, text=True)
@@ -204,8 +205,14 @@ def test_each_headline_is_drawn_by_the_script_and_committed(entry, draw_run):
 
 
 def write_manifest(folder, entries):
-    path = folder / "figures.json"
-    path.write_text(json.dumps({"about": "test", "figures": entries}), encoding="utf-8")
+    """An index of runs (results/runs.json's form) naming these headline figures, each entry
+    {file, run, figure, what, ...} placed under its run."""
+    runs = {}
+    for e in entries:
+        runs.setdefault(e.get("run"), []).append({k: v for k, v in e.items() if k != "run"})
+    path = folder / "runs.json"
+    path.write_text(json.dumps({"about": "test", "runs": [{"path": run, "figures": figs} for run, figs in runs.items()]}),
+                    encoding="utf-8")
     return path
 
 
@@ -228,7 +235,7 @@ def test_headlines_copies_each_figure_and_refuses_a_bad_manifest(tmp_path):
     r = reproduce("--headlines", "--manifest", str(manifest), "--out", str(out))
     assert r.returncode == 1 and "figure 1 (second.png): " in r.stderr and "drew no plots/nothing.png" in r.stderr
     assert not copied.exists()
-    for bad, says in [(dict(entry, run="nowhere/run"), "figure 0 (headline.png): the run nowhere/run does not exist"),
+    for bad, says in [(dict(entry, run="nowhere/run"), "run 0 (nowhere/run): the run has no results.json"),
                       (dict(entry, colour="red"), "unknown keys colour"),
                       (dict(entry, file="sub/x.png"), "'file' must be a file name ending .png"),
                       (dict(entry, figure="../x.png"), "'figure' must be relative"),

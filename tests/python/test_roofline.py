@@ -4,11 +4,12 @@ bound, and runs from before ceilings (nothing drawn, said so)."""
 import copy
 import re
 
-from analysis.figures.load import processor_of
-from analysis.figures.roofline import roof_share, roofline_points, share_text
+from analysis.records import processor_of
+from analysis.figures.roofline import roofline_points
+from analysis.roofs import roof_share, share_text
 from analysis.spread import spread
-from analysis.figures.scaling import scaling_bounds
-from analysis.figures.summary import run_summary, summary_html
+from analysis.series import scaling_bounds
+from analysis.summary import run_summary, summary_html
 import pytest
 from conftest import fixture_doc, plot_twice, record, run_plot, write_doc
 
@@ -218,7 +219,7 @@ def test_compare_shows_both_runs_shares(tmp_path, doc):
                 r["limit"]["value"] *= 2
                 r["limit"]["attained"] *= 2
     base_dir, new_dir = write_doc(tmp_path, doc, "base"), write_doc(tmp_path, new, "new")
-    compare = [sys.executable, f"{ROOT}/experiments/analysis/compare.py", str(base_dir), str(new_dir)]
+    compare = [sys.executable, f"{ROOT}/analysis/compare.py", str(base_dir), str(new_dir)]
     out = json.loads(subprocess.run(compare + ["--json"], capture_output=True, text=True).stdout)
     row = next(r for r in out["records"] if r["label"] == "quick triad openmp t=2 2^24 double")
     assert row["base"]["share"] == row["new"]["share"] == share_text(doc["records"][2])
@@ -248,7 +249,7 @@ def test_compare_shows_both_runs_shares(tmp_path, doc):
         r.pop("limit", None)
     del doc["context"]["ceilings"]
     old_dir = write_doc(tmp_path, doc, "old")
-    text = subprocess.run([sys.executable, f"{ROOT}/experiments/analysis/compare.py", str(old_dir), str(new_dir)],
+    text = subprocess.run([sys.executable, f"{ROOT}/analysis/compare.py", str(old_dir), str(new_dir)],
                           capture_output=True, text=True).stdout
     assert "only NEW measured roofs" in text
 
@@ -284,7 +285,7 @@ def test_the_records_table_says_what_each_limit_says(tmp_path):
 
 
 def test_a_record_below_its_in_core_bound_is_set_beside_the_best_at_its_thread_count():
-    from analysis.figures.incore import below_bound_notes
+    from analysis.incore import below_bound_notes
 
     def rec(backend, threads, f, below=None):
         incore = {"fraction": f}
@@ -310,7 +311,7 @@ def test_a_record_below_its_in_core_bound_is_set_beside_the_best_at_its_thread_c
 
 
 def test_a_record_above_its_in_core_bound_is_listed_with_what_it_says():
-    from analysis.figures.incore import above_bound_notes
+    from analysis.incore import above_bound_notes
 
     def rec(backend, threads, f, above=None):
         incore = {"fraction": f}

@@ -6,7 +6,8 @@ import copy
 
 import pytest
 
-from analysis.figures.roofline import graded_roofs, roofline_figures
+from analysis.figures.roofline import roofline_figures
+from analysis.roofs import graded_roofs
 from analysis.writer import Plotter
 from conftest import fixture_doc
 

@@ -1,5 +1,5 @@
 """A record's share of its roof as an interval (docs/ceilings.md, "The end probe";
-experiments/analysis/share_interval.py): on given numbers, the H200 node's case that set the rule; its
+analysis/share_interval.py): on given numbers, the H200 node's case that set the rule; its
 formatting in the table within 80 columns; and a real small run that measures its bandwidth roofs
 again at its end and writes what the docs say, at a cost of milliseconds under the test probes."""
 import json
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from analysis.figures.roofline import share_text
+from analysis.roofs import share_text
 from analysis.share_interval import interval, reads_above, share_cell, share_interval
 from analysis.table import render
 from conftest import BASE_DOC, run_dir_of
@@ -180,7 +180,7 @@ def test_pooled_rounds_are_held_against_their_pooled_time():
     (figures.load.pool_rounds): its share, attained rate and interval are the pooled time's against
     the run's roofs, not the first round's; a first round above its roof whose pooled record is
     not says nothing of it."""
-    from analysis.figures.load import pool_rounds
+    from analysis.records import pool_rounds
     reps = [0.975, 0.99, 1.0, 1.01, 1.025]
     first, second = _round(1.10, 150, 150, 1, reps), _round(0.90, 150, 150, 2, reps)
     assert reads_above(first) and not reads_above(second)

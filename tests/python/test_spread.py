@@ -10,7 +10,7 @@ from fractions import Fraction
 import pytest
 
 from conftest import ROOT, record
-from analysis.figures.load import pool_rounds, with_spread
+from analysis.records import pool_rounds, with_spread
 from analysis.spread import CI_LEVEL, UNSTABLE_CV, median_interval, rate_band, rounds_disagree, spread, unstable_reason
 
 

@@ -1,4 +1,4 @@
-"""The one stylesheet (experiments/analysis/style.py) of both pages: every class the run report
+"""The one stylesheet (analysis/style.py) of both pages: every class the run report
 and compare's report write has a rule in it, on pages rendered from the fixtures of tests/fixtures/
 chosen to reach each kind of row (failed and unavailable records, roof shares, the reference runs,
 every compare verdict)."""
@@ -11,7 +11,7 @@ import sys
 from analysis.style import STYLE
 from conftest import FIXTURES, ROOT, run_plot
 
-COMPARE = os.path.join(ROOT, "experiments", "analysis", "compare.py")
+COMPARE = os.path.join(ROOT, "analysis", "compare.py")
 
 
 def classes_of(page: str) -> set:

@@ -1,4 +1,4 @@
-"""The results table on stdout (experiments/analysis/table.py): at the end of `parlab run` and from
+"""The results table on stdout (analysis/table.py): at the end of `parlab run` and from
 `parlab report`, one line per record grouped by kernel and size, with the spread, the share of
 roof, the speedup, the fastest marked and unstable records marked, within the terminal's width;
 and the same rows as Markdown, CSV and JSON."""
@@ -14,9 +14,10 @@ import pytest
 
 from conftest import ROOT, fixture_doc, record, write_doc
 
-sys.path.insert(0, os.path.join(ROOT, "experiments"))
-from analysis.figures.load import with_spread  # noqa: E402
-from analysis.table import UNSTABLE_CV, groups, render  # noqa: E402
+sys.path.insert(0, ROOT)
+from analysis.records import with_spread  # noqa: E402
+from analysis.spread import UNSTABLE_CV  # noqa: E402
+from analysis.table import groups, render  # noqa: E402
 
 COMMITTED = os.path.join(ROOT, "results", "h100-node-16core", "20261125T175358Z")
 
@@ -54,7 +55,7 @@ def test_failed_and_unavailable_records_say_so():
 
 @pytest.mark.parametrize("width", [100, 80, 60])
 def test_every_line_fits_the_width(width):
-    from analysis.figures.load import load_run
+    from analysis.records import load_run
     text = render(load_run(COMMITTED), "table", width)
     assert text and max(len(l) for l in text.splitlines()) <= width
 
@@ -101,7 +102,7 @@ def test_report_prints_the_summary_in_the_form_asked(tmp_path, parlab_bin):
 def test_the_readme_sample_is_the_committed_runs_table():
     """The README quotes the first lines of a committed run's table: they must be what parlab
     prints for it today."""
-    from analysis.figures.load import load_run
+    from analysis.records import load_run
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     start = readme.index("```\npi  n=2^27  int32  (quick)\n") + 4
     quoted = readme[start:readme.index("```", start)].rstrip("\n").splitlines()

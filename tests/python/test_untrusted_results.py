@@ -27,14 +27,14 @@ import hypothesis
 import hypothesis.strategies as st
 import pytest
 
-from analysis.figures.incore import incore_html
-from analysis.figures.reference import reference_html
-from analysis.figures.report import records_html, report_html
+from analysis.incore import incore_html
+from analysis.reference import reference_html
+from analysis.report import records_html, report_html
 from analysis.untrusted import figure_slug, html_number, html_text
 from analysis.writer import Plotter
 from conftest import BASE_DOC, PLOT, ROOT, record, write_doc
 
-COMPARE = os.path.join(ROOT, "experiments", "analysis", "compare.py")
+COMPARE = os.path.join(ROOT, "analysis", "compare.py")
 
 # Markup that would run in a browser, one of them breaking out of a quoted attribute.
 MARKUP = ["<script>alert(1)</script>", "<img src=x onerror=alert(1)>", "'\"><svg onload=alert(1)>"]
@@ -583,7 +583,8 @@ def test_whatever_a_run_holds_the_output_is_inert_or_a_named_refusal(strings, nu
     hold none of them raw, and nothing is written outside the run; or the run is refused with
     exit 2 naming a field."""
     import tempfile
-    from analysis import compare, plot
+    from analysis.compare import compare
+    from analysis import plot
     with tempfile.TemporaryDirectory() as root:
         doc = small_doc()
         for path, value in strings + numbers:

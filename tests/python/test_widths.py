@@ -61,7 +61,7 @@ def test_compare_fits(parlab_bin, width):
     """`parlab compare` passes $COLUMNS to its Python child, whose table fits it
     (tests/python/test_compare.py holds the table itself on more runs)."""
     from conftest import ROOT
-    script = os.path.join(ROOT, "experiments", "analysis", "compare.py")  # this tree's, whichever parlab is run
+    script = os.path.join(ROOT, "analysis", "compare.py")  # this tree's, whichever parlab is run
     r = subprocess.run([parlab_bin, "compare", *(os.path.join(ROOT, p) for p in COMPARE_PAIR)], capture_output=True,
                        text=True, timeout=300, env={**os.environ, "COLUMNS": str(width), "PARLAB_COMPARE_SCRIPT": script})
     assert r.returncode == 0, r.stderr

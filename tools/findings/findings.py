@@ -3,7 +3,7 @@
 results/README.md is rendered from README.md.j2 beside this file (render.py): the template holds
 every sentence, and each number in it is an expression over what this module returns. Nothing
 here holds a measured figure: a function reads the runs it names and derives its values through
-experiments/analysis/'s own helpers (the ones the figures and report.html use), so the findings,
+analysis/'s own helpers (the ones the figures and report.html use), so the findings,
 the figures and the reports cannot disagree.
 
 Each finding is one function returning a dict; the template reaches it as `f.<name>()`. Runs are
@@ -19,79 +19,27 @@ import statistics
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "experiments"))
+sys.path.insert(0, ROOT)
 
 from analysis.compare_stats import compare_samples  # noqa: E402
-from analysis.figures.gil import gil_series  # noqa: E402
-from analysis.figures.gpu import multi_gpu_series  # noqa: E402
+from analysis.index import cited_runs, read_index  # noqa: E402
+from analysis.series import gil_series  # noqa: E402
+from analysis.series import multi_gpu_series  # noqa: E402
 from analysis.share_interval import reads_above  # noqa: E402
-from analysis.figures.libraries import libraries_table  # noqa: E402
-from analysis.figures.load import READABLE_SCHEMAS, per_op_us, pool_rounds, rate_of  # noqa: E402
-from analysis.figures.models import python_models_crossovers, python_models_table  # noqa: E402
-from analysis.figures.mpi import mpi_latency_series  # noqa: E402
-from analysis.figures.scaling import scaling_series  # noqa: E402
+from analysis.series import libraries_table  # noqa: E402
+from analysis.records import READABLE_SCHEMAS, per_op_us, pool_rounds, rate_of  # noqa: E402
+from analysis.series import python_models_crossovers, python_models_table  # noqa: E402
+from analysis.series_mpi import mpi_latency_series  # noqa: E402
+from analysis.series import scaling_series  # noqa: E402
 from analysis.pop import hierarchy, pop_tables, where_it_went  # noqa: E402
 from analysis.read import InputError, read_json, read_text  # noqa: E402
 from analysis.validate import check_results  # noqa: E402
 
 RESULTS = os.path.join(ROOT, "results")
 
-# The runs the findings cite: one name each, the folder under results/.
-RUNS = {
-    "scaling": "h200-node-16core/20261121T163117Z",
-    "overhead": "h200-node-16core/20261121T162736Z",
-    "races": "h200-node-16core/20261123T181236Z",
-    "gil": "h200-node-16core/20261121T164310Z",
-    "free_threaded": "h200-node-16core/20261124T002127Z",
-    "models": "h200-node-16core/20261123T181828Z",
-    "peers": "h200-node-16core/20261121T164720Z",
-    "gpu": "h200-node-16core/20261121T162602Z",
-    "stream": "h200-node-16core/20261124T072040Z",
-    "stream_cpu": "h200-node-16core/20261127T142618Z",
-    "quick": "h200-node-16core/20261127T142016Z",
-    "matmul": "h200-node-16core/20261127T142542Z",
-    "gpu_stream": "h200-node-16core/20261127T142435Z",
-    # The GPU STREAM launch shapes chosen per kernel at 9c35b5a, beside the driver's copy (one
-    # round), with tools/node/gpu/stream-tuning.sh's probe in the same call.
-    "gpu_tuned": "h200-node-16core/20261129T025153Z",
-    # The same, a commit before (add and triad without .cs), on another card, with the launch-shape
-    # probe of that call beside it (stream-probe.txt).
-    "gpu_tuned_before": "h200-node-16core/20261129T023118Z",
-    # The CPU STREAM set at 2^27 doubles beside omp-stream (the stream-memory suite).
-    "stream_memory": "h200-node-16core/20261129T023749Z",
-    # The speedup suite with per-worker accounting, and copy/triad at 2^27 with the end probe.
-    "speedup_run": "h200-node-16core/20261128T233355Z",
-    "roofs_end": "h200-node-16core/20261128T233559Z",
-    "quick_accounted": "h200-node-16core/20261128T234100Z",
-    # The speedup suite, the ranks and the Python threads again, POP's figures per execution; and
-    # pi and triad at 16 threads quiet, then beside busy loops pinned to CPUs 2 and 3 (disturbance.txt).
-    "exec_speedup": "h200-node-16core/20261129T085629Z",
-    "exec_ranks_pi": "h200-node-16core/20261129T090456Z",
-    "exec_ranks_triad": "h200-node-16core/20261129T090535Z",
-    "exec_py_threads": "h200-node-16core/20261129T090548Z",
-    "exec_py_pure": "h200-node-16core/20261129T090606Z",
-    "pop_quiet": "h200-node-16core/20261129T085824Z",
-    "pop_disturbed": "h200-node-16core/20261129T085834Z",
-    # The same accounting over MPI ranks (mpi+pool, pi and triad) and the Python thread backends.
-    "ranks_pi": "h200-node-16core/20261129T022624Z",
-    "ranks_triad": "h200-node-16core/20261129T022647Z",
-    "py_threads": "h200-node-16core/20261129T022702Z",
-    "py_pure": "h200-node-16core/20261129T022722Z",
-    "distributed": "h200-node-16core/20261123T181609Z",
-    "x2_multi": "h200-x2/20261122T222731Z",
-    "x4_multi": "h200-x4/20261122T233954Z",
-    "sim_plain": "sim0/20261125T153824Z",
-    "sim_delayed": "sim0/20261125T153827Z",
-    "ref_dev": "dev-2core/20261125T182248Z",
-    "ref_h100": "h100-node-16core/20261125T175358Z",
-    # The H100's quick run two commits before, which `parlab compare` holds against the reference
-    # run in tests/python/test_widths.py.
-    "ref_h100_before": "h100-node-16core/20261125T154437Z",
-    # The bases of the other committed pairs tests/python/test_compare_text.py compares: the 2-core
-    # machine's quick run before its reference run, and the node's first gil run before `gil`.
-    "dev_before": "dev-2core/20261125T145036Z",
-    "gil_first": "h200-node-16core/20261121T162314Z",
-}
+# The runs the findings cite, by name: results/runs.json, the one index of the committed runs,
+# names them (its `cited`), read through its one reader.
+RUNS = cited_runs(read_index(os.path.join(RESULTS, "runs.json")))
 
 # A verdict as `parlab compare` reaches it: 1% level, 5% threshold (compare.py's defaults).
 ALPHA, THRESHOLD = 0.01, 0.05

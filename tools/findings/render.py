@@ -15,7 +15,7 @@ a finding whose data is missing or malformed, or an input or output that is not 
 message names the file and the field), 3 an internal error (one line, please report it).
 
 Every file it reads -- the template, each cited run's results.json, a probe's table, README.md for
---check -- goes through the analysis's guarded reader (experiments/analysis/read.py): a FIFO, a
+--check -- goes through the analysis's guarded reader (analysis/read.py): a FIFO, a
 device or a folder in a file's place is refused before a byte is read, never waited on; each
 cited run is validated against results.schema.json as it is read. README.md is written to a
 fresh temporary file beside it (O_EXCL, so a link planted there is never followed) and renamed.
@@ -37,7 +37,7 @@ sys.path.insert(0, HERE)
 
 import findings  # noqa: E402
 from analysis.exit_codes import run_command, say  # noqa: E402
-from analysis.figures.labels import fmt_rate, fmt_size  # noqa: E402
+from analysis.labels import fmt_rate, fmt_size  # noqa: E402
 from analysis.read import InputError, read_text  # noqa: E402
 
 TEMPLATE = "README.md.j2"
