@@ -172,6 +172,8 @@ int Runner::resume(const std::filesystem::path& dir) {
                               now["build"]["git_commit"].dump() + ": records may come from two machines or builds");
   }
   doc_["resumed_utc"].push_back(now["started_utc"]);
+  specs_.clear();
+  for (const json& s : doc_["plan"]) specs_.push_back(spec_from_json(s));
   if (!options_.quiet) log_ << "parlab: resuming " << (dir / "results.json").string() << "\n";
   return execute();
 }

@@ -228,9 +228,10 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
   dir_ = make_run_dir(host_dir, utc_stamp("%Y%m%dT%H%M%SZ"));
   lock_.emplace(dir_);
   // <host>/latest names the newest run, for a user's `parlab report OUT/<host>/latest`; every
-  // reader that lists runs skips links (figures/load.py, _runs_under), so it never counts twice.
+  // reader that lists runs skips links (records.py, _runs_under), so it never counts twice.
   const std::string link_error = point_link(host_dir / "latest", dir_.filename());
 
+  specs_ = plan.specs;
   json specs = json::array();
   for (const auto& s : plan.specs) specs.push_back(to_json(s));
   doc_ = {{"schema", kResultsSchema},     {"status", "incomplete"}, {"suite", plan.suite},
@@ -247,7 +248,7 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
 }
 
 int Runner::execute() {
-  const json& plan = doc_["plan"];
+  const std::vector<MeasurementSpec>& plan = specs_;
   std::vector<bool> done(plan.size(), false);
   for (const auto& r : doc_["records"]) {
     const std::size_t id = r.at("id").get<std::size_t>();
@@ -258,7 +259,7 @@ int Runner::execute() {
   for (std::size_t i = 0; i < plan.size(); ++i) {
     if (done[i]) continue;
     if (g_interrupted.load()) break;
-    const MeasurementSpec spec = spec_from_json(plan[i]);
+    const MeasurementSpec& spec = plan[i];
     progress.begin(spec);
     const auto started = Clock::now();
     json record = measure(spec, i);

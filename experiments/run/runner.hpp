@@ -73,6 +73,9 @@ class Runner {
   RunOptions options_;
   std::filesystem::path dir_;
   nlohmann::json doc_;
+  // The plan as typed specs: a new run's from make_plan, a resumed one's read once from its file.
+  // doc_["plan"] is only the plan as the file keeps it, never read back within one process.
+  std::vector<MeasurementSpec> specs_;
   std::optional<RunLock> lock_;  // held from the run directory's creation (or resume) to the end
 };
 
