@@ -352,7 +352,7 @@ int start_run(const Registry& registry, const RunArgs& a, RunOptions options, co
 
 }  // namespace
 
-int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
+int cmd_run(Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
             const char* const* argv) {
   const RunOptions options = run_options(a);
   set_peer_timeout(options.child_timeout_s);  // the external peers are measured in another process too
@@ -365,6 +365,14 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   const int max_threads = hardware_threads();
   const PlanOverrides o = plan_overrides(a, registry, max_threads);
   Plan plan = plan_of(a, o, registry, max_threads);
+  // What this process measures is probed now (a Python library imported), so that the plan
+  // printed, the "nothing measurable" verdict and the records agree with `parlab list`. Another
+  // interpreter's points are its child's to judge.
+  std::set<std::string> here;
+  for (const auto& s : plan.specs) {
+    if (s.interpreter.empty()) here.insert(s.backend);
+  }
+  if (!here.empty()) registry.probe({here.begin(), here.end()});
   if (!check_mpi_jobs(plan, registry, max_threads, options.child_timeout_s)) {
     err << "parlab: interrupted while asking the MPI launcher what it is; nothing was written\n";
     return 130;
