@@ -354,7 +354,7 @@ int start_run(const Registry& registry, const RunArgs& a, RunOptions options, co
 
 int cmd_run(Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
             const char* const* argv) {
-  const RunOptions options = run_options(a);
+  RunOptions options = run_options(a);
   set_peer_timeout(options.child_timeout_s);  // the external peers are measured in another process too
   // The hosts of every MPI job of this run (--ranks, a suite's "ranks", a resumed run's).
   if (!a.hostfile.empty()) set_mpi_hostfile(a.hostfile);
@@ -381,7 +381,9 @@ int cmd_run(Registry& registry, const RunArgs& a, std::ostream& out, std::ostrea
   for (const auto& s : plan.specs) {
     if (s.ranks == 0) most_threads = std::max(most_threads, s.threads);  // ranks x threads: check_mpi_jobs
   }
-  for (std::string& w : cpu_warnings(most_threads, max_threads, load_average_1min())) plan.warnings.push_back(std::move(w));
+  // Read once: the plan's warning and the run's context quote this one reading.
+  options.load_1min = load_average_1min();
+  for (std::string& w : cpu_warnings(most_threads, max_threads, options.load_1min)) plan.warnings.push_back(std::move(w));
   const double at_least = check_duration(plan, registry, a, err);
   const std::string nothing = plan.specs.empty() ? std::string() : nothing_measurable(plan, registry);
   if (a.dry_run) {
