@@ -77,12 +77,11 @@ std::string suite_description(const std::string& name) {
 }
 
 void list_suites(std::ostream& out, std::size_t width) {
-  out << hanging("suites (", suites_dir().string() + "; `parlab list suites NAME` prints one's whole description):",
-                 width)
-      << "\n";
+  out << "suites (" << suites_dir().string() << "):\n";
   for (const auto& name : suite_names()) {
     out << column_text(padded({{name, 16}}), suite_description(name), width, kSuiteListedLines) << "\n";
   }
+  out << hanging("", "(`parlab list suites NAME` prints a suite's whole description)", width) << "\n";
 }
 
 // `parlab list suites NAME`: the suite's name, file and whole description. Only the suites
