@@ -175,6 +175,13 @@ TEST(ColumnText, EveryLineKeepsItsColumn) {
   // A lead that leaves fewer than kListNarrowest columns: the text starts below it, indented.
   const std::string wide(70, 'x');
   EXPECT_EQ(parlab::column_text(wide + "  ", "a b c", 80), wide + "\n" + std::string(parlab::kListBelowIndent, ' ') + "a b c");
+  // A word too long for the column beside the lead (a path) moves the whole text below it, so
+  // every line still starts in one column and fits.
+  const std::string path = "scripts/build-python-ft.sh,";
+  const std::string low = parlab::column_text(std::string(55, ' '), "build with " + path + " then", 80);
+  EXPECT_EQ(low, std::string(parlab::kListBelowIndent, ' ') + "build with " + path + " then") << low;
+  EXPECT_EQ(parlab::column_text("  lead" + std::string(10, ' '), "a " + path, 40),
+            "  lead\n" + std::string(parlab::kListBelowIndent, ' ') + "a " + path);
   // Edge texts: none, one word.
   EXPECT_EQ(parlab::column_text("ab ", "", 80), "ab ");
   EXPECT_EQ(parlab::column_text("ab ", "c", 80), "ab c");

@@ -33,7 +33,14 @@ std::size_t terminal_width() {
 }
 
 std::string column_text(std::string_view lead, std::string_view text, std::size_t width, std::size_t max_lines) {
-  const bool beside = lead.size() + kListNarrowest <= width;
+  // Beside the lead where the column is wide enough for every word (a path included), else below.
+  std::size_t longest = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    longest = std::max(longest, end - at);
+    at = end + 1;
+  }
+  const bool beside = lead.size() + std::max(kListNarrowest, longest) <= width;
   const std::size_t column = beside ? lead.size() : kListBelowIndent;
   const std::size_t room = width - column;  // width >= kNarrowest > kListBelowIndent + kListNarrowest
   std::vector<std::string> lines;
@@ -58,7 +65,7 @@ std::string column_text(std::string_view lead, std::string_view text, std::size_
   std::string out(beside ? lead : lead.substr(0, lead.find_last_not_of(' ') + 1));
   const std::string pad(column, ' ');
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (i > 0 || !beside) out += "\n" + pad;
+    if (i > 0 || !beside) out += (i > 0 || !out.empty() ? "\n" : "") + pad;  // a blank lead: no blank line
     out += lines[i];
   }
   return out;
