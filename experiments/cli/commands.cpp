@@ -84,12 +84,28 @@ void list_suites(std::ostream& out, std::size_t width) {
   out << hanging("", "(`parlab list suites NAME` prints a suite's whole description)", width) << "\n";
 }
 
+// A name given on the command line, as a message quotes it: cut, valid UTF-8, and its control
+// characters written as \xNN, so a hostile one cannot move the terminal's cursor or clear it.
+std::string shown_name(const std::string& name) {
+  std::string shown;
+  for (const char c : quoted_value(name, 60)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      shown += std::string("\\x") + kHex[u >> 4] + kHex[u & 0xf];
+    } else {
+      shown += c;
+    }
+  }
+  return shown;
+}
+
 // `parlab list suites NAME`: the suite's name, file and whole description. Only the suites
-// directory's names: an unknown one is refused with the closest (load_suite's did-you-mean).
+// directory's names: an unknown one is refused with the closest (did-you-mean).
 void show_suite(const std::string& name, std::ostream& out, std::size_t width) {
   const std::vector<std::string> names = suite_names();
   if (std::find(names.begin(), names.end(), name) == names.end()) {
-    throw UsageError("unknown suite '" + quoted_value(name, 60) + "'" + did_you_mean(name, names) +
+    throw UsageError("unknown suite '" + shown_name(name) + "'" + did_you_mean(name, names) +
                      " (`parlab list suites` names them)");
   }
   const nlohmann::json s = load_suite(name);

@@ -127,7 +127,9 @@ def test_list_suites_name_prints_the_whole_description(parlab_bin):
 @pytest.mark.parametrize("args, says", [
     (["list", "suites", "stream-peer"], "did you mean 'stream-peers'"),
     (["list", "suites", "no-such-suite-at-all"], "unknown suite 'no-such-suite-at-all'"),
-    (["list", "suites", "../suites/quick"], "unknown suite"),
+    (["list", "suites", "../suites/quick"], "unknown suite"),  # only a name of the suites directory
+    (["list", "suites", "x" * 5000], "unknown suite"),  # hostile: quoted, cut, never echoed whole
+    (["list", "suites", "quick\n\x1b[2Jnot"], "unknown suite"),  # hostile: no raw control characters
     (["list", "kernels", "pi"], "after 'suites' only"),
     (["list", "suitse"], "suitse"),
 ])
@@ -136,6 +138,7 @@ def test_list_of_an_unknown_name_exits_2_naming_it(parlab_bin, args, says):
     assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
     assert says in r.stderr, r.stderr
     assert r.stdout == ""
+    assert len(r.stderr) < 1000 and "\x1b" not in r.stderr, r.stderr
 
 
 # Libraries planted on PYTHONPATH, each failing its import: the embedded interpreter finds them
