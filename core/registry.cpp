@@ -79,6 +79,21 @@ void Registry::add_unavailable(std::string name, BackendKind kind, std::string r
   add(std::move(e));
 }
 
+void Registry::probe(const std::vector<std::string>& names) {
+  for (BackendEntry& e : entries_) {
+    if (!e.available || !e.probe) continue;
+    if (!names.empty() && std::find(names.begin(), names.end(), e.name) == names.end()) continue;
+    std::string why = e.probe();
+    e.probe = nullptr;  // made once: its answer stands for the process
+    if (why.empty()) continue;
+    e.available = false;
+    e.reason = std::move(why);
+    e.make = [what = e.name + ": " + e.reason](const Problem&) -> std::unique_ptr<Workload> {
+      throw UnavailableError(what);
+    };
+  }
+}
+
 std::string no_gpu_reason(const Registry& registry) {
   const BackendEntry* cuda = registry.find("cuda");
   if (cuda == nullptr || cuda->available || cuda->broken) return {};

@@ -298,6 +298,11 @@ struct BackendEntry {
   std::uint64_t work_unit = 0;
   std::function<std::unique_ptr<Workload>(const Problem&)> make;
   std::function<std::unique_ptr<Executor>(int threads)> make_executor;  // CPU backends only
+  // A check too costly to make for every command (importing a Python library in the embedded
+  // interpreter): why the backend cannot run here, or "". Registry::probe makes it where a
+  // command is about to say or act on availability (`list`, a plan before it runs), so that what
+  // `list` calls available is what a run measures. Empty: nothing to check.
+  std::function<std::string()> probe;
 };
 
 // The runtime registry. Each backend folder exports one register_* function that adds its
@@ -312,6 +317,10 @@ class Registry {
   // with the reason when it is known but unavailable.
   const BackendEntry& get(std::string_view name) const;
   std::vector<std::string> names() const;
+  // Makes the probe of each available entry named in `names` (every entry's where it is empty)
+  // once: an entry whose probe gives a reason becomes unavailable with it, its make throwing
+  // UnavailableError. Unknown names are skipped (the plan names them in its own errors).
+  void probe(const std::vector<std::string>& names = {});
 
  private:
   std::vector<BackendEntry> entries_;

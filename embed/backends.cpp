@@ -9,6 +9,7 @@
 #include "embed/model_workloads.hpp"
 #include "embed/race_workloads.hpp"
 #include "embed/kernel_workloads.hpp"
+#include "embed/sources.hpp"
 
 namespace parlab {
 namespace {
@@ -93,6 +94,25 @@ const KernelTable<PythonRow>& python_kernel_table() {
 
 }  // namespace
 
+std::function<std::string()> python_library_probe(const char* kind) {
+  return [kind]() -> std::string {
+    try {
+      shared_python_interpreter();
+      embed::GilAcquire gil;
+      const std::string context = std::string("probing the Python runner '") + kind + "'";
+      embed::PyRef driver = embed::PyRef::steal_or_throw(embed::import_workload_module("parlab_driver"), context);
+      embed::PyRef why = embed::PyRef::steal_or_throw(PyObject_CallMethod(driver.get(), "probe", "s", kind), context);
+      const char* text = PyUnicode_AsUTF8(why.get());
+      if (text == nullptr) embed::throw_python_error(context + ": probe() must return text");
+      return text;
+    } catch (const Error&) {
+      // An interpreter that cannot start, or a probe that fails, is the run's failure to report
+      // (an error record, exit 1), not a reason to call the backend absent.
+      return {};
+    }
+  };
+}
+
 BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime, Processor processor) {
   BackendEntry e;
   e.name = name;
@@ -124,6 +144,7 @@ void add_python_backends(Registry& registry) {
     e.sweeps_threads = !spec.one_thread;
     e.work_unit = embed::python_backend_work_unit(spec);
     e.kernels = python_kernel_table().names([&spec](const PythonRow& r) { return r.runs(spec); });
+    if (embed::python_backend_imports_library(spec)) e.probe = python_library_probe(spec.driver_kind);
     e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {
       embed::check_python_problem(spec, p);  // usage errors before the interpreter starts
       shared_python_interpreter();

@@ -2,6 +2,7 @@
 // add_python_backends), and the interpreter its backends share.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "core/workload.hpp"
@@ -38,6 +39,13 @@ PythonRecordFields python_record_fields();
 // For the results' context block: version, GIL mode, per-interpreter GIL support, and, once
 // the interpreter has started, sys.executable, sys.prefix and the virtual environment used.
 std::string python_context();
+
+// A BackendEntry::probe for a Python runner of parlab_driver's `kind` that imports a library
+// (NumPy, Numba, CuPy, PyTorch, Dask): starts the shared interpreter and asks parlab_driver.probe,
+// which makes the imports the runner would make (and asks the GPU libraries for a device), once
+// per kind and interpreter. "" where it can run, or where the interpreter itself fails (the run
+// reports that failure).
+std::function<std::string()> python_library_probe(const char* kind);
 
 // An available Python backend's entry with what every one shares (kind "python", its detail with
 // the interpreter's `runtime` appended); the caller adds kernels, flags and the factory.

@@ -473,6 +473,18 @@ std::string python_backend_unavailable_reason(const PyBackendSpec& spec) {
   return {};
 }
 
+bool python_backend_imports_library(const PyBackendSpec& spec) noexcept {
+  switch (spec.runner) {
+    case PyRunner::numpy:
+    case PyRunner::numpy_threads:
+    case PyRunner::numba_prange:
+    case PyRunner::numba_nogil:
+    case PyRunner::cupy:
+    case PyRunner::torch: return true;
+    default: return false;
+  }
+}
+
 bool python_backend_accounts_workers(const PyBackendSpec& spec) noexcept {
   switch (spec.runner) {
     case PyRunner::pure_threads:

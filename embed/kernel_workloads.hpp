@@ -52,6 +52,10 @@ const std::vector<PyBackendSpec>& python_backend_specs();
 // missing NumPy shows up as UnavailableError from make_python_pi_workload instead.
 std::string python_backend_unavailable_reason(const PyBackendSpec& spec);
 
+// Whether its runner imports a library (NumPy, Numba, CuPy, PyTorch) that may be missing: only
+// the interpreter can tell, so its registry entry carries a probe (python_library_probe).
+bool python_backend_imports_library(const PyBackendSpec& spec) noexcept;
+
 // How much of the threads' time went to waiting for the GIL, summed over every run so far.
 struct GilContention {
   bool measured = false;  // false for one-thread library backends: nothing to contend with

@@ -133,6 +133,8 @@ void add_python_models_backends(Registry& registry, const std::string& runtime) 
     BackendEntry e = python_entry(spec.name, spec.detail, runtime, Processor::cpu);  // pure Python and parlab.pi on host threads
     e.in_default_set = false;
     e.kernels = {"pi"};
+    // Dask is a library that may be missing; the pools and processes are the standard library's.
+    if (std::string_view(spec.kind).rfind("dask", 0) == 0) e.probe = python_library_probe(spec.kind);
     e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {
       check_model_problem(spec, p);
       shared_python_interpreter();

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 
 #include <ostream>
 
@@ -421,6 +422,67 @@ TEST(Context, SourceCommitTakesADeclaredOneAndSaysSo) {
   EXPECT_EQ(from_git.source, "git");
   EXPECT_TRUE(parlab::source_commit("", nullptr).commit.empty());
   EXPECT_TRUE(parlab::source_commit("", nullptr).source.empty());
+}
+
+// A run's start once quoted two load averages a line apart (9.65 and 8.28): the plan's warning and
+// the context each read their own. The command reads it once and hands it on; the context records
+// and quotes that reading, as the plan's warning does.
+TEST(RunContext, QuotesTheOneLoadAverageItIsGiven) {
+  parlab::ContextOptions co;
+  co.load_1min = 1000.25 * parlab::hardware_threads();  // above any machine's own: busy, and unmistakable
+  const nlohmann::json ctx = parlab::collect_context(parlab::test::registry(), co);
+  EXPECT_EQ(ctx["load_average_1min"].get<double>(), *co.load_1min);
+  std::ostringstream figure;
+  figure << std::fixed << std::setprecision(2) << *co.load_1min;
+  std::size_t quoted = 0;
+  for (const auto& w : ctx["warnings"]) {
+    const std::string text = w.get<std::string>();
+    if (text.find("load average") == std::string::npos) continue;
+    EXPECT_NE(text.find("load average " + figure.str()), std::string::npos) << text;
+    ++quoted;
+  }
+  EXPECT_EQ(quoted, 1u) << ctx["warnings"].dump();
+  const auto plan = parlab::cpu_warnings(2, 2, co.load_1min);
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_NE(plan[0].find("load average " + figure.str()), std::string::npos) << plan[0];
+}
+
+// The check a command makes before it calls a backend available (a Python library imported):
+// once, only for the entries asked about, and an entry it fails becomes unavailable everywhere,
+// its make() saying why.
+TEST(RegistryProbe, AFailedProbeMakesTheEntryUnavailableOnce) {
+  parlab::Registry r;
+  int asked = 0;
+  for (const char* name : {"lib-missing", "lib-here", "not-asked"}) {
+    parlab::BackendEntry e;
+    e.name = name;
+    e.kind = parlab::BackendKind::python;
+    e.processor = parlab::Processor::cpu;
+    e.available = true;
+    e.kernels = {"pi"};
+    e.make = [](const parlab::Problem&) -> std::unique_ptr<parlab::Workload> { return nullptr; };
+    const std::string why = std::string(name) == "lib-here" ? "" : std::string(name) + " not importable: planted";
+    e.probe = [why, &asked] {
+      ++asked;
+      return why;
+    };
+    r.add(std::move(e));
+  }
+  r.probe({"lib-missing", "lib-here", "no-such-backend"});
+  EXPECT_EQ(asked, 2);
+  EXPECT_FALSE(r.find("lib-missing")->available);
+  EXPECT_EQ(r.find("lib-missing")->reason, "lib-missing not importable: planted");
+  EXPECT_TRUE(r.find("lib-here")->available);
+  EXPECT_TRUE(r.find("not-asked")->available) << "only the entries named are probed";
+  try {
+    (void)r.find("lib-missing")->make(parlab::pi_problem(16, 1, 1, 0));
+    ADD_FAILURE() << "make() of an unavailable entry returned";
+  } catch (const parlab::UnavailableError& e) {
+    EXPECT_NE(std::string(e.what()).find("lib-missing not importable: planted"), std::string::npos) << e.what();
+  }
+  r.probe();  // every entry: the one not asked yet, the others' answers stand
+  EXPECT_EQ(asked, 3);
+  EXPECT_FALSE(r.find("not-asked")->available);
 }
 
 // `-t 64` on 2 cores once planned without a word, and points beyond the free CPUs were

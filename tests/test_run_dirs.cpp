@@ -9,6 +9,7 @@
 #include <fstream>
 #include <filesystem>
 #include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -128,6 +129,79 @@ TEST(Hanging, LongPathsStayWholeAndWithinTheWidth) {
   EXPECT_EQ(parlab::hanging("lead: ", wide, 80), "lead: " + wide);
   // Ordinary prose keeps its indent.
   EXPECT_EQ(parlab::hanging("ab", "cc dd", 4), "abcc\n  dd");
+}
+
+// `parlab list` at 80 columns: a description that starts at column 46 wraps to column 46, not to
+// column 40 where hanging() would move it; it starts below a lead that leaves too little room;
+// it is cut to its first lines, whole words and a " ..." mark, where the listing asks.
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  for (std::size_t at = 0, end; at <= text.size(); at = end + 1) {
+    end = std::min(text.find('\n', at), text.size());
+    lines.push_back(text.substr(at, end - at));
+  }
+  return lines;
+}
+
+std::string words_of(const std::string& text) {
+  std::istringstream in(text);
+  std::string word, out;
+  while (in >> word) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
+}  // namespace
+
+TEST(ColumnText, EveryLineKeepsItsColumn) {
+  const std::string lead = "  py-cupy                 python unavailable  ";  // 46 columns, as `list` pads it
+  ASSERT_EQ(lead.size(), 46u);
+  const std::string text =
+      "cupy not importable by the embedded interpreter (CuPy): No module named 'cupy', "
+      "and so on for several more lines of reason than one line holds";
+  for (const std::size_t width : {std::size_t{80}, std::size_t{72}, std::size_t{100}}) {
+    const auto lines = lines_of(parlab::column_text(lead, text, width));
+    ASSERT_GE(lines.size(), 2u);
+    EXPECT_EQ(lines[0].substr(0, lead.size()), lead);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      EXPECT_LE(lines[i].size(), width) << lines[i];
+      if (i > 0) {
+        EXPECT_EQ(lines[i].find_first_not_of(' '), lead.size()) << "line " << i << ": " << lines[i];
+      }
+    }
+    EXPECT_EQ(words_of(parlab::column_text(lead, text, width)), words_of(lead + text));
+  }
+  // A lead that leaves fewer than kListNarrowest columns: the text starts below it, indented.
+  const std::string wide(70, 'x');
+  EXPECT_EQ(parlab::column_text(wide + "  ", "a b c", 80), wide + "\n" + std::string(parlab::kListBelowIndent, ' ') + "a b c");
+  // A word too long for the column beside the lead (a path) moves the whole text below it, so
+  // every line still starts in one column and fits.
+  const std::string path = "scripts/build-python-ft.sh,";
+  const std::string low = parlab::column_text(std::string(55, ' '), "build with " + path + " then", 80);
+  EXPECT_EQ(low, std::string(parlab::kListBelowIndent, ' ') + "build with " + path + " then") << low;
+  EXPECT_EQ(parlab::column_text("  lead" + std::string(10, ' '), "a " + path, 40),
+            "  lead\n" + std::string(parlab::kListBelowIndent, ' ') + "a " + path);
+  // Edge texts: none, one word.
+  EXPECT_EQ(parlab::column_text("ab ", "", 80), "ab ");
+  EXPECT_EQ(parlab::column_text("ab ", "c", 80), "ab c");
+}
+
+TEST(ColumnText, CutToItsFirstLinesWithAMark) {
+  const std::string lead(18, ' ');
+  std::string text;
+  for (int i = 0; i < 60; ++i) text += "word" + std::to_string(i) + " ";
+  const auto cut = lines_of(parlab::column_text(lead, text, 80, 3));
+  ASSERT_EQ(cut.size(), 3u);
+  EXPECT_EQ(cut.back().substr(cut.back().size() - 4), " ...") << cut.back();
+  for (const auto& l : cut) EXPECT_LE(l.size(), 80u) << l;
+  // The words shown are the text's first, whole.
+  const std::string shown = words_of(parlab::column_text(lead, text, 80, 3));
+  EXPECT_EQ(words_of(text).rfind(shown.substr(0, shown.size() - 4), 0), 0u) << shown;
+  // A text within the limit is left whole, unmarked; 0 keeps every line.
+  EXPECT_EQ(parlab::column_text(lead, "short", 80, 3), lead + "short");
+  EXPECT_EQ(parlab::column_text(lead, text, 80, 0), parlab::column_text(lead, text, 80));
+  EXPECT_GT(lines_of(parlab::column_text(lead, text, 80, 1000)).size(), 3u);
 }
 
 TEST(ResultsCsv, FormulaCellsAreNeutralised) {

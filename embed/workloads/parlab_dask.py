@@ -31,12 +31,12 @@ def require(unavailable, distributed):
     try:
         import dask  # noqa: F401
     except ImportError as e:
-        raise unavailable(f"Dask is not importable by the embedded interpreter: {e}") from e
+        raise unavailable(f"dask not importable by the embedded interpreter (Dask): {e}") from e
     if distributed:
         try:
             import distributed as _  # noqa: F401
         except ImportError as e:
-            raise unavailable(f"dask.distributed is not importable by the embedded interpreter: {e}") from e
+            raise unavailable(f"distributed not importable by the embedded interpreter (dask.distributed): {e}") from e
 
 
 class DaskDelayed:

@@ -8,11 +8,57 @@ class Unavailable(Exception):
 
 
 def _need(module_name, what):
+    """The module, or Unavailable whose reason starts with the module's name (a reason cut short
+    at a narrow terminal still says what is missing). `what` is the library's own name."""
     import importlib
     try:
         return importlib.import_module(module_name)
     except ImportError as e:  # ModuleNotFoundError, or a broken install
-        raise Unavailable(f"{what} is not importable by the embedded interpreter: {e}") from e
+        raise Unavailable(f"{module_name} not importable by the embedded interpreter ({what}): {e}") from e
+    except Exception as e:  # a library whose import fails otherwise (a missing shared library)
+        raise Unavailable(f"{module_name} not importable by the embedded interpreter ({what}): "
+                          f"{type(e).__name__}: {e}") from e
+
+
+# What make() and make_model() import for each kind before anything runs, in their order.
+_NEEDS = {
+    "numpy": [("numpy", "NumPy")],
+    "numpy-threads": [("numpy", "NumPy")],
+    "numba-prange": [("numpy", "NumPy, for Numba"), ("numba", "Numba")],
+    "numba-nogil": [("numpy", "NumPy, for Numba"), ("numba", "Numba")],
+    "cupy": [("cupy", "CuPy")],
+    "torch": [("torch", "PyTorch")],
+    "dask-delayed": [("dask", "Dask")],
+    "dask-delayed-parlab": [("dask", "Dask")],
+    "dask-distributed": [("dask", "Dask"), ("distributed", "dask.distributed")],
+}
+_probed = {}
+
+
+def probe(kind):
+    """Why a runner of `kind` (make()'s or make_model()'s) cannot run here, or "": the imports it
+    would make and, for the GPU libraries, whether they see a CUDA device at all. The answer is
+    kept for the interpreter's life, so `parlab list` and a run's plan ask it once per kind."""
+    if kind not in _probed:
+        _probed[kind] = _probe(kind)
+    return _probed[kind]
+
+
+def _probe(kind):
+    try:
+        modules = [_need(module, what) for module, what in _NEEDS.get(kind, ())]
+        if kind == "cupy":
+            try:
+                count = modules[0].cuda.runtime.getDeviceCount()
+            except Exception as e:  # no driver, or no device: CuPy raises its own CUDARuntimeError
+                return f"no CUDA device: CuPy sees none ({type(e).__name__}: {e})"
+            if count < 1:
+                return "no CUDA device: CuPy sees none"
+        if kind == "torch" and not modules[0].cuda.is_available():
+            return "no CUDA device: PyTorch sees none (torch.cuda.is_available() is False)"
+    except Unavailable as e:
+        return str(e)
+    return ""
 
 
 def make(kind, seed, samples, threads, device=0):

@@ -75,6 +75,7 @@ struct Commands {
   std::string report_dir;
   std::string report_summary;
   std::string list_what;
+  std::string list_name;
   std::vector<std::string> migrate_runs;
   bool migrate_dry_run = false;
   CLI::App* list = nullptr;
@@ -208,9 +209,12 @@ void define_commands(CLI::App& app, Commands& c) {
   app.require_subcommand(1);
   app.add_option("--python-home", c.python_home,
                  "Python backends: the CPython prefix to embed (overrides PYTHONHOME and VIRTUAL_ENV)");
-  c.list = app.add_subcommand("list", "List backends (with availability and reason), interpreters, kernels, suites");
+  c.list = app.add_subcommand("list",
+                              "List backends (with availability and reason), interpreters, kernels, suites; "
+                              "`list suites NAME`: one suite's whole description");
   c.list->add_option("what", c.list_what, "One kind only: backends, interpreters, kernels or suites")
       ->check(CLI::IsMember({"backends", "interpreters", "kernels", "suites"}));
+  c.list->add_option("name", c.list_name, "With suites: that suite's whole description");
   add_pi_command(app, c);
   add_run_command(app, c);
   add_tool_commands(app, c);
@@ -292,9 +296,9 @@ void use_peer_dir(const std::string& peer_dir) {
 int run_command(Commands& c, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   try {
     if (*c.run && !c.run_args.peer_dir.empty()) use_peer_dir(c.run_args.peer_dir);
-    const Registry registry = make_registry();
+    Registry registry = make_registry();
     if (!c.python_home.empty()) configure_python(c.python_home);
-    if (*c.list) return cmd_list(registry, c.list_what, out);
+    if (*c.list) return cmd_list(registry, c.list_what, c.list_name, out);
     if (*c.pi) return cmd_pi(registry, c.pi_args, out);
     if (*c.run) return cmd_run(registry, c.run_args, out, err, argc, argv);
     if (*c.report) return cmd_report(c.report_dir, err, {false, c.report_summary, false});

@@ -352,9 +352,9 @@ int start_run(const Registry& registry, const RunArgs& a, RunOptions options, co
 
 }  // namespace
 
-int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
+int cmd_run(Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
             const char* const* argv) {
-  const RunOptions options = run_options(a);
+  RunOptions options = run_options(a);
   set_peer_timeout(options.child_timeout_s);  // the external peers are measured in another process too
   // The hosts of every MPI job of this run (--ranks, a suite's "ranks", a resumed run's).
   if (!a.hostfile.empty()) set_mpi_hostfile(a.hostfile);
@@ -365,6 +365,14 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   const int max_threads = hardware_threads();
   const PlanOverrides o = plan_overrides(a, registry, max_threads);
   Plan plan = plan_of(a, o, registry, max_threads);
+  // What this process measures is probed now (a Python library imported), so that the plan
+  // printed, the "nothing measurable" verdict and the records agree with `parlab list`. Another
+  // interpreter's points are its child's to judge.
+  std::set<std::string> here;
+  for (const auto& s : plan.specs) {
+    if (s.interpreter.empty()) here.insert(s.backend);
+  }
+  if (!here.empty()) registry.probe({here.begin(), here.end()});
   if (!check_mpi_jobs(plan, registry, max_threads, options.child_timeout_s)) {
     err << "parlab: interrupted while asking the MPI launcher what it is; nothing was written\n";
     return 130;
@@ -373,7 +381,9 @@ int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::
   for (const auto& s : plan.specs) {
     if (s.ranks == 0) most_threads = std::max(most_threads, s.threads);  // ranks x threads: check_mpi_jobs
   }
-  for (std::string& w : cpu_warnings(most_threads, max_threads, load_average_1min())) plan.warnings.push_back(std::move(w));
+  // Read once: the plan's warning and the run's context quote this one reading.
+  options.load_1min = load_average_1min();
+  for (std::string& w : cpu_warnings(most_threads, max_threads, options.load_1min)) plan.warnings.push_back(std::move(w));
   const double at_least = check_duration(plan, registry, a, err);
   const std::string nothing = plan.specs.empty() ? std::string() : nothing_measurable(plan, registry);
   if (a.dry_run) {

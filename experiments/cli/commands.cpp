@@ -1,6 +1,7 @@
 // `parlab list`, `pi`, `report` and `compare`: the short commands (commands.hpp).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include "experiments/cli/commands.hpp"
 #include "experiments/io/data_dir.hpp"
 #include "experiments/machine/interpreters.hpp"
+#include "experiments/plan/suggest.hpp"
 #include "experiments/plan/suite.hpp"
 #include "core/error.hpp"
 #include "experiments/io/numbers.hpp"
@@ -43,8 +45,8 @@ void list_backends(const Registry& registry, std::ostream& out, std::size_t widt
   out << "backends:\n";
   for (const auto& e : registry.entries()) {
     const char* state = e.available ? "available" : e.broken ? "FAILED" : "unavailable";
-    out << hanging(padded({{e.name, 24}, {to_string(e.kind), 7}, {state, 13}}), e.available ? e.detail : e.reason,
-                   width)
+    out << column_text(padded({{e.name, 24}, {to_string(e.kind), 7}, {state, 13}}), e.available ? e.detail : e.reason,
+                       width)
         << "\n";
   }
 }
@@ -54,30 +56,77 @@ void list_kernels(std::ostream& out, std::size_t width) {
   for (const auto& k : kernel_specs()) {
     std::string precisions;
     for (auto p : k.precisions) precisions += std::string(precisions.empty() ? "" : ",") + to_string(p);
-    out << hanging(padded({{std::string(k.name), 16}, {to_string(k.family), 10}, {precisions, 14}}),
-                   "size = " + std::string(k.size_meaning), width)
+    out << column_text(padded({{std::string(k.name), 16}, {to_string(k.family), 10}, {precisions, 14}}),
+                       "size = " + std::string(k.size_meaning), width)
         << "\n";
+  }
+}
+
+// A suite's description in the listing: its first lines only, so that one long description
+// (stream-peers' runs to 30 lines at 80 columns) does not push the others off the screen.
+constexpr std::size_t kSuiteListedLines = 3;
+
+std::string suite_description(const std::string& name) {
+  try {
+    const nlohmann::json s = load_suite(name);
+    const auto d = s.find("description");
+    return d != s.end() && d->is_string() ? d->get<std::string>() : std::string();
+  } catch (const Error& e) {
+    return std::string("unreadable: ") + e.what();
   }
 }
 
 void list_suites(std::ostream& out, std::size_t width) {
   out << "suites (" << suites_dir().string() << "):\n";
   for (const auto& name : suite_names()) {
-    std::string description;
-    try {
-      description = load_suite(name).value("description", "");
-    } catch (const Error& e) {
-      description = std::string("unreadable: ") + e.what();
-    }
-    out << hanging(padded({{name, 16}}), description, width) << "\n";
+    out << column_text(padded({{name, 16}}), suite_description(name), width, kSuiteListedLines) << "\n";
   }
+  out << hanging("", "(`parlab list suites NAME` prints a suite's whole description)", width) << "\n";
+}
+
+// A name given on the command line, as a message quotes it: cut, valid UTF-8, and its control
+// characters written as \xNN, so a hostile one cannot move the terminal's cursor or clear it.
+std::string shown_name(const std::string& name) {
+  std::string shown;
+  for (const char c : quoted_value(name, 60)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      shown += std::string("\\x") + kHex[u >> 4] + kHex[u & 0xf];
+    } else {
+      shown += c;
+    }
+  }
+  return shown;
+}
+
+// `parlab list suites NAME`: the suite's name, file and whole description. Only the suites
+// directory's names: an unknown one is refused with the closest (did-you-mean).
+void show_suite(const std::string& name, std::ostream& out, std::size_t width) {
+  const std::vector<std::string> names = suite_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    throw UsageError("unknown suite '" + shown_name(name) + "'" + did_you_mean(name, names) +
+                     " (`parlab list suites` names them)");
+  }
+  const nlohmann::json s = load_suite(name);
+  out << name << " (" << (suites_dir() / (name + ".json")).string() << "):\n";
+  const auto d = s.find("description");
+  out << hanging("  ", d != s.end() && d->is_string() ? d->get<std::string>() : "(no description)", width) << "\n";
 }
 
 }  // namespace
 
-int cmd_list(const Registry& registry, const std::string& what, std::ostream& out) {
+int cmd_list(Registry& registry, const std::string& what, const std::string& name, std::ostream& out) {
   const std::size_t width = terminal_width();
-  if (what.empty() || what == "backends") list_backends(registry, out, width);
+  if (!name.empty()) {
+    if (what != "suites") throw UsageError("list: a NAME is taken after 'suites' only (`parlab list suites NAME`)");
+    show_suite(name, out, width);
+    return kExitOk;
+  }
+  if (what.empty() || what == "backends") {
+    registry.probe();  // what a run would find: a Python library imported, not assumed
+    list_backends(registry, out, width);
+  }
   if (what.empty() || what == "interpreters") list_interpreters(out, width);
   if (what.empty() || what == "kernels") list_kernels(out, width);
   if (what.empty() || what == "suites") list_suites(out, width);

@@ -23,8 +23,11 @@ inline constexpr int kExitReport = 4;
 // compared), so it neither passes nor fails; a gate that cannot fail must not read as passed.
 inline constexpr int kExitNothingJudged = 5;
 
-// `parlab list`: the registry, the interpreters, the kernel catalogue and the suites.
-int cmd_list(const Registry& registry, const std::string& what, std::ostream& out);
+// `parlab list`: the registry, the interpreters, the kernel catalogue and the suites; `what` one
+// of them only. The backends are probed first (Registry::probe), so that "available" is what a
+// run would find. `name` (with `what` "suites" only): that suite's whole description; a name
+// that is no suite is a UsageError with the closest one.
+int cmd_list(Registry& registry, const std::string& what, const std::string& name, std::ostream& out);
 
 // ---------------------------------------------------------------- pi
 struct PiArgs {
@@ -62,7 +65,8 @@ struct RunArgs {
 
 // `parlab run`: a new run of a suite or of the filters given, or --resume of an interrupted one,
 // then its report unless --no-report. argv is recorded as the run's invocation.
-int cmd_run(const Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
+// The plan's backends are probed (Registry::probe) before anything says or measures them.
+int cmd_run(Registry& registry, const RunArgs& a, std::ostream& out, std::ostream& err, int argc,
             const char* const* argv);
 
 // ---------------------------------------------------------------- report / compare

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -28,6 +30,45 @@ std::size_t terminal_width() {
     }
   }
   return kDefaultWidth;
+}
+
+std::string column_text(std::string_view lead, std::string_view text, std::size_t width, std::size_t max_lines) {
+  // Beside the lead where the column is wide enough for every word (a path included), else below.
+  std::size_t longest = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    longest = std::max(longest, end - at);
+    at = end + 1;
+  }
+  const bool beside = lead.size() + std::max(kListNarrowest, longest) <= width;
+  const std::size_t column = beside ? lead.size() : kListBelowIndent;
+  const std::size_t room = width - column;  // width >= kNarrowest > kListBelowIndent + kListNarrowest
+  std::vector<std::string> lines;
+  std::string line;
+  const std::string wrapped = hanging("", text, room);
+  for (std::size_t at = 0; at <= wrapped.size();) {
+    const std::size_t end = std::min(wrapped.find('\n', at), wrapped.size());
+    lines.emplace_back(wrapped.substr(at, end - at));
+    at = end + 1;
+  }
+  if (max_lines > 0 && lines.size() > max_lines) {
+    lines.resize(max_lines);
+    std::string& last = lines.back();
+    static constexpr std::string_view kMore = " ...";
+    // Whole words only: drop words until the mark fits the column.
+    while (!last.empty() && last.size() + kMore.size() > room) {
+      const std::size_t space = last.rfind(' ');
+      last.resize(space == std::string::npos ? 0 : space);
+    }
+    last += last.empty() ? kMore.substr(1) : kMore;
+  }
+  std::string out(beside ? lead : lead.substr(0, lead.find_last_not_of(' ') + 1));
+  const std::string pad(column, ' ');
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i > 0 || !beside) out += (i > 0 || !out.empty() ? "\n" : "") + pad;  // a blank lead: no blank line
+    out += lines[i];
+  }
+  return out;
 }
 
 std::string hanging(std::string_view lead, std::string_view text, std::size_t width) {

@@ -24,4 +24,16 @@ std::size_t terminal_width();
 // have gone, past the width. No trailing newline.
 std::string hanging(std::string_view lead, std::string_view text, std::size_t width);
 
+// The narrowest column a listing's last column is wrapped in; where the lead leaves less, the
+// text starts on the next line, under kListBelowIndent spaces.
+inline constexpr std::size_t kListNarrowest = 24, kListBelowIndent = 6;
+
+// A listing's row (`parlab list`): `lead` then `text` wrapped so that every line of it starts in
+// the column where it began, however wide the lead (hanging() moves it left of a lead wider than
+// half the line). Where fewer than kListNarrowest columns are left, or too few for its longest
+// word (a path), text starts below the lead.
+// `max_lines` > 0 keeps that many lines of text, the last ending in " ..." where some were left
+// out. No trailing newline.
+std::string column_text(std::string_view lead, std::string_view text, std::size_t width, std::size_t max_lines = 0);
+
 }  // namespace parlab

@@ -133,8 +133,9 @@ nlohmann::json collect_context(const Registry& registry, const ContextOptions& o
   ctx["cpu"] = cpu_facts();
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
   ctx["memory_bytes"] = (pages > 0 && page > 0) ? nlohmann::json(static_cast<std::uint64_t>(pages) * page) : nlohmann::json();
-  double load[3] = {0, 0, 0};
-  const bool have_load = getloadavg(load, 3) == 3;
+  // The run's one reading where the command took it (its plan's warning quotes the same).
+  double load[1] = {options.load_1min.value_or(0)};
+  const bool have_load = options.load_1min.has_value() || getloadavg(load, 1) == 1;
   ctx["load_average_1min"] = have_load ? nlohmann::json(load[0]) : nlohmann::json();
 
   ctx["build"] = {{"parlab_version", build_info::kVersion}, {"build_type", build_info::kBuildType},

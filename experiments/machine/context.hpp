@@ -2,6 +2,8 @@
 // the numbers, plus warnings about anything that makes them less trustworthy.
 #pragma once
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "core/workload.hpp"
@@ -10,6 +12,9 @@ namespace parlab {
 
 struct ContextOptions {
   int max_threads_requested = 1;  // oversubscription warning when above the hardware threads
+  // The run's one reading of the 1-minute load average (RunOptions::load_1min), recorded and
+  // quoted as it is; unset: read here.
+  std::optional<double> load_1min;
 };
 
 // Reads /proc, /sys and the registry. Never throws: unreadable facts are recorded as null.

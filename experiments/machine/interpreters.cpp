@@ -156,7 +156,7 @@ void list_interpreters(std::ostream& out, std::size_t width) {
   out << hanging("", "interpreters (Python records are measured in each; PARLAB_INTERPRETERS lists other builds):",
                  width)
       << "\n";
-  if (interpreter_modes().empty()) out << hanging("  none: ", python_context_or_reason(), width) << "\n";
+  if (interpreter_modes().empty()) out << column_text("  none: ", python_context_or_reason(), width) << "\n";
   for (const auto& m : interpreter_modes()) {
     std::string name = m.interpreter;
     if (!m.python_gil.empty()) name += m.python_gil == "0" ? " (GIL disabled)" : " (PYTHON_GIL=1)";
@@ -164,7 +164,8 @@ void list_interpreters(std::ostream& out, std::size_t width) {
     if (name.size() >= 40) out << "  " << name << "\n";
     const std::string lead = "  " + (name.size() < 40 ? name + std::string(40 - name.size(), ' ') : std::string(40, ' ')) +
                              (m.available ? "available    " : "unavailable  ");
-    out << hanging(lead, m.available ? (m.parlab.empty() ? std::string("this process") : m.parlab) : m.reason, width)
+    out << column_text(lead, m.available ? (m.parlab.empty() ? std::string("this process") : m.parlab) : m.reason,
+                       width)
         << "\n";
   }
 }

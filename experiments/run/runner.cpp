@@ -207,6 +207,7 @@ void Runner::save() {
 
 int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, const json& invocation) {
   ContextOptions co;
+  co.load_1min = options_.load_1min;
   for (const auto& s : plan.specs) co.max_threads_requested = std::max(co.max_threads_requested, s.threads);
   json context = collect_context(registry_, co);
   for (const auto& w : plan.warnings) context["warnings"].push_back(w);

@@ -40,6 +40,9 @@ struct RunOptions {
   // The roofs a new run's context holds as `ceilings` (docs/ceilings.md); null: none, and no
   // record gets a `limit`.
   nlohmann::json ceilings;
+  // The 1-minute load average the command read once before the plan's warnings: the context
+  // records and quotes this one, so a run's text cites one figure. Unset: the context reads it.
+  std::optional<double> load_1min;
   static constexpr double kDefaultChildTimeoutSeconds = 1800;
 };
 

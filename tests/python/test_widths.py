@@ -43,12 +43,18 @@ def test_list_shows_one_kind_when_asked(parlab_bin):
 
 
 def test_wrapping_keeps_every_word(parlab_bin):
-    """A description wrapped at 72 columns has every word it has at 1000."""
-    narrow = subprocess.run([parlab_bin, "list", "suites"], capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "COLUMNS": "72"}).stdout
-    wide = subprocess.run([parlab_bin, "list", "suites"], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "COLUMNS": "1000"}).stdout
-    assert narrow.split() == wide.split()
+    """A description wrapped at 72 columns has every word it has at 1000: the backends' reasons
+    whole, and each suite's whole description in `parlab list suites NAME` (the listing keeps
+    its first 3 lines, test_list.py)."""
+    def listed(*args, width):
+        return subprocess.run([parlab_bin, "list", *args], capture_output=True, text=True, timeout=120,
+                              env={**os.environ, "COLUMNS": str(width)}).stdout
+    assert listed("backends", width=72).split() == listed("backends", width=1000).split()
+    from conftest import ROOT
+    suites = sorted(n[:-5] for n in os.listdir(os.path.join(ROOT, "experiments", "suites")) if n.endswith(".json"))
+    assert suites
+    for name in suites:
+        assert listed("suites", name, width=72).split() == listed("suites", name, width=1000).split(), name
 
 
 # Two committed runs of the quick suite on the GPU node's CPU, two commits apart: shares of roof,
