@@ -63,24 +63,21 @@ int main(int argc, char** argv) {
     WorkerLedger ledger(1);
     ledger.set_on(true);
     WorkerScope scope(0);
-    std::uint64_t i = 0;
-    for (auto _ : s) {
-      if (i++ % kGrabsPerThread == 0) ledger.begin_region();
-      ledger.end_chunk(ledger.begin_chunk(), 1);
-    }
+    for (auto _ : s) ledger.end_chunk(ledger.begin_chunk(), 1);
   });
+  // A worker thread's window a repetition: opened on its first chunk, closed at the repetition's
+  // end (here on the same thread, as a thread that exits closes its own).
+  // Timed by the window alone (manual time), not the probe ledger it is measured in.
+  benchmark::RegisterBenchmark("window_cost/open_and_close", [](benchmark::State& s) {
+    for (auto _ : s) s.SetIterationTime(WorkerLedger::window_cost_s(1));
+  })->UseManualTime();
   // The same chunk on every CPU at once, each thread its own worker of one ledger, as an
   // executor's workers are: what a chunk costs where the workers' ends meet in shared memory.
   static WorkerLedger shared_ledger(hw);
   shared_ledger.set_on(true);
   benchmark::RegisterBenchmark("chunk_cost/empty_body/all_cpus", [](benchmark::State& s) {
     WorkerScope scope(s.thread_index());
-    std::uint64_t i = 0;
-    for (auto _ : s) {
-      if (s.thread_index() == 0 && i % kGrabsPerThread == 0) shared_ledger.begin_region();
-      ++i;
-      shared_ledger.end_chunk(shared_ledger.begin_chunk(), 1);
-    }
+    for (auto _ : s) shared_ledger.end_chunk(shared_ledger.begin_chunk(), 1);
   })->Threads(hw)->UseRealTime();
   const std::pair<const char*, std::uint64_t> kernels[] = {{"pi", std::uint64_t{1} << 27}, {"triad", std::uint64_t{1} << 25}};
   for (const auto& backend : registry.entries()) {

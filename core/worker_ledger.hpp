@@ -6,16 +6,30 @@
 // only part is to say which worker a thread is (WorkerScope, below), which it knows anyway: the
 // threads backend's part i, the pool's worker i, OpenMP's thread number, TBB's arena slot.
 //
-// What one chunk costs to account (two monotonic reads, one or two thread-CPU and rusage reads, two
-// sched_getcpu) is measured at run time (WorkerLedger::chunk_cost_s) and the runner turns
-// accounting off for a record whose runs are too short to carry it within 1% (runner.cpp).
+// Two grains of measurement, chosen by what each read costs (medians on the 2-core VM, in batches
+// short enough to run unpreempted: a CLOCK_MONOTONIC read 18 ns through the vDSO, rdtsc 8 ns,
+// rdtscp 14 ns, sched_getcpu 1 ns through rseq; but the thread's CPU clock 200 ns and getrusage
+// 145 ns, both system calls, a pread of the thread's schedstat 290 ns, and opening and reading it
+// 1.6 us, its status 4 us):
+// * per chunk, only what must be exact per body call: the time in the body from the invariant
+//   TSC (CLOCK_MONOTONIC where there is none), the items, and the CPU at its two ends (and the
+//   instruction and cycle counters, two reads, where perf_event_open lets this process count);
+// * per worker thread and repetition, a "window" from the thread's first chunk of the repetition
+//   to the repetition's end (or the thread's exit, where an executor starts threads per loop):
+//   its CPU time, involuntary switches and run-queue delay, read at those two edges only.
+//
+// What one chunk and one window cost to account is measured at run time (chunk_cost_s,
+// window_cost_s) and the runner turns accounting off for a record whose runs are too short to
+// carry it within 1% (runner.cpp).
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "executor.hpp"
@@ -40,21 +54,43 @@ class WorkerScope {
 };
 
 // What one worker did over the repetitions accounted so far (sums, in nanoseconds and counts).
+// busy_ns, items and chunks are exact sums over its body calls; the window figures are sums over
+// its threads' windows (see above) closed so far: they include the executor's dispatch and waits
+// between its chunks, which busy_ns does not.
 struct WorkerTotals {
-  std::uint64_t busy_ns = 0;   // wall time inside the body
-  std::uint64_t cpu_ns = 0;    // thread CPU time inside the body
-  std::uint64_t items = 0;     // indices (or tiles) the body was given
-  std::uint64_t chunks = 0;    // body calls
-  std::uint64_t switches = 0;  // involuntary context switches inside the body
+  std::uint64_t busy_ns = 0;       // wall time inside the body (its running part is useful time)
+  std::uint64_t cpu_ns = 0;        // thread CPU time over its windows
+  std::uint64_t items = 0;         // indices (or tiles) the body was given
+  std::uint64_t chunks = 0;        // body calls
+  std::uint64_t switches = 0;      // involuntary context switches over its windows
+  std::uint64_t run_delay_ns = 0;  // time runnable but not running (schedstat) over its windows
+  std::uint64_t window_ns = 0;     // wall time of its windows
+  std::uint64_t windows = 0;       // windows opened (closed or not)
   std::uint64_t instructions = 0, cycles = 0;  // where counters are available
 };
 
 // One repetition's figures, kept for the per-repetition load balance and communication efficiency.
 struct RepetitionTotals {
-  std::vector<std::uint64_t> busy_ns;  // per worker
-  std::vector<std::uint64_t> cpu_ns;   // per worker
-  double wall_s = 0;                   // the repetition's wall time (all its runs)
+  std::vector<std::uint64_t> busy_ns;       // per worker: wall time in the body
+  std::vector<std::uint64_t> cpu_ns;        // per worker: CPU time over its windows
+  std::vector<std::uint64_t> run_delay_ns;  // per worker: run-queue delay over its windows
+  double wall_s = 0;                        // the repetition's wall time (all its runs)
 };
+
+// One line of /proc/<pid>/task/<tid>/schedstat: the thread's time on a CPU, its time runnable but
+// waiting on a run queue (both ns), and its timeslices. nullopt for anything but two or three
+// unsigned decimal numbers that fit 64 bits, separated by blanks, with at most a newline after.
+struct ThreadSchedstat {
+  std::uint64_t exec_ns = 0, run_delay_ns = 0, timeslices = 0;
+};
+std::optional<ThreadSchedstat> parse_schedstat(std::string_view text) noexcept;
+// The `nonvoluntary_ctxt_switches:` line of /proc/<pid>/task/<tid>/status; nullopt where it is
+// missing, repeated, or not one unsigned decimal number that fits 64 bits.
+std::optional<std::uint64_t> parse_nonvoluntary_switches(std::string_view status) noexcept;
+
+namespace detail {
+struct WindowBook;  // the open windows and their sums, shared with the threads' exit (worker_ledger.cpp)
+}
 
 // One chunk of the traced run: which worker, when (from the run's start), on which CPU.
 struct TraceEvent {
@@ -81,6 +117,9 @@ struct LedgerView {
   // CPU seconds the job's other processes on host 0 used over the timed window: the host's CPU
   // time that is the job's own, not another program's (0 within one process).
   double peers_cpu_s = 0;
+  // Where run_delay_ns came from: "schedstat" where every closed window read the kernel's
+  // run-queue delay at both edges, "unavailable" where one could not, empty where none closed.
+  std::string run_delay_source;
 };
 
 // The accounting of a workload's workers as the runner drives it: on or off, reset after the
@@ -121,25 +160,15 @@ class WorkerLedger final : public WorkerAccounting {
   void stop_trace() override;
   LedgerView view() override;
 
-  // A new loop begins (AccountedExecutor, before handing it to the executor).
-  void begin_region() noexcept;
-
-  // The chunk protocol, on the thread that runs the body (AccountedExecutor).
+  // The chunk protocol, on the thread that runs the body (AccountedExecutor). A thread's first
+  // chunk of a repetition also opens its window (a few system calls, once).
   struct Chunk {
     int worker = -1;  // -1: not accounted
-    std::uint64_t region = 0;
-    std::int64_t wall0 = 0, cpu0 = 0;
-    std::int64_t switches0 = 0;
+    std::uint64_t tick0 = 0;
     int cpu = -1;
     std::uint64_t instructions0 = 0, cycles0 = 0;
   };
-  // Within one region a thread's chunks follow each other with only the executor's dispatch
-  // between them, so a chunk may start from the thread's CPU time and switches read at its
-  // previous chunk's end (one read fewer a chunk). Where other work runs between a thread's
-  // chunks (Python between two parlab.pi calls), each chunk reads them afresh, so that work is
-  // not counted as the chunk's.
-  enum class Usage { reuse_within_region, fresh };
-  Chunk begin_chunk(Usage usage = Usage::reuse_within_region) noexcept;
+  Chunk begin_chunk() noexcept;
   void end_chunk(const Chunk& c, std::uint64_t items) noexcept;
 
   // Read between loops (after the executor's join, which orders the workers' writes before).
@@ -158,6 +187,12 @@ class WorkerLedger final : public WorkerAccounting {
 
   // Seconds one accounted chunk adds, measured on the calling thread over `samples` empty chunks.
   static double chunk_cost_s(int samples = 2000);
+  // Seconds one window adds to the runs: its opening on a worker thread and its closing there
+  // (a thread that exits); measured on the calling thread over `samples` windows.
+  static double window_cost_s(int samples = 20);
+  // Whether the body is timed by the TSC, and its nanoseconds per tick (1 where it is not).
+  static bool tsc_timed() noexcept;
+  static double ns_per_tick() noexcept;
 
   // 512 chunks keep a record within 64 KiB as results.json writes it (an event is about 50 bytes
   // there, one number a line); a run of more chunks is cut and says so (trace_truncated).
@@ -167,13 +202,22 @@ class WorkerLedger final : public WorkerAccounting {
  private:
   struct Slot;
   std::vector<std::unique_ptr<Slot>> slots_;  // one per worker, each on its own cache lines
+  std::uint64_t ticks() const noexcept;
+  std::uint64_t ticks_to_ns(std::uint64_t ticks) const noexcept;
+  void open_window(int worker) noexcept;
+  void close_windows();
   std::atomic<bool> on_{false};
-  std::atomic<std::uint64_t> region_{1};  // a slot's last_region 0 is never a region
+  // Bumped at every repetition's edge: a thread whose slot saw it last in an older epoch opens a
+  // window. Changed between loops only.
+  std::atomic<std::uint64_t> epoch_{1};
+  const bool tsc_;
+  const double ns_per_tick_;
+  std::shared_ptr<detail::WindowBook> book_;
   std::vector<RepetitionTotals> reps_;
-  std::vector<std::uint64_t> busy_at_rep_start_, cpu_at_rep_start_;
+  std::vector<WorkerTotals> at_rep_start_;
   // The trace: a fixed array filled through an atomic cursor while tracing is on.
   std::atomic<bool> tracing_{false};
-  std::int64_t trace_origin_ = 0;
+  std::uint64_t trace_origin_ = 0;  // ticks
   std::unique_ptr<TraceEvent[]> trace_;
   std::atomic<std::size_t> trace_next_{0};
   std::atomic<bool> trace_truncated_{false};

@@ -80,7 +80,6 @@ class DriverPiWorkload final : public PythonPiWorkload {
 
   void run() override {
     const AccountingLedger installed(ledger_.get());
-    if (ledger_ != nullptr) ledger_->begin_region();
     record_.record(runner_->run_for_hits());
   }
 
@@ -169,7 +168,6 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
       std::lock_guard<std::mutex> lock(m_);
       pending_ = workers_.size();
       next_.store(0, std::memory_order_relaxed);  // published to the workers by m_
-      ledger_.begin_region();
       ++generation_;
     }
     work_.notify_all();
@@ -252,7 +250,7 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
           const std::uint64_t b = next_.fetch_add(kBlock, std::memory_order_relaxed);
           if (b >= samples_) break;
           const std::uint64_t e = samples_ - b > kBlock ? b + kBlock : samples_;
-          const WorkerLedger::Chunk chunk = ledger_.begin_chunk(WorkerLedger::Usage::fresh);
+          const WorkerLedger::Chunk chunk = ledger_.begin_chunk();
           PyObject* r = PyObject_CallFunction(fn, "KKK", static_cast<unsigned long long>(seed_),
                                               static_cast<unsigned long long>(b), static_cast<unsigned long long>(e));
           ledger_.end_chunk(chunk, e - b);

@@ -39,7 +39,6 @@ class ModelPiWorkload final : public Workload {
 
   void run() override {
     const AccountingLedger installed(ledger_.get());
-    if (ledger_ != nullptr) ledger_->begin_region();
     hits_.record(runner_->run_for_hits());
   }
 

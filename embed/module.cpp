@@ -38,7 +38,7 @@ class AccountedChunk {
     ledger_ = g_ledger.load(std::memory_order_acquire);
     if (ledger_ == nullptr) return;
     WorkerScope scope(t_worker);
-    chunk_ = ledger_->begin_chunk(WorkerLedger::Usage::fresh);  // Python ran since the last one
+    chunk_ = ledger_->begin_chunk();
   }
   void end(std::uint64_t items) noexcept {
     if (ledger_ != nullptr) ledger_->end_chunk(chunk_, items);

@@ -18,10 +18,12 @@ double process_cpu_s() {
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
-// The pack (pack_view writes it, merge_views reads it): a header of 7 (workers, repetitions,
-// events, truncated, unattributed, counters, the window's process CPU seconds), then each worker's
-// 7 totals (busy, cpu, items, chunks, switches, instructions, cycles), each repetition (its wall
-// time, then every worker's busy, then every worker's cpu), each worker's CPUs (a count, then
+// The pack (pack_view writes it, merge_views reads it): a header of 8 (workers, repetitions,
+// events, truncated, unattributed, counters, the window's process CPU seconds, the run delay's
+// source: 0 none, 1 schedstat, 2 unavailable), then each worker's 10 totals (busy, cpu, items,
+// chunks, switches, instructions, cycles, run delay, window, windows), each repetition (its wall
+// time, then every worker's busy, then every worker's cpu, then every worker's run delay), each
+// worker's CPUs (a count, then
 // the CPUs), and the trace's events of 4 (worker, start, end, cpu). Doubles throughout: counts and
 // nanoseconds stay exact below 2^53 (104 days of nanoseconds).
 
@@ -87,9 +89,11 @@ std::vector<double> pack_view(const LedgerView& v, double window_cpu_s) {
                            v.trace_truncated ? 1.0 : 0.0,
                            static_cast<double>(v.unattributed),
                            v.counters_why.empty() ? 1.0 : 0.0,
-                           window_cpu_s};
+                           window_cpu_s,
+                           v.run_delay_source == "schedstat" ? 1.0 : v.run_delay_source.empty() ? 0.0 : 2.0};
   for (const WorkerTotals& t : v.totals) {
-    for (const std::uint64_t x : {t.busy_ns, t.cpu_ns, t.items, t.chunks, t.switches, t.instructions, t.cycles}) {
+    for (const std::uint64_t x : {t.busy_ns, t.cpu_ns, t.items, t.chunks, t.switches, t.instructions, t.cycles,
+                                  t.run_delay_ns, t.window_ns, t.windows}) {
       p.push_back(static_cast<double>(x));
     }
   }
@@ -97,6 +101,10 @@ std::vector<double> pack_view(const LedgerView& v, double window_cpu_s) {
     p.push_back(r.wall_s);
     for (const std::uint64_t x : r.busy_ns) p.push_back(static_cast<double>(x));
     for (const std::uint64_t x : r.cpu_ns) p.push_back(static_cast<double>(x));
+    // A view made by hand may carry no run delays: zeros, as many as the workers.
+    for (std::size_t w = 0; w < r.busy_ns.size(); ++w) {
+      p.push_back(w < r.run_delay_ns.size() ? static_cast<double>(r.run_delay_ns[w]) : 0.0);
+    }
   }
   for (const auto& cpus : v.cpus) {
     p.push_back(static_cast<double>(cpus.size()));
@@ -115,7 +123,8 @@ LedgerView merge_views(const std::vector<std::vector<double>>& packed, const std
   }
   LedgerView job;
   std::size_t reps = 0;
-  std::vector<std::vector<std::uint64_t>> rep_busy, rep_cpu;
+  std::vector<std::vector<std::uint64_t>> rep_busy, rep_cpu, rep_delay;
+  bool delay_schedstat = false, delay_unavailable = false;
   for (std::size_t r = 0; r < packed.size(); ++r) {
     const int rank = static_cast<int>(r);
     Reader in(packed[r], rank);
@@ -126,10 +135,14 @@ LedgerView merge_views(const std::vector<std::vector<double>>& packed, const std
     const std::uint64_t unattributed = in.u64();
     const bool counters = in.next() != 0;
     const double window_cpu_s = in.next();
+    const auto delay_source = in.count(2);
+    delay_schedstat = delay_schedstat || delay_source == 1;
+    delay_unavailable = delay_unavailable || delay_source == 2;
     if (r == 0) {
       reps = rank_reps;
       rep_busy.resize(reps);
       rep_cpu.resize(reps);
+      rep_delay.resize(reps);
       job.repetitions.resize(reps);
     } else if (rank_reps != reps) {
       throw FailureError("the job's accounting: rank " + std::to_string(r) + " closed " + std::to_string(rank_reps) +
@@ -145,7 +158,8 @@ LedgerView merge_views(const std::vector<std::vector<double>>& packed, const std
     if (r != 0 && host_of_rank[r] == 0 && std::isfinite(window_cpu_s)) job.peers_cpu_s += std::max(0.0, window_cpu_s);
     for (std::size_t w = 0; w < workers; ++w) {
       WorkerTotals t;
-      for (std::uint64_t* x : {&t.busy_ns, &t.cpu_ns, &t.items, &t.chunks, &t.switches, &t.instructions, &t.cycles}) {
+      for (std::uint64_t* x : {&t.busy_ns, &t.cpu_ns, &t.items, &t.chunks, &t.switches, &t.instructions, &t.cycles,
+                               &t.run_delay_ns, &t.window_ns, &t.windows}) {
         *x = in.u64();
       }
       job.totals.push_back(t);
@@ -157,6 +171,7 @@ LedgerView merge_views(const std::vector<std::vector<double>>& packed, const std
       if (r == 0) job.repetitions[k].wall_s = wall;  // rank 0's clock times the job's repetitions
       for (std::size_t w = 0; w < workers; ++w) rep_busy[k].push_back(in.u64());
       for (std::size_t w = 0; w < workers; ++w) rep_cpu[k].push_back(in.u64());
+      for (std::size_t w = 0; w < workers; ++w) rep_delay[k].push_back(in.u64());
     }
     for (std::size_t w = 0; w < workers; ++w) {
       std::vector<int> cpus(in.count(WorkerLedger::kMaxCpus));
@@ -176,7 +191,10 @@ LedgerView merge_views(const std::vector<std::vector<double>>& packed, const std
   for (std::size_t k = 0; k < reps; ++k) {
     job.repetitions[k].busy_ns = std::move(rep_busy[k]);
     job.repetitions[k].cpu_ns = std::move(rep_cpu[k]);
+    job.repetitions[k].run_delay_ns = std::move(rep_delay[k]);
   }
+  // The job's run delay is known only where every rank that closed a window read it.
+  job.run_delay_source = delay_unavailable ? "unavailable" : delay_schedstat ? "schedstat" : "";
   // One run's trace over every rank, within the one-process bound: the earliest chunks kept.
   std::stable_sort(job.trace.begin(), job.trace.end(),
                    [](const TraceEvent& a, const TraceEvent& b) { return a.start_s < b.start_s; });

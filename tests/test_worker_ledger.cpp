@@ -1,7 +1,9 @@
 // Per-worker accounting (core/worker_ledger.hpp, experiments/run/worker_accounting.hpp): it leaves
-// every backend's results unchanged, counts every index once, and measures what is planted: an
-// imbalance (judged on CPU time, so it holds on a loaded machine) and a disturbance (a busy process
-// on the workers' CPU).
+// every backend's results unchanged, counts every index once, keeps exact sums per worker, times
+// the body only (not the executor's dispatch), reads the kernel's schedstat as it should (and
+// refuses what is not schedstat), and measures what is planted: an imbalance (judged on the
+// body's running time, so it holds on a loaded machine) and a disturbance (a busy process on the
+// workers' CPU).
 #include <gtest/gtest.h>
 
 #include <sched.h>
@@ -13,7 +15,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 #include "core/worker_ledger.hpp"
@@ -90,6 +95,55 @@ TEST_P(AccountedContract, PiCountUnchangedByAccounting) {
     EXPECT_EQ(*v.hits, canonical_pi_hits(42, n)) << "n=" << n;
     if (n >= 2) {  // a pair of points at least: pi's loop is over pairs
       EXPECT_GT(items_of(*w->worker_ledger()), 0u) << "n=" << n;
+    }
+  }
+}
+
+// Per worker, the figures are exact sums: over the repetitions, each worker's time in the body,
+// CPU time and run delay add up to its totals; the items add up to the indices given; every
+// worker thread that ran a chunk opened a window in each repetition, and its CPU time and its time
+// in the body lie within the windows' wall time.
+TEST_P(AccountedContract, PerWorkerFiguresAreExactSums) {
+  for (Index n : {Index{0}, Index{1}, Index{4099}}) {
+    auto ex = accounted(GetParam().backend, GetParam().threads);
+    constexpr int kReps = 3;
+    std::atomic<std::uint64_t> sum{0};
+    for (int rep = 0; rep < kReps; ++rep) {
+      ex->parallel_for(n, 16, [&](Index b, Index e) {
+        std::uint64_t s = 0;
+        for (Index i = b; i < e; ++i) s += static_cast<std::uint64_t>(i);
+        sum.fetch_add(s, std::memory_order_relaxed);
+      });
+      ex->ledger().end_repetition(0.001);
+    }
+    const LedgerView v = ex->ledger().view();
+    ASSERT_EQ(v.repetitions.size(), static_cast<std::size_t>(kReps));
+    std::uint64_t items = 0;
+    for (std::size_t w = 0; w < v.totals.size(); ++w) {
+      const WorkerTotals& t = v.totals[w];
+      std::uint64_t busy = 0, cpu = 0, delay = 0;
+      for (const auto& r : v.repetitions) {
+        busy += r.busy_ns[w];
+        cpu += r.cpu_ns[w];
+        delay += r.run_delay_ns[w];
+      }
+      EXPECT_EQ(busy, t.busy_ns) << "n=" << n << " worker " << w;
+      EXPECT_EQ(cpu, t.cpu_ns) << "n=" << n << " worker " << w;
+      EXPECT_EQ(delay, t.run_delay_ns) << "n=" << n << " worker " << w;
+      EXPECT_EQ(t.chunks > 0, t.items > 0) << "n=" << n << " worker " << w;
+      if (t.chunks > 0) {
+        EXPECT_GE(t.windows, 1u) << "n=" << n << " worker " << w;
+      }
+      EXPECT_LE(t.windows, t.chunks) << "n=" << n << " worker " << w;
+      // Within the windows' wall time, bar the clocks' grain (a tick of the TSC's calibration, 10 us).
+      EXPECT_LE(static_cast<double>(t.busy_ns), 1.001 * static_cast<double>(t.window_ns) + 1e4) << "n=" << n << " worker " << w;
+      EXPECT_LE(static_cast<double>(t.cpu_ns), 1.001 * static_cast<double>(t.window_ns) + 1e4) << "n=" << n << " worker " << w;
+      items += t.items;
+    }
+    EXPECT_EQ(items, static_cast<std::uint64_t>(n) * kReps) << "n=" << n;
+    EXPECT_EQ(sum.load(), kReps * (n == 0 ? 0 : static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(n - 1) / 2));
+    if (n > 0 && access("/proc/thread-self/schedstat", R_OK) == 0) {
+      EXPECT_EQ(v.run_delay_source, "schedstat");
     }
   }
 }
@@ -245,17 +299,22 @@ TEST(WorkerAccounting, TooShortRunsAreNotAccountedAndTheRecordSaysWhy) {
   ledger.set_on(true);
   {
     WorkerScope scope(0);
-    ledger.begin_region();
     for (int i = 0; i < 100; ++i) ledger.end_chunk(ledger.begin_chunk(), 1);
   }
   // 100 chunks a run at 1 us each: 10% of a 1 ms run, 0.01% of a 1 s one.
-  const AccountingDecision off = decide_accounting(ledger.view(), 1, 1e-3, 1e-6);
+  const AccountingDecision off = decide_accounting(ledger.view(), 1, 1e-3, AccountingCost{1e-6, 0});
   EXPECT_FALSE(off.on);
   EXPECT_NEAR(off.overhead, 0.1, 1e-12);
   EXPECT_NE(off.why.find("10.0% of the run, over the 1% allowed"), std::string::npos) << off.why;
-  const AccountingDecision on = decide_accounting(ledger.view(), 1, 1.0, 1e-6);
+  const AccountingDecision on = decide_accounting(ledger.view(), 1, 1.0, AccountingCost{1e-6, 0});
   EXPECT_TRUE(on.on);
   EXPECT_NEAR(on.overhead, 1e-4, 1e-12);
+  // A window a run at 50 us more: 15% of the 1 ms run. The warm-up is one repetition, so two
+  // runs of it are taken to open two windows, not the one it opened.
+  EXPECT_EQ(ledger.view().totals[0].windows, 1u);
+  EXPECT_NEAR(decide_accounting(ledger.view(), 1, 1e-3, AccountingCost{1e-6, 50e-6}).overhead, 0.15, 1e-12);
+  EXPECT_NEAR(decide_accounting(ledger.view(), 2, 1e-3, AccountingCost{1e-6, 50e-6}).overhead, 0.1, 1e-12);
+  EXPECT_NEAR(accounting_overhead(ledger.view(), 2, 1e-3, AccountingCost{1e-6, 50e-6}), 0.075, 1e-12);
   const json j = workers_json(ledger.view(), off, 1, MachineWindow{}, -1);
   EXPECT_EQ(j["accounting"], "off");
   EXPECT_FALSE(j.contains("busy_s"));
@@ -305,6 +364,158 @@ TEST(WorkerHierarchy, TheRecordsFigureIsItsMedianRepetitionsNotTheMeans) {
   // CS = 2 x 0.75 x 3.0 / 1.5 = 3.0, the reference's time over the median repetition's.
   EXPECT_DOUBLE_EQ(2 * pop["parallel"].get<double>() * 3.0 / pop["useful_s"].get<double>(),
                    3.0 / pop["runtime_s"].get<double>());
+}
+
+// Useful time is the body's running time: where schedstat says a worker waited a quarter of its
+// runnable time, a quarter of its time in the body is runnable, not running, and not useful.
+TEST(WorkerHierarchy, UsefulTimeIsTheBodysRunningTime) {
+  LedgerView v;
+  v.workers = 2;
+  v.cpus = {{0}, {1}};
+  v.run_delay_source = "schedstat";
+  RepetitionTotals r;
+  r.busy_ns = {1'000'000'000, 1'000'000'000};
+  r.cpu_ns = {750'000'000, 1'000'000'000};
+  r.run_delay_ns = {250'000'000, 0};
+  r.wall_s = 1.0;
+  v.repetitions = {r};
+  WorkerTotals a, b;
+  a.busy_ns = b.busy_ns = 1'000'000'000;
+  a.cpu_ns = 750'000'000;
+  b.cpu_ns = 1'000'000'000;
+  a.run_delay_ns = 250'000'000;
+  a.window_ns = b.window_ns = 1'000'000'000;
+  v.totals = {a, b};
+  const json w = workers_json(v, AccountingDecision{}, 1, MachineWindow{}, -1);
+  EXPECT_DOUBLE_EQ(w["pop"]["useful_s"].get<double>(), 1.75);
+  EXPECT_DOUBLE_EQ(w["pop"]["load_balance"].get<double>(), 0.875);
+  EXPECT_DOUBLE_EQ(w["disturbance"]["runnable_s"][0].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(w["disturbance"]["runnable_s"][1].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(w["disturbance"]["runnable_share"].get<double>(), 0.125);
+  EXPECT_DOUBLE_EQ(w["disturbance"]["run_delay_s"][0].get<double>(), 0.25);
+  EXPECT_EQ(w["disturbance"]["runnable_source"], "schedstat");
+  // Where schedstat was not read, the body's time is all useful, and the record says nothing is known.
+  v.run_delay_source = "unavailable";
+  const json u = workers_json(v, AccountingDecision{}, 1, MachineWindow{}, -1);
+  EXPECT_DOUBLE_EQ(u["pop"]["useful_s"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(u["disturbance"]["runnable_share"].get<double>(), 0.0);
+  EXPECT_EQ(u["disturbance"]["runnable_source"], "unavailable");
+}
+
+// An executor whose dispatch is slow: it sleeps before every chunk it hands to its one worker.
+class SleepyExecutor final : public Executor {
+ public:
+  explicit SleepyExecutor(double gap_s) : Executor(1), gap_s_(gap_s) {}
+  std::string_view name() const override { return "sleepy"; }
+  void parallel_for(Index n, Index grain, RangeBody body) override {
+    WorkerScope worker(0);
+    for (Index b = 0; b < n; b += grain) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(gap_s_));
+      body(b, std::min(n, b + grain));
+    }
+  }
+  std::uint64_t parallel_sum(Index n, Index grain, RangeSumBody body) override {
+    std::uint64_t s = 0;
+    parallel_for(n, grain, [&](Index b, Index e) { s += body(b, e); });
+    return s;
+  }
+  void parallel_for_2d(Index nx, Index ny, Index tile_x, Index tile_y, TileBody body) override {
+    WorkerScope worker(0);
+    for (Index y = 0; y < ny; y += tile_y) {
+      for (Index x = 0; x < nx; x += tile_x) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(gap_s_));
+        body(Tile2D{x, std::min(nx, x + tile_x), y, std::min(ny, y + tile_y)});
+      }
+    }
+  }
+
+ private:
+  double gap_s_;
+};
+
+// Dispatch is not useful time: an empty body behind a dispatch of 2 ms a chunk has next to no
+// useful time, and its communication efficiency says the run went to the runtime; the same body
+// with no gap keeps the same (tiny) useful time, so the gap is nowhere in it.
+TEST(WorkerHierarchy, DispatchBetweenChunksIsNotUsefulTime) {
+  const auto measure = [](double gap_s) {
+    AccountedExecutor ex(std::make_unique<SleepyExecutor>(gap_s));
+    ex.ledger().set_on(true);
+    const auto t0 = std::chrono::steady_clock::now();
+    ex.parallel_for(20, 1, [](Index, Index) {});
+    ex.ledger().end_repetition(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    return workers_json(ex.ledger().view(), AccountingDecision{}, 1, MachineWindow{}, -1);
+  };
+  const json slow = measure(2e-3);
+  EXPECT_EQ(slow["chunks"][0].get<double>(), 20.0);
+  EXPECT_GE(slow["runtime_s"].get<double>(), 0.04);
+  // 20 empty bodies: well under a millisecond together, against the 40 ms of dispatch.
+  EXPECT_LT(slow["pop"]["useful_s"].get<double>(), 1e-3) << slow.dump();
+  EXPECT_LT(slow["busy_s"][0].get<double>(), 1e-3) << slow.dump();
+  EXPECT_LT(slow["pop"]["communication"].get<double>(), 0.05) << slow.dump();
+  // Its thread slept through the dispatch: neither CPU time nor run delay of note in its window.
+  EXPECT_LT(slow["cpu_s"][0].get<double>(), 0.5 * slow["runtime_s"].get<double>()) << slow.dump();
+}
+
+// /proc/<tid>/schedstat as the kernel writes it, and what it does not.
+TEST(Schedstat, ParsesTheKernelsLineAndRefusesAnythingElse) {
+  const auto ok = parse_schedstat("123456789 4242 17\n");
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_EQ(ok->exec_ns, 123456789u);
+  EXPECT_EQ(ok->run_delay_ns, 4242u);
+  EXPECT_EQ(ok->timeslices, 17u);
+  EXPECT_TRUE(parse_schedstat("0 0 0").has_value());
+  EXPECT_EQ(parse_schedstat("5 6\n")->run_delay_ns, 6u) << "an older kernel's two fields";
+  EXPECT_EQ(parse_schedstat("18446744073709551615 18446744073709551615 1")->run_delay_ns, 18446744073709551615u);
+  for (const char* bad : {"", "\n", " ", "12", "12\n", "1 -2 3", "-1 2 3", "1 2 3 4", "1  2 3", " 1 2 3", "1 2 3 ",
+                          "1\t2\t3", "1 2 3\n\n", "1 2x 3", "0x10 2 3", "1 2.5 3", "1 18446744073709551616 3",
+                          "1 99999999999999999999999 3", "1 2\n3", "+1 2 3", "1 2 3\r\n"}) {
+    EXPECT_FALSE(parse_schedstat(bad).has_value()) << "'" << bad << "'";
+  }
+  const std::string with_nul("1 2\0 3", 6);
+  EXPECT_FALSE(parse_schedstat(with_nul).has_value());
+  EXPECT_FALSE(parse_schedstat(std::string(100000, '9')).has_value());
+  // This thread's own, as the ledger reads it.
+  std::ifstream own("/proc/thread-self/schedstat");
+  std::string line;
+  if (std::getline(own, line)) {
+    EXPECT_TRUE(parse_schedstat(line).has_value()) << line;
+  }
+}
+
+TEST(Schedstat, NonvoluntarySwitchesFromStatus) {
+  EXPECT_EQ(parse_nonvoluntary_switches("Name:\tx\nvoluntary_ctxt_switches:\t9\nnonvoluntary_ctxt_switches:\t42\n"), 42u);
+  EXPECT_EQ(parse_nonvoluntary_switches("nonvoluntary_ctxt_switches: 0"), 0u);
+  for (const char* bad : {"", "voluntary_ctxt_switches:\t9\n", "nonvoluntary_ctxt_switches:\n",
+                          "nonvoluntary_ctxt_switches:\t-1\n", "nonvoluntary_ctxt_switches:\t1 2\n",
+                          "nonvoluntary_ctxt_switches:\t99999999999999999999999\n",
+                          "nonvoluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t2\n",
+                          " nonvoluntary_ctxt_switches:\t1\n"}) {
+    EXPECT_FALSE(parse_nonvoluntary_switches(bad).has_value()) << "'" << bad << "'";
+  }
+  std::ifstream own("/proc/thread-self/status");
+  const std::string text((std::istreambuf_iterator<char>(own)), std::istreambuf_iterator<char>());
+  if (!text.empty()) {
+    EXPECT_TRUE(parse_nonvoluntary_switches(text).has_value());
+  }
+}
+
+// A window's CPU time is the thread's, whether the thread closes it as it exits (threads: a new
+// thread per loop) or the repetition's end reads it from another thread (the pool's workers).
+TEST(WorkerLedger, WindowsCountTheWorkerThreadsCpuTime) {
+  for (const char* backend : {"threads", "pool"}) {
+    if (test::registry().find(backend) == nullptr || !test::registry().get(backend).available) continue;
+    auto ex = accounted(backend, 2);
+    for (int rep = 0; rep < 2; ++rep) {
+      ex->parallel_for(2, 1, [](Index, Index) { burn_cpu(0.01); });
+      ex->ledger().end_repetition(0.02);
+    }
+    const LedgerView v = ex->ledger().view();
+    for (std::size_t w = 0; w < 2; ++w) {
+      EXPECT_EQ(v.totals[w].windows, 2u) << backend << " worker " << w;
+      EXPECT_GE(v.totals[w].cpu_ns, 19'000'000u) << backend << " worker " << w;
+      for (const auto& r : v.repetitions) EXPECT_GE(r.cpu_ns[w], 9'500'000u) << backend << " worker " << w;
+    }
+  }
 }
 
 // A record with no repetition to grade says so, never figures of 1.

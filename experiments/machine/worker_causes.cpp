@@ -52,10 +52,37 @@ double steal_on(const json& disturbance, const json& cpus) {
   return most;
 }
 
+// Each worker's useful time per run and the part of its time in the body it waited runnable: the
+// body's running time (busy_s less disturbance.runnable_s, from schedstat) where the record says
+// where runnable_s came from; in a record made before that, its CPU time in the body (cpu_s) and
+// busy_s less it. Empty where the record's arrays do not fit together.
+struct Useful {
+  std::vector<double> useful, waiting;
+};
+Useful useful_of(const json& w) {
+  const std::vector<double> busy = numbers(w.value("busy_s", json()));
+  const json d = w.value("disturbance", json::object());
+  Useful u;
+  if (d.is_object() && d.contains("runnable_source")) {
+    const std::vector<double> runnable = numbers(d.value("runnable_s", json()));
+    if (runnable.size() != busy.size()) return u;
+    for (std::size_t k = 0; k < busy.size(); ++k) {
+      u.useful.push_back(std::max(0.0, busy[k] - runnable[k]));
+      u.waiting.push_back(runnable[k]);
+    }
+    return u;
+  }
+  u.useful = numbers(w.value("cpu_s", json()));
+  if (u.useful.size() != busy.size()) return u;
+  for (std::size_t k = 0; k < busy.size(); ++k) u.waiting.push_back(std::max(0.0, busy[k] - u.useful[k]));
+  return u;
+}
+
 // Load balance: the busiest worker against the mean, where it ran, and what kept it there.
 std::string load_balance_cause(const json& w, double lb) {
   const std::vector<double> busy = numbers(w.value("busy_s", json()));
-  const std::vector<double> cpu = numbers(w.value("cpu_s", json()));
+  const Useful u = useful_of(w);
+  const std::vector<double>& cpu = u.useful;
   std::string text = "load balance " + fixed(lb, 2);
   if (cpu.empty()) return text;
   const auto top = static_cast<std::size_t>(std::max_element(cpu.begin(), cpu.end()) - cpu.begin());
@@ -66,8 +93,8 @@ std::string load_balance_cause(const json& w, double lb) {
   if (cpus.is_array() && top < cpus.size() && !cpu_list(cpus[top]).empty()) {
     text += ", on CPU " + cpu_list(cpus[top]);
   }
-  if (cpu.size() == busy.size() && busy[top] > 0) {
-    const double waiting = std::max(0.0, busy[top] - cpu[top]) / busy[top];
+  if (u.waiting.size() == busy.size() && busy[top] > 0) {
+    const double waiting = u.waiting[top] / busy[top];
     if (waiting >= 0.05) text += ", runnable but not running " + fixed(waiting * 100, 0) + "% of that time";
   }
   const json d = w.value("disturbance", json::object());
@@ -130,7 +157,8 @@ std::string computation_shortfall(const json& r, double share) {
   const json counters = w.value("counters", json::object());
   const std::vector<double> ins = numbers(counters.value("instructions", json()));
   const std::vector<double> cyc = numbers(counters.value("cycles", json()));
-  const std::vector<double> cpu = numbers(w.value("cpu_s", json()));
+  // The counters count inside the body: their clock is over the body's running time.
+  const std::vector<double> cpu = useful_of(w).useful;
   if (counters.value("available", false) && ins.size() == cyc.size() && cyc.size() == cpu.size() && !cpu.empty()) {
     double i = 0, c = 0, t = 0;
     for (std::size_t k = 0; k < cpu.size(); ++k) {

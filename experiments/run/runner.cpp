@@ -541,7 +541,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     AccountingDecision accounting;
     MachineWindow window;
     if (ledger != nullptr) {
-      accounting = decide_accounting(ledger->view(), s.warmup, warm_run_s, accounted_chunk_cost_s());
+      accounting = decide_accounting(ledger->view(), s.warmup, warm_run_s, accounted_cost());
       if (!accounting.on) accounting.why += size_within_budget(s.size, accounting.overhead);
       ledger->reset();
       ledger->set_on(accounting.on);
@@ -574,7 +574,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       const double runs = static_cast<double>(s.reps) * static_cast<double>(*inner);
       const LedgerView view = ledger->view();
       if (s.warmup == 0 && accounting.on) {
-        accounting.overhead = accounting_overhead(view, runs, r["time_s"].value("median", 0.0), accounted_chunk_cost_s());
+        accounting.overhead = accounting_overhead(view, runs, r["time_s"].value("median", 0.0), accounted_cost());
       }
       r["workers"] = workers_json(view, accounting, runs, window, accounting.on ? traced_repetition(s.reps) : -1);
     }

@@ -12,18 +12,27 @@ namespace parlab {
 
 using nlohmann::json;
 
-double accounted_chunk_cost_s() {
-  static const double cost = WorkerLedger::chunk_cost_s();
+AccountingCost accounted_cost() {
+  static const AccountingCost cost{WorkerLedger::chunk_cost_s(), WorkerLedger::window_cost_s()};
   return cost;
 }
 
 namespace {
 
-// The chunks of the busiest worker so far: what the accounting's cost scales with.
-std::uint64_t busiest_chunks(const LedgerView& ledger) {
-  std::uint64_t most = 0;
-  for (const auto& t : ledger.totals) most = std::max(most, t.chunks);
-  return most;
+// The busiest worker so far, by what accounting cost it: its chunks and windows, each at least
+// `min_windows` (the warm-up's floor, decide_accounting).
+struct Busiest {
+  std::uint64_t chunks = 0, windows = 0;
+  double cost_s = 0;
+};
+Busiest busiest(const LedgerView& ledger, AccountingCost cost, std::uint64_t min_windows) {
+  Busiest b;
+  for (const auto& t : ledger.totals) {
+    const std::uint64_t windows = std::max(t.windows, min_windows);
+    const double c = static_cast<double>(t.chunks) * cost.chunk_s + static_cast<double>(windows) * cost.window_s;
+    if (c >= b.cost_s) b = {t.chunks, windows, c};
+  }
+  return b;
 }
 
 }  // namespace
@@ -53,20 +62,22 @@ json machine_json(const MachineWindow& w, double peers_cpu_s, int workers, int c
   return m;
 }
 
-double accounting_overhead(const LedgerView& ledger, double runs, double run_s, double chunk_cost_s) {
+double accounting_overhead(const LedgerView& ledger, double runs, double run_s, AccountingCost cost) {
   if (!(runs > 0) || !(run_s > 0)) return 0;
-  return static_cast<double>(busiest_chunks(ledger)) / runs * chunk_cost_s / run_s;
+  return busiest(ledger, cost, 0).cost_s / runs / run_s;
 }
 
-AccountingDecision decide_accounting(const LedgerView& warmed, int runs, double run_s, double chunk_cost_s) {
+AccountingDecision decide_accounting(const LedgerView& warmed, int runs, double run_s, AccountingCost cost) {
   AccountingDecision d;
   if (runs <= 0) return d;
-  d.overhead = accounting_overhead(warmed, runs, run_s, chunk_cost_s);
+  const Busiest b = busiest(warmed, cost, static_cast<std::uint64_t>(runs));
+  d.overhead = b.cost_s / runs / run_s;
   if (d.overhead > kAccountingBudget) {
     d.on = false;
     d.why = "one run takes " + fixed(run_s * 1e3, 3) + " ms and its busiest worker makes " +
-            std::to_string(busiest_chunks(warmed) / static_cast<std::uint64_t>(runs)) + " body calls, each " + fixed(chunk_cost_s * 1e6, 2) +
-            " us to account: " + fixed(d.overhead * 100, 1) + "% of the run, over the " +
+            std::to_string(b.chunks / static_cast<std::uint64_t>(runs)) + " body calls, each " + fixed(cost.chunk_s * 1e6, 2) +
+            " us to account, and opens " + fixed(static_cast<double>(b.windows) / runs, 0) + " window(s) a run, each " +
+            fixed(cost.window_s * 1e6, 1) + " us: " + fixed(d.overhead * 100, 1) + "% of the run, over the " +
             fixed(kAccountingBudget * 100, 0) + "% allowed";
   }
   return d;
@@ -90,23 +101,41 @@ json per_worker(const std::vector<WorkerTotals>& t, double runs, F f) {
   return a;
 }
 
+// The share of a worker's runnable time it spent waiting on a run queue, over its windows: run
+// delay / (CPU time + run delay), from the kernel's schedstat. A body is runnable throughout, so
+// this share of its time in the body was waiting, not running (the rest of a window's time was
+// blocked: neither). 0 where schedstat was not read.
+double waiting_share(std::uint64_t cpu_ns, std::uint64_t run_delay_ns, bool schedstat) {
+  const double runnable = static_cast<double>(cpu_ns) + static_cast<double>(run_delay_ns);
+  return schedstat && runnable > 0 ? static_cast<double>(run_delay_ns) / runnable : 0.0;
+}
+
 // POP's figures of one execution (one repetition): load balance mean/max useful time, communication
-// efficiency max useful time/runtime, parallel efficiency their product. Useful time is the
-// workers' CPU time in the body: time a worker was runnable but not running is disturbance
+// efficiency max useful time/runtime, parallel efficiency their product. Useful time is a worker's
+// time in the body only (busy_ns, timed per body call), running: the executor's dispatch and its
+// waits between chunks are not useful, and so count against communication efficiency; the part of
+// the body's time the worker waited runnable but not running (waiting_share) is disturbance
 // (disturbance_json), not imbalance, so a busy neighbour does not pass for a bad partition; it
-// lowers communication efficiency, as any wait does. A worker's CPU time in a repetition cannot
-// exceed its wall time, so communication efficiency is held to 1 against the two clocks' grain.
+// lowers communication efficiency, as any wait does. A worker's useful time in a repetition cannot
+// exceed the repetition's wall time (the clocks' grain aside), so communication efficiency is
+// held to 1.
 struct Execution {
   double wall_s = 0, useful_s = 0;  // the repetition's wall time and its workers' summed useful time
   double load_balance = 1, communication = 1, parallel = 1;
 };
 
-Execution execution_of(const RepetitionTotals& r) {
+Execution execution_of(const RepetitionTotals& r, bool schedstat) {
   Execution e;
   e.wall_s = r.wall_s;
-  const double max = static_cast<double>(*std::max_element(r.cpu_ns.begin(), r.cpu_ns.end())) * 1e-9;
-  e.useful_s = static_cast<double>(std::accumulate(r.cpu_ns.begin(), r.cpu_ns.end(), std::uint64_t{0})) * 1e-9;
-  const double mean = e.useful_s / static_cast<double>(r.cpu_ns.size());
+  double max = 0;
+  for (std::size_t w = 0; w < r.busy_ns.size(); ++w) {
+    const bool known = schedstat && w < r.cpu_ns.size() && w < r.run_delay_ns.size();
+    const double share = known ? waiting_share(r.cpu_ns[w], r.run_delay_ns[w], true) : 0.0;
+    const double useful = static_cast<double>(r.busy_ns[w]) * 1e-9 * (1 - share);
+    e.useful_s += useful;
+    max = std::max(max, useful);
+  }
+  const double mean = e.useful_s / static_cast<double>(r.busy_ns.size());
   e.load_balance = max > 0 ? mean / max : 1.0;
   e.communication = std::min(1.0, max / r.wall_s);
   e.parallel = e.load_balance * e.communication;
@@ -127,8 +156,8 @@ json range_of(const std::vector<Execution>& ex, double Execution::*field) {
 void add_hierarchy(json& j, const LedgerView& ledger, double runs) {
   std::vector<Execution> ex;
   for (const auto& r : ledger.repetitions) {
-    if (r.cpu_ns.empty() || !(r.wall_s > 0)) continue;
-    ex.push_back(execution_of(r));
+    if (r.busy_ns.empty() || !(r.wall_s > 0)) continue;
+    ex.push_back(execution_of(r, ledger.run_delay_source == "schedstat"));
   }
   json lb = json::array(), ce = json::array();
   if (ex.empty()) return;  // workers_json turned accounting off: no repetition to grade
@@ -161,17 +190,28 @@ void add_hierarchy(json& j, const LedgerView& ledger, double runs) {
 json disturbance_json(const LedgerView& ledger, const std::vector<WorkerTotals>& t, double runs,
                       const MachineWindow& w) {
   json d = {{"window_s", w.wall_s}};
-  json runnable = json::array();
+  // Runnable, not running: the kernel's run-queue delay of each worker's threads over their
+  // windows (/proc/<tid>/schedstat, read at the repetitions' edges); runnable_s is the worker's
+  // time in the body times its waiting share (waiting_share), runnable_share their sum over the
+  // workers' time in the body (run_delay_s keeps the delay itself). A thread blocked (on a lock,
+  // the GIL, a futex) is not runnable and is not in it. Where schedstat could not be read, nothing
+  // is known: zeros, and runnable_source says so.
+  const bool schedstat = ledger.run_delay_source == "schedstat";
+  json runnable = json::array(), delay = json::array();
   double runnable_sum = 0, busy_sum = 0, switches = 0;
   for (const auto& x : t) {
-    const double r = std::max(0.0, static_cast<double>(x.busy_ns) - static_cast<double>(x.cpu_ns)) * 1e-9 / runs;
+    const double share = waiting_share(x.cpu_ns, x.run_delay_ns, schedstat);
+    const double r = share * static_cast<double>(x.busy_ns) * 1e-9 / runs;
     runnable.push_back(r);
     runnable_sum += r;
+    delay.push_back(schedstat ? static_cast<double>(x.run_delay_ns) * 1e-9 / runs : 0.0);
     busy_sum += static_cast<double>(x.busy_ns) * 1e-9 / runs;
     switches += static_cast<double>(x.switches) / runs;
   }
   d["runnable_s"] = runnable;
   d["runnable_share"] = busy_sum > 0 ? runnable_sum / busy_sum : 0.0;
+  d["runnable_source"] = schedstat ? "schedstat" : "unavailable";
+  d["run_delay_s"] = delay;
   d["switches"] = switches;
   // /proc/stat is this host's: the CPUs of workers on other hosts of a job are not its CPUs.
   std::set<int> used;
@@ -218,7 +258,7 @@ json workers_json(const LedgerView& ledger, const AccountingDecision& decision, 
     return j;
   }
   const bool graded = std::any_of(ledger.repetitions.begin(), ledger.repetitions.end(),
-                                  [](const RepetitionTotals& r) { return !r.cpu_ns.empty() && r.wall_s > 0; });
+                                  [](const RepetitionTotals& r) { return !r.busy_ns.empty() && r.wall_s > 0; });
   if (!graded) {
     j["accounting"] = "off";
     j["why"] = "no repetition was accounted (no worker's time, or no repetition's wall time, was recorded)";
@@ -226,6 +266,8 @@ json workers_json(const LedgerView& ledger, const AccountingDecision& decision, 
   }
   const auto& t = ledger.totals;
   // The mean, as busy_s and cpu_s are means; the factors are each repetition's (add_hierarchy).
+  // busy_s is the time in the body (the useful time); cpu_s and switches are over the workers'
+  // windows, dispatch and waits between chunks included (core/worker_ledger.hpp).
   double wall = 0;
   for (const auto& r : ledger.repetitions) wall += r.wall_s;
   j["runtime_s"] = runs > 0 ? wall / runs : 0.0;

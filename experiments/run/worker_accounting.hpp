@@ -23,22 +23,31 @@ struct AccountingDecision {
   std::string why;      // when off
 };
 
-// From the accounted warm-up: `runs` runs, the last taking `run_s` seconds, and what one accounted
-// chunk costs (WorkerLedger::chunk_cost_s). The busiest worker's chunks per run times that cost,
-// over the run's time, is the overhead; on when it is within kAccountingBudget. With no warm-up
-// to go by (runs 0), on, and the overhead is estimated after the repetitions.
-AccountingDecision decide_accounting(const LedgerView& warmed, int runs, double run_s, double chunk_cost_s);
+// What accounting costs: one chunk, and one window (a worker thread's per repetition, opened on
+// its first chunk; WorkerLedger::window_cost_s).
+struct AccountingCost {
+  double chunk_s = 0, window_s = 0;
+};
+
+// From the accounted warm-up: `runs` runs, the last taking `run_s` seconds, and what accounting
+// costs. The busiest worker's chunks and windows per run times their costs, over the run's time,
+// is the overhead; on when it is within kAccountingBudget. The warm-up is one repetition, so a
+// worker is taken to open a window every run (as an executor that starts threads per loop does;
+// fewer where a repetition is several runs). With no warm-up to go by (runs 0), on, and the
+// overhead is estimated after the repetitions.
+AccountingDecision decide_accounting(const LedgerView& warmed, int runs, double run_s, AccountingCost cost);
 
 // Where accounting is off at `overhead` for a problem of `size`: "; -n 2^K or more would keep it
 // within the budget", the size whose longer runs carry the same body calls within
 // kAccountingBudget; empty where it is within, or no size would be.
 std::string size_within_budget(std::uint64_t size, double overhead);
 
-// WorkerLedger::chunk_cost_s, measured once per process (a few milliseconds).
-double accounted_chunk_cost_s();
+// WorkerLedger::chunk_cost_s and window_cost_s, measured once per process (a few milliseconds).
+AccountingCost accounted_cost();
 
-// The overhead estimate from the ledger's own totals: `runs` runs of `run_s` seconds each.
-double accounting_overhead(const LedgerView& ledger, double runs, double run_s, double chunk_cost_s);
+// The overhead estimate from the ledger's own totals (chunks and windows): `runs` runs of `run_s`
+// seconds each.
+double accounting_overhead(const LedgerView& ledger, double runs, double run_s, AccountingCost cost);
 
 // The window of the timed repetitions, as the machine saw it: read before and after.
 struct MachineWindow {
