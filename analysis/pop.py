@@ -52,7 +52,7 @@ def grade(value: float) -> str:
     return "good" if value >= GOOD else "fair" if value >= FAIR else "poor"
 
 
-NO_USEFUL = "no useful time recorded (every worker's CPU time in the body is 0)"
+NO_USEFUL = "no useful time recorded (every worker's running time in the body is 0)"
 
 
 # What a record's workers.pop without "definition" holds: the figures of its per-run means.
@@ -104,23 +104,28 @@ def _computation(w: dict, ref) -> tuple[float | None, str]:
     if _useful(w) <= 0:
         return None, NO_USEFUL
     if useful_time(ref) <= 0:
-        return None, "the reference's useful time is 0 (its workers' CPU time in the body)"
+        return None, "the reference's useful time is 0 (its workers' running time in the body)"
     return useful_time(ref) / _useful(w), ""
 
 
 def _counter_totals(w: dict):
-    """(instructions, cycles, CPU seconds) summed over the workers, or the reason there are none."""
+    """(instructions, cycles, seconds in the body) summed over the workers, or the reason there are
+    none. The counters count the body only: a record that says where its run-queue delay came from
+    (`disturbance.runnable_source`) keeps `cpu_s` over the worker's whole window, dispatch
+    included, so its body's wall time (`busy_s`) is the base; an older record's `cpu_s` was the
+    CPU time in the body."""
     c = w["counters"]
     if not c.get("available"):
         return f"no counters: {c.get('why', 'the record does not say why')}"
-    totals = (sum(c["instructions"]), sum(c["cycles"]), sum(w["cpu_s"]))
+    windowed = "runnable_source" in (w.get("disturbance") or {})
+    totals = (sum(c["instructions"]), sum(c["cycles"]), sum(w["busy_s"] if windowed else w["cpu_s"]))
     return totals if min(totals) > 0 else "the counters or CPU times sum to zero"
 
 
 def counter_factors(w: dict, ref) -> tuple[dict, str]:
     """Instruction, IPC and frequency scaling against the reference and their product ({factor:
     value}, why absent): instr_ref / instr, IPC / IPC_ref (IPC = instructions / cycles), f / f_ref
-    (f = cycles / CPU s)."""
+    (f = cycles / seconds in the body)."""
     mine = _counter_totals(w)
     if isinstance(mine, str):
         return {}, mine

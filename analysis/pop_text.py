@@ -63,7 +63,7 @@ def render_table(table: dict, width: int) -> list:
 
 FOOTER = ("GE = PE x CS (x one worker vs reference, where shown); PE (parallel) = load balance x "
           "communication, POP's figures per execution: those of the repetition whose time is the median; useful "
-          "time: a worker's CPU time in the body; CS: the backend's own one-worker useful time over the workers' "
+          "time: a worker's running time in the body; CS: the backend's own one-worker useful time over the workers' "
           "summed, where the group has that record (else the speedup's reference's); one worker vs reference: "
           "the reference's useful time over the backend's one worker's, the runtime's cost at one worker; one "
           "worker: every factor 1 by construction. POP reads 0.8 and over as good, below 0.6 as poor. "
