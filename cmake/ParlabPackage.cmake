@@ -49,3 +49,20 @@ install(FILES "${CMAKE_BINARY_DIR}/package/parlabConfig.cmake" "${CMAKE_BINARY_D
         DESTINATION lib/cmake/parlab)
 install(FILES core/include/parlab/kernel.hpp DESTINATION include/parlab)
 install(FILES tests/tsan.supp DESTINATION share/parlab)
+
+# A ThreadSanitizer harness (PARLAB_SANITIZE=thread, the tsan preset) also installs
+# share/parlab/tsan-run, which runs a command in the environment CI runs parlab's TSan tests in:
+# the tsan test preset's TSAN_OPTIONS with the installed suppressions, and libomp's Archer (its
+# annotations of OpenMP's synchronisation) where OpenMP was built.
+if(PARLAB_SANITIZE STREQUAL "thread")
+  set(PARLAB_PACKAGE_ARCHER "")
+  if(PARLAB_HAVE_OPENMP)
+    get_filename_component(_parlab_omp_dir "${OpenMP_omp_LIBRARY}" DIRECTORY)
+    find_library(PARLAB_PACKAGE_ARCHER_LIBRARY NAMES archer HINTS "${_parlab_omp_dir}")
+    if(PARLAB_PACKAGE_ARCHER_LIBRARY)
+      set(PARLAB_PACKAGE_ARCHER "${PARLAB_PACKAGE_ARCHER_LIBRARY}")
+    endif()
+  endif()
+  configure_file("${PROJECT_SOURCE_DIR}/cmake/tsan-run.in" "${CMAKE_BINARY_DIR}/package/tsan-run" @ONLY)
+  install(PROGRAMS "${CMAKE_BINARY_DIR}/package/tsan-run" DESTINATION share/parlab)
+endif()
