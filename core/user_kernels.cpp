@@ -3,12 +3,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <deque>
 #include <exception>
 #include <limits>
-#include <sstream>
 #include <string>
 #include <utility>
 
@@ -36,11 +36,11 @@ bool& frozen() {
   return f;
 }
 
+// The shortest text that reads back as the same double.
 std::string exact(double x) {
-  std::ostringstream s;
-  s.precision(17);
-  s << x;
-  return s.str();
+  char buf[32];
+  const auto end = std::to_chars(buf, buf + sizeof buf, x).ptr;
+  return std::string(buf, end);
 }
 
 std::string determinism_rule(double tolerance) {

@@ -4,6 +4,8 @@
 //              the interleaving: every run differs from the one-worker result (FAILED, exit 1)
 //   throwing   its body throws on one block (FAILED with the kernel's message, exit 1)
 //   wrong      deterministic, but its check rejects the result (FAILED, exit 1)
+//   tolerant   its result wobbles in the 1e-12th part from run to run, within the relative
+//              tolerance 1e-9 it declares: it passes, and the record says within what
 // With PARLAB_TEST_MALFORMED set, a kernel without setup is added: refused before anything runs
 // (exit 2).
 #include <parlab/kernel.hpp>
@@ -47,6 +49,17 @@ class Wrong final : public parlab::Instance {
   parlab::Verdict check(double result) override { return {false, "counted " + std::to_string(result) + ", wanted -1"}; }
 };
 
+class Tolerant final : public parlab::Instance {
+ public:
+  double body(std::uint64_t begin, std::uint64_t end) override {
+    return static_cast<double>(end - begin) * (1 + 1e-13 * static_cast<double>(calls_.fetch_add(1) % 7));
+  }
+  parlab::Verdict check(double) override { return {true, "anything"}; }
+
+ private:
+  std::atomic<std::uint64_t> calls_{0};
+};
+
 parlab::Kernel kernel(const char* name, std::function<std::unique_ptr<parlab::Instance>(std::uint64_t)> make) {
   parlab::Kernel k;
   k.name = name;
@@ -64,6 +77,8 @@ int main(int argc, char** argv) {
   ks.push_back(kernel("stateful", [](std::uint64_t) { return std::make_unique<Stateful>(); }));
   ks.push_back(kernel("throwing", [](std::uint64_t n) { return std::make_unique<Throwing>(n); }));
   ks.push_back(kernel("wrong", [](std::uint64_t) { return std::make_unique<Wrong>(); }));
+  ks.push_back(kernel("tolerant", [](std::uint64_t) { return std::make_unique<Tolerant>(); }));
+  ks.back().tolerance = 1e-9;
   if (std::getenv("PARLAB_TEST_MALFORMED") != nullptr) {
     parlab::Kernel bad;
     bad.name = "no_setup";

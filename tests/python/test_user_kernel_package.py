@@ -135,6 +135,16 @@ def test_a_body_that_throws_and_a_check_that_fails_fail_their_records(package, t
     assert all(x["status"] == "failed-validation" and "wanted -1" in x["validation"]["detail"] for x in wrong)
 
 
+def test_a_kernel_within_its_declared_tolerance_passes_and_says_so(package, tmp_path):
+    r = run(package[1], tmp_path, "-k", "tolerant", "-b", "serial,threads,pool", "-t", "2", "-n", "1001")
+    assert r.returncode == 0, r.stdout + r.stderr
+    for x in records_of(tmp_path):
+        assert x["status"] == "ok", x
+        assert "within relative 1e-09 of the one-worker result" in x["validation"]["detail"]
+        m = x["metrics"]
+        assert m["runs_deviating"] == 0 and m["result_distinct"] > 1 and 0 < m["result_max"] - m["result_min"] < 1e-6
+
+
 def test_a_malformed_kernel_is_refused_before_anything_runs(package, tmp_path):
     r = run(package[1], tmp_path, "-k", "stateful", "-b", "serial", "-n", "8",
             env=outside_env(PARLAB_TEST_MALFORMED="1"))
