@@ -276,7 +276,8 @@ def rate_of(r: dict):
     rate = r.get("rate", {})
     if "samples_per_s" in rate:
         return rate["samples_per_s"], "samples/s"
-    if "flops_per_s" in rate and arithmetic_intensity(r) >= 1:  # compute-bound (a matrix product)
+    # Compute-bound (a matrix product), or a kernel that moves no bytes at all (one of another project's).
+    if "flops_per_s" in rate and (arithmetic_intensity(r) >= 1 or not r.get("work", {}).get("bytes")):
         return rate["flops_per_s"], "flop/s"
     if "bytes_per_s" in rate:
         return rate["bytes_per_s"], "B/s"

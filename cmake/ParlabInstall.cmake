@@ -1,6 +1,7 @@
 # The install layout, the build tree's mirror of it, the commit a binary was built from, and the
 # Debian package (docs/design.md, "Builds and dependencies"; experiments/io/data_dir.hpp):
 #   bin/parlab
+#   include/parlab/, lib/parlab/, lib/cmake/parlab/  (the CMake package: cmake/ParlabPackage.cmake)
 #   share/parlab/{suites/, analysis/ (the Python analysis package: plot.py, compare.py, figures/),
 #                 schema/, python/, reference/ (the reference runs report.html compares a run with)}
 # parlab finds share/parlab relative to itself, so an installed tree can be moved or packaged.
@@ -23,6 +24,8 @@ file(WRITE "${_parlab_mirror}/interpreters"
      "${PROJECT_SOURCE_DIR}/build/release-ft/experiments/parlab\n")
 
 install(TARGETS parlab RUNTIME DESTINATION bin)
+# The CMake package another project's kernel is built against: lib/, include/, lib/cmake/parlab.
+include(ParlabPackage)
 foreach(_dir IN LISTS _parlab_share_dirs)
   install(DIRECTORY "${_dir}" DESTINATION share/parlab PATTERN "__pycache__" EXCLUDE)
 endforeach()
@@ -83,7 +86,7 @@ add_custom_target(parlab_commit_header
   VERBATIM)
 add_dependencies(parlab_cli parlab_commit_header)
 
-# cpack -G DEB in the build tree: a .deb of the binary and share/parlab. Its dependencies are the
+# cpack -G DEB in the build tree: a .deb of the binary, share/parlab and the CMake package. Its dependencies are the
 # runtime libraries this configuration linked (dpkg-shlibdeps), plus what the scripts need.
 set(CPACK_PACKAGE_NAME parlab)
 set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")

@@ -11,6 +11,7 @@
 #include "kernels.hpp"
 #include "lab.hpp"
 #include "stream_validation.hpp"
+#include "user_kernels.hpp"
 #include "workload.hpp"
 
 namespace parlab {
@@ -377,7 +378,8 @@ class AccountedWorkload final : public Workload {
   WorkerLedger& ledger_;
 };
 
-// The CPU wing's table: every family but the communication probes, which need MPI ranks (mpi/).
+// The CPU wing's table: every family but the communication probes, which need MPI ranks (mpi/),
+// and the kernels another project added (family user), whose setup and body are its own.
 const KernelTable<CpuMaker>& cpu_kernel_table() {
   static const KernelTable<CpuMaker> table = [] {
     KernelTable<CpuMaker> t;
@@ -403,7 +405,8 @@ const KernelTable<CpuMaker>& cpu_kernel_table() {
         .kernel("sum_canonical", make_race<kSumCanonical>)
         .kernel("overhead_empty", make_overhead<probe_empty>)
         .kernel("overhead_for", make_overhead<probe_for>)
-        .kernel("overhead_reduce", make_overhead<probe_reduce>);
+        .kernel("overhead_reduce", make_overhead<probe_reduce>)
+        .family(KernelFamily::user, make_user_workload);
     return t;
   }();
   return table;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "stream.hpp"
+#include "user_kernels.hpp"
 #include "workload.hpp"
 
 namespace parlab {
@@ -36,6 +37,7 @@ const char* to_string(KernelFamily f) {
     case KernelFamily::race: return "race";
     case KernelFamily::overhead: return "overhead";
     case KernelFamily::comm: return "comm";
+    case KernelFamily::user: return "user";
   }
   return "pi";
 }
@@ -45,7 +47,7 @@ double word_bytes(Precision p) { return p == Precision::f64 ? 8.0 : 4.0; }
 // The catalogue: one entry per kernel, the one place its work model and its roofs (docs/ceilings.md,
 // "Which roof") are written. STREAM's words, flops and roof per element are BabelStream's kernel
 // table (kStreamKernels, stream.hpp), which the device code shares; the entries take them from there.
-const std::vector<KernelSpec>& kernel_specs() {
+const std::vector<KernelSpec>& builtin_kernel_specs() {
   static const std::vector<KernelSpec> specs = [] {
     constexpr WorkShape line = WorkShape::line, grid = WorkShape::grid, cube = WorkShape::cube;
     // A count's work: `samples` per unit, nothing moved or computed for the rates.
@@ -108,6 +110,18 @@ const std::vector<KernelSpec>& kernel_specs() {
   return specs;
 }
 
+// parlab's own kernels, then those another project added before the catalogue was first read
+// (core/user_kernels.hpp): from then on the catalogue, and every wing's table sized by it, is fixed.
+const std::vector<KernelSpec>& kernel_specs() {
+  static const std::vector<KernelSpec> specs = [] {
+    std::vector<KernelSpec> s = builtin_kernel_specs();
+    for (KernelSpec& k : user_kernel_specs()) s.push_back(std::move(k));
+    freeze_user_kernels();
+    return s;
+  }();
+  return specs;
+}
+
 namespace {
 
 // Units of memory and of arithmetic of a shape at (size, size_y).
@@ -117,12 +131,14 @@ double memory_units(WorkShape shape, std::uint64_t size, std::uint64_t size_y) {
     case WorkShape::line: return n;
     case WorkShape::grid: return n * static_cast<double>(size_y ? size_y : size);
     case WorkShape::cube: return n * n;
+    case WorkShape::triangle: return n;
   }
   return n;
 }
 
 double arithmetic_units(WorkShape shape, std::uint64_t size, std::uint64_t size_y) {
   const double n = static_cast<double>(size);
+  if (shape == WorkShape::triangle) return n * (n + 1) / 2;
   return shape == WorkShape::cube ? n * n * n : memory_units(shape, size, size_y);
 }
 

@@ -32,18 +32,20 @@ std::optional<Precision> precision_from_name(std::string_view name);
 // pi, stream, basic (the basic array kernels): the canonical kernels. race: the lab's deliberately non-deterministic
 // kernels and their exact counterparts (core/lab.hpp). overhead: scheduling-overhead probes.
 // comm: communication probes between processes (OSU-style barrier, allreduce, broadcast), run
-// only by the MPI backends (mpi/).
-enum class KernelFamily { pi, stream, basic, race, overhead, comm };
+// only by the MPI backends (mpi/). user: kernels another project adds through the installed
+// package (core/include/parlab/kernel.hpp, core/user_kernels.hpp), run by the CPU executors only.
+enum class KernelFamily { pi, stream, basic, race, overhead, comm, user };
 
-// The family's name as records carry it ("pi", "stream", "basic", "race", "overhead", "comm").
+// The family's name as records carry it ("pi", "stream", "basic", "race", "overhead", "comm", "user").
 const char* to_string(KernelFamily f);
 
 // The bytes of one word of a precision (float and int32: 4, double: 8).
 double word_bytes(Precision p);
 
 // What --size (and size_y) make a kernel's units: `line`, size units; `grid`, size x size_y
-// (square when size_y is 0); `cube`, n x n units of memory and n^3 units of arithmetic (matmul).
-enum class WorkShape { line, grid, cube };
+// (square when size_y is 0); `cube`, n x n units of memory and n^3 units of arithmetic (matmul);
+// `triangle`, n units of memory and n (n + 1) / 2 of arithmetic (item i costs i + 1: a user kernel's).
+enum class WorkShape { line, grid, cube, triangle };
 
 // The work model: what one run must do, per unit of the shape, in words of the run's precision.
 // The runner turns it into rates; the estimate, the suite's memory check and every backend's
@@ -70,6 +72,8 @@ struct KernelSpec {
 // The catalogue: every canonical kernel parlab knows, in display order, and the one kernel list.
 // A kernel's id is its index here; the wings' kernel tables (kernel_table.hpp) are keyed by it.
 const std::vector<KernelSpec>& kernel_specs();
+// parlab's own kernels alone: the catalogue before another project's (core/user_kernels.hpp).
+const std::vector<KernelSpec>& builtin_kernel_specs();
 std::optional<std::size_t> kernel_id(std::string_view name);
 const KernelSpec* find_kernel(std::string_view name);
 

@@ -109,6 +109,8 @@ for config in "${configs[@]}"; do
       if [ -d tests/python ]; then
         step "test the CLI, the analysis and the docs (pytest; test_docs.py checks what the docs quote)"
         [ -x build/release/experiments/parlab ] || { cmake --preset release -DPARLAB_WERROR=ON && cmake --build --preset release --parallel "$jobs"; }
+        # The harness the installed CMake package ships (test_user_kernel_package.py builds against it).
+        cmake --build --preset release --parallel "$jobs" --target parlab_harness
         # On pytest-xdist's workers, one per core up to 4 (each test's parlab runs threads of its
         # own): 8.3 minutes instead of 11.2 on the 2-core CI machine.
         pyjobs=$(( jobs < 4 ? jobs : 4 ))

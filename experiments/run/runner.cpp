@@ -527,7 +527,10 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
   r["kind"] = entry ? to_string(entry->kind) : "";
   // Where it ran, as its wing says (docs/records.md): what record_limit and the figures read.
   if (entry != nullptr && entry->processor) r["processor"] = to_string(*entry->processor);
-  if (entry != nullptr && entry->own_kernels) r["own_kernels"] = true;
+  // A kernel another project added runs its own code on parlab's executors, not parlab's code.
+  const KernelSpec* spec = find_kernel(s.kernel);
+  const bool user_kernel = spec != nullptr && spec->family == KernelFamily::user;
+  if (entry != nullptr && entry->own_kernels && !user_kernel) r["own_kernels"] = true;
   if (auto without = record_without_backend(r, entry)) return *without;
   try {
     std::unique_ptr<Workload> w = entry->make(problem_of(s));
