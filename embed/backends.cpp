@@ -5,10 +5,12 @@
 #include <optional>
 #include <utility>
 
+#include "core/file_kernel.hpp"
 #include "core/kernel_table.hpp"
 #include "embed/model_workloads.hpp"
 #include "embed/race_workloads.hpp"
 #include "embed/kernel_workloads.hpp"
+#include "embed/own_kernel_workloads.hpp"
 
 namespace parlab {
 namespace {
@@ -124,7 +126,28 @@ void add_python_backends(Registry& registry) {
     e.sweeps_threads = !spec.one_thread;
     e.work_unit = embed::python_backend_work_unit(spec);
     e.kernels = python_kernel_table().names([&spec](const PythonRow& r) { return r.runs(spec); });
-    e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {
+    // A person's kernel files (`-k path/to/file.py`) on the backends that run them: threads, with
+    // the GIL or without it; sub-interpreters say why they do not.
+    const std::string own_kind = embed::own_kernel_runner(spec.name);
+    const bool own = !own_kind.empty() || spec.runner == embed::PyRunner::subinterpreters;
+    if (own) {
+      for (const embed::OwnKernel& k : embed::own_kernels()) e.kernels.push_back(k.name);
+    }
+    e.make = [&spec, own, own_kind](const Problem& p) -> std::unique_ptr<Workload> {
+      if (own && is_file_kernel(p.kernel)) {
+        if (own_kind.empty()) {
+          throw UnavailableError(std::string(spec.name) +
+                                 ": a Python kernel file does not run on sub-interpreters yet (each would "
+                                 "import the file in an interpreter of its own, with its own GIL; not built)");
+        }
+        shared_python_interpreter();
+        if (spec.runner == embed::PyRunner::free_threaded && embed::gil_reenabled_at_run_time()) {
+          throw UnavailableError(std::string(spec.name) +
+                                 ": the GIL was re-enabled at run time (PYTHON_GIL=1, or an extension module "
+                                 "without Py_mod_gil was imported)");
+        }
+        return embed::make_own_kernel_workload(spec.name, own_kind, p);
+      }
       embed::check_python_problem(spec, p);  // usage errors before the interpreter starts
       shared_python_interpreter();
       return python_kernel_table().at(p.kernel, spec.name).make(spec, p);
