@@ -28,6 +28,7 @@
 #include "core/workload.hpp"
 #include "experiments/io/run_lock.hpp"
 #include "experiments/plan/suite.hpp"
+#include "experiments/wiring/python_part.hpp"
 
 namespace parlab {
 
@@ -40,6 +41,9 @@ struct RunOptions {
   // The roofs a new run's context holds as `ceilings` (docs/ceilings.md); null: none, and no
   // record gets a `limit`.
   nlohmann::json ceilings;
+  // This process is the child measuring one point (`parlab measure-spec`): a Python kernel file's
+  // point is measured here rather than in a child of its own.
+  bool in_child = false;
   static constexpr double kDefaultChildTimeoutSeconds = 1800;
 };
 
@@ -65,6 +69,8 @@ class Runner {
   int execute();
   nlohmann::json measure(const MeasurementSpec& spec, std::size_t index);
   nlohmann::json measure_here(const MeasurementSpec& spec, std::size_t index);  // in this process
+  nlohmann::json measure_file_kernel_in_child(const MeasurementSpec& spec, const PythonFileKernel& file,
+                                              std::size_t index);
   void check_consistency();
   void save();
 
