@@ -41,6 +41,9 @@ inline std::optional<FileKernelName> parse_file_kernel(std::string_view kernel) 
 
 inline bool is_file_kernel(std::string_view kernel) { return parse_file_kernel(kernel).has_value(); }
 
+// A file kernel's record's `family`: a person's own kernel, not parlab's catalogue nor a lab's.
+inline constexpr const char* kOwnKernelFamily = "own";
+
 // The Python executors a file kernel is planned on, available or not (an unavailable one's record
 // says why): one worker and threads (py-pure-threads at 1..N threads), free-threaded threads,
 // sub-interpreters, the thread pool, processes, dask.delayed and dask.distributed.

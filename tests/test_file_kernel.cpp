@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_kernel.hpp"
+#include "core/workload.hpp"
 #include "experiments/machine/limit.hpp"
 
 namespace parlab {
@@ -31,6 +32,12 @@ TEST(FileKernelName, HostileNamesAreNotFiles) {
                            "kernel.py:a-b", "kernel.txt:chunk", ":chunk", "", "a.py:b:c", "kernel.py :x"}) {
     EXPECT_FALSE(is_file_kernel(name)) << name;
   }
+}
+
+TEST(FileKernelName, ItsRecordsFamilyIsOwn) {
+  EXPECT_EQ(kernel_family("/k.py", nullptr), "own");
+  EXPECT_EQ(kernel_family("k.py:body", nullptr), "own");
+  EXPECT_EQ(kernel_family("pi", nullptr), "pi");
 }
 
 TEST(FileKernelName, ExecutorsAreThePythonOnes) {
