@@ -95,6 +95,18 @@ const KernelTable<PythonRow>& python_kernel_table() {
 
 }  // namespace
 
+embed::OwnKernel register_own_kernel(std::string_view name, const std::string& expected_sha256,
+                                     const std::string& file) {
+  if (const embed::OwnKernel* known = embed::find_own_kernel(name)) return *known;
+  embed::OwnKernel checked = embed::check_own_kernel(name, expected_sha256, file);
+  std::vector<embed::OwnKernel> all = embed::own_kernels();
+  all.push_back(checked);
+  embed::set_own_kernels(std::move(all));
+  return checked;
+}
+
+const embed::OwnKernel* registered_own_kernel(std::string_view name) { return embed::find_own_kernel(name); }
+
 BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime, Processor processor) {
   BackendEntry e;
   e.name = name;

@@ -1,7 +1,5 @@
 #include "experiments/wiring/python_part.hpp"
 
-#include <algorithm>
-
 #include "parlab/build_info.hpp"
 
 #include "core/error.hpp"
@@ -9,7 +7,6 @@
 
 #if defined(PARLAB_HAVE_PYTHON)
 #include "embed/backends.hpp"
-#include "embed/own_kernel_workloads.hpp"
 #endif
 
 namespace parlab {
@@ -41,28 +38,20 @@ std::optional<PythonRecordFields> python_interpreter_fields() {
 void register_python_file_kernels(const std::vector<std::string>& kernels,
                                   [[maybe_unused]] const std::string& expected_sha256,
                                   [[maybe_unused]] const std::string& file) {
-#if defined(PARLAB_HAVE_PYTHON)
-  std::vector<embed::OwnKernel> own = embed::own_kernels();
-#endif
   for (const std::string& k : kernels) {
     if (!is_file_kernel(k)) continue;
 #if defined(PARLAB_HAVE_PYTHON)
-    embed::OwnKernel checked = embed::check_own_kernel(k, expected_sha256, file);
-    const bool known = std::any_of(own.begin(), own.end(), [&](const embed::OwnKernel& o) { return o.name == checked.name; });
-    if (!known) own.push_back(std::move(checked));
+    register_own_kernel(k, expected_sha256, file);
 #else
     throw UsageError("kernel file '" + k + "': this parlab has no embedded Python to run it (" +
                      build_info::kPythonWhy + ")");
 #endif
   }
-#if defined(PARLAB_HAVE_PYTHON)
-  embed::set_own_kernels(std::move(own));
-#endif
 }
 
 std::optional<PythonFileKernel> python_file_kernel([[maybe_unused]] std::string_view name) {
 #if defined(PARLAB_HAVE_PYTHON)
-  if (const embed::OwnKernel* k = embed::find_own_kernel(name)) return PythonFileKernel{k->name, k->path, k->sha256};
+  if (const embed::OwnKernel* k = registered_own_kernel(name)) return PythonFileKernel{k->name, k->path, k->sha256};
 #endif
   return std::nullopt;
 }
