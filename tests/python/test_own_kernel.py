@@ -15,9 +15,9 @@ from conftest import ROOT, run_dir_of
 sys.path.insert(0, os.path.join(ROOT, "embed", "workloads"))
 import parlab_ownkernel  # noqa: E402 (after the path): the runners, driven directly for size 0
 
-# The executors every build with the embedded interpreter has (the others, where this one lacks
-# them, are unavailable with the reason, checked apart).
-EXECUTORS = "py-pure-threads,py-thread-pool,py-processes"
+# The executors every build with the embedded interpreter has, and dask.delayed, which is
+# unavailable with the reason where Dask is not importable.
+EXECUTORS = "py-pure-threads,py-thread-pool,py-processes,py-dask-delayed"
 
 GOOD = '''
 import math
@@ -147,12 +147,14 @@ def test_a_good_kernel_is_the_one_worker_result_everywhere(parlab_bin, tmp_path)
     p = parlab(parlab_bin, tmp_path, "-k", path, "-b", EXECUTORS, "-t", "1,2,3", "--size", "1,37", "--reps", "2")
     assert p.returncode == 0, p.stderr
     recs = records(tmp_path)
-    assert len(recs) == 3 * 3 * 2
+    assert len(recs) == 4 * 3 * 2
+    no_dask = [r for r in recs if r["status"] == "unavailable"]
+    assert all(r["backend"] == "py-dask-delayed" and "Dask is not importable" in r["reason"] for r in no_dask)
+    recs = [r for r in recs if r not in no_dask]
     kernel = parlab_ownkernel.Kernel(path)
     for n in (1, 37):
-        expected = kernel.combine([kernel.call(lo, hi, 42) for lo, hi in kernel.ranges(n)])
         at_n = [r for r in recs if r["size"] == n]
-        assert {r["backend"] for r in at_n} == set(EXECUTORS.split(","))
+        assert {r["backend"] for r in at_n} | {r["backend"] for r in no_dask} == set(EXECUTORS.split(","))
         seed = at_n[0]["seed"]
         expected = kernel.combine([kernel.call(lo, hi, seed) for lo, hi in kernel.ranges(n)])
         for r in at_n:
@@ -163,6 +165,20 @@ def test_a_good_kernel_is_the_one_worker_result_everywhere(parlab_bin, tmp_path)
             assert r["work"]["flops"] == 3 * n
     threaded = [r for r in recs if r["backend"] == "py-pure-threads"]
     assert all("gil_wait_share" in r["metrics"] for r in threaded)
+
+
+def test_dask_distributed_gives_the_one_worker_result(parlab_bin, tmp_path):
+    """One point: a LocalCluster takes seconds to start, the others cover the thread counts."""
+    path = write(tmp_path, "good.py", GOOD)
+    p = parlab(parlab_bin, tmp_path, "-k", path, "-b", "py-dask-distributed", "-t", "3", "--size", "37",
+               "--reps", "1")
+    assert p.returncode == 0, p.stderr
+    (r,) = records(tmp_path)
+    if r["status"] == "unavailable":
+        pytest.skip(r["reason"])
+    kernel = parlab_ownkernel.Kernel(path)
+    expected = kernel.combine([kernel.call(lo, hi, r["seed"]) for lo, hi in kernel.ranges(37)])
+    assert r["status"] == "ok" and metric(r, "result") == expected[0], r
 
 
 @pytest.mark.parametrize("kind", ["threads", "thread-pool", "processes"])
