@@ -141,6 +141,41 @@ def test_resume_refuses_a_file_edited_since(parlab_bin, tmp_path):
     assert open(os.path.join(run, "results.json")).read() == before
 
 
+def test_resume_from_elsewhere_finds_the_file_by_its_records(parlab_bin, tmp_path):
+    """A run's written names are portable ("…/kernel.py"): the resume finds the file where its
+    records' kernel_file says, relative to the run's directory, from any working directory."""
+    path = write(tmp_path, "kernel.py", GOOD)
+    p = parlab(parlab_bin, tmp_path, "-k", path, "-b", "py-pure-threads", "-t", "1,2", "--size", "9", "--reps", "1")
+    assert p.returncode == 0, p.stderr
+    run = run_dir_of(str(tmp_path / "out"))
+    with open(os.path.join(run, "results.json")) as f:
+        doc = json.load(f)
+    doc["records"], doc["status"] = doc["records"][:1], "incomplete"
+    with open(os.path.join(run, "results.json"), "w") as f:
+        json.dump(doc, f)
+    p = subprocess.run([parlab_bin, "run", "--resume", run, "--no-report", "--summary", "none"],
+                       capture_output=True, text=True, cwd="/")
+    assert p.returncode == 0, p.stderr
+    first, second = records(tmp_path)
+    assert second["status"] == "ok" and metric(second, "result") == metric(first, "result")
+
+
+def test_the_run_directory_is_the_working_directory(parlab_bin, tmp_path):
+    path = write(tmp_path, "cwd.py", """
+        import os
+
+        CHUNK = 1
+
+
+        def chunk(lo, hi, seed):
+            return float(os.path.isfile("results.json"))
+        """)
+    p = parlab(parlab_bin, tmp_path, "-k", path, "-b", "py-pure-threads,py-processes", "-t", "2", "--size", "3",
+               "--reps", "1")
+    assert p.returncode == 0, p.stderr
+    assert [metric(r, "result") for r in records(tmp_path)] == [3.0, 3.0]
+
+
 # ---------------------------------------------------------------- determinism
 def test_a_good_kernel_is_the_one_worker_result_everywhere(parlab_bin, tmp_path):
     path = write(tmp_path, "good.py", GOOD)
