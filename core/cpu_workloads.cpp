@@ -379,7 +379,7 @@ class AccountedWorkload final : public Workload {
 };
 
 // The CPU wing's table: every family but the communication probes, which need MPI ranks (mpi/),
-// and the kernels another project added (family user), whose setup and body are its own.
+// and the kernels another project added (family own), whose setup and body are its own.
 const KernelTable<CpuMaker>& cpu_kernel_table() {
   static const KernelTable<CpuMaker> table = [] {
     KernelTable<CpuMaker> t;
@@ -406,7 +406,7 @@ const KernelTable<CpuMaker>& cpu_kernel_table() {
         .kernel("overhead_empty", make_overhead<probe_empty>)
         .kernel("overhead_for", make_overhead<probe_for>)
         .kernel("overhead_reduce", make_overhead<probe_reduce>)
-        .family(KernelFamily::user, make_user_workload);
+        .family(KernelFamily::own, make_user_workload);
     return t;
   }();
   return table;

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "file_kernel.hpp"
 #include "stream.hpp"
 #include "user_kernels.hpp"
 #include "workload.hpp"
@@ -37,7 +38,7 @@ const char* to_string(KernelFamily f) {
     case KernelFamily::race: return "race";
     case KernelFamily::overhead: return "overhead";
     case KernelFamily::comm: return "comm";
-    case KernelFamily::user: return "user";
+    case KernelFamily::own: return kOwnKernelFamily;
   }
   return "pi";
 }
@@ -179,6 +180,8 @@ const KernelSpec* find_kernel(std::string_view name) {
 
 std::string kernel_family(std::string_view kernel, const BackendEntry* backend) {
   if (const KernelSpec* k = find_kernel(kernel)) return to_string(k->family);
+  // A person's own Python kernel file: drawn beside parlab's kernels, never with the labs'.
+  if (is_file_kernel(kernel)) return kOwnKernelFamily;
   // A wing's own family covers only the kernels that backend runs: a record of another (an old
   // one given to `parlab migrate`, or one the backend does not implement) gets none.
   if (backend == nullptr) return {};

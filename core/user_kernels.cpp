@@ -254,7 +254,7 @@ std::vector<KernelSpec> user_kernel_specs() {
     m.words = w.bytes_per_item / word_bytes(Precision::f64);
     m.flops = w.flops_per_item;
     m.host_words = w.host_bytes_per_item / word_bytes(Precision::f64);
-    specs.push_back({k.def.name, KernelFamily::user, {Precision::f64}, k.def.size_meaning, m, k.validation, roof_of(k)});
+    specs.push_back({k.def.name, KernelFamily::own, {Precision::f64}, k.def.size_meaning, m, k.validation, roof_of(k)});
   }
   return specs;
 }

@@ -20,13 +20,13 @@ namespace parlab {
 // kernel table is made with.
 void add_user_kernels(std::vector<Kernel> kernels);
 
-// The catalogue rows of the kernels added so far (family user, double precision), whose strings
+// The catalogue rows of the kernels added so far (family own, double precision), whose strings
 // live as long as the process: kernel_specs() appends them.
 std::vector<KernelSpec> user_kernel_specs();
 // Called by kernel_specs() when it first builds the catalogue: later additions are refused.
 void freeze_user_kernels();
 
-// The CPU workload of an added kernel on `ex` (the CPU wing's row of family user): setup outside
+// The CPU workload of an added kernel on `ex` (the CPU wing's row of family own): setup outside
 // the timed region, then the one-worker result; each run the fixed blocks on the executor, summed
 // pairwise in block order; validate() holds every run against the one-worker result (bit for bit,
 // or within the kernel's tolerance), then asks the kernel's check. UsageError for a kernel not added.

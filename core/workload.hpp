@@ -34,9 +34,9 @@ std::optional<Precision> precision_from_name(std::string_view name);
 // comm: communication probes between processes (OSU-style barrier, allreduce, broadcast), run
 // only by the MPI backends (mpi/). user: kernels another project adds through the installed
 // package (core/include/parlab/kernel.hpp, core/user_kernels.hpp), run by the CPU executors only.
-enum class KernelFamily { pi, stream, basic, race, overhead, comm, user };
+enum class KernelFamily { pi, stream, basic, race, overhead, comm, own };
 
-// The family's name as records carry it ("pi", "stream", "basic", "race", "overhead", "comm", "user").
+// The family's name as records carry it ("pi", "stream", "basic", "race", "overhead", "comm", "own": a person's own kernel).
 const char* to_string(KernelFamily f);
 
 // The bytes of one word of a precision (float and int32: 4, double: 8).

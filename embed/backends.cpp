@@ -5,11 +5,13 @@
 #include <optional>
 #include <utility>
 
+#include "core/file_kernel.hpp"
 #include "core/kernel_table.hpp"
 #include "embed/model_workloads.hpp"
 #include "embed/race_workloads.hpp"
 #include "embed/kernel_workloads.hpp"
 #include "embed/sources.hpp"
+#include "embed/own_kernel_workloads.hpp"
 
 namespace parlab {
 namespace {
@@ -113,6 +115,18 @@ std::function<std::string()> python_library_probe(const char* kind) {
   };
 }
 
+embed::OwnKernel register_own_kernel(std::string_view name, const std::string& expected_sha256,
+                                     const std::string& file) {
+  if (const embed::OwnKernel* known = embed::find_own_kernel(name)) return *known;
+  embed::OwnKernel checked = embed::check_own_kernel(name, expected_sha256, file);
+  std::vector<embed::OwnKernel> all = embed::own_kernels();
+  all.push_back(checked);
+  embed::set_own_kernels(std::move(all));
+  return checked;
+}
+
+const embed::OwnKernel* registered_own_kernel(std::string_view name) { return embed::find_own_kernel(name); }
+
 BackendEntry python_entry(const char* name, const char* detail, const std::string& runtime, Processor processor) {
   BackendEntry e;
   e.name = name;
@@ -145,7 +159,28 @@ void add_python_backends(Registry& registry) {
     e.work_unit = embed::python_backend_work_unit(spec);
     e.kernels = python_kernel_table().names([&spec](const PythonRow& r) { return r.runs(spec); });
     if (embed::python_backend_imports_library(spec)) e.probe = python_library_probe(spec.driver_kind);
-    e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {
+    // A person's kernel files (`-k path/to/file.py`) on the backends that run them: threads, with
+    // the GIL or without it; sub-interpreters say why they do not.
+    const std::string own_kind = embed::own_kernel_runner(spec.name);
+    const bool own = !own_kind.empty() || spec.runner == embed::PyRunner::subinterpreters;
+    if (own) {
+      for (const embed::OwnKernel& k : embed::own_kernels()) e.kernels.push_back(k.name);
+    }
+    e.make = [&spec, own, own_kind](const Problem& p) -> std::unique_ptr<Workload> {
+      if (own && is_file_kernel(p.kernel)) {
+        if (own_kind.empty()) {
+          throw UnavailableError(std::string(spec.name) +
+                                 ": a Python kernel file does not run on sub-interpreters yet (each would "
+                                 "import the file in an interpreter of its own, with its own GIL; not built)");
+        }
+        shared_python_interpreter();
+        if (spec.runner == embed::PyRunner::free_threaded && embed::gil_reenabled_at_run_time()) {
+          throw UnavailableError(std::string(spec.name) +
+                                 ": the GIL was re-enabled at run time (PYTHON_GIL=1, or an extension module "
+                                 "without Py_mod_gil was imported)");
+        }
+        return embed::make_own_kernel_workload(spec.name, own_kind, p);
+      }
       embed::check_python_problem(spec, p);  // usage errors before the interpreter starts
       shared_python_interpreter();
       return python_kernel_table().at(p.kernel, spec.name).make(spec, p);

@@ -7,6 +7,7 @@
 
 #include "core/workload.hpp"
 #include "embed/interpreter.hpp"
+#include "embed/own_kernel_workloads.hpp"
 #include "embed/record_fields.hpp"
 
 namespace parlab {
@@ -15,6 +16,15 @@ namespace parlab {
 // reason where this build cannot run it (no per-interpreter GIL, not free-threaded). Starts no
 // interpreter: that happens when the first Python workload is made.
 void add_python_backends(Registry& registry);
+
+// A person's Python kernel file (`-k path/to/file.py[:name]`, embed/own_kernel_workloads.hpp):
+// checked with ast (check_own_kernel: UsageError when refused) and registered for the Python
+// backends, which list it once add_python_backends runs after. Registering a name twice keeps
+// the first. Returns the kernel as registered.
+embed::OwnKernel register_own_kernel(std::string_view name, const std::string& expected_sha256 = {},
+                                     const std::string& file = {});
+// A registered kernel file, or null.
+const embed::OwnKernel* registered_own_kernel(std::string_view name);
 
 // Options for the shared interpreter (the CLI's --python-home). Throws FailureError once the
 // interpreter has started, since they could no longer take effect.

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "core/executor.hpp"
+#include "core/file_kernel.hpp"
 #include "core/pi.hpp"
 #include "core/worker_ledger.hpp"
 #include "embed/driver_runner.hpp"
@@ -12,6 +13,7 @@
 #include "embed/module.hpp"
 #include "embed/python.hpp"
 #include "embed/backends.hpp"
+#include "embed/own_kernel_workloads.hpp"
 
 namespace parlab::embed {
 namespace {
@@ -134,7 +136,20 @@ void add_python_models_backends(Registry& registry, const std::string& runtime) 
     e.kernels = {"pi"};
     // Dask is a library that may be missing; the pools and processes are the standard library's.
     if (std::string_view(spec.kind).rfind("dask", 0) == 0) e.probe = python_library_probe(spec.kind);
-    e.make = [&spec](const Problem& p) -> std::unique_ptr<Workload> {
+    // A person's kernel files (`-k path/to/file.py`) on the models whose task body is Python: not
+    // the "-parlab" ones, whose body is parlab.pi.
+    const std::string own_kind = own_kernel_runner(spec.name);
+    if (!own_kind.empty()) {
+      for (const OwnKernel& k : own_kernels()) e.kernels.push_back(k.name);
+    }
+    e.make = [&spec, own_kind](const Problem& p) -> std::unique_ptr<Workload> {
+      if (!own_kind.empty() && is_file_kernel(p.kernel)) {
+        if (const std::string why = python_model_unavailable_reason(spec); !why.empty()) {
+          throw UnavailableError(std::string(spec.name) + ": " + why);
+        }
+        shared_python_interpreter();
+        return make_own_kernel_workload(spec.name, own_kind, p);
+      }
       check_model_problem(spec, p);
       shared_python_interpreter();
       return make_python_model_workload(spec, p);

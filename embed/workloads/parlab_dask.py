@@ -81,9 +81,10 @@ class DaskDelayed:
 class DaskDistributed:
     """The same tasks on a dask.distributed cluster: a LocalCluster of `workers` worker processes
     started here, or the cluster at $PARLAB_DASK_SCHEDULER, whose worker threads must number
-    `workers` (checked: the accounting divides by it)."""
+    `workers` (checked: the accounting divides by it). `sources`: the modules its workers get
+    (parlab_tasks.worker_sources's), when a runner needs more of them (a person's kernel file)."""
 
-    def __init__(self, seed, samples, workers, address=None):
+    def __init__(self, seed, samples, workers, address=None, sources=None):
         from dask.distributed import Client, LocalCluster
         self.seed, self.samples, self.workers = seed, samples, workers
         self.ranges = parlab_tasks.task_ranges(samples, workers)
@@ -116,7 +117,7 @@ class DaskDistributed:
             # import the tasks it is given to rerun.
             self.client.register_worker_callbacks(functools.partial(
                 exec, parlab_tasks.WORKER_BOOTSTRAP,
-                {"sources": parlab_tasks.worker_sources(), "barrier": None, "timeout": 0}))
+                {"sources": sources or parlab_tasks.worker_sources(), "barrier": None, "timeout": 0}))
             self.startup_s = time.perf_counter() - t0
             self.roundtrip_s = parlab_tasks.median_roundtrip(
                 lambda: self.client.submit(parlab_tasks.empty_task, pure=False).result())

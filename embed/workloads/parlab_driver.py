@@ -107,6 +107,20 @@ def make_model(kind, seed, samples, workers, device=0):
     return parlab_tasks.make(kind, seed, samples, workers, Unavailable)
 
 
+def make_own(kind, path, name, sha256, seed, n, workers):
+    """A runner of a person's own kernel file (parlab_ownkernel): run() -> the result as floats,
+    verdict(), declared(), stats(), close(). Its KernelError (the file failed to import) is the
+    kernel's fault, not this build's."""
+    import parlab_ownkernel
+    return parlab_ownkernel.make(kind, path, name, sha256, seed, n, workers, Unavailable)
+
+
+def check_own(path, name):
+    """(why the file is refused or "", its sha256): read with ast, nothing of it run."""
+    import parlab_ownkernel
+    return parlab_ownkernel.check(path, name)
+
+
 def make_race(kind, n, threads):
     """A race-lab runner (parlab_races): run() -> counter value, exact() -> the lossless value."""
     if kind == "py_numpy_add_racy":

@@ -4,6 +4,10 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <map>
+#include <set>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <filesystem>
 #include <optional>
 #include <ostream>
@@ -25,6 +29,9 @@
 #include "experiments/wiring/make_registry.hpp"
 #include "experiments/run/runner.hpp"
 #include "core/error.hpp"
+#include "core/file_kernel.hpp"
+#include "experiments/plan/args.hpp"
+#include "experiments/io/read.hpp"
 #include "parlab/build_commit.hpp"
 #include "parlab/build_info.hpp"
 
@@ -292,12 +299,83 @@ void use_peer_dir(const std::string& peer_dir) {
   set_peer_dir(peer_dir);
 }
 
+// The file kernels of the run being resumed, registered as the run checked them: a file edited
+// since its records were made is refused (they would mix two kernels under one name), as is a
+// file that no longer exists or parses. A run's written names are portable ("…/kernel.py" for an
+// absolute path outside the results and home folders), so the file is found where its records'
+// kernel_file says, relative to the run's directory; a kernel without a record yet, by its name.
+// A directory without a readable results.json is left to the resume's own message.
+void register_resumed_file_kernels(const std::string& dir) {
+  const std::filesystem::path file = std::filesystem::path(dir) / "results.json";
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(file, ec)) return;
+  nlohmann::json doc;
+  try {
+    doc = read_json_file(file, "--resume: results file");
+  } catch (const Error&) {
+    return;
+  }
+  if (!doc.is_object() || !doc.contains("plan") || !doc["plan"].is_array()) return;
+  // kernel -> (its file relative to the run's directory, its hash) from its first record.
+  std::map<std::string, std::pair<std::string, std::string>> measured;
+  if (doc.contains("records") && doc["records"].is_array()) {
+    for (const auto& r : doc["records"]) {
+      if (!r.is_object() || !r.contains("kernel_file") || !r["kernel_file"].is_string() || !r.contains("kernel") ||
+          !r["kernel"].is_string() || !r.contains("kernel_sha256") || !r["kernel_sha256"].is_string()) {
+        continue;
+      }
+      measured.emplace(r["kernel"].get<std::string>(),
+                       std::make_pair(r["kernel_file"].get<std::string>(), r["kernel_sha256"].get<std::string>()));
+    }
+  }
+  std::set<std::string> done;
+  for (const auto& m : doc["plan"]) {
+    if (!m.is_object() || !m.contains("kernel") || !m["kernel"].is_string()) continue;
+    const std::string k = m["kernel"].get<std::string>();
+    if (!is_file_kernel(k) || !done.insert(k).second) continue;
+    const auto it = measured.find(k);
+    if (it == measured.end()) {
+      register_python_file_kernels({k});
+      continue;
+    }
+    const std::string where = (std::filesystem::path(dir) / it->second.first).lexically_normal().string();
+    try {
+      register_python_file_kernels({k}, it->second.second, where);
+    } catch (const UsageError& e) {
+      throw UsageError("--resume: " + std::string(e.what()) +
+                       " (its records were made from the file as it was; put it back, or start a new run)");
+    }
+  }
+}
+
+// A Python kernel file among the run's kernels (`-k path/to/file.py`), checked with ast and
+// registered before the registry is made, so its Python backends list it: on a new run, from
+// --kernel (each made absolute); on a resume, from the run's plan, the file refused when it was
+// edited since the run's records were made; in the child measuring one point, from its spec.
+void register_file_kernels(Commands& c) {
+  if (*c.run && c.run_args.resume.empty() && !c.run_args.kernel.empty()) {
+    register_python_file_kernels(split_list(c.run_args.kernel, "--kernel"));
+  } else if (*c.run && !c.run_args.resume.empty()) {
+    register_resumed_file_kernels(c.run_args.resume);
+  } else if (*c.measure_spec) {
+    nlohmann::json spec = nlohmann::json::parse(c.spec_json, nullptr, false);
+    if (!spec.is_object() || !spec.contains("kernel") || !spec["kernel"].is_string()) return;
+    const std::string kernel = spec["kernel"].get<std::string>();
+    if (!is_file_kernel(kernel)) return;
+    const char* sha = std::getenv(kKernelSha256Env);
+    const char* where = std::getenv(kKernelFileEnv);
+    register_python_file_kernels({kernel}, sha != nullptr ? sha : "", where != nullptr ? where : "");
+  }
+}
+
 // The parsed command, run; its errors become the exit code of their category.
 int run_command(Commands& c, int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   try {
     if (*c.run && !c.run_args.peer_dir.empty()) use_peer_dir(c.run_args.peer_dir);
-    Registry registry = make_registry();
+    // Before any file kernel is checked: checking starts the interpreter these options configure.
     if (!c.python_home.empty()) configure_python(c.python_home);
+    register_file_kernels(c);
+    Registry registry = make_registry();
     if (*c.list) return cmd_list(registry, c.list_what, c.list_name, out);
     if (*c.pi) return cmd_pi(registry, c.pi_args, out);
     if (*c.run) return cmd_run(registry, c.run_args, out, err, argc, argv);

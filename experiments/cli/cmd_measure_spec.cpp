@@ -27,7 +27,9 @@ int cmd_measure_spec(const Registry& registry, const std::string& spec_json, std
   spec.interpreter.clear();
   spec.python_gil.clear();
   install_interrupt_handler();
-  Runner runner(registry, std::cerr, RunOptions{});
+  RunOptions options;
+  options.in_child = true;
+  Runner runner(registry, std::cerr, options);
   out << runner.measure_one(spec, index).dump() << "\n";
   return 0;
 }

@@ -448,14 +448,36 @@ void add_incore(json& limit, const json& r, const json& incore, int threads, boo
   limit["incore"] = j;
 }
 
+// The roofs that bound the record's kernel: the catalogue's model, or for a Python kernel file
+// what its WORK declares per item (bytes: the triad bandwidth roof, flops: the FMA roof). nullopt,
+// with `why`, where nothing says what the kernel moves or computes.
+std::optional<RoofModel> roof_model_of(const json& r, const std::string& kernel, std::string& why) {
+  if (const KernelSpec* spec = find_kernel(kernel)) return spec->roof;
+  if (!r.contains("kernel_file")) {
+    why = "kernel " + kernel + " is not in the catalogue, so it has no work model";
+    return std::nullopt;
+  }
+  RoofModel declared;
+  const json w = r.value("work", json::object());
+  if (w.value("bytes", 0.0) > 0) declared.memory = MemoryRoof::triad;
+  if (w.value("flops", 0.0) > 0) declared.flops = true;
+  if (!declared.bounded()) {
+    why = "the kernel file declares no WORK (bytes and flops per item), so nothing says what it moves or "
+          "computes; add WORK = {\"bytes\": B, \"flops\": F} to it for a roof";
+    return std::nullopt;
+  }
+  return declared;
+}
+
 }  // namespace
 
 json record_limit(const json& r, const json& ceilings) {
   if (r.value("status", "") != "ok") return json();
   const std::string kernel = r.value("kernel", "");
-  const KernelSpec* spec = find_kernel(kernel);
-  if (spec == nullptr) return no_roof("kernel " + kernel + " is not in the catalogue, so it has no work model");
-  const RoofModel& model = spec->roof;
+  std::string unmodelled;
+  const std::optional<RoofModel> found = roof_model_of(r, kernel, unmodelled);
+  if (!found) return no_roof(unmodelled);
+  const RoofModel& model = *found;
   if (!model.bounded()) {
     return no_roof("the catalogue names no bound resource (bandwidth, flops, multiplies) for " + kernel + ": " +
                    std::string(model.no_roof));

@@ -13,6 +13,7 @@
 #include "experiments/plan/suggest.hpp"
 #include "experiments/io/text.hpp"
 #include "core/error.hpp"
+#include "core/file_kernel.hpp"
 #include "experiments/io/numbers.hpp"
 #include "experiments/io/read.hpp"
 #include "experiments/machine/interpreters.hpp"
@@ -104,9 +105,14 @@ std::vector<const BackendEntry*> select_backends(const std::vector<std::string>&
         // none is kept, so its record says why it did not run.
         const bool runs_kernel = std::find(e.kernels.begin(), e.kernels.end(), kernel) != e.kernels.end() ||
                                  (!e.available && e.kernels.empty());
-        if (e.in_default_set && runs_kernel && (w == "all" || e.kind == wk)) {
+        // A Python kernel file runs on every Python executor that takes one, the task models
+        // included, which `all` leaves out for parlab's own kernels; an unavailable one is kept,
+        // so its record says why.
+        const bool file = is_file_kernel(kernel);
+        if (file && !runs_file_kernels(e.name)) continue;
+        if ((e.in_default_set || file) && (runs_kernel || file) && (w == "all" || e.kind == wk)) {
           // An unavailable entry has no kernel list: keep it only for kernels its kind runs.
-          if (!e.available && e.kind == BackendKind::python && kernel != "pi") continue;
+          if (!e.available && e.kind == BackendKind::python && kernel != "pi" && !file) continue;
           add(&e);
         }
       }
@@ -133,6 +139,8 @@ std::vector<const BackendEntry*> select_backends(const std::vector<std::string>&
 // Sizes of an ad-hoc run without --size: a fraction of a second per run on one core, by the
 // catalogue's work model (what --size counts: points, elements, a grid's side, a cube's side).
 std::uint64_t default_size(const std::string& kernel) {
+  // A Python kernel file: items of pure Python, a microsecond or more each.
+  if (is_file_kernel(kernel)) return std::uint64_t{1} << 16;
   const KernelSpec* k = find_kernel(kernel);
   if (k == nullptr) return std::uint64_t{1} << 22;
   if (k->work.shape == WorkShape::cube) return 256;

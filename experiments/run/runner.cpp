@@ -28,6 +28,7 @@
 #include "experiments/machine/roof_drift.hpp"
 #include "experiments/machine/worker_causes.hpp"
 #include "experiments/plan/estimate.hpp"
+#include "experiments/run/child_record.hpp"
 #include "experiments/run/interpreter_child.hpp"
 #include "experiments/run/rank_sweep.hpp"
 #include "experiments/run/worker_accounting.hpp"
@@ -335,6 +336,40 @@ int Runner::execute() {
   return failed > 0 ? 1 : 0;
 }
 
+namespace {
+
+// A file kernel's record names the file, relative to the run's directory (a path that stays
+// true when the run is resumed from another working directory, and names no machine's folders),
+// and its hash (docs/records.md).
+json with_kernel_file(json r, const PythonFileKernel& file, const std::filesystem::path& run_dir) {
+  if (r.is_object()) {
+    std::error_code ec;
+    const std::filesystem::path rel =
+        std::filesystem::relative(file.path, std::filesystem::absolute(run_dir, ec), ec);
+    r["kernel_file"] = ec || rel.empty() ? file.path : rel.string();
+    r["kernel_sha256"] = file.sha256;
+  }
+  return r;
+}
+
+}  // namespace
+
+json Runner::measure_file_kernel_in_child(const MeasurementSpec& s, const PythonFileKernel& file, std::size_t index) {
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  ChildJob job;
+  job.argv = {ec ? std::string("parlab") : self.string(), "measure-spec"};
+  job.set_env = {{kRunDirEnv, std::filesystem::absolute(dir_).string()},
+                 {kKernelSha256Env, file.sha256},
+                 {kKernelFileEnv, file.path}};
+  job.what = "the child parlab measuring " + file.path;
+  job.fields = {{"kind", to_string(BackendKind::python)}};
+  job.timeout_s = options_.child_timeout_s;
+  // Its worker processes (py-processes, dask.distributed) end with it when it is stopped.
+  job.own_process_group = true;
+  return measure_in_child_process(job, to_json(s), index);
+}
+
 json Runner::measure(const MeasurementSpec& s, std::size_t index) {
   // An MPI record of a swept job size: measured by that many ranks, launched for it.
   if (s.ranks > 0) return measure_in_mpi_job(to_json(s), s.ranks, index, options_.child_timeout_s);
@@ -352,8 +387,16 @@ json Runner::measure(const MeasurementSpec& s, std::size_t index) {
     }
     if (!mode->parlab.empty()) return measure_in_child(*mode, to_json(s), index, options_.child_timeout_s);
   }
+  // A Python kernel file's point: in a child parlab, so that --timeout ends a chunk that never
+  // returns (a Python thread cannot be stopped) and the file's module state dies with the point.
+  const std::optional<PythonFileKernel> file = python_file_kernel(s.kernel);
+  if (file && !options_.in_child) {
+    const BackendEntry* e = registry_.find(s.backend);
+    if (e != nullptr && e->available) return with_kernel_file(measure_file_kernel_in_child(s, *file, index), *file, dir_);
+  }
   json r = measure_here(s, index);
   if (r.is_null()) return r;  // interrupted inside the measurement
+  if (file) r = with_kernel_file(std::move(r), *file, dir_);
   if (backend_kind_from_name(r.value("kind", "")) == BackendKind::python && r.value("status", "") != "unavailable") {
     if (const auto f = python_interpreter_fields()) {
       // Which interpreter ran it, from the process that did (docs/records.md, "Dimensions that compose").
@@ -529,7 +572,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
   if (entry != nullptr && entry->processor) r["processor"] = to_string(*entry->processor);
   // A kernel another project added runs its own code on parlab's executors, not parlab's code.
   const KernelSpec* spec = find_kernel(s.kernel);
-  const bool user_kernel = spec != nullptr && spec->family == KernelFamily::user;
+  const bool user_kernel = spec != nullptr && spec->family == KernelFamily::own;
   if (entry != nullptr && entry->own_kernels && !user_kernel) r["own_kernels"] = true;
   if (auto without = record_without_backend(r, entry)) return *without;
   try {

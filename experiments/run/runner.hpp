@@ -28,6 +28,7 @@
 #include "core/workload.hpp"
 #include "experiments/io/run_lock.hpp"
 #include "experiments/plan/suite.hpp"
+#include "experiments/wiring/python_part.hpp"
 
 namespace parlab {
 
@@ -43,6 +44,9 @@ struct RunOptions {
   // The 1-minute load average the command read once before the plan's warnings: the context
   // records and quotes this one, so a run's text cites one figure. Unset: the context reads it.
   std::optional<double> load_1min;
+  // This process is the child measuring one point (`parlab measure-spec`): a Python kernel file's
+  // point is measured here rather than in a child of its own.
+  bool in_child = false;
   static constexpr double kDefaultChildTimeoutSeconds = 1800;
 };
 
@@ -68,6 +72,8 @@ class Runner {
   int execute();
   nlohmann::json measure(const MeasurementSpec& spec, std::size_t index);
   nlohmann::json measure_here(const MeasurementSpec& spec, std::size_t index);  // in this process
+  nlohmann::json measure_file_kernel_in_child(const MeasurementSpec& spec, const PythonFileKernel& file,
+                                              std::size_t index);
   void check_consistency();
   void save();
 

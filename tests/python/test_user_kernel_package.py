@@ -78,7 +78,7 @@ def test_the_kernel_is_listed_as_a_user_kernel(package):
     r = subprocess.run([package[0], "list", "kernels"], capture_output=True, text=True, timeout=60, env=outside_env())
     assert r.returncode == 0, r.stderr
     line = next(line for line in r.stdout.splitlines() if line.split()[:1] == ["triangular"])
-    assert line.split()[1] == "user" and "rows" in line
+    assert line.split()[1] == "own" and "rows" in line
     assert "pi" in r.stdout.split()  # parlab's own kernels stay
 
 
@@ -90,7 +90,7 @@ def test_every_executor_gives_the_one_worker_result(package, tmp_path):
     assert {x["backend"] for x in records} == set(backends)
     by_size = {}
     for x in records:
-        assert x["status"] == "ok" and x["family"] == "user" and x["kind"] == "cpu", x
+        assert x["status"] == "ok" and x["family"] == "own" and x["kind"] == "cpu", x
         assert "bit for bit" in x["validation"]["detail"], x["validation"]
         assert x["metrics"]["runs_deviating"] == 0
         assert x["metrics"]["result_one_worker"] == x["checksum"]
