@@ -26,6 +26,8 @@
 #           efficiency hierarchy (`parlab report --summary pop`)
 #   stream-memory  the CPU STREAM set at 2^27 doubles beside BabelStream's omp-stream (the
 #           stream-memory suite; carry build/deps/babelstream-src)
+#   own-kernel  a person's C++ kernel from outside the tree (examples/cpp-triangular) built against
+#           the installed package and run on every CPU executor at 1..16 threads
 #   pop-jobs  where the speedup went over MPI ranks (mpi+pool, pi and triad, 1..16 ranks) and the
 #           Python thread backends (GIL held and released, the thread pool, pure-Python threads)
 #   roofs   copy and triad at 2^27 doubles on the CPU backends at all threads, 5 rounds, with the
@@ -75,7 +77,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1  # the repository root, two folders up
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|pop|pop-jobs|stream-memory|roofs|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|pop|own-kernel|pop-jobs|stream-memory|roofs|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
 shift
 # shellcheck source=tools/node/device-common.sh
 . tools/node/device-common.sh
@@ -380,9 +382,31 @@ PY
       --benchmark_out="$work/bench-accounting.json" --benchmark_out_format=json >"$work/bench-accounting.txt" 2>&1
     say "bench accounting: exit $?"
     grep -E "chunk_cost|_median" "$work/bench-accounting.txt" | tee -a "$summary"
+    # What one accounted chunk and one worker window cost on their own (the 0.2 us goal's figure).
+    timeout 60 "$build/bench/parlab_bench_accounting" --benchmark_filter='chunk_cost|window_cost' \
+      --benchmark_repetitions=10 --benchmark_report_aggregates_only=true >"$work/bench-chunk-cost.txt" 2>&1
+    say "bench chunk cost: exit $?"
+    grep -E "_median|_cv" "$work/bench-chunk-cost.txt" | tee -a "$summary"
     run_suite speedup 330
     summarize_suite speedup
     timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
+    ;;
+  own-kernel)
+    # A person's own C++ kernel from outside the tree: the package installed into a prefix, the
+    # triangular example built against it with find_package(parlab CONFIG) alone, and run on every
+    # CPU executor at 1..16 threads, its hierarchy (`--summary pop`) showing the static split's
+    # imbalance.
+    ensure_build parlab parlab_harness
+    step "install the package and build examples/cpp-triangular against it"
+    cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" 2>&1 || { tail -20 "$work/install.log"; exit 1; }
+    cmake -S examples/cpp-triangular -B "$work/triangular" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
+      >"$work/triangular-configure.log" 2>&1 && cmake --build "$work/triangular" >"$work/triangular-build.log" 2>&1 \
+      || { tail -30 "$work/triangular-configure.log" "$work/triangular-build.log"; exit 1; }
+    timeout 240 "$work/triangular/triangular" run -k triangular -t 1,2,4,8,16 -n 40000 -r 3 \
+      -b serial,threads,pool,tbb,openmp,openmp-static,openmp-dynamic,openmp-guided --out "$work/results" -q --no-report
+    say "triangular: exit $? at t=${SECONDS}s"
+    timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
+    rm -rf "$work/prefix" "$work/triangular"
     ;;
   stream-memory)
     # The CPU STREAM set at 2^27 doubles beside BabelStream's omp-stream: the
