@@ -102,7 +102,6 @@ class OwnKernelWorkload final : public Workload {
 
   void run() override {
     const AccountingLedger installed(ledger_.get());
-    if (ledger_ != nullptr) ledger_->begin_region();
     GilAcquire gil;
     try {
       PyRef r = runner_->call("run");
