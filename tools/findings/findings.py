@@ -491,7 +491,8 @@ def speedup_went() -> dict:
         out[kernel + "_lb_dynamic"] = (min(lbs), max(lbs))
     cs = [out["pi"][b]["computation"] for b in ("threads",) + dynamic]
     # "All four lose most to computation scaling": computation the lowest factor of every one.
-    out["pi_cs_largest"] = all(out["pi"][b]["computation"] <= min(out["pi"][b]["load_balance"], out["pi"][b]["communication"])
+    pi = out["pi"]
+    out["pi_cs_largest"] = all(pi[b]["computation"] <= min(pi[b]["load_balance"], pi[b]["communication"])
                                for b in ("threads",) + dynamic)
     out["pi_cs"] = (min(cs), max(cs))
     out["below"], out["no_cause"] = _no_cause(ok("speedup_run"))
@@ -635,7 +636,8 @@ def hosts() -> dict:
     plain, delayed = probes("sim_plain"), probes("sim_delayed")
     added = {k: delayed[k][2] - plain[k][2] for k in plain}
     return {"plain": plain, "delayed": delayed, "added": added,
-            "allreduce_verdict": verdict(one("sim_plain", kernel="mpi_allreduce"), one("sim_delayed", kernel="mpi_allreduce")),
+            "allreduce_verdict": verdict(one("sim_plain", kernel="mpi_allreduce"),
+                                         one("sim_delayed", kernel="mpi_allreduce")),
             "hosts": one("sim_plain", kernel="mpi_allreduce").get("host_names")}
 
 
