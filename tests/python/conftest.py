@@ -80,7 +80,8 @@ def run_plot(*args):
 
 
 # The families records carry: the catalogue's, and the wings' own kernels' (race, practice).
-FAMILIES = {"pi", "stream", "basic", "race", "overhead", "comm", "practice"}
+# "own": a person's own kernel (a C++ kernel through the installed package, or a Python file).
+FAMILIES = {"pi", "stream", "basic", "race", "overhead", "comm", "practice", "own"}
 
 # The families of the kernels the fixtures' records use, as parlab writes them into every record
 # (test_kernel_families.py holds the catalogue's against `parlab list`).
