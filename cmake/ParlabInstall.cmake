@@ -37,9 +37,13 @@ install(DIRECTORY embed/workloads/ DESTINATION share/parlab/python FILES_MATCHIN
 set(_parlab_runs_index "${PROJECT_SOURCE_DIR}/results/runs.json")
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
              "${_parlab_runs_index}" "${PROJECT_SOURCE_DIR}/analysis/index.py")
-set(_parlab_index_python "${Python3_EXECUTABLE}")
-if(NOT _parlab_index_python)
-  find_program(_parlab_index_python NAMES python3 REQUIRED)
+# The interpreter the embedded Python was found with, else any python3 (a build without the
+# embedded part still installs the analysis, which needs one).
+if(Python3_EXECUTABLE)
+  set(_parlab_index_python "${Python3_EXECUTABLE}")
+else()
+  find_program(PARLAB_INDEX_PYTHON NAMES python3 REQUIRED DOC "the Python that reads results/runs.json at configure time")
+  set(_parlab_index_python "${PARLAB_INDEX_PYTHON}")
 endif()
 # The build tree's reference/ holds the same files (the index, and links to the listed runs'
 # results.json, not the rest of results/), so a report drawn from the build tree compares with
@@ -58,7 +62,8 @@ execute_process(
           --reference-index "${_parlab_ref_mirror}/reference-runs.json" "${_parlab_runs_index}"
   OUTPUT_VARIABLE _parlab_ref_paths ERROR_VARIABLE _parlab_ref_error RESULT_VARIABLE _parlab_ref_rc)
 if(NOT _parlab_ref_rc EQUAL 0)
-  message(FATAL_ERROR "results/runs.json: ${_parlab_ref_error}")
+  message(FATAL_ERROR "results/runs.json (read by ${_parlab_index_python} analysis/index.py, exit "
+                      "${_parlab_ref_rc}): ${_parlab_ref_error}")
 endif()
 install(FILES "${_parlab_ref_mirror}/reference-runs.json" DESTINATION share/parlab/reference)
 string(STRIP "${_parlab_ref_paths}" _parlab_ref_paths)

@@ -109,7 +109,8 @@ void show_suite(const std::string& name, std::ostream& out, std::size_t width) {
                      " (`parlab list suites` names them)");
   }
   const nlohmann::json s = load_suite(name);
-  out << name << " (" << (suites_dir() / (name + ".json")).string() << "):\n";
+  // The file on a line of its own: a path is one word, never cut, however deep the install.
+  out << name << ":\n  (" << (suites_dir() / (name + ".json")).string() << ")\n";
   const auto d = s.find("description");
   out << hanging("  ", d != s.end() && d->is_string() ? d->get<std::string>() : "(no description)", width) << "\n";
 }

@@ -12,7 +12,7 @@ import tracemalloc
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from analysis.compare import compare  # analysis/compare.py, via conftest's sys.path
+from analysis import compare  # analysis/compare.py, via conftest's sys.path
 from analysis import compare_stats
 from analysis.spread import spread
 from conftest import BASE_DOC, FIXTURES, ROOT, record, write_doc

@@ -189,7 +189,7 @@ def test_the_source_tree_default_is_its_results_folder(refs, tmp_path):
     assert default_reference_dirs()[-1] == os.path.join(ROOT, "results")
     source = tmp_path / "src"
     shutil.copytree(refs, source / "results")
-    analysis = str(source / "experiments" / "analysis")
+    analysis = str(source / "analysis")
     sources, how = reference_sources(None, False, env={}, analysis_dir=analysis)
     assert sources == [str(source / "results")] and how.startswith("default: ")
     doc = run_doc([pi(0, "openmp", 2, 1.0, 0.7), triad(1, "openmp", 2, 0.006, 0.83)])

@@ -583,8 +583,7 @@ def test_whatever_a_run_holds_the_output_is_inert_or_a_named_refusal(strings, nu
     hold none of them raw, and nothing is written outside the run; or the run is refused with
     exit 2 naming a field."""
     import tempfile
-    from analysis.compare import compare
-    from analysis import plot
+    from analysis import compare, plot
     with tempfile.TemporaryDirectory() as root:
         doc = small_doc()
         for path, value in strings + numbers:
