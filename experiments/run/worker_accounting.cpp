@@ -114,9 +114,9 @@ double waiting_share(std::uint64_t cpu_ns, std::uint64_t run_delay_ns, bool sche
 // efficiency max useful time/runtime, parallel efficiency their product. Useful time is a worker's
 // time in the body only (busy_ns, timed per body call), running: the executor's dispatch and its
 // waits between chunks are not useful, and so count against communication efficiency; the part of
-// the body's time the worker waited runnable but not running (waiting_share) is disturbance
-// (disturbance_json), not imbalance, so a busy neighbour does not pass for a bad partition; it
-// lowers communication efficiency, as any wait does. A worker's useful time in a repetition cannot
+// the body's time the worker waited runnable but not running is disturbance (disturbance_json),
+// not imbalance, so a busy neighbour does not pass for a bad partition; it lowers communication
+// efficiency, as any wait does. A worker's useful time in a repetition cannot
 // exceed the repetition's wall time (the clocks' grain aside), so communication efficiency is
 // held to 1.
 struct Execution {
@@ -129,9 +129,16 @@ Execution execution_of(const RepetitionTotals& r, bool schedstat) {
   e.wall_s = r.wall_s;
   double max = 0;
   for (std::size_t w = 0; w < r.busy_ns.size(); ++w) {
+    // The body's running time is at most its wall time and at most the thread's running time over
+    // its whole window (cpu_ns): the smaller of the two. A thread that sleeps between chunks runs
+    // nothing else, so its window's CPU time is the body's, exact however its waits for a CPU fall;
+    // spreading the window's run-queue delay over the body by the CPU share instead read a planted
+    // 3:1 imbalance as 0.40, not 0.50, on an oversubscribed machine, where a thread waits for a CPU
+    // mostly outside its body. Without schedstat the window is not known to be the thread's alone,
+    // and the body's time is all useful.
     const bool known = schedstat && w < r.cpu_ns.size() && w < r.run_delay_ns.size();
-    const double share = known ? waiting_share(r.cpu_ns[w], r.run_delay_ns[w], true) : 0.0;
-    const double useful = static_cast<double>(r.busy_ns[w]) * 1e-9 * (1 - share);
+    const double busy_s = static_cast<double>(r.busy_ns[w]) * 1e-9;
+    const double useful = known ? std::min(busy_s, static_cast<double>(r.cpu_ns[w]) * 1e-9) : busy_s;
     e.useful_s += useful;
     max = std::max(max, useful);
   }
