@@ -176,26 +176,35 @@ MachineWindow window_around(const std::function<void()>& f) {
 TEST(WorkerLedger, PlantedImbalanceIsMeasuredWithinFivePercent) {
   for (const char* backend : {"threads", "openmp-static"}) {
     if (test::registry().find(backend) == nullptr || !test::registry().get(backend).available) continue;
-    auto ex = accounted(backend, 4);
+    // Two workers, as many as CI's CPUs: the planted 3:1 split reads mean / max = 0.04 / 0.06.
+    auto ex = accounted(backend, 2);
     const int reps = 3;
+    const double planted = (0.06 + 0.02) / 2 / 0.06;
     const MachineWindow window = window_around([&] {
       for (int rep = 0; rep < reps; ++rep) {
         const auto t0 = std::chrono::steady_clock::now();
-        ex->parallel_for(4, 1, [](Index b, Index e) {
+        ex->parallel_for(2, 1, [](Index b, Index e) {
           for (Index i = b; i < e; ++i) burn_cpu(i == 0 ? 0.06 : 0.02);
         });
         ex->ledger().end_repetition(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
     });
     const json w = workers_json(ex->ledger().view(), AccountingDecision{}, reps, window, -1);
-    EXPECT_NEAR(w["pop"]["load_balance"].get<double>(), 0.5, 0.5 * 0.05) << backend << ": " << w.dump();
     json record = {{"workers", w}};
     // The cause names the imbalance, unless the record's own figures say the machine was not quiet
-    // (other tests run beside this one): then the disturbance, with those figures.
+    // (other tests run beside this one): then the disturbance, with those figures. Useful time is
+    // read from each worker's window (its CPU time and run-queue delay once per repetition, not
+    // per chunk), so where other processes took the CPUs, where a worker waited for one inside or
+    // outside its body is not known, and the load balance is only as good as the record says:
+    // within 5% of the planted one on a quiet machine, flagged as disturbed otherwise.
     const std::string cause = worker_shortfall(record);
+    const double lb = w["pop"]["load_balance"].get<double>();
     if (disturbed(record)) {
+      EXPECT_GT(lb, 0.0) << w.dump();
+      EXPECT_LE(lb, 1.0) << w.dump();
       EXPECT_EQ(cause, "disturbed: " + disturbance_text(record)) << cause;
     } else {
+      EXPECT_NEAR(lb, planted, planted * 0.05) << backend << ": " << w.dump();
       // The figure as measured (0.49 and 0.51 are as good as 0.50), and the worker that was given more.
       EXPECT_EQ(cause.rfind("load balance " + fixed(w["pop"]["load_balance"].get<double>(), 2) + ": worker 0 computed ", 0), 0u)
           << cause;
