@@ -383,16 +383,21 @@ class ThreadPoolChunks(_Tasks):
     def run(self):
         t0 = time.perf_counter()
         futures = [self.pool.submit(_local_chunk, self.kernel, lo, hi, self.seed) for lo, hi in self.ranges]
-        try:
-            results = [f.result() for f in futures]
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
-        return self._add(time.perf_counter() - t0, results)
+        return self._add(time.perf_counter() - t0, _gather(futures))
 
     def close(self):
         self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _gather(futures):
+    """The futures' results in submission order; on the first failure the rest are cancelled
+    and the failure raised, so a failing chunk never leaves others queued behind it."""
+    try:
+        return [f.result() for f in futures]
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        raise
 
 
 def _sources():
@@ -428,13 +433,7 @@ class ProcessChunks(_Tasks):
         t0 = time.perf_counter()
         k = self.kernel
         futures = [self.pool.submit(run_chunk, k.path, k.name, lo, hi, self.seed) for lo, hi in self.ranges]
-        try:
-            results = [f.result() for f in futures]
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
-        return self._add(time.perf_counter() - t0, results)
+        return self._add(time.perf_counter() - t0, _gather(futures))
 
     def close(self):
         pool, self.pool = self.pool, None
