@@ -157,9 +157,13 @@ std::optional<std::string> read_small(const char* path, std::size_t cap) noexcep
 }
 
 // A thread's CPU time, involuntary switches and run-queue delay at one moment.
+// The CPU clock is read between two reads of the monotonic clock, so that a window taken from an
+// opening's first read to a closing's last contains every nanosecond of CPU time it counts: a
+// clock read as the window closes still runs the thread.
 struct ThreadUsage {
-  std::int64_t mono_ns = 0;
+  std::int64_t mono_ns = 0;        // before the CPU clock's read
   std::int64_t cpu_ns = 0;
+  std::int64_t mono_after_ns = 0;  // after it
   std::uint64_t switches = 0;
   std::uint64_t run_delay_ns = 0;
   bool run_delay_ok = false;
@@ -185,6 +189,7 @@ ThreadUsage usage_of(long tid) noexcept {
   const auto id = static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 4u | 2u);
   timespec ts{};
   if (clock_gettime(id, &ts) == 0) u.cpu_ns = static_cast<std::int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  u.mono_after_ns = clock_ns(CLOCK_MONOTONIC);
   const std::string dir = "/proc/self/task/" + std::to_string(tid);
   if (const auto text = read_small((dir + "/schedstat").c_str(), 256)) {
     if (const auto st = parse_schedstat(*text)) {
@@ -257,7 +262,7 @@ struct WindowBook {
     const auto diff = [](auto a, auto b) { return static_cast<std::uint64_t>(b > a ? b - a : 0); };
     s.cpu_ns += diff(o.at_open.cpu_ns, now.cpu_ns);
     s.switches += diff(o.at_open.switches, now.switches);
-    s.window_ns += diff(o.at_open.mono_ns, now.mono_ns);
+    s.window_ns += diff(o.at_open.mono_ns, now.mono_after_ns);
     if (o.at_open.run_delay_ok && now.run_delay_ok) {
       s.run_delay_ns += diff(o.at_open.run_delay_ns, now.run_delay_ns);
     } else {
@@ -301,6 +306,7 @@ ThreadUsage own_usage(ThreadHooks& h) noexcept {
   ThreadUsage u;
   u.mono_ns = clock_ns(CLOCK_MONOTONIC);
   u.cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+  u.mono_after_ns = clock_ns(CLOCK_MONOTONIC);
   rusage ru{};
   if (getrusage(RUSAGE_THREAD, &ru) == 0) u.switches = static_cast<std::uint64_t>(ru.ru_nivcsw);
   if (const pid_t pid = getpid(); h.schedstat_fd == -2 || h.schedstat_pid != pid) {
