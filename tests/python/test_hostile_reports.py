@@ -9,9 +9,12 @@ environment the report cannot use as asked is worked around, the report still wr
 import copy
 import json
 import os
+import re
 import subprocess
 import sys
 
+import hypothesis
+import hypothesis.strategies as st
 import pytest
 
 from conftest import FIXTURES, PLOT, record, write_doc
@@ -378,3 +381,62 @@ def test_the_fixture_doc_is_not_changed_by_the_rules():
     before = copy.deepcopy(doc)
     check_workers(doc, "results.json")
     assert doc == before and json.dumps(doc) == json.dumps(before)
+
+
+# A property over the whole workers block: any of its numbers set to any value, alone or with
+# others, is either refused naming the record and the field, or gives a hierarchy whose every
+# shown figure is a finite efficiency where POP's definitions bound it.
+def _number_paths(value, path=()):
+    """Every path to a number under value (a workers block), bools and the count's kin included."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _number_paths(v, path + (k,))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _number_paths(v, path + (i,))]
+    return [path] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
+
+
+_BLOCK = doc_of(scaling_records())["records"][3]["workers"]
+_PATHS = _number_paths(_BLOCK)
+_ODD = [0, -1, -0.0, 1e308, 5e-324, 1e-300, 2 ** 70, float("inf"), float("nan"), 64, 0.5]
+# Scaled from the value the fixture holds: near its edges, and far.
+_SCALES = [0.0, 0.5, 0.999, 1.0001, 1.05, 2.0, 1000.0]
+_BOUNDED = ("load balance", "communication efficiency", "parallel efficiency")
+
+
+def _at(block, path):
+    for key in path:
+        block = block[key]
+    return block
+
+
+@hypothesis.settings(max_examples=300, deadline=None, database=None,
+                     suppress_health_check=[hypothesis.HealthCheck.too_slow])
+@hypothesis.given(edits=st.lists(st.tuples(st.sampled_from(_PATHS),
+                                           st.sampled_from(_ODD) | st.sampled_from(_SCALES).map(lambda k: ("x", k))),
+                                 min_size=1, max_size=3))
+def test_any_edit_of_the_workers_numbers_is_refused_or_shown_within_its_bounds(edits):
+    import tempfile
+    import pathlib
+    from analysis.pop_text import render_pop
+    doc = doc_of(scaling_records())
+    block = doc["records"][3]["workers"]
+    for path, value in edits:
+        holder = _at(block, path[:-1])
+        holder[path[-1]] = holder[path[-1]] * value[1] if isinstance(value, tuple) else value
+    with tempfile.TemporaryDirectory() as root:
+        d = write_doc(pathlib.Path(root), doc)
+        try:
+            loaded = load_run(str(d))
+        except InputError as e:
+            message = str(e)
+            assert "record 3: 'workers." in message and "\n" not in message and len(message) < 400, message
+            return
+    text = render_pop(loaded)
+    assert not re.search(r"\b(inf|nan)\b", text, re.IGNORECASE), text
+    for line in text.splitlines():
+        name = line[:30].strip()
+        if name in _BOUNDED:
+            for cell in line[30:].split():
+                assert cell == "-" or 0.0 <= float(cell) <= 1.0, line
+        for cell in line.split():
+            assert len(cell) <= 40, line
