@@ -626,6 +626,14 @@ def multi_gpu() -> dict:
                      "pi": max(r["speedup"] for r in conc if r["kernel"] == "pi"),
                      "triad": max(r["speedup"] for r in conc if r["kernel"] == "triad"),
                      "seq_low": min(r["speedup"] for r in seq), "seq_high": max(r["speedup"] for r in seq)}
+    # The same GPUs through MPI, one rank a GPU (mpi+cuda): the most ranks against one rank.
+    for kernel, name in (("pi", "x4_mpi_pi"), ("triad", "x4_mpi_triad")):
+        ranked = sorted(ok(name, kernel=kernel, backend="mpi+cuda"), key=lambda r: r["ranks"])
+        one_rank, most = ranked[0], ranked[-1]
+        if one_rank["ranks"] != 1:
+            raise FindingError(f"{RUNS[name]}: no mpi+cuda record at 1 rank")
+        out[f"mpi_{kernel}"] = {"ranks": most["ranks"], "speedup": median(one_rank) / median(most),
+                                "verdict": verdict(one_rank, most)}
     return out
 
 
