@@ -211,7 +211,7 @@ def _in_view(x: dict) -> bool:
 def pop_tables(doc: dict) -> list:
     """One table per group of the results table (study, kernel, size, precision) and backend that
     ran 2 or more workers: [{"title", "backend", "columns": [{"threads", "ranks", "label",
-    "speedup", "hierarchy", "predicted"}]}], columns by ranks, then threads; "label" names the
+    "speedup", "hierarchy", "predicted", "cause", "record"}]}], columns by ranks, then threads; "label" names the
     column's workers as the results table does ("4", or "2x4" for 2 ranks of 4 threads)."""
     out = []
     for title, rows in groups(doc):
@@ -228,7 +228,7 @@ def pop_tables(doc: dict) -> list:
                 ref = x["base"]["record"] if x.get("base") else None
                 h = hierarchy(x["record"], ref, own)
                 columns.append({"threads": x["threads"], "ranks": x["ranks"], "label": workers_label(x), "speedup": x.get("speedup"), "hierarchy": h,
-                                "predicted": predicted_speedup(h, ref), "cause": _cause(x["record"])})
+                                "predicted": predicted_speedup(h, ref), "cause": _cause(x["record"]), "record": x["record"]})
             out.append({"title": title, "backend": backend, "columns": columns})
     return out
 

@@ -21,9 +21,11 @@ roofline, listed below with the rest, is drawn first):
                 where the run has no ceilings
   throughput    throughput_<study>_<kernel>_<N>_<precision>: the rate of each backend at its most
                 workers (threads, or ranks x threads), at the largest size measured
+  efficiency    efficiency_<study>_<kernel>_<N>_<precision>: POP's efficiency hierarchy per
+                backend against its workers, each factor's range over the repetitions as a bar
   timeline      timeline_<study>_<kernel>_<N>_<precision>: each worker's chunks in the traced run
                 of a record (workers.trace), one panel per backend at its most threads, coloured
-                by CPU, the region's end marked
+                by CPU (a legend says which), one time unit a figure, the region's end marked
   gil           gil: every Python variant's speedup over its own one thread, per interpreter and
                 GIL state; gil_shared_private: pure-Python pi with shared against private state
   gpu           gpu_transfers: host-device bandwidth vs size (pageable vs pinned, many small
@@ -48,6 +50,7 @@ from __future__ import annotations
 from analysis.figures.bandwidth import bandwidth_figures
 from analysis.figures.convergence import convergence_figures
 from analysis.figures.crossover import crossover_figures
+from analysis.figures.efficiency import efficiency_figures
 from analysis.figures.gil import gil_figures
 from analysis.figures.gpu import gpu_study_figures, multi_gpu_figures
 from analysis.figures.models import python_models_figures
@@ -70,6 +73,7 @@ def draw_figures(p: Plotter, doc: dict) -> list[dict]:
     scaling_figures(p, doc)
     bandwidth_figures(p, doc)
     throughput_figures(p, doc)
+    efficiency_figures(p, doc)
     timeline_figures(p, doc)
     gil_figures(p, doc)
     gpu_study_figures(p, doc)

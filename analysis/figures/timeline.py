@@ -1,14 +1,17 @@
 """Where each worker's time went in one run: the per-worker timeline (Gantt) of the traced run of a
 record (docs/records.md, "Workers": workers.trace), timeline_<study>_<kernel>_<N>_<precision>: one
 panel per backend at its most workers, workers on y, time from the region's start on x,
-each chunk a bar coloured by the CPU it ran on, the region's end marked. A worker that finishes
-early and waits shows as white space before the mark (load balance); a gap before every worker's
-first chunk or after the last one's end is the fork and the join (communication efficiency)."""
+each chunk a bar coloured by the CPU it ran on (a legend under the panels says which colour is
+which CPU), the region's end marked, every panel of a figure in one time unit. A worker that
+finishes early and waits shows as white space before the mark (load balance); a gap before every
+worker's first chunk or after the last one's end is the fork and the join (communication
+efficiency). The group's backends with no trace (accounting off, or a record that keeps none) are
+named in the caption, each with its reason."""
 from __future__ import annotations
 
 from collections import defaultdict
 
-from analysis.workers import accounted
+from analysis.workers import accounted, why_absent
 from analysis.labels import fmt_fraction, fmt_size, time_scale
 from analysis.records import ok_records
 from analysis.writer import Plotter
@@ -23,18 +26,42 @@ FIGURE_MAX_IN = 48.0
 TITLE_IN = 0.8  # the figure's title and the region-end labels above the first panel
 
 
+def _group(r: dict) -> tuple:
+    return r.get("study", ""), r["kernel"], r["size"], r.get("precision", "")
+
+
+def _traced(r: dict) -> bool:
+    w = accounted(r)
+    return w is not None and bool(w.get("trace", {}).get("events"))
+
+
 def timeline_records(doc: dict) -> dict:
     """{(study, kernel, size, precision): {backend: record}}: per group, each backend's record of
     the most workers (threads, or an MPI job's ranks x threads) whose workers were accounted with a
     trace of at least one chunk."""
     out: dict = defaultdict(dict)
-    for r in ok_records(doc):
-        w = accounted(r)
-        if w is None or not w.get("trace", {}).get("events"):
-            continue
-        group = out[(r.get("study", ""), r["kernel"], r["size"], r.get("precision", ""))]
-        if r["backend"] not in group or w["count"] > group[r["backend"]]["workers"]["count"]:
+    for r in filter(_traced, ok_records(doc)):
+        group = out[_group(r)]
+        if r["backend"] not in group or r["workers"]["count"] > group[r["backend"]]["workers"]["count"]:
             group[r["backend"]] = r
+    return out
+
+
+def untraced_backends(doc: dict) -> dict:
+    """{group: {backend: why}}: per group, each backend of 2 or more workers none of whose records
+    has a trace, and why its record of the most workers has none (workers.why_absent, or a trace
+    of no chunk)."""
+    out: dict = defaultdict(dict)
+    traced = {(_group(r), r["backend"]) for r in filter(_traced, ok_records(doc))}
+    best: dict = {}
+    for r in ok_records(doc):
+        key = (_group(r), r["backend"])
+        if key in traced or r.get("threads", 1) * (r.get("ranks") or 1) < 2:
+            continue
+        if key not in best or r.get("threads", 1) * (r.get("ranks") or 1) > best[key][0]:
+            best[key] = (r.get("threads", 1) * (r.get("ranks") or 1), r)
+    for (group, backend), (_n, r) in best.items():
+        out[group][backend] = why_absent(r) if accounted(r) is None else "no chunk traced"
     return out
 
 
@@ -53,17 +80,20 @@ def _worker_labels(events: list, count: int, ranks=None) -> list:
     return out
 
 
-def _panel(ax, backend: str, r: dict) -> None:
-    """One backend's traced run on ax."""
-    w = r["workers"]
-    trace = w["trace"]
-    scale, unit = time_scale([trace["runtime_s"]], "s")
+def _cpu_colour(cpu: int):
+    """A CPU's colour, the same in every panel and figure: tab20's, so CPUs 20 apart share one."""
     import matplotlib
 
-    cmap = matplotlib.colormaps["tab20"]  # a CPU's colour, the same in every panel
+    return matplotlib.colormaps["tab20"](cpu % 20)
+
+
+def _panel(ax, backend: str, r: dict, scale: float, unit: str) -> None:
+    """One backend's traced run on ax, its times divided by scale (the figure's one unit)."""
+    w = r["workers"]
+    trace = w["trace"]
     bars = defaultdict(list)
     for worker, start, end, cpu in trace["events"]:
-        bars[worker].append(((start / scale, (end - start) / scale), cmap(cpu % 20)))
+        bars[worker].append(((start / scale, (end - start) / scale), _cpu_colour(cpu)))
     for worker, chunks in bars.items():
         ax.broken_barh([x for x, _ in chunks], (worker - 0.4, 0.8), facecolors=[c for _, c in chunks],
                        edgecolor="white", linewidth=0.3)
@@ -111,18 +141,39 @@ def figure_parts(by_backend: dict) -> list[dict]:
     return parts
 
 
+def _cpu_legend(ax, part: dict, height_in: float) -> None:
+    """Under the panels: which colour is which CPU, for the CPUs the part's traced chunks ran on."""
+    from matplotlib.patches import Patch
+
+    cpus = sorted({e[3] for r in part.values() for e in r["workers"]["trace"]["events"]})
+    shown = cpus[:20]  # tab20 has 20 colours: past them a colour names CPUs 20 apart
+    handles = [Patch(facecolor=_cpu_colour(c), label=f"CPU {c}") for c in shown]
+    title = "colour: the CPU a chunk ran on" + (" (CPUs 20 apart share a colour)" if len(cpus) > 20 else "")
+    # On the last panel (height_in tall), half an inch under its axis, below the axis label: the
+    # layout then leaves room for it.
+    ax.legend(handles=handles, title=title, loc="upper center", ncol=min(len(handles), 10), fontsize=7,
+              title_fontsize=7, frameon=False, bbox_to_anchor=(0.5, -0.5 / height_in))
+
+
 def timeline_figures(p: Plotter, doc: dict) -> None:
-    """One figure per group with a traced record: a panel per backend, in the run's order, each on
-    its own time axis (serial's run is many times a parallel one's); a group of more panels than
-    one figure holds (FIGURE_MAX_IN) is drawn in parts, _partKofN."""
-    for (study, kernel, size, precision), by_backend in sorted(timeline_records(doc).items()):
+    """One figure per group with a traced record: a panel per backend, in the run's order, all in
+    the figure's one time unit, each panel's axis its own run's length (serial's run is many times
+    a parallel one's); a group of more panels than one figure holds (FIGURE_MAX_IN) is drawn in
+    parts, _partKofN. The caption names the group's backends without a trace and why."""
+    untraced = untraced_backends(doc)
+    for group, by_backend in sorted(timeline_records(doc).items()):
+        study, kernel, size, precision = group
         parts = figure_parts(by_backend)
+        missing = "".join(f" Not shown: {b} ({why})." for b, why in sorted(untraced.get(group, {}).items()))
         for k, part in enumerate(parts, 1):
             heights = [_panel_height(r) for r in part.values()]
-            fig, axes = p.plt.subplots(len(part), 1, figsize=(9, sum(heights) + TITLE_IN), squeeze=False,
+            legend_in = 0.8  # the CPU legend's room under the panels
+            fig, axes = p.plt.subplots(len(part), 1, figsize=(9, sum(heights) + TITLE_IN + legend_in), squeeze=False,
                                        gridspec_kw={"height_ratios": heights})
+            scale, unit = time_scale([r["workers"]["trace"]["runtime_s"] for r in part.values()], "s")
             for ax, (backend, r) in zip(axes[:, 0], part.items()):
-                _panel(ax, backend, r)
+                _panel(ax, backend, r, scale, unit)
+            _cpu_legend(axes[-1, 0], part, heights[-1])
             title = f"{kernel} N={fmt_size(size)} {precision}: each worker's chunks in one traced run"
             suffix = ""
             if len(parts) > 1:
@@ -132,7 +183,7 @@ def timeline_figures(p: Plotter, doc: dict) -> None:
             top.set_title(title + "\n" + top.get_title(), fontsize=9, pad=12)
             name = f"timeline_{study}_{kernel}_{fmt_size(size)}_{precision}{suffix}".replace("^", "p")
             p.save(fig, name, title + " per backend at its most workers; a bar is a chunk, coloured by the CPU it ran "
-                                      "on; dashed: the parallel region's end. White space before it is waiting.")
+                                      "on; dashed: the parallel region's end. White space before it is waiting." + missing)
 
 
-__all__ = ["figure_parts", "timeline_figures", "timeline_records"]
+__all__ = ["figure_parts", "timeline_figures", "timeline_records", "untraced_backends"]

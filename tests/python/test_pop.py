@@ -15,11 +15,14 @@ from workers_fixture import accounted, doc_of, scaling_records
 
 from analysis.hierarchy import hierarchy_html
 from analysis.records import load_run
-from analysis.figures.timeline import timeline_records
+from analysis.figures.efficiency import efficiency_figures
+from analysis.figures.timeline import timeline_figures, timeline_records, untraced_backends
 from analysis.pop import FACTORS, grade, hierarchy, pop_tables, predicted_speedup
 from analysis.pop_text import render_pop
 from analysis.style import STYLE
 from analysis.table import groups
+from analysis.workers import why_absent
+from analysis.writer import Plotter
 
 
 def rows_of(doc):
@@ -344,3 +347,51 @@ def test_each_table_opens_with_where_the_speedup_went_quoting_the_records_cause(
     del t4["workers"]["cause"]
     assert "its record names no cause." in " ".join(render_pop(doc_of([serial, t4]), 100).split())
 
+
+
+class _Kept(Plotter):
+    """A Plotter that keeps each figure's panels (title, x label, every line's label and points)
+    and its caption instead of writing files."""
+
+    def __init__(self, out_dir):
+        super().__init__(str(out_dir))
+        self.kept = {}
+
+    def save(self, fig, name, caption):
+        panels = []
+        for ax in fig.axes:
+            legend = ax.get_legend()
+            panels.append({"title": ax.get_title(), "xlabel": ax.get_xlabel(),
+                           "legend": legend.get_title().get_text() if legend else None,
+                           "lines": {ln.get_label(): list(ln.get_ydata()) for ln in ax.get_lines()}})
+        self.kept[name] = {"panels": panels, "caption": caption}
+        self.plt.close(fig)
+        return name
+
+
+def test_the_efficiency_figure_draws_the_hierarchy_the_tables_show(tmp_path):
+    """One panel per backend of 2 or more accounted workers, each factor a line whose points are
+    the pop table's values, column by column."""
+    doc = doc_of(scaling_records())
+    p = _Kept(tmp_path / "plots")
+    efficiency_figures(p, doc)
+    assert list(p.kept) == ["efficiency_s_pi_2p20_int32"]
+    (threads,) = [x for x in p.kept["efficiency_s_pi_2p20_int32"]["panels"] if x["title"] == "backend threads"]
+    (table,) = [t for t in pop_tables(doc) if t["backend"] == "threads"]
+    for key, label in (("load_balance", "load balance"), ("communication", "communication efficiency"),
+                       ("parallel", "parallel efficiency"), ("global", "global efficiency")):
+        assert threads["lines"][label] == pytest.approx([c["hierarchy"]["values"][key] for c in table["columns"]])
+    assert threads["xlabel"] == "threads"
+
+
+def test_the_timeline_shares_one_unit_names_its_colours_and_what_it_leaves_out(tmp_path):
+    """serial's run (8 s) and threads' (2.5 s) in one unit; a legend says the colour is the CPU;
+    pool, run at 2 threads without accounting, is named under the figure with its reason."""
+    doc = doc_of(scaling_records())
+    p = _Kept(tmp_path / "plots")
+    timeline_figures(p, doc)
+    fig = p.kept["timeline_s_pi_2p20_int32"]
+    assert {x["xlabel"] for x in fig["panels"]} == {"time from the region's start (s)"}
+    assert fig["panels"][-1]["legend"].startswith("colour: the CPU a chunk ran on")
+    assert "Not shown: pool (not recorded" in fig["caption"], fig["caption"]
+    assert untraced_backends(doc) == {("s", "pi", 1 << 20, "int32"): {"pool": why_absent(doc["records"][4])}}
