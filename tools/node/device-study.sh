@@ -28,6 +28,10 @@
 #           stream-memory suite; carry build/deps/babelstream-src)
 #   own-kernel  a person's C++ kernel from outside the tree (examples/cpp-triangular) built against
 #           the installed package and run on every CPU executor at 1..16 threads
+#   own-kernel-rounds  the triangular example on every kind of executor at 1 thread, in 4 rounds:
+#           serial's one thread against the executors' with the node's drift spread over all
+#   own-python  examples/python-gil and python-race (kernel files) at 1..16 threads on the node's
+#           Python
 #   pop-jobs  where the speedup went over MPI ranks (mpi+pool, pi and triad, 1..16 ranks) and the
 #           Python thread backends (GIL held and released, the thread pool, pure-Python threads)
 #   roofs   copy and triad at 2^27 doubles on the CPU backends at all threads, 5 rounds, with the
@@ -407,6 +411,45 @@ PY
     say "triangular: exit $? at t=${SECONDS}s"
     timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
     rm -rf "$work/prefix" "$work/triangular"
+    ;;
+  own-kernel-rounds)
+    # Whether serial's one thread is slower than the executors' one thread on the triangular
+    # kernel, or the node's CPU drifted while they ran in turn: every executor at 1 thread, in 4
+    # rounds, so a slow minute falls on all of them alike; then the rounds apart (--summary table
+    # of the pooled run, and each round's medians from the records).
+    ensure_build parlab parlab_harness
+    step "install the package and build examples/cpp-triangular against it"
+    cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" 2>&1 || { tail -20 "$work/install.log"; exit 1; }
+    cmake -S examples/cpp-triangular -B "$work/triangular" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
+      >"$work/triangular-configure.log" 2>&1 && cmake --build "$work/triangular" >"$work/triangular-build.log" 2>&1 \
+      || { tail -30 "$work/triangular-configure.log" "$work/triangular-build.log"; exit 1; }
+    timeout 200 "$work/triangular/triangular" run -k triangular -t 1 -n 40000 -r 5 --rounds 4 \
+      -b serial,threads,pool,openmp-static,openmp-dynamic --out "$work/results" -q --no-report
+    say "triangular rounds: exit $? at t=${SECONDS}s"
+    latest=$(ls -td "$work"/results/*/*/ | head -1)
+    timeout 60 "$bin" report "$latest" --summary table --summary-only 2>&1 | tee -a "$summary"
+    python3 - "$latest/results.json" <<'PY' 2>&1 | tee -a "$summary"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["records"]:
+    if r.get("status") == "ok":
+        print(f"round {r.get('round', 0)} {r['backend']:15s} cpus {r.get('workers', {}).get('cpus')} "
+              f"median {r['time_s']['median']:.4f} s  reps {' '.join(f'{x:.3f}' for x in r['reps_s'])}")
+PY
+    rm -rf "$work/prefix" "$work/triangular"
+    ;;
+  own-python)
+    # The Python kernel files of examples/ on the node's interpreter, 1..16 threads: the GIL-bound
+    # kernel on pure-Python threads, the thread pool and processes; the racing one on threads.
+    ensure_build parlab
+    timeout 240 "$bin" run -k examples/python-gil/kernel.py -b py-pure-threads,py-thread-pool,py-processes \
+      -t 1,2,4,8,16 --size 2^16 -r 3 --out "$work/results" -q --no-report
+    say "python-gil: exit $? at t=${SECONDS}s"
+    timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
+    timeout 120 "$bin" run -k examples/python-race/kernel.py -b py-pure-threads,py-processes -t 1,2,4,16 \
+      --size 20000 -r 5 --out "$work/results" -q --no-report
+    say "python-race: exit $? at t=${SECONDS}s (1: a result differed between repetitions, as the example says)"
+    timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary table --summary-only 2>&1 | tee -a "$summary"
     ;;
   stream-memory)
     # The CPU STREAM set at 2^27 doubles beside BabelStream's omp-stream: the
