@@ -18,6 +18,10 @@ rules make runs of different machines and versions line up:
     CPython 3.11 on one machine meets CPython 3.12 on the other (the context difference says
     so), while a 3.13t child interpreter meets only a 3.13t child.
   - hosts and ranks_per_node are not dimensions (they say where ranks ran, not what ran).
+  - A person's kernel file pairs by its name (the path as given, "…/file.py[:name]" for an
+    absolute one); where the two records' kernel_sha256 differ, the file was edited between the
+    runs: the pair is compared, its row carries both hashes, and a note says a change may be the
+    file's.
 A record found on one side only is listed ("only in BASE/NEW", grouped over threads). Both sides
 "unavailable": listed as not measured. Any other status than "ok" on either side (a failed
 validation, an error, a backend unavailable on one side): a row of its own, never compared.
@@ -257,7 +261,28 @@ def match(base: dict, new: dict) -> tuple[list, list, list, list]:
                 only_base.append(a[i])
             else:
                 only_new.append(b[i])
-    return pairs, only_base, only_new, notes
+    return pairs, only_base, only_new, notes + edited_kernel_notes(pairs)
+
+
+def kernel_files(rb: dict, rn: dict):
+    """(BASE's, NEW's) sha256 of a pair's kernel file where both records name one and the two
+    differ (a person's kernel file edited between the runs), else None."""
+    a, b = rb.get("kernel_sha256"), rn.get("kernel_sha256")
+    return (a, b) if isinstance(a, str) and isinstance(b, str) and a != b else None
+
+
+def edited_kernel_notes(pairs: list) -> list:
+    """One note per kernel whose file differs between the two runs (records pair on the kernel's
+    name; its hash says whether it is the same file): what changed may be the kernel, not the
+    machine."""
+    edited: dict = {}
+    for dims, rb, rn in pairs:
+        hashes = kernel_files(rb, rn)
+        if hashes:
+            edited.setdefault((dims["kernel"], hashes), []).append(dims)
+    return [f"kernel {kernel}: its file differs between the runs (sha256 {a[:12]}… in BASE, {b[:12]}… in NEW; "
+            f"{len(ds)} record(s) paired by its name): a change there may be the file's, not the machine's"
+            for (kernel, (a, b)), ds in edited.items()]
 
 
 # ---------------------------------------------------------------- scaling shape
@@ -360,6 +385,8 @@ def compare(base: dict, new: dict, alpha=DEFAULTS["alpha"], threshold=DEFAULTS["
     rows = []
     for dims, rb, rn in pairs:
         row = {"label": label(dims), "dims": dims, "base": side(rb), "new": side(rn)}
+        if hashes := kernel_files(rb, rn):
+            row["kernel_sha256"] = {"base": hashes[0], "new": hashes[1]}
         if rb["status"] == "ok" and rn["status"] == "ok":
             row["kind"] = "compared"
             row.update(compare_samples(rb["reps_s"], rn["reps_s"], alpha, threshold))

@@ -685,3 +685,37 @@ def test_ten_thousand_repetitions_a_side_stay_small_and_quick():
     start = time.perf_counter()
     assert compare_stats.ratio_interval(ties, ties, 0.01) == (1.0, 1.0)
     assert time.perf_counter() - start < 5
+
+
+# ---------------------------------------------------------------- a person's kernel file
+def _file_kernel_run(tmp_path, name, sha, seed):
+    """A run of a kernel file's records (py-pure-threads at 1 and 2 threads), its file's hash sha."""
+    rng = random.Random(seed)
+    doc = copy.deepcopy(BASE_DOC)
+    doc["records"] = []
+    for i, t in enumerate((1, 2)):
+        r = rec(i, "py-pure-threads", t, noisy(rng, 2.0 / t), kind="python")
+        r.update(kernel="…/k.py", family="own", kernel_file=f"../{name}/k.py", kernel_sha256=sha)
+        doc["records"].append(r)
+    (tmp_path / name).mkdir()
+    return write_doc(tmp_path / name, doc)
+
+
+@pytest.mark.parametrize("edited", [True, False])
+def test_a_kernel_file_pairs_by_its_name_and_an_edit_is_said(tmp_path, edited):
+    """Two runs of `…/k.py` from different directories pair by the kernel's name; where the file's
+    sha256 differs, compare still compares them, each row holds both hashes, and one note says the
+    file changed (a change may be the file's, not the machine's); where it is the same file, no note."""
+    base = _file_kernel_run(tmp_path, "a", "1" * 64, 1)
+    new = _file_kernel_run(tmp_path, "b", ("2" if edited else "1") * 64, 2)
+    out = json_of(run_compare(base, new, "--json"))
+    assert out["summary"]["compared"] == 2 and not out["only_base"] and not out["only_new"]
+    notes = [n for n in out["notes"] if "its file differs" in n]
+    rows = [r for r in out["records"] if "kernel_sha256" in r]
+    if edited:
+        assert len(notes) == 1 and "…/k.py" in notes[0] and "111111111111… in BASE" in notes[0] and "2 record(s)" in notes[0]
+        assert len(rows) == 2 and rows[0]["kernel_sha256"] == {"base": "1" * 64, "new": "2" * 64}
+        text = run_compare(base, new)
+        assert text.returncode == 0 and "its file differs between the runs" in text.stdout
+    else:
+        assert notes == [] and rows == []

@@ -427,7 +427,7 @@ PY
       -b serial,threads,pool,openmp-static,openmp-dynamic --out "$work/results" -q --no-report
     say "triangular rounds: exit $? at t=${SECONDS}s"
     latest=$(ls -td "$work"/results/*/*/ | head -1)
-    timeout 60 "$bin" report "$latest" --summary table --summary-only 2>&1 | tee -a "$summary"
+    timeout 60 "$bin" report "$latest" --summary table 2>&1 | tee -a "$summary"
     python3 - "$latest/results.json" <<'PY' 2>&1 | tee -a "$summary"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -449,7 +449,7 @@ PY
     timeout 120 "$bin" run -k examples/python-race/kernel.py -b py-pure-threads,py-processes -t 1,2,4,16 \
       --size 20000 -r 5 --out "$work/results" -q --no-report
     say "python-race: exit $? at t=${SECONDS}s (1: a result differed between repetitions, as the example says)"
-    timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary table --summary-only 2>&1 | tee -a "$summary"
+    timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary table 2>&1 | tee -a "$summary"
     ;;
   stream-memory)
     # The CPU STREAM set at 2^27 doubles beside BabelStream's omp-stream: the
