@@ -59,8 +59,7 @@ def efficiency_figures(p: Plotter, doc: dict) -> None:
     """One figure per kernel group with a backend of 2 or more accounted workers."""
     by_group: dict = defaultdict(list)
     for t in pop_tables(doc):
-        if sum(c["hierarchy"]["count"] is not None for c in t["columns"]) >= 1 and any(
-                (c["hierarchy"]["count"] or 0) >= 2 for c in t["columns"]):
+        if any((c["hierarchy"]["count"] or 0) >= 2 for c in t["columns"]):
             by_group[t["title"]].append(t)
     for title, tables in by_group.items():
         n = len(tables)

@@ -13,7 +13,7 @@ from collections import defaultdict
 
 from analysis.workers import accounted, why_absent
 from analysis.labels import fmt_fraction, fmt_size, time_scale
-from analysis.records import ok_records
+from analysis.records import ok_records, workers
 from analysis.writer import Plotter
 from analysis.pop import hierarchy
 
@@ -56,11 +56,9 @@ def untraced_backends(doc: dict) -> dict:
     best: dict = {}
     for r in ok_records(doc):
         key = (_group(r), r["backend"])
-        if key in traced or r.get("threads", 1) * (r.get("ranks") or 1) < 2:
-            continue
-        if key not in best or r.get("threads", 1) * (r.get("ranks") or 1) > best[key][0]:
-            best[key] = (r.get("threads", 1) * (r.get("ranks") or 1), r)
-    for (group, backend), (_n, r) in best.items():
+        if key not in traced and workers(r) >= 2 and (key not in best or workers(r) > workers(best[key])):
+            best[key] = r
+    for (group, backend), r in best.items():
         out[group][backend] = why_absent(r) if accounted(r) is None else "no chunk traced"
     return out
 

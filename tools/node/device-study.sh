@@ -81,7 +81,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1  # the repository root, two folders up
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|pop|own-kernel|pop-jobs|stream-memory|roofs|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|pop|own-kernel|own-kernel-rounds|own-python|pop-jobs|stream-memory|roofs|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
 shift
 # shellcheck source=tools/node/device-common.sh
 . tools/node/device-common.sh
@@ -125,6 +125,17 @@ ensure_build() {
   cmake --build "$build" --parallel "$jobs" "${targets[@]}" >"$work/build.log" 2>&1 \
     || { grep -E "error|FAILED" -A5 "$work/build.log" | head -60; say "build failed"; exit 1; }
   say "built at t=${SECONDS}s"
+}
+
+# A person's kernel from outside the tree: the package installed into $work/prefix and
+# examples/cpp-triangular built against it with find_package(parlab CONFIG) alone, in
+# $work/triangular (both inside this invocation's own scratch folder).
+build_triangular() {
+  step "install the package and build examples/cpp-triangular against it"
+  cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" 2>&1 || { tail -20 "$work/install.log"; exit 1; }
+  cmake -S examples/cpp-triangular -B "$work/triangular" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
+    >"$work/triangular-configure.log" 2>&1 && cmake --build "$work/triangular" >"$work/triangular-build.log" 2>&1 \
+    || { tail -30 "$work/triangular-configure.log" "$work/triangular-build.log"; exit 1; }
 }
 
 # The free-threaded CPython (scripts/build-python-ft.sh from the carried source; kept per version,
@@ -401,11 +412,7 @@ PY
     # CPU executor at 1..16 threads, its hierarchy (`--summary pop`) showing the static split's
     # imbalance.
     ensure_build parlab parlab_harness
-    step "install the package and build examples/cpp-triangular against it"
-    cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" 2>&1 || { tail -20 "$work/install.log"; exit 1; }
-    cmake -S examples/cpp-triangular -B "$work/triangular" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
-      >"$work/triangular-configure.log" 2>&1 && cmake --build "$work/triangular" >"$work/triangular-build.log" 2>&1 \
-      || { tail -30 "$work/triangular-configure.log" "$work/triangular-build.log"; exit 1; }
+    build_triangular
     timeout 240 "$work/triangular/triangular" run -k triangular -t 1,2,4,8,16 -n 40000 -r 3 \
       -b serial,threads,pool,tbb,openmp,openmp-static,openmp-dynamic,openmp-guided --out "$work/results" -q --no-report
     say "triangular: exit $? at t=${SECONDS}s"
@@ -418,11 +425,7 @@ PY
     # rounds, so a slow minute falls on all of them alike; then the rounds apart (--summary table
     # of the pooled run, and each round's medians from the records).
     ensure_build parlab parlab_harness
-    step "install the package and build examples/cpp-triangular against it"
-    cmake --install "$build" --prefix "$work/prefix" >"$work/install.log" 2>&1 || { tail -20 "$work/install.log"; exit 1; }
-    cmake -S examples/cpp-triangular -B "$work/triangular" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" \
-      >"$work/triangular-configure.log" 2>&1 && cmake --build "$work/triangular" >"$work/triangular-build.log" 2>&1 \
-      || { tail -30 "$work/triangular-configure.log" "$work/triangular-build.log"; exit 1; }
+    build_triangular
     timeout 200 "$work/triangular/triangular" run -k triangular -t 1 -n 40000 -r 5 --rounds 4 \
       -b serial,threads,pool,openmp-static,openmp-dynamic --out "$work/results" -q --no-report
     say "triangular rounds: exit $? at t=${SECONDS}s"
