@@ -19,7 +19,14 @@ from analysis.untrusted import visible
 NOTHING_JUDGED = 5
 
 
-def _terminated(signum, frame):
+# The signal a command received, if any: a library may catch the KeyboardInterrupt it raises and
+# carry on (matplotlib's rc validation catches BaseException while it reads its style library at
+# import), so whether the command was interrupted is read from here, not from the exception alone.
+_received: list[int] = []
+
+
+def _interrupted(signum, frame):
+    _received.append(signum)
     raise KeyboardInterrupt  # SIGTERM as SIGINT: the writers clean up on the way out (exit 130)
 
 
@@ -32,10 +39,16 @@ def say(line: str) -> None:
 def run_command(name: str, body: Callable[[], int]) -> int:
     """body()'s exit code, or the contract's for what it raised, with one line on stderr. SIGTERM
     interrupts as SIGINT does (Python's default would end the process without removing a
-    temporary file or a half-made report)."""
+    temporary file or a half-made report); a command that received either exits 130 even where a
+    library swallowed the interruption and the body ran on to its end."""
     try:
-        signal.signal(signal.SIGTERM, _terminated)
-        return body()
+        _received.clear()
+        signal.signal(signal.SIGTERM, _interrupted)
+        signal.signal(signal.SIGINT, _interrupted)
+        code = body()
+        if _received:  # interrupted, though something on the way swallowed the KeyboardInterrupt
+            raise KeyboardInterrupt
+        return code
     except InputError as e:
         say(f"{name}: {e}")
         return 2

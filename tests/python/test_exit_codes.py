@@ -556,3 +556,30 @@ def test_the_gate_that_judged_nothing_has_a_code_of_its_own(tmp_path):
     res = no_traceback(run_compare(base, new, "--fail-if-slower", "5", "--json"))
     assert res.returncode == NOTHING_JUDGED and json.loads(res.stdout)["gate"]["nothing_judged"]
     assert len(res.stderr.splitlines()) == 1 and "parlab run -r " in res.stderr
+
+
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_an_interruption_a_library_swallows_still_exits_130(sig, capsys):
+    """matplotlib's rc validation catches BaseException while it reads its style library, so a
+    signal landing there never reached the command as KeyboardInterrupt and the report ran on to
+    exit 0. The command is interrupted all the same: 130, and one line saying so."""
+    import os
+    import signal
+    from analysis.exit_codes import run_command
+
+    def body():
+        try:
+            os.kill(os.getpid(), getattr(signal, sig))
+            for _ in range(1000):  # the handler runs between bytecodes
+                pass
+        except BaseException:  # noqa: BLE001 -- as the library does
+            pass
+        return 0
+
+    old = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        assert run_command("plot.py", body) == 130
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    assert capsys.readouterr().err.strip() == "plot.py: interrupted"
