@@ -151,11 +151,14 @@ def disturbance(w: dict) -> dict:
 
 
 def disturbance_text(name: str, value: float) -> str:
-    """A disturbance value as every view writes it: switches to two digits, CPUs' worth as a
-    fraction ("0.14", "<0.01": a cell stays six wide), a share as a percentage."""
+    """A disturbance value as every view writes it: switches to two digits ("<0.01" below that,
+    never a cell of 300 digits for a denormal), CPUs' worth as a fraction ("0.14", "<0.01": a cell
+    stays six wide), a share as a percentage."""
     if name == "others":
         return fmt_fraction(value)
-    return significant(value, 2) if name == "switches" else fmt_percent(value)
+    if name == "switches":
+        return "<0.01" if 0 < value < 0.01 else significant(value, 2)
+    return fmt_percent(value)
 
 
 def hierarchy(r: dict, ref, own=None) -> dict:
