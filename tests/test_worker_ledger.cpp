@@ -189,7 +189,7 @@ TEST(WorkerLedger, PlantedImbalanceIsMeasuredWithinFivePercent) {
         ex->ledger().end_repetition(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       }
     });
-    const json w = workers_json(ex->ledger().view(), AccountingDecision{}, reps, window, -1);
+    const json w = to_json(account_workers(ex->ledger().view(), AccountingDecision{}, reps, window, -1));
     json record = {{"workers", w}};
     // The cause names the imbalance, unless the record's own figures say the machine was not quiet
     // (other tests run beside this one): then the disturbance, with those figures. Useful time is
@@ -269,7 +269,7 @@ TEST(WorkerLedger, PlantedDisturbanceIsNamed) {
     ex->parallel_for(2, 1, [](Index, Index) { burn_cpu(0.15); });
     ex->ledger().end_repetition(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   });
-  const json w = workers_json(ex->ledger().view(), AccountingDecision{}, 1, window, -1);
+  const json w = to_json(account_workers(ex->ledger().view(), AccountingDecision{}, 1, window, -1));
   // Two workers and the hog share one CPU: each worker waits about 2/3 of its time, and the hog
   // uses about a third of a CPU over the window (read from /proc/stat in 10 ms ticks: over a
   // 0.45 s window that is known to about 0.05 CPUs).
@@ -324,7 +324,7 @@ TEST(WorkerAccounting, TooShortRunsAreNotAccountedAndTheRecordSaysWhy) {
   EXPECT_NEAR(decide_accounting(ledger.view(), 1, 1e-3, AccountingCost{1e-6, 50e-6}).overhead, 0.15, 1e-12);
   EXPECT_NEAR(decide_accounting(ledger.view(), 2, 1e-3, AccountingCost{1e-6, 50e-6}).overhead, 0.1, 1e-12);
   EXPECT_NEAR(accounting_overhead(ledger.view(), 2, 1e-3, AccountingCost{1e-6, 50e-6}), 0.075, 1e-12);
-  const json j = workers_json(ledger.view(), off, 1, MachineWindow{}, -1);
+  const json j = to_json(account_workers(ledger.view(), off, 1, MachineWindow{}, -1));
   EXPECT_EQ(j["accounting"], "off");
   EXPECT_FALSE(j.contains("busy_s"));
   EXPECT_EQ(j["why"], off.why);
@@ -352,7 +352,7 @@ TEST(WorkerHierarchy, TheRecordsFigureIsItsMedianRepetitionsNotTheMeans) {
   a.cpu_ns = a.busy_ns = 2'500'000'000;
   b.cpu_ns = b.busy_ns = 1'950'000'000;
   v.totals = {a, b};
-  const json w = workers_json(v, AccountingDecision{}, 3, MachineWindow{}, -1);
+  const json w = to_json(account_workers(v, AccountingDecision{}, 3, MachineWindow{}, -1));
   const json& pop = w["pop"];
   EXPECT_EQ(pop["definition"], "per-execution");
   EXPECT_EQ(pop["rep"], 0);
@@ -395,7 +395,7 @@ TEST(WorkerHierarchy, UsefulTimeIsTheBodysRunningTime) {
   a.run_delay_ns = 250'000'000;
   a.window_ns = b.window_ns = 1'000'000'000;
   v.totals = {a, b};
-  const json w = workers_json(v, AccountingDecision{}, 1, MachineWindow{}, -1);
+  const json w = to_json(account_workers(v, AccountingDecision{}, 1, MachineWindow{}, -1));
   EXPECT_DOUBLE_EQ(w["pop"]["useful_s"].get<double>(), 1.75);
   EXPECT_DOUBLE_EQ(w["pop"]["load_balance"].get<double>(), 0.875);
   EXPECT_DOUBLE_EQ(w["disturbance"]["runnable_s"][0].get<double>(), 0.25);
@@ -405,7 +405,7 @@ TEST(WorkerHierarchy, UsefulTimeIsTheBodysRunningTime) {
   EXPECT_EQ(w["disturbance"]["runnable_source"], "schedstat");
   // Where schedstat was not read, the body's time is all useful, and the record says nothing is known.
   v.run_delay_source = "unavailable";
-  const json u = workers_json(v, AccountingDecision{}, 1, MachineWindow{}, -1);
+  const json u = to_json(account_workers(v, AccountingDecision{}, 1, MachineWindow{}, -1));
   EXPECT_DOUBLE_EQ(u["pop"]["useful_s"].get<double>(), 2.0);
   EXPECT_DOUBLE_EQ(u["disturbance"]["runnable_share"].get<double>(), 0.0);
   EXPECT_EQ(u["disturbance"]["runnable_source"], "unavailable");
@@ -452,7 +452,7 @@ TEST(WorkerHierarchy, DispatchBetweenChunksIsNotUsefulTime) {
     const auto t0 = std::chrono::steady_clock::now();
     ex.parallel_for(20, 1, [](Index, Index) {});
     ex.ledger().end_repetition(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-    return workers_json(ex.ledger().view(), AccountingDecision{}, 1, MachineWindow{}, -1);
+    return to_json(account_workers(ex.ledger().view(), AccountingDecision{}, 1, MachineWindow{}, -1));
   };
   const json slow = measure(2e-3);
   EXPECT_EQ(slow["chunks"][0].get<double>(), 20.0);
@@ -533,7 +533,7 @@ TEST(WorkerHierarchy, NoRepetitionToGradeTurnsAccountingOffWithItsReason) {
   v.workers = 2;
   v.totals.resize(2);
   v.cpus = {{0}, {1}};
-  const json w = workers_json(v, AccountingDecision{}, 1, MachineWindow{}, -1);
+  const json w = to_json(account_workers(v, AccountingDecision{}, 1, MachineWindow{}, -1));
   EXPECT_EQ(w["accounting"], "off");
   EXPECT_FALSE(w.contains("pop"));
   EXPECT_NE(w["why"].get<std::string>().find("no repetition was accounted"), std::string::npos);

@@ -12,42 +12,21 @@ using nlohmann::json;
 
 namespace {
 
-// The numbers of `a` (an array of numbers), or empty where it is anything else.
-std::vector<double> numbers(const json& a) {
-  std::vector<double> v;
-  if (!a.is_array()) return v;
-  for (const json& x : a) {
-    if (!x.is_number() || !std::isfinite(x.get<double>())) return {};
-    v.push_back(x.get<double>());
-  }
-  return v;
-}
-
-double number(const json& o, const char* key, double fallback) {
-  if (!o.is_object() || !o.contains(key) || !o[key].is_number()) return fallback;
-  const double v = o[key].get<double>();
-  return std::isfinite(v) ? v : fallback;
-}
-
-std::string cpu_list(const json& cpus) {
+std::string cpu_list(const std::vector<int>& cpus) {
   std::string out;
-  if (!cpus.is_array()) return out;
-  for (const json& c : cpus) {
-    if (!c.is_number_integer()) continue;
+  for (int c : cpus) {
     if (!out.empty()) out += ',';
-    out += std::to_string(c.get<int>());
+    out += std::to_string(c);
   }
   return out;
 }
 
 // What the disturbance block says of the CPUs in `cpus` (a worker's): the highest steal share.
-double steal_on(const json& disturbance, const json& cpus) {
-  const std::vector<double> steal = numbers(disturbance.value("steal", json()));
-  const json ids = disturbance.value("cpus", json());
+double steal_on(const Disturbance& d, const std::vector<int>& cpus) {
   double most = 0;
-  if (!ids.is_array() || ids.size() != steal.size() || !cpus.is_array()) return 0;
-  for (std::size_t i = 0; i < steal.size(); ++i) {
-    if (std::find(cpus.begin(), cpus.end(), ids[i]) != cpus.end()) most = std::max(most, steal[i]);
+  if (d.cpus.size() != d.steal.size()) return 0;
+  for (std::size_t i = 0; i < d.steal.size(); ++i) {
+    if (d.cpus[i] >= 0 && std::find(cpus.begin(), cpus.end(), d.cpus[i]) != cpus.end()) most = std::max(most, d.steal[i]);
   }
   return most;
 }
@@ -59,12 +38,11 @@ double steal_on(const json& disturbance, const json& cpus) {
 struct Useful {
   std::vector<double> useful, waiting;
 };
-Useful useful_of(const json& w) {
-  const std::vector<double> busy = numbers(w.value("busy_s", json()));
-  const json d = w.value("disturbance", json::object());
+Useful useful_of(const Workers& w) {
+  const std::vector<double>& busy = w.busy_s;
   Useful u;
-  if (d.is_object() && d.contains("runnable_source")) {
-    const std::vector<double> runnable = numbers(d.value("runnable_s", json()));
+  if (w.disturbance && !w.disturbance->runnable_source.empty()) {
+    const std::vector<double>& runnable = w.disturbance->runnable_s;
     if (runnable.size() != busy.size()) return u;
     for (std::size_t k = 0; k < busy.size(); ++k) {
       u.useful.push_back(std::max(0.0, busy[k] - runnable[k]));
@@ -72,15 +50,15 @@ Useful useful_of(const json& w) {
     }
     return u;
   }
-  u.useful = numbers(w.value("cpu_s", json()));
+  u.useful = w.cpu_s;
   if (u.useful.size() != busy.size()) return u;
   for (std::size_t k = 0; k < busy.size(); ++k) u.waiting.push_back(std::max(0.0, busy[k] - u.useful[k]));
   return u;
 }
 
 // Load balance: the busiest worker against the mean, where it ran, and what kept it there.
-std::string load_balance_cause(const json& w, double lb) {
-  const std::vector<double> busy = numbers(w.value("busy_s", json()));
+std::string load_balance_cause(const Workers& w, double lb) {
+  const std::vector<double>& busy = w.busy_s;
   const Useful u = useful_of(w);
   const std::vector<double>& cpu = u.useful;
   std::string text = "load balance " + fixed(lb, 2);
@@ -89,19 +67,17 @@ std::string load_balance_cause(const json& w, double lb) {
   double mean = 0;
   for (double c : cpu) mean += c / static_cast<double>(cpu.size());
   text += ": worker " + std::to_string(top) + " computed " + fixed(mean > 0 ? cpu[top] / mean : 0, 2) + "x the mean";
-  const json cpus = w.value("cpus", json::array());
-  if (cpus.is_array() && top < cpus.size() && !cpu_list(cpus[top]).empty()) {
-    text += ", on CPU " + cpu_list(cpus[top]);
-  }
+  const std::vector<int> none;
+  const std::vector<int>& cpus = top < w.cpus.size() ? w.cpus[top] : none;
+  if (!cpus.empty()) text += ", on CPU " + cpu_list(cpus);
   if (u.waiting.size() == busy.size() && busy[top] > 0) {
     const double waiting = u.waiting[top] / busy[top];
     if (waiting >= 0.05) text += ", runnable but not running " + fixed(waiting * 100, 0) + "% of that time";
   }
-  const json d = w.value("disturbance", json::object());
-  if (const double steal = steal_on(d, cpus.is_array() && top < cpus.size() ? cpus[top] : json()); steal >= 0.05) {
+  if (const double steal = w.disturbance ? steal_on(*w.disturbance, cpus) : 0.0; steal >= 0.05) {
     text += " (" + fixed(steal * 100, 0) + "% of its CPU's time stolen by the hypervisor)";
   }
-  const std::vector<double> items = numbers(w.value("items", json()));
+  const std::vector<double>& items = w.items;
   if (items.size() == busy.size() && items[top] > 0) {
     double mean_items = 0;
     for (double x : items) mean_items += x / static_cast<double>(items.size());
@@ -118,16 +94,13 @@ std::string communication_cause(double ce) {
 
 // "other processes used 1.90 CPUs' worth of time while it ran; its workers were runnable but not
 // running 9.8% of their busy time": the record's own two disturbance figures, whichever it has.
-std::string disturbance_figures(const json& d) {
+std::string disturbance_figures(const Disturbance& d) {
   std::string text;
-  if (const double others = number(d, "others", -1); others >= 0) {
-    text = "other processes used " + fixed(others, 2) + " CPUs' worth of time while it ran";
-  }
-  const double runnable = number(d, "runnable_share", 0);
+  if (d.others && *d.others >= 0) text = "other processes used " + fixed(*d.others, 2) + " CPUs' worth of time while it ran";
   text += (text.empty() ? "" : "; ") + std::string("its workers were runnable but not running ") +
-          fixed(runnable * 100, 1) + "% of their busy time";
+          fixed(d.runnable_share * 100, 1) + "% of their busy time";
   double steal = 0;
-  for (double s : numbers(d.value("steal", json()))) steal = std::max(steal, s);
+  for (double s : d.steal) steal = std::max(steal, s);
   if (steal >= 0.01) text += "; up to " + fixed(steal * 100, 0) + "% of a CPU's time was stolen by the hypervisor";
   return text;
 }
@@ -137,29 +110,65 @@ std::string disturbance_figures(const json& d) {
 // run-queue delay above.
 double gil_wait(const json& r) {
   const json m = r.value("metrics", json::object());
-  return m.is_object() ? std::clamp(number(m, "gil_wait_share", 0), 0.0, 1.0) : 0.0;
+  if (!m.is_object() || !m.contains("gil_wait_share") || !m["gil_wait_share"].is_number()) return 0;
+  const double v = m["gil_wait_share"].get<double>();
+  return std::isfinite(v) ? std::clamp(v, 0.0, 1.0) : 0.0;
 }
+
+bool accounted(const std::optional<Workers>& w) { return w && w->accounting; }
 
 }  // namespace
 
-std::string computation_shortfall(const json& r, double share) {
-  if (!r.is_object() || !r.contains("workers") || !r["workers"].is_object()) return {};
-  const json& w = r["workers"];
-  if (w.value("accounting", "") != "on" || number(w, "count", 0) < 2) return {};
-  const json pop = w.value("pop", json::object());
-  const double pe = number(pop, "parallel", 0);
+bool disturbed(const Workers& w, bool python) {
+  if (!w.accounting || !w.disturbance) return false;
+  const Disturbance& d = *w.disturbance;
+  if (d.others.value_or(0) >= kOthersDisturb) return true;
+  // A Python thread's chunk holds or seeks the GIL inside its wall time: its time off a CPU there
+  // is the GIL's wait as much as the run queue's, so it does not say the machine was busy.
+  return !python && d.runnable_share >= kRunnableDisturb;
+}
+
+std::string disturbance_text(const Workers& w) {
+  if (!w.accounting) return {};
+  return disturbance_figures(w.disturbance.value_or(Disturbance{}));
+}
+
+std::string worker_shortfall(const Workers& w, bool python, double gil_wait_share) {
+  if (!w.accounting) return {};
+  const PopFigures pop = w.pop.value_or(PopFigures{});
+  const double lb = pop.load_balance, ce = pop.communication;
+  // The evidence in a fixed order, the first that holds named with its figure: the record's own
+  // disturbance figures (whatever the factors say, since other work on its CPUs lowers any of
+  // them), the GIL's wait, then the factors. Oversubscription comes before all of them, where the
+  // record is held against its bound (record_limit).
+  if (disturbed(w, python)) return "disturbed: " + disturbance_text(w);
+  if (gil_wait_share >= kRunnableDisturb) {
+    // The machine's share apart: other processes' time, which the GIL's wait does not include.
+    const std::optional<double> others = w.disturbance ? w.disturbance->others : std::nullopt;
+    return "the GIL: its threads waited for it " + fixed(gil_wait_share * 100, 0) + "% of their time" +
+           (others && *others >= 0 ? " (other processes used " + fixed(*others, 2) + " CPUs' worth of time meanwhile)" : "");
+  }
+  if (lb < kFactorExplains && lb <= ce) return load_balance_cause(w, lb);
+  if (ce < kFactorExplains) return communication_cause(ce);
+  if (lb < kFactorExplains) return load_balance_cause(w, lb);
+  return {};
+}
+
+std::string computation_shortfall(const Workers& w, double share) {
+  if (!w.accounting || w.count < 2) return {};
+  const double pe = w.pop ? w.pop->parallel : 0;
   if (!(pe > 0) || !(share > 0)) return {};
   const double per_cpu_second = share / pe;
   if (per_cpu_second >= kFactorExplains) return {};
   std::string text = "computation " + fixed(per_cpu_second, 2) + ": its workers kept busy (parallel efficiency " +
                      fixed(pe, 2) + "), and each CPU-second of theirs did " + fixed(per_cpu_second, 2) +
                      " of what the bound allows a core";
-  const json counters = w.value("counters", json::object());
-  const std::vector<double> ins = numbers(counters.value("instructions", json()));
-  const std::vector<double> cyc = numbers(counters.value("cycles", json()));
+  const WorkerCounters counters = w.counters.value_or(WorkerCounters{});
+  const std::vector<double>& ins = counters.instructions;
+  const std::vector<double>& cyc = counters.cycles;
   // The counters count inside the body: their clock is over the body's running time.
   const std::vector<double> cpu = useful_of(w).useful;
-  if (counters.value("available", false) && ins.size() == cyc.size() && cyc.size() == cpu.size() && !cpu.empty()) {
+  if (counters.available && ins.size() == cyc.size() && cyc.size() == cpu.size() && !cpu.empty()) {
     double i = 0, c = 0, t = 0;
     for (std::size_t k = 0; k < cpu.size(); ++k) {
       i += ins[k];
@@ -173,62 +182,37 @@ std::string computation_shortfall(const json& r, double share) {
   return text;
 }
 
-std::vector<int> worker_cpus(const json& r) {
+std::vector<int> worker_cpus(const Workers& w) {
   std::set<int> all;
-  const json w = r.is_object() ? r.value("workers", json::object()) : json::object();
-  const json cpus = w.is_object() ? w.value("cpus", json::array()) : json::array();
-  if (!cpus.is_array()) return {};
-  for (const json& per : cpus) {
-    if (!per.is_array()) continue;
-    for (const json& c : per) {
-      if (c.is_number_integer() && c.get<int>() >= 0) all.insert(c.get<int>());
-    }
-  }
+  for (const auto& per : w.cpus) all.insert(per.begin(), per.end());
   return {all.begin(), all.end()};
-}
-
-bool disturbed(const json& r) {
-  if (!r.is_object() || !r.contains("workers") || !r["workers"].is_object()) return false;
-  const json& w = r["workers"];
-  if (w.value("accounting", "") != "on") return false;
-  const json d = w.value("disturbance", json::object());
-  if (number(d, "others", 0) >= kOthersDisturb) return true;
-  // A Python thread's chunk holds or seeks the GIL inside its wall time: its time off a CPU there
-  // is the GIL's wait as much as the run queue's, so it does not say the machine was busy.
-  return !python_threads(r) && number(d, "runnable_share", 0) >= kRunnableDisturb;
 }
 
 bool python_threads(const json& r) { return r.is_object() && r.value("kind", "") == "python"; }
 
+bool disturbed(const json& r) {
+  const std::optional<Workers> w = workers_of(r);
+  return w && disturbed(*w, python_threads(r));
+}
+
 std::string disturbance_text(const json& r) {
-  if (!r.is_object() || !r.contains("workers") || !r["workers"].is_object()) return {};
-  const json& w = r["workers"];
-  if (w.value("accounting", "") != "on") return {};
-  return disturbance_figures(w.value("disturbance", json::object()));
+  const std::optional<Workers> w = workers_of(r);
+  return accounted(w) ? disturbance_text(*w) : std::string();
 }
 
 std::string worker_shortfall(const json& r) {
-  if (!r.is_object() || !r.contains("workers") || !r["workers"].is_object()) return {};
-  const json& w = r["workers"];
-  if (w.value("accounting", "") != "on") return {};
-  const json pop = w.value("pop", json::object());
-  const double lb = number(pop, "load_balance", 1), ce = number(pop, "communication", 1);
-  const json d = w.value("disturbance", json::object());
-  // The evidence in a fixed order, the first that holds named with its figure: the record's own
-  // disturbance figures (whatever the factors say, since other work on its CPUs lowers any of
-  // them), the GIL's wait, then the factors. Oversubscription comes before all of them, where the
-  // record is held against its bound (record_limit).
-  if (disturbed(r)) return "disturbed: " + disturbance_figures(d);
-  if (const double gil = gil_wait(r); gil >= kRunnableDisturb) {
-    // The machine's share apart: other processes' time, which the GIL's wait does not include.
-    const double others = number(d, "others", -1);
-    return "the GIL: its threads waited for it " + fixed(gil * 100, 0) + "% of their time" +
-           (others >= 0 ? " (other processes used " + fixed(others, 2) + " CPUs' worth of time meanwhile)" : "");
-  }
-  if (lb < kFactorExplains && lb <= ce) return load_balance_cause(w, lb);
-  if (ce < kFactorExplains) return communication_cause(ce);
-  if (lb < kFactorExplains) return load_balance_cause(w, lb);
-  return {};
+  const std::optional<Workers> w = workers_of(r);
+  return accounted(w) ? worker_shortfall(*w, python_threads(r), gil_wait(r)) : std::string();
+}
+
+std::string computation_shortfall(const json& r, double share) {
+  const std::optional<Workers> w = workers_of(r);
+  return accounted(w) ? computation_shortfall(*w, share) : std::string();
+}
+
+std::vector<int> worker_cpus(const json& r) {
+  const std::optional<Workers> w = workers_of(r);
+  return w ? worker_cpus(*w) : std::vector<int>{};
 }
 
 }  // namespace parlab

@@ -616,19 +616,26 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     add_rates_and_work(r, w->work(), s);
     add_validation(r, v, energy);
     add_layout(r, *w);
+    // The workers' figures, every one derived here on typed values before the record is written.
+    std::optional<Workers> workers;
+    const bool python = entry->kind == BackendKind::python;
     if (ledger != nullptr) {
       const double runs = static_cast<double>(s.reps) * static_cast<double>(*inner);
       const LedgerView view = ledger->view();
       if (s.warmup == 0 && accounting.on) {
         accounting.overhead = accounting_overhead(view, runs, r["time_s"].value("median", 0.0), accounted_cost());
       }
-      r["workers"] = workers_json(view, accounting, runs, window, accounting.on ? traced_repetition(s.reps) : -1);
+      workers = account_workers(view, accounting, runs, window, accounting.on ? traced_repetition(s.reps) : -1);
+      // What its own workers measured as the cause of a shortfall, once, for every view to quote.
+      if (workers->accounting && workers->count > 1) {
+        const double gil = v.metric("gil_wait_share").value_or(0.0);
+        workers->cause = worker_shortfall(*workers, python, std::isfinite(gil) ? std::clamp(gil, 0.0, 1.0) : 0.0);
+      }
     }
     if (entry->kind == BackendKind::cpu || ledger != nullptr) {
-      const json wk = r.value("workers", json::object());
       // A Python thread's time off a CPU in a chunk includes the GIL's wait: not the machine's.
-      const double runnable = wk.value("accounting", "") == "on" && !python_threads(r)
-                                  ? wk["disturbance"].value("runnable_share", 0.0)
+      const double runnable = workers && workers->accounting && workers->disturbance && !python
+                                  ? workers->disturbance->runnable_share
                                   : 0.0;
       // The workers on this host, whose CPUs /proc/stat read: an MPI job's on host 0 only.
       int here = s.threads;
@@ -641,10 +648,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       }
       r["machine"] = machine_json(window, peers, here, static_cast<int>(allowed_cpus().size()), runnable);
     }
-    // What its own workers measured as the cause of a shortfall, once, for every view to quote.
-    if (r.contains("workers") && r["workers"].value("accounting", "") == "on" && r["workers"].value("count", 0) > 1) {
-      if (std::string cause = worker_shortfall(r); !cause.empty()) r["workers"]["cause"] = std::move(cause);
-    }
+    if (workers) r["workers"] = to_json(*workers);
   } catch (const UnavailableError& e) {
     r["status"] = "unavailable";
     r["reason"] = e.what();

@@ -95,8 +95,9 @@ std::string size_within_budget(std::uint64_t size, double overhead) {
 namespace {
 
 template <class F>
-json per_worker(const std::vector<WorkerTotals>& t, double runs, F f) {
-  json a = json::array();
+std::vector<double> per_worker(const std::vector<WorkerTotals>& t, double runs, F f) {
+  std::vector<double> a;
+  a.reserve(t.size());
   for (const auto& w : t) a.push_back(f(w) / runs);
   return a;
 }
@@ -114,7 +115,7 @@ double waiting_share(std::uint64_t cpu_ns, std::uint64_t run_delay_ns, bool sche
 // efficiency max useful time/runtime, parallel efficiency their product. Useful time is a worker's
 // time in the body only (busy_ns, timed per body call), running: the executor's dispatch and its
 // waits between chunks are not useful, and so count against communication efficiency; the part of
-// the body's time the worker waited runnable but not running is disturbance (disturbance_json),
+// the body's time the worker waited runnable but not running is disturbance (disturbance_of),
 // not imbalance, so a busy neighbour does not pass for a bad partition; it lowers communication
 // efficiency, as any wait does. A worker's useful time in a repetition cannot
 // exceed the repetition's wall time (the clocks' grain aside), so communication efficiency is
@@ -149,9 +150,9 @@ Execution execution_of(const RepetitionTotals& r, bool schedstat) {
   return e;
 }
 
-json range_of(const std::vector<Execution>& ex, double Execution::*field) {
+FactorRange range_of(const std::vector<Execution>& ex, double Execution::*field) {
   const auto [lo, hi] = std::minmax_element(ex.begin(), ex.end(), [&](const auto& a, const auto& b) { return a.*field < b.*field; });
-  return json::array({(*lo).*field, (*hi).*field});
+  return {(*lo).*field, (*hi).*field};
 }
 
 // POP computes its factors per execution; a record is several. Each repetition's figures are kept
@@ -160,20 +161,17 @@ json range_of(const std::vector<Execution>& ex, double Execution::*field) {
 // hierarchy explains the time the table's speedup is taken from; the range over the repetitions
 // stands beside it. runtime_s and useful_s are that repetition's, per run of the kernel, for the
 // computation scaling that the analysis takes against another record.
-void add_hierarchy(json& j, const LedgerView& ledger, double runs) {
+void add_hierarchy(Workers& w, const LedgerView& ledger, double runs) {
   std::vector<Execution> ex;
   for (const auto& r : ledger.repetitions) {
     if (r.busy_ns.empty() || !(r.wall_s > 0)) continue;
     ex.push_back(execution_of(r, ledger.run_delay_source == "schedstat"));
   }
-  json lb = json::array(), ce = json::array();
-  if (ex.empty()) return;  // workers_json turned accounting off: no repetition to grade
+  if (ex.empty()) return;  // account_workers turned accounting off: no repetition to grade
   for (const auto& e : ex) {
-    lb.push_back(e.load_balance);
-    ce.push_back(e.communication);
+    w.load_balance.push_back(e.load_balance);
+    w.communication.push_back(e.communication);
   }
-  j["load_balance"] = lb;
-  j["communication"] = ce;
   std::vector<std::size_t> order(ex.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return ex[a].wall_s < ex[b].wall_s; });
@@ -181,22 +179,24 @@ void add_hierarchy(json& j, const LedgerView& ledger, double runs) {
   const Execution& m = ex[median];
   // Runs of the kernel per repetition: a repetition may time several back to back.
   const double inner = runs > 0 ? runs / static_cast<double>(ledger.repetitions.size()) : 1.0;
-  j["pop"] = {{"definition", "per-execution"},
-              {"rep", median},
-              {"runtime_s", m.wall_s / inner},
-              {"useful_s", m.useful_s / inner},
-              {"load_balance", m.load_balance},
-              {"communication", m.communication},
-              {"parallel", m.parallel},
-              {"range",
-               {{"load_balance", range_of(ex, &Execution::load_balance)},
-                {"communication", range_of(ex, &Execution::communication)},
-                {"parallel", range_of(ex, &Execution::parallel)}}}};
+  PopFigures p;
+  p.per_execution = true;
+  p.rep = static_cast<int>(median);
+  p.runtime_s = m.wall_s / inner;
+  p.useful_s = m.useful_s / inner;
+  p.load_balance = m.load_balance;
+  p.communication = m.communication;
+  p.parallel = m.parallel;
+  p.load_balance_range = range_of(ex, &Execution::load_balance);
+  p.communication_range = range_of(ex, &Execution::communication);
+  p.parallel_range = range_of(ex, &Execution::parallel);
+  w.pop = p;
 }
 
-json disturbance_json(const LedgerView& ledger, const std::vector<WorkerTotals>& t, double runs,
-                      const MachineWindow& w) {
-  json d = {{"window_s", w.wall_s}};
+Disturbance disturbance_of(const LedgerView& ledger, const std::vector<WorkerTotals>& t, double runs,
+                           const MachineWindow& w) {
+  Disturbance d;
+  d.window_s = w.wall_s;
   // Runnable, not running: the kernel's run-queue delay of each worker's threads over their
   // windows (/proc/<tid>/schedstat, read at the repetitions' edges); runnable_s is the worker's
   // time in the body times its waiting share (waiting_share), runnable_share their sum over the
@@ -204,72 +204,70 @@ json disturbance_json(const LedgerView& ledger, const std::vector<WorkerTotals>&
   // the GIL, a futex) is not runnable and is not in it. Where schedstat could not be read, nothing
   // is known: zeros, and runnable_source says so.
   const bool schedstat = ledger.run_delay_source == "schedstat";
-  json runnable = json::array(), delay = json::array();
-  double runnable_sum = 0, busy_sum = 0, switches = 0;
+  std::vector<double> delay;
+  double runnable_sum = 0, busy_sum = 0;
   for (const auto& x : t) {
     const double share = waiting_share(x.cpu_ns, x.run_delay_ns, schedstat);
     const double r = share * static_cast<double>(x.busy_ns) * 1e-9 / runs;
-    runnable.push_back(r);
+    d.runnable_s.push_back(r);
     runnable_sum += r;
     delay.push_back(schedstat ? static_cast<double>(x.run_delay_ns) * 1e-9 / runs : 0.0);
     busy_sum += static_cast<double>(x.busy_ns) * 1e-9 / runs;
-    switches += static_cast<double>(x.switches) / runs;
+    d.switches += static_cast<double>(x.switches) / runs;
   }
-  d["runnable_s"] = runnable;
-  d["runnable_share"] = busy_sum > 0 ? runnable_sum / busy_sum : 0.0;
-  d["runnable_source"] = schedstat ? "schedstat" : "unavailable";
-  d["run_delay_s"] = delay;
-  d["switches"] = switches;
+  d.runnable_share = busy_sum > 0 ? runnable_sum / busy_sum : 0.0;
+  d.runnable_source = schedstat ? "schedstat" : "unavailable";
+  d.run_delay_s = std::move(delay);
   // /proc/stat is this host's: the CPUs of workers on other hosts of a job are not its CPUs.
   std::set<int> used;
   for (std::size_t k = 0; k < ledger.cpus.size(); ++k) {
     if (k < ledger.hosts.size() && ledger.hosts[k] != 0) continue;
     used.insert(ledger.cpus[k].begin(), ledger.cpus[k].end());
   }
-  json cpus = json::array(), steal = json::array(), busy = json::array();
   for (const auto& a : w.after.cpus) {
     const auto b = std::find_if(w.before.cpus.begin(), w.before.cpus.end(), [&](const auto& c) { return c.id == a.id; });
     if (b == w.before.cpus.end() || a.total < b->total || !used.count(a.id)) continue;
     const double total = static_cast<double>(a.total - b->total);
-    cpus.push_back(a.id);
-    steal.push_back(total > 0 ? static_cast<double>(a.steal - b->steal) / total : 0.0);
-    busy.push_back(total > 0 ? static_cast<double>(a.busy - b->busy) / total : 0.0);
+    d.cpus.push_back(a.id);
+    d.steal.push_back(total > 0 ? static_cast<double>(a.steal - b->steal) / total : 0.0);
+    d.busy.push_back(total > 0 ? static_cast<double>(a.busy - b->busy) / total : 0.0);
   }
-  d["cpus"] = cpus;
-  d["steal"] = steal;
-  d["busy"] = busy;
-  if (const std::optional<double> others = others_cpus(w, ledger.peers_cpu_s)) d["others"] = *others;
+  d.others = others_cpus(w, ledger.peers_cpu_s);
   return d;
 }
 
-json trace_json(const LedgerView& ledger, const std::vector<TraceEvent>& trace, int rep) {
-  json events = json::array();
-  double end = 0;
-  for (const auto& e : trace) {
+WorkersTrace trace_of(const LedgerView& ledger, int rep) {
+  WorkersTrace t;
+  t.rep = rep;
+  t.truncated = ledger.trace_truncated;
+  for (const auto& e : ledger.trace) {
     // Tenths of a microsecond: the clock's reads are no finer in meaning, and shorter numbers
     // keep the record small.
-    const auto tenth_us = [](double t) { return std::round(t * 1e7) / 1e7; };
-    events.push_back({e.worker, tenth_us(e.start_s), tenth_us(e.end_s), e.cpu});
-    end = std::max(end, e.end_s);
+    const auto tenth_us = [](double s) { return std::round(s * 1e7) / 1e7; };
+    t.events.push_back({e.worker, tenth_us(e.start_s), tenth_us(e.end_s), e.cpu});
+    t.runtime_s = std::max(t.runtime_s, e.end_s);
   }
-  return {{"rep", rep}, {"runtime_s", end}, {"events", events}, {"truncated", ledger.trace_truncated}};
+  return t;
 }
 
 }  // namespace
 
-json workers_json(const LedgerView& ledger, const AccountingDecision& decision, double runs,
-                  const MachineWindow& window, int traced_rep) {
-  json j = {{"accounting", decision.on ? "on" : "off"}, {"overhead", decision.overhead}, {"count", ledger.workers}};
+Workers account_workers(const LedgerView& ledger, const AccountingDecision& decision, double runs,
+                        const MachineWindow& window, int traced_rep) {
+  Workers w;
+  w.accounting = decision.on;
+  w.overhead = decision.overhead;
+  w.count = ledger.workers;
   if (!decision.on) {
-    j["why"] = decision.why;
-    return j;
+    w.why = decision.why;
+    return w;
   }
   const bool graded = std::any_of(ledger.repetitions.begin(), ledger.repetitions.end(),
                                   [](const RepetitionTotals& r) { return !r.busy_ns.empty() && r.wall_s > 0; });
   if (!graded) {
-    j["accounting"] = "off";
-    j["why"] = "no repetition was accounted (no worker's time, or no repetition's wall time, was recorded)";
-    return j;
+    w.accounting = false;
+    w.why = "no repetition was accounted (no worker's time, or no repetition's wall time, was recorded)";
+    return w;
   }
   const auto& t = ledger.totals;
   // The mean, as busy_s and cpu_s are means; the factors are each repetition's (add_hierarchy).
@@ -277,29 +275,29 @@ json workers_json(const LedgerView& ledger, const AccountingDecision& decision, 
   // windows, dispatch and waits between chunks included (core/worker_ledger.hpp).
   double wall = 0;
   for (const auto& r : ledger.repetitions) wall += r.wall_s;
-  j["runtime_s"] = runs > 0 ? wall / runs : 0.0;
-  j["busy_s"] = per_worker(t, runs, [](const WorkerTotals& w) { return static_cast<double>(w.busy_ns) * 1e-9; });
-  j["cpu_s"] = per_worker(t, runs, [](const WorkerTotals& w) { return static_cast<double>(w.cpu_ns) * 1e-9; });
-  j["items"] = per_worker(t, runs, [](const WorkerTotals& w) { return static_cast<double>(w.items); });
-  j["chunks"] = per_worker(t, runs, [](const WorkerTotals& w) { return static_cast<double>(w.chunks); });
-  j["switches"] = per_worker(t, runs, [](const WorkerTotals& w) { return static_cast<double>(w.switches); });
-  j["cpus"] = ledger.cpus;
-  if (!ledger.ranks.empty()) {
-    j["ranks"] = ledger.ranks;
-    j["hosts"] = ledger.hosts;
-  }
-  add_hierarchy(j, ledger, runs);
-  j["disturbance"] = disturbance_json(ledger, t, runs, window);
-  if (ledger.counters_why.empty()) {
-    j["counters"] = {{"available", true},
-                     {"instructions", per_worker(t, runs, [](const WorkerTotals& w) { return static_cast<double>(w.instructions); })},
-                     {"cycles", per_worker(t, runs, [](const WorkerTotals& w) { return static_cast<double>(w.cycles); })}};
+  w.runtime_s = runs > 0 ? wall / runs : 0.0;
+  w.busy_s = per_worker(t, runs, [](const WorkerTotals& x) { return static_cast<double>(x.busy_ns) * 1e-9; });
+  w.cpu_s = per_worker(t, runs, [](const WorkerTotals& x) { return static_cast<double>(x.cpu_ns) * 1e-9; });
+  w.items = per_worker(t, runs, [](const WorkerTotals& x) { return static_cast<double>(x.items); });
+  w.chunks = per_worker(t, runs, [](const WorkerTotals& x) { return static_cast<double>(x.chunks); });
+  w.switches = per_worker(t, runs, [](const WorkerTotals& x) { return static_cast<double>(x.switches); });
+  w.cpus = ledger.cpus;
+  w.ranks = ledger.ranks;
+  w.hosts = ledger.hosts;
+  add_hierarchy(w, ledger, runs);
+  w.disturbance = disturbance_of(ledger, t, runs, window);
+  WorkerCounters counters;
+  counters.available = ledger.counters_why.empty();
+  if (counters.available) {
+    counters.instructions = per_worker(t, runs, [](const WorkerTotals& x) { return static_cast<double>(x.instructions); });
+    counters.cycles = per_worker(t, runs, [](const WorkerTotals& x) { return static_cast<double>(x.cycles); });
   } else {
-    j["counters"] = {{"available", false}, {"why", ledger.counters_why}};
+    counters.why = ledger.counters_why;
   }
-  if (traced_rep >= 0 && !ledger.trace.empty()) j["trace"] = trace_json(ledger, ledger.trace, traced_rep);
-  if (ledger.unattributed > 0) j["unattributed_chunks"] = ledger.unattributed;
-  return j;
+  w.counters = std::move(counters);
+  if (traced_rep >= 0 && !ledger.trace.empty()) w.trace = trace_of(ledger, traced_rep);
+  w.unattributed_chunks = ledger.unattributed;
+  return w;
 }
 
 }  // namespace parlab

@@ -1,6 +1,6 @@
-// The record's `workers` block (docs/records.md, "Workers"): whether a CPU
-// record's loops are accounted per worker, and what the ledger (core/worker_ledger.hpp) and
-// /proc/stat (experiments/machine/cpu_stat.hpp) saw over its timed repetitions.
+// The record's `workers` block (docs/records.md, "Workers"; its type, experiments/record/workers.hpp):
+// whether a CPU record's loops are accounted per worker, and what the ledger (core/worker_ledger.hpp)
+// and /proc/stat (experiments/machine/cpu_stat.hpp) saw over its timed repetitions.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,7 @@
 
 #include "core/worker_ledger.hpp"
 #include "experiments/machine/cpu_stat.hpp"
+#include "experiments/record/workers.hpp"
 
 namespace parlab {
 
@@ -75,8 +76,10 @@ inline constexpr double kSharedRunnable = 0.05;
 // did; `runnable_share` from its accounted workers (0 without).
 nlohmann::json machine_json(const MachineWindow& w, double peers_cpu_s, int workers, int cpus, double runnable_share);
 
-// The `workers` block: `runs` = repetitions x inner; `traced_rep` the repetition traced.
-nlohmann::json workers_json(const LedgerView& ledger, const AccountingDecision& decision, double runs,
-                            const MachineWindow& window, int traced_rep);
+// The `workers` block, with POP's factors per execution and the disturbance derived: `runs` =
+// repetitions x inner; `traced_rep` the repetition traced. Its cause is the caller's to add
+// (worker_shortfall), which needs the record's kind and metrics.
+Workers account_workers(const LedgerView& ledger, const AccountingDecision& decision, double runs,
+                        const MachineWindow& window, int traced_rep);
 
 }  // namespace parlab

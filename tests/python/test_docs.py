@@ -366,7 +366,7 @@ def scanned_sources():
 
 def test_the_include_rules_are_read_from_the_design_page():
     rules = include_rules(design_text())
-    layers = ["io", "wiring", "machine", "plan", "run", "cli"]
+    layers = ["io", "record", "wiring", "machine", "plan", "run", "cli"]
     assert set(rules) == {"core/", "cpu/", "gpu/", "mpi/", "embed/", "peers/"} | {f"experiments/{x}/" for x in layers}
     assert rules["core/"].system == {"sys/mman.h", "sched.h", "unistd.h", "immintrin.h", "x86intrin.h", "time.h",
                                      "sys/resource.h", "sys/syscall.h", "fcntl.h", "linux/perf_event.h"}
