@@ -37,7 +37,20 @@ void copy_name(char (&dst)[48], const std::string& src, const char* what) {
   std::memcpy(dst, src.c_str(), src.size() + 1);
 }
 
-Problem problem_of(const Command& c) {
+// A Problem on the wire: its one encoding (rank 0) and its one decoding (every rank, rank 0
+// included, so that all build from the same bytes). `first` is not sent: each rank's builder sets
+// its own share.
+void encode_problem(Command& c, const Problem& p) {
+  copy_name(c.kernel, p.kernel, "kernel");
+  c.threads = p.threads;
+  c.device = p.device;
+  c.precision = static_cast<std::int32_t>(p.precision);
+  c.size = p.size;
+  c.size_y = p.size_y;
+  c.seed = p.seed;
+}
+
+Problem decode_problem(const Command& c) {
   Problem p;
   p.kernel = c.kernel;
   p.precision = static_cast<Precision>(c.precision);
@@ -227,19 +240,13 @@ class LeaderWorkload final : public Workload {
     Command c;
     c.op = Op::make;
     copy_name(c.backend, backend, "backend");
-    copy_name(c.kernel, p.kernel, "kernel");
-    c.threads = p.threads;
-    c.device = p.device;
-    c.precision = static_cast<std::int32_t>(p.precision);
-    c.size = p.size;
-    c.size_y = p.size_y;
-    c.seed = p.seed;
+    encode_problem(c, p);
     const RankBuilder& build = rt_.builder(backend);
     if (rt_.leader_live_) throw FailureError("one distributed workload at a time: the previous one is still alive");
     send(c);
     rt_.leader_live_ = true;
     try {
-      rank_ = build(problem_of(c), rt_.layout());
+      rank_ = build(decode_problem(c), rt_.layout());
     } catch (const std::exception& e) {
       abort_job(std::string("making ") + backend + " " + p.kernel + ": " + e.what());
     }
@@ -308,7 +315,7 @@ int Runtime::serve() {
         case Op::make:
           accounts.reset();
           current.reset();
-          current = builder(c.backend)(problem_of(c), layout_);
+          current = builder(c.backend)(decode_problem(c), layout_);
           if (WorkerLedger* mine = current->ledger()) accounts = std::make_unique<RankLedger>(*mine);
           break;
         case Op::run:

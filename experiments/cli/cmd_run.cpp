@@ -147,13 +147,13 @@ void print_plan(const Plan& plan, const Registry& registry, double at_least, std
   std::vector<std::string> order;
   std::map<std::string, PlanLine> lines;
   for (const auto& m : plan.specs) {
-    const std::string key = "  " + m.study + "  " + m.kernel + "  " + m.backend +
+    const std::string key = "  " + m.study + "  " + m.problem.kernel + "  " + m.backend +
                             (m.interpreter.empty() ? "" : " [" + m.interpreter + (m.python_gil.empty() ? "" : " PYTHON_GIL=" + m.python_gil) + "]") +
                             (m.ranks > 0 ? " (MPI jobs)" : "");
     PlanLine& l = lines[key];
     if (l.count++ == 0) order.push_back(key);
-    l.threads.insert(m.threads);
-    l.sizes.insert(m.size);
+    l.threads.insert(m.problem.threads);
+    l.sizes.insert(m.problem.size);
     if (l.unavailable.empty()) l.unavailable = why_not_here(m, registry);
   }
   for (const auto& key : order) {
@@ -295,7 +295,7 @@ bool check_mpi_jobs(Plan& plan, const Registry& registry, int max_threads, doubl
     const BackendEntry* e = registry.find(s.backend);
     if (s.ranks > 0 && e != nullptr && e->available) {
       most_ranks = std::max(most_ranks, s.ranks);
-      most_threads = std::max(most_threads, s.threads);
+      most_threads = std::max(most_threads, s.problem.threads);
     }
   }
   if (most_ranks == 0) return true;
@@ -379,7 +379,7 @@ int cmd_run(Registry& registry, const RunArgs& a, std::ostream& out, std::ostrea
   }
   int most_threads = 1;
   for (const auto& s : plan.specs) {
-    if (s.ranks == 0) most_threads = std::max(most_threads, s.threads);  // ranks x threads: check_mpi_jobs
+    if (s.ranks == 0) most_threads = std::max(most_threads, s.problem.threads);  // ranks x threads: check_mpi_jobs
   }
   // Read once: the plan's warning and the run's context quote this one reading.
   options.load_1min = load_average_1min();

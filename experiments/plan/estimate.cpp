@@ -27,11 +27,11 @@ constexpr double kCountsPerThread = 1e10;  // race-lab increments, overhead prob
 // Seconds of one run of the kernel at the optimistic rate: the catalogue's work model (kernel_work)
 // over the fastest rate of each kind of work it does, the slowest of them bounding the run.
 double one_run_seconds(const MeasurementSpec& m, const BackendEntry& backend) {
-  const KernelSpec* k = find_kernel(m.kernel);
+  const KernelSpec* k = find_kernel(m.problem.kernel);
   if (k == nullptr) return 0.0;  // GPU and Python studies: no work model, no claim
   const bool gpu = backend.kind == BackendKind::gpu;
-  const double lanes = gpu ? 1.0 : static_cast<double>(std::max(1, m.threads));
-  const WorkCount w = kernel_work(m.kernel, m.precision, m.size, m.size_y);
+  const double lanes = gpu ? 1.0 : static_cast<double>(std::max(1, m.problem.threads));
+  const WorkCount w = kernel_work(m.problem.kernel, m.problem.precision, m.problem.size, m.problem.size_y);
   const double samples_rate =
       k->family == KernelFamily::pi ? (gpu ? kPiSamplesPerGpu : kPiSamplesPerThread) : kCountsPerThread;
   return std::max({w.samples / samples_rate, w.bytes / (gpu ? kBytesPerGpu : kBytesPerThread),

@@ -83,7 +83,7 @@ void check_keys(const json& obj, const std::set<std::string>& allowed, const std
 }
 
 // Bytes of host memory a CPU workload allocates: the catalogue's (kernel_host_bytes).
-double host_bytes(const MeasurementSpec& s) { return kernel_host_bytes(s.kernel, s.precision, s.size, s.size_y); }
+double host_bytes(const MeasurementSpec& s) { return kernel_host_bytes(s.problem.kernel, s.problem.precision, s.problem.size, s.problem.size_y); }
 
 double physical_memory() {
   const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
@@ -411,7 +411,7 @@ void Planner::add_backend_points(const Experiment& x, const std::string& kernel,
       for (std::uint64_t base : sizes) {
         MeasurementSpec m = point(x, kernel, be, mode, t, base);
         for (Precision p : precisions) {
-          m.precision = p;
+          m.problem.precision = p;
           add_point(x, be, m);
         }
       }
@@ -428,45 +428,45 @@ MeasurementSpec Planner::point(const Experiment& x, const std::string& kernel, c
   }
   m.study = x.study;
   m.scaling = x.scaling;
-  m.kernel = kernel;
+  m.problem.kernel = kernel;
   m.backend = be.name;
-  m.threads = threads;
-  m.size = base;
+  m.problem.threads = threads;
+  m.problem.size = base;
   if (x.scaling == "weak" && be.kind != BackendKind::gpu) {
     if (base > UINT64_MAX / static_cast<std::uint64_t>(threads)) throw UsageError(x.where + ": weak-scaled size overflows");
-    m.size = base * static_cast<std::uint64_t>(threads);
+    m.problem.size = base * static_cast<std::uint64_t>(threads);
   }
-  m.size_y = x.size_y;
-  m.seed = settings.seed;
+  m.problem.size_y = x.size_y;
+  m.problem.seed = settings.seed;
   m.reps = x.reps;
   m.warmup = settings.warmup;
   m.min_rep_seconds = settings.min_rep;
-  m.device = x.device;
+  m.problem.device = x.device;
   return m;
 }
 
 // One point at one precision, if it fits this machine's memory: left out or warned about where
 // some threads get no work, added once per MPI job size where the experiment sweeps ranks.
 void Planner::add_point(const Experiment& x, const BackendEntry& be, const MeasurementSpec& m) {
-  const int t = m.threads;
+  const int t = m.problem.threads;
   if (be.kind == BackendKind::cpu && memory > 0 && host_bytes(m) > 0.8 * memory) {
-    throw UsageError(x.where + ": size " + format_size(m.size) + " of kernel '" + m.kernel + "' needs " +
+    throw UsageError(x.where + ": size " + format_size(m.problem.size) + " of kernel '" + m.problem.kernel + "' needs " +
                      format_bytes(host_bytes(m)) + ", more than 80% of this machine's memory (--size)");
   }
   if (be.kind != BackendKind::mpi || x.ranks.empty()) {
-    if (be.work_unit > 0 && t > 1 && m.size / static_cast<std::uint64_t>(t) < be.work_unit) {
+    if (be.work_unit > 0 && t > 1 && m.problem.size / static_cast<std::uint64_t>(t) < be.work_unit) {
       if (!o.sizes) {
         // A suite's point: left out, one warning per backend naming the smallest size at the
         // largest such thread count (a suite's "max" differs between machines).
         short_points[be.name] =
             "backend '" + be.name + "' takes " + format_size(be.work_unit) +
             " samples at a time: points where some threads would get no work are left out "
-            "(from " + x.where + ": size " + format_size(m.size) + " at " + std::to_string(t) +
+            "(from " + x.where + ": size " + format_size(m.problem.size) + " at " + std::to_string(t) +
             " threads needs a size >= " + format_size(be.work_unit * static_cast<std::uint64_t>(t)) + ")";
         return;
       }
       warn_once(plan, "backend '" + be.name + "' takes " + format_size(be.work_unit) +
-                          " samples at a time, so at size " + format_size(m.size) + " and " + std::to_string(t) +
+                          " samples at a time, so at size " + format_size(m.problem.size) + " and " + std::to_string(t) +
                           " threads some threads get no work and the figure measures fewer threads than it "
                           "says (use a size >= " +
                           format_size(be.work_unit * static_cast<std::uint64_t>(t)) + ")");
@@ -479,8 +479,8 @@ void Planner::add_point(const Experiment& x, const BackendEntry& be, const Measu
     MeasurementSpec mr = m;
     mr.ranks = rk;
     if (x.scaling == "weak") {
-      if (m.size > UINT64_MAX / static_cast<std::uint64_t>(rk)) throw UsageError(x.where + ": weak-scaled size overflows");
-      mr.size = m.size * static_cast<std::uint64_t>(rk);
+      if (m.problem.size > UINT64_MAX / static_cast<std::uint64_t>(rk)) throw UsageError(x.where + ": weak-scaled size overflows");
+      mr.problem.size = m.problem.size * static_cast<std::uint64_t>(rk);
     }
     plan.specs.push_back(mr);
   }
@@ -503,7 +503,7 @@ void drop_repeated_measurements(Plan& plan, const std::vector<std::size_t>& orig
     }
     if (dropped++ == 0) {
       const MeasurementSpec& m = plan.specs[k];
-      example = m.kernel + " " + m.backend + " t=" + std::to_string(m.threads) + " size " + format_size(m.size) +
+      example = m.problem.kernel + " " + m.backend + " t=" + std::to_string(m.problem.threads) + " size " + format_size(m.problem.size) +
                 " (experiments " + std::to_string(it->second + 1) + " and " + std::to_string(origin[k] + 1) + ")";
     }
   }
@@ -523,7 +523,7 @@ void check_filters_select(Plan& plan, const PlanOverrides& o, bool from_suite,
     }
   }
   std::map<std::string, std::set<std::string>> measured;  // backend -> kernels it has specs for
-  for (const auto& m : plan.specs) measured[m.backend].insert(m.kernel);
+  for (const auto& m : plan.specs) measured[m.backend].insert(m.problem.kernel);
   for (const std::string& b : o.backends) {
     if (b == "all" || b == "cpu" || b == "gpu" || b == "python") continue;  // groups: whatever runs
     std::string missing;

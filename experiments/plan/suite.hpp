@@ -39,21 +39,23 @@ namespace parlab {
 // "seed" all use it, so their counts agree.
 inline constexpr std::uint64_t kDefaultSeed = 42;
 
-// One measurement of the plan.
+// The problem of a plan's measurement before the plan sets it: the default seed.
+inline Problem default_problem() {
+  Problem p;
+  p.seed = kDefaultSeed;
+  return p;
+}
+
+// One measurement of the plan: the problem a backend's workload is made for, held as the
+// workload takes it (kernel, precision, size, size_y, seed, threads, device), and how to measure it.
 struct MeasurementSpec {
   std::string study;    // suite-level label ("quick", "scaling", ...)
   std::string scaling;  // "strong", "weak" or "none"
-  std::string kernel;
+  Problem problem = default_problem();
   std::string backend;
-  int threads = 1;
-  std::uint64_t size = 0;
-  std::uint64_t size_y = 0;
-  Precision precision = Precision::f64;
-  std::uint64_t seed = kDefaultSeed;
   int reps = 5;
   int warmup = 1;
   double min_rep_seconds = 0.0;  // repeat the kernel inside one repetition until this long
-  int device = 0;
   // Python records: the interpreter that measures it (experiments/machine/interpreters.hpp), as its
   // label ("3.13.5 free-threaded"), and the PYTHON_GIL its process runs with ("0", "1"). Both
   // empty: this process's own interpreter, as its environment says.

@@ -66,8 +66,8 @@ json spread_or_empty(const std::vector<double>& v) {
 
 std::string describe(const MeasurementSpec& s) {
   std::ostringstream os;
-  os << s.kernel << " " << s.backend << " t=" << s.threads << " n=" << format_size(s.size);
-  if (s.precision != Precision::i32) os << " " << to_string(s.precision);
+  os << s.problem.kernel << " " << s.backend << " t=" << s.problem.threads << " n=" << format_size(s.problem.size);
+  if (s.problem.precision != Precision::i32) os << " " << to_string(s.problem.precision);
   if (s.round > 0) os << " round " << s.round;
   return os.str();
 }
@@ -209,7 +209,7 @@ void Runner::save() {
 int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, const json& invocation) {
   ContextOptions co;
   co.load_1min = options_.load_1min;
-  for (const auto& s : plan.specs) co.max_threads_requested = std::max(co.max_threads_requested, s.threads);
+  for (const auto& s : plan.specs) co.max_threads_requested = std::max(co.max_threads_requested, s.problem.threads);
   json context = collect_context(registry_, co);
   for (const auto& w : plan.warnings) context["warnings"].push_back(w);
   if (!options_.ceilings.is_null()) context["ceilings"] = options_.ceilings;
@@ -276,7 +276,7 @@ int Runner::execute() {
     // records by family, never by lists of kernel names: here, once for every record, whether this
     // process measured it or a child did.
     if (!record.contains("family")) {
-      if (std::string family = kernel_family(spec.kernel, registry_.find(spec.backend)); !family.empty()) {
+      if (std::string family = kernel_family(spec.problem.kernel, registry_.find(spec.backend)); !family.empty()) {
         record["family"] = family;
       }
     }
@@ -389,7 +389,7 @@ json Runner::measure(const MeasurementSpec& s, std::size_t index) {
   }
   // A Python kernel file's point: in a child parlab, so that --timeout ends a chunk that never
   // returns (a Python thread cannot be stopped) and the file's module state dies with the point.
-  const std::optional<PythonFileKernel> file = python_file_kernel(s.kernel);
+  const std::optional<PythonFileKernel> file = python_file_kernel(s.problem.kernel);
   if (file && !options_.in_child) {
     const BackendEntry* e = registry_.find(s.backend);
     if (e != nullptr && e->available) return with_kernel_file(measure_file_kernel_in_child(s, *file, index), *file, dir_);
@@ -421,18 +421,6 @@ std::optional<json> record_without_backend(json r, const BackendEntry* entry) {
     r["validation"] = {{"pass", false}, {"detail", "error: " + entry->reason}};
   }
   return r;
-}
-
-Problem problem_of(const MeasurementSpec& s) {
-  Problem p;
-  p.kernel = s.kernel;
-  p.precision = s.precision;
-  p.size = s.size;
-  p.size_y = s.size_y;
-  p.seed = s.seed;
-  p.threads = s.threads;
-  p.device = s.device;
-  return p;
 }
 
 // Warm-up, and calibration of `inner`: how many runs make one repetition last min_rep_seconds,
@@ -524,7 +512,7 @@ void add_rates_and_work(json& r, const WorkCount& work, const MeasurementSpec& s
   }
   r["rate"] = rate;
   r["work"] = {{"samples", work.samples}, {"bytes", work.bytes}, {"flops", work.flops}};
-  if (const double footprint = kernel_host_bytes(s.kernel, s.precision, s.size, s.size_y); footprint > 0) {
+  if (const double footprint = kernel_host_bytes(s.problem.kernel, s.problem.precision, s.problem.size, s.problem.size_y); footprint > 0) {
     r["work"]["footprint_bytes"] = footprint;
   }
 }
@@ -571,12 +559,12 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
   // Where it ran, as its wing says (docs/records.md): what record_limit and the figures read.
   if (entry != nullptr && entry->processor) r["processor"] = to_string(*entry->processor);
   // A kernel another project added runs its own code on parlab's executors, not parlab's code.
-  const KernelSpec* spec = find_kernel(s.kernel);
+  const KernelSpec* spec = find_kernel(s.problem.kernel);
   const bool user_kernel = spec != nullptr && spec->family == KernelFamily::own;
   if (entry != nullptr && entry->own_kernels && !user_kernel) r["own_kernels"] = true;
   if (auto without = record_without_backend(r, entry)) return *without;
   try {
-    std::unique_ptr<Workload> w = entry->make(problem_of(s));
+    std::unique_ptr<Workload> w = entry->make(s.problem);
     // A CPU executor's loops are accounted per worker (docs/records.md, `workers`): through the
     // warm-up, which says whether the runs are long enough to carry it, then the timed repetitions.
     WorkerAccounting* ledger = w->worker_ledger();
@@ -588,7 +576,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     MachineWindow window;
     if (ledger != nullptr) {
       accounting = decide_accounting(ledger->view(), s.warmup, warm_run_s, accounted_cost());
-      if (!accounting.on) accounting.why += size_within_budget(s.size, accounting.overhead);
+      if (!accounting.on) accounting.why += size_within_budget(s.problem.size, accounting.overhead);
       ledger->reset();
       ledger->set_on(accounting.on);
     }
@@ -609,7 +597,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     if (runs_in_this_process(entry->kind)) {
       // The GPU's counter for a record that ran there (py-cupy and py-torch included), by the entry's processor.
       const bool gpu_side = entry->processor == Processor::gpu;
-      energy = measure_energy(*w, gpu_side, s.device, w->work());
+      energy = measure_energy(*w, gpu_side, s.problem.device, w->work());
     }
     const Validation v = w->validate();
     add_times(r, *times, *inner);
@@ -638,7 +626,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
                                   ? workers->disturbance->runnable_share
                                   : 0.0;
       // The workers on this host, whose CPUs /proc/stat read: an MPI job's on host 0 only.
-      int here = s.threads;
+      int here = s.problem.threads;
       double peers = 0;
       if (ledger != nullptr) {
         const LedgerView view = ledger->view();

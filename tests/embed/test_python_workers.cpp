@@ -342,12 +342,12 @@ TEST(PythonWorkers, TheRecordCarriesAWorkerPerThread) {
     ASSERT_NE(e, nullptr);
     if (!e->available) continue;
     MeasurementSpec s;
-    s.kernel = "pi";
+    s.problem.kernel = "pi";
     s.backend = backend;
-    s.precision = Precision::i32;
-    s.threads = 2;
-    s.size = std::string(backend) == "py-pure-threads" ? 8192 : std::uint64_t{1} << 23;
-    s.seed = kSeed;
+    s.problem.precision = Precision::i32;
+    s.problem.threads = 2;
+    s.problem.size = std::string(backend) == "py-pure-threads" ? 8192 : std::uint64_t{1} << 23;
+    s.problem.seed = kSeed;
     s.reps = 3;
     std::ostringstream log;
     Runner runner(registry(), log, RunOptions{});
@@ -364,7 +364,7 @@ TEST(PythonWorkers, TheRecordCarriesAWorkerPerThread) {
     ASSERT_EQ(w["items"].size(), 2u);
     double items = 0;
     for (const auto& x : w["items"]) items += x.get<double>();
-    EXPECT_DOUBLE_EQ(items, static_cast<double>(s.size)) << "the points of a run, per run";
+    EXPECT_DOUBLE_EQ(items, static_cast<double>(s.problem.size)) << "the points of a run, per run";
     EXPECT_EQ(w["cpu_s"].size(), 2u);
     EXPECT_TRUE(w.contains("pop")) << w.dump(2);
   }
