@@ -58,8 +58,6 @@ double best_seconds(Kernel kernel, std::uint64_t iters, int reps, std::vector<do
   return best;
 }
 
-constexpr double kWindowSeconds = 0.02;
-
 #if defined(PARLAB_INCORE_X86)
 constexpr int kAddsPerIteration = 100;
 
@@ -142,9 +140,9 @@ __attribute__((noinline, target("avx2"))) std::uint64_t mix256_loop(std::uint64_
 
 }  // namespace
 
-std::optional<double> measure_core_clock_hz(int reps) {
+std::optional<double> measure_core_clock_hz(int reps, double window_s) {
 #if defined(PARLAB_INCORE_X86)
-  const std::uint64_t iters = calibrate(add_chain, kWindowSeconds);
+  const std::uint64_t iters = calibrate(add_chain, window_s);
   std::vector<double> times;
   const double best = best_seconds(add_chain, iters, std::max(1, reps), times);
   return kAddsPerIteration * static_cast<double>(iters) / best;
@@ -198,13 +196,13 @@ MixKernel mix_kernel(PiIsa isa) {
 
 }  // namespace
 
-std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps, int chains) {
+std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps, int chains, double window_s) {
   const MixKernel k = chains == 0 ? mix_kernel(isa) : chain_kernel(isa, chains);
   if (k.kernel == nullptr) return std::nullopt;
   MixProbe p;
   p.symbol = k.symbol;
   p.instructions_per_iteration = k.instructions;
-  const std::uint64_t iters = calibrate(k.kernel, kWindowSeconds);
+  const std::uint64_t iters = calibrate(k.kernel, window_s);
   std::vector<double> times;
   const double best = best_seconds(k.kernel, iters, std::max(1, reps), times);
   p.seconds_per_iteration = best / static_cast<double>(iters);
@@ -289,10 +287,10 @@ std::vector<double> best_rates_on_all_cpus(MakeKernel make_kernel, double work_p
 
 }  // namespace
 
-std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::vector<int>& cpus, int reps) {
+std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::vector<int>& cpus, int reps, double window_s) {
   const MixKernel k = mix_kernel(isa);
   if (k.kernel == nullptr || cpus.empty()) return std::nullopt;
-  const std::uint64_t iters = calibrate(k.kernel, kWindowSeconds);
+  const std::uint64_t iters = calibrate(k.kernel, window_s);
   return best_rates_on_all_cpus([&k] { return k.kernel; }, k.instructions, iters, cpus, reps);
 }
 
@@ -333,12 +331,12 @@ class MatmulTileKernel {
 
 }  // namespace
 
-MatmulProbe measure_matmul_tile(MatmulShape shape, int reps) {
+MatmulProbe measure_matmul_tile(MatmulShape shape, int reps, double window_s) {
   MatmulTileKernel kernel(shape);
   const auto call = [&kernel](std::uint64_t iters) { return kernel(iters); };
   MatmulProbe p;
   p.flops_per_call = kernel.flops_per_call();
-  const std::uint64_t iters = calibrate(call, kWindowSeconds);
+  const std::uint64_t iters = calibrate(call, window_s);
   std::vector<double> times;
   p.seconds_per_call = best_seconds(call, iters, std::max(1, reps), times) / static_cast<double>(iters);
   for (const double t : times) p.samples.push_back(p.flops_per_call * static_cast<double>(iters) / t);
@@ -352,10 +350,11 @@ MatmulProbe measure_matmul_tile(MatmulShape shape, int reps) {
   return p;
 }
 
-std::optional<std::vector<double>> measure_matmul_tile_all(MatmulShape shape, const std::vector<int>& cpus, int reps) {
+std::optional<std::vector<double>> measure_matmul_tile_all(MatmulShape shape, const std::vector<int>& cpus, int reps,
+                                                           double window_s) {
   if (cpus.empty()) return std::nullopt;
   MatmulTileKernel sizing(shape);
-  const std::uint64_t iters = calibrate([&sizing](std::uint64_t i) { return sizing(i); }, kWindowSeconds);
+  const std::uint64_t iters = calibrate([&sizing](std::uint64_t i) { return sizing(i); }, window_s);
   return best_rates_on_all_cpus([shape] { return MatmulTileKernel(shape); }, sizing.flops_per_call(), iters, cpus, reps);
 }
 

@@ -14,11 +14,17 @@
 
 namespace parlab {
 
+// Every probe below times windows of about `window_s` each: 20 ms by default, long against the
+// clock's read and a core's settling. The ceilings' test mode (PARLAB_CEILINGS_QUICK, whose
+// numbers are no roofs) takes windows of kQuickProbeWindowSeconds.
+inline constexpr double kProbeWindowSeconds = 0.02;
+inline constexpr double kQuickProbeWindowSeconds = 0.002;
+
 // Cycles per second of the core the calling thread runs on: a chain of dependent 64-bit register
 // adds (one cycle each on every x86-64 core since the Pentium 4's successors), best of `reps`
-// windows of about 20 ms. nullopt off x86-64. The caller pins the thread (CpuPin) so every window
+// windows of about `window_s`. nullopt off x86-64. The caller pins the thread (CpuPin) so every window
 // runs on one core.
-std::optional<double> measure_core_clock_hz(int reps);
+std::optional<double> measure_core_clock_hz(int reps, double window_s = kProbeWindowSeconds);
 
 // The mix probe: independent copies of pi's round (vpmuludq, vpsrlq, then vpternlogq on AVX-512;
 // vpmuludq, vpsrlq and two vpxor on AVX2), more copies than the round's latency needs to keep
@@ -31,25 +37,26 @@ struct MixProbe {
   std::string how;
 };
 
-// Runs the mix probe of `isa` on the calling thread, best of `reps` windows of about 20 ms.
+// Runs the mix probe of `isa` on the calling thread, best of `reps` windows of about `window_s`.
 // `chains` 0: the ports probe (enough chains to fill the ports); pi_loop(isa)->chains: the same
 // round step with only the chains pi's loop keeps in flight (the chains probe: how much of the
 // ports' rate latency leaves that loop; `symbol` is then empty). nullopt for PiIsa::scalar, off
 // x86-64, or another chain count. PRECONDITION: pi_isa_supported(isa).
-std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps, int chains = 0);
+std::optional<MixProbe> measure_round_mix(PiIsa isa, int reps, int chains = 0, double window_s = kProbeWindowSeconds);
 
 // The mix probe on every CPU of `cpus` at once, one thread pinned to each, all started together:
 // what the ports give when every core is busy (a core's clock drops as more cores run, and SMT
 // siblings share one core's ports), which no one-CPU probe shows. Each thread runs windows of
 // `iterations` trips until every thread has run `reps`; only windows that ended before the first
 // thread could stop count, so each counted window ran with all the others busy. Windows of about
-// 20 ms, sized on the calling thread. Returns each CPU's best window, in vector instructions per
+// `window_s`, sized on the calling thread. Returns each CPU's best window, in vector instructions per
 // second, in the order of `cpus`; nullopt where the mix probe cannot run (as measure_round_mix).
 // Throws UnavailableError where pinning is refused.
-std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::vector<int>& cpus, int reps);
+std::optional<std::vector<double>> measure_round_mix_all(PiIsa isa, const std::vector<int>& cpus, int reps,
+                                                         double window_s = kProbeWindowSeconds);
 
 // The matmul probe: the kernel's own tile update (matmul_tile.hpp), timed on the calling thread,
-// best of `reps` windows of about 20 ms. Its compiled code is the probe, so no instruction mix is
+// best of `reps` windows of about `window_s`. Its compiled code is the probe, so no instruction mix is
 // assumed; what differs is where the operands live:
 //   l1:   kMatmulRowBlock rows of kTile2D columns over a k-block of kMatmulKBlock, every operand
 //         in L1 (ldb 0: every k reads one B row; 5 KiB in all): the loop as the kernel runs it,
@@ -68,11 +75,12 @@ struct MatmulProbe {
   std::string how;
   double flops_per_s() const { return seconds_per_call > 0 ? flops_per_call / seconds_per_call : 0.0; }
 };
-MatmulProbe measure_matmul_tile(MatmulShape shape, int reps);
+MatmulProbe measure_matmul_tile(MatmulShape shape, int reps, double window_s = kProbeWindowSeconds);
 
 // The matmul probe of `shape` on every CPU of `cpus` at once, as measure_round_mix_all runs the
 // mix probe (each thread its own buffers): each CPU's best window in flop/s, in the order of
 // `cpus`; nullopt for no CPUs. Throws UnavailableError where pinning is refused.
-std::optional<std::vector<double>> measure_matmul_tile_all(MatmulShape shape, const std::vector<int>& cpus, int reps);
+std::optional<std::vector<double>> measure_matmul_tile_all(MatmulShape shape, const std::vector<int>& cpus, int reps,
+                                                           double window_s = kProbeWindowSeconds);
 
 }  // namespace parlab

@@ -18,6 +18,7 @@
 #include "experiments/machine/worker_causes.hpp"
 #include "experiments/machine/incore.hpp"
 #include "core/ceilings_cpu.hpp"
+#include "core/incore_probe.hpp"
 #include "core/pi_simd.hpp"
 #include "core/roof.hpp"
 #include "core/error.hpp"
@@ -439,7 +440,7 @@ json measure_ceilings(const Registry& registry, std::ostream& log) {
   // The in-core bound of CPU pi's compiled loop (incore.hpp): a tool that fails says so in the
   // block; nothing it lacks stops the roofs above.
   try {
-    c["incore"] = measure_incore(log);
+    c["incore"] = measure_incore(log, quick_mode() ? kQuickProbeWindowSeconds : kProbeWindowSeconds);
   } catch (const Error& e) {
     c["incore"] = {{"pi", {{"unavailable", e.what()}}}};
   }

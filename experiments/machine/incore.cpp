@@ -37,11 +37,11 @@ using json = nlohmann::json;
 // The clock of the core this thread runs on once it has settled: a core that was idle (while
 // objdump ran) climbs to its clock over tens of milliseconds, so two readings in a row must agree
 // within 1% (at most 10 pairs; then the larger of the last pair).
-double stable_clock_hz() {
+double stable_clock_hz(double window_s) {
   double a = 0, b = 0;
   for (int i = 0; i < 10; ++i) {
-    a = measure_core_clock_hz(3).value_or(0);
-    b = measure_core_clock_hz(3).value_or(0);
+    a = measure_core_clock_hz(3, window_s).value_or(0);
+    b = measure_core_clock_hz(3, window_s).value_or(0);
     if (std::abs(a - b) <= 0.01 * std::max(a, b)) break;
   }
   return std::max(a, b);
@@ -63,14 +63,14 @@ struct FastCore {
   double hz = 0;
   std::vector<double> clocks;  // every pinned CPU's, fastest first
 };
-FastCore fastest_core(json& pi) {  // `pi`: gets `pinning` where pinning is refused
+FastCore fastest_core(json& pi, double window_s) {  // `pi`: gets `pinning` where pinning is refused
   FastCore best;
   std::vector<double> clocks;
   const std::vector<int> cpus = probe_cpus();
   try {
     for (const int cpu : cpus) {
       CpuPin pin(cpu);
-      const double hz = stable_clock_hz();
+      const double hz = stable_clock_hz(window_s);
       clocks.push_back(hz);
       if (hz > best.hz) best = {cpu, hz, {}};
     }
@@ -133,9 +133,9 @@ double mix_rate(const std::optional<MixProbe>& m) {
   return m && m->seconds_per_iteration > 0 ? m->instructions_per_iteration / m->seconds_per_iteration : 0.0;
 }
 
-int fastest_vector_cpu(json& pi, PiIsa isa, int fallback) {
+int fastest_vector_cpu(json& pi, PiIsa isa, int fallback, double window_s) {
   return fastest_cpu_for(
-      pi, [isa] { return mix_rate(measure_round_mix(isa, 3)); }, fallback, "the mix probe", "instructions_per_s");
+      pi, [isa, window_s] { return mix_rate(measure_round_mix(isa, 3, 0, window_s)); }, fallback, "the mix probe", "instructions_per_s");
 }
 
 // The scan's rate of a block's probe on the CPU it chose (fastest_cpu_for), 0 where there was none
@@ -153,7 +153,8 @@ double scan_rate_of(const json& block, const std::string& per_s) {
 // `chains` where that is fewer than the ports probe's: `pi.chains` gets its rate against the ports
 // probe's (against the probe's own rate where it was disturbed: both ran beside the same
 // neighbour), what latency leaves of the ports to a loop that keeps that many chains in flight.
-std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int chains, double& clock_hz) {
+std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int chains, double& clock_hz,
+                                              double window_s) {
   std::optional<CpuPin> pin;
   try {
     if (cpu >= 0) pin.emplace(cpu);
@@ -167,9 +168,9 @@ std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int 
     std::optional<MixProbe> m;
     double hz = 0;
     for (int tries = 0; tries < 4; ++tries) {  // again where the clock moved under it
-      const double before = stable_clock_hz();
-      m = measure_round_mix(isa, 7);
-      const double after = stable_clock_hz();
+      const double before = stable_clock_hz(window_s);
+      m = measure_round_mix(isa, 7, 0, window_s);
+      const double after = stable_clock_hz(window_s);
       hz = std::max(before, after);
       if (std::abs(before - after) <= 0.02 * hz) break;
     }
@@ -185,7 +186,7 @@ std::optional<MixProbe> measure_pinned_probes(json& pi, PiIsa isa, int cpu, int 
   const ProbeRate taken = bound_probe_rate(own, scan, std::min(attempts + 1, kProbeAttempts));
   if (!taken.note.is_null()) pi["probe_vs_scan"] = taken.note;
   mix->seconds_per_iteration = mix->instructions_per_iteration / taken.rate;
-  if (const auto c = measure_round_mix(isa, 7, chains)) {
+  if (const auto c = measure_round_mix(isa, 7, chains, window_s)) {
     const double ports = probe_disturbed(own, scan) ? own : taken.rate;
     const double rate = mix_rate(c);
     pi["chains"] = {{"chains", chains},
@@ -244,7 +245,7 @@ json measure_gpu_incore(const std::string& function_fragment, int pairs_per_trip
 // CPU pi's block: its loop, the probes on `fast`'s CPUs, the decision.
 namespace {
 
-json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinning) {
+json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinning, double window_s) {
   json pi = json::object();
   if (!pinning.is_null()) pi["pinning"] = pinning;
   const PiIsa isa = pi_active_isa();
@@ -278,8 +279,8 @@ json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinn
   in.loop_vector_instructions = found->port_instructions();
   in.loop_moves = found->moves;
   in.samples_per_iteration = samples;
-  const int cpu = fast.cpu >= 0 ? fastest_vector_cpu(pi, isa, fast.cpu) : -1;
-  const std::optional<MixProbe> mix = measure_pinned_probes(pi, isa, cpu, loop->chains, in.clock_hz);
+  const int cpu = fast.cpu >= 0 ? fastest_vector_cpu(pi, isa, fast.cpu, window_s) : -1;
+  const std::optional<MixProbe> mix = measure_pinned_probes(pi, isa, cpu, loop->chains, in.clock_hz, window_s);
   if (cpu >= 0) pi["cpu"] = cpu;
   // Each CPU's clock, fastest first: a record on c cores is bounded by the c fastest (limit.cpp).
   if (!fast.clocks.empty()) pi["clocks_hz"] = fast.clocks;
@@ -314,7 +315,7 @@ json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinn
   pi["cores"] = physical_cores();
   if (mix && mix->seconds_per_iteration > 0) {
     measure_all_cpus(
-        pi, [isa](const std::vector<int>& cpus) { return measure_round_mix_all(isa, cpus, 7); },
+        pi, [isa, window_s](const std::vector<int>& cpus) { return measure_round_mix_all(isa, cpus, 7, window_s); },
         mix_rate(mix), "the mix probe");
   }
   if (pi.contains("value")) {
@@ -331,7 +332,7 @@ json measure_pi_incore(std::ostream& log, const FastCore& fast, const json& pinn
 // matmul's block: its tile update's hot loop (the one with the most fused multiply-adds, or
 // multiplies where the build keeps them apart: -ffp-contract=off), its two probes on `cpu`,
 // llvm-mca's model of the loop, and the decision.
-json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& pinning) {
+json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& pinning, double window_s) {
   json mm = json::object();
   if (!pinning.is_null()) mm["pinning"] = pinning;
   const std::string binary = self_executable();
@@ -370,7 +371,7 @@ json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& 
                 {"flops_per_iteration", in.flops_per_trip}};
   const int cpu = fast.cpu >= 0 ? fastest_cpu_for(
                                       mm,
-                                      [] { return measure_matmul_tile(MatmulShape::l1, 3).flops_per_s(); },
+                                      [window_s] { return measure_matmul_tile(MatmulShape::l1, 3, window_s).flops_per_s(); },
                                       fast.cpu, "the matmul probe (operands in L1)", "flops_per_s")
                                 : -1;
   {
@@ -380,17 +381,17 @@ json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& 
     } catch (const UnavailableError& e) {
       mm["pinning"] = std::string("unpinned: ") + e.what();
     }
-    const double before = stable_clock_hz();
+    const double before = stable_clock_hz(window_s);
     // Again where a neighbour disturbed it (kProbeAgreement), the best kept.
     const double scan = scan_rate_of(mm, "flops_per_s");
-    MatmulProbe l1 = measure_matmul_tile(MatmulShape::l1, 7);
+    MatmulProbe l1 = measure_matmul_tile(MatmulShape::l1, 7, window_s);
     int attempts = 1;
     for (; attempts < kProbeAttempts && probe_disturbed(l1.flops_per_s(), scan); ++attempts) {
-      MatmulProbe again = measure_matmul_tile(MatmulShape::l1, 7);
+      MatmulProbe again = measure_matmul_tile(MatmulShape::l1, 7, window_s);
       if (again.flops_per_s() > l1.flops_per_s()) l1 = std::move(again);
     }
-    const MatmulProbe tile = measure_matmul_tile(MatmulShape::tile, 7);
-    const double after = stable_clock_hz();
+    const MatmulProbe tile = measure_matmul_tile(MatmulShape::tile, 7, window_s);
+    const double after = stable_clock_hz(window_s);
     in.clock_hz = std::max(before, after);
     const ProbeRate taken = bound_probe_rate(l1.flops_per_s(), scan, attempts);
     if (!taken.note.is_null()) mm["probe_vs_scan"] = taken.note;
@@ -419,7 +420,7 @@ json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& 
   mm.update(decide_matmul_incore(in));
   mm["cores"] = physical_cores();
   measure_all_cpus(
-      mm, [](const std::vector<int>& cpus) { return measure_matmul_tile_all(MatmulShape::l1, cpus, 7); },
+      mm, [window_s](const std::vector<int>& cpus) { return measure_matmul_tile_all(MatmulShape::l1, cpus, 7, window_s); },
       in.l1_flops_per_s, "the matmul probe (operands in L1)");
   if (mm.contains("value")) {
     log << hanging("parlab: ceilings: ",
@@ -433,15 +434,15 @@ json measure_matmul_incore(std::ostream& log, const FastCore& fast, const json& 
 
 }  // namespace
 
-json measure_incore(std::ostream& log) {
+json measure_incore(std::ostream& log, double window_s) {
   json note = json::object();
-  const FastCore fast = fastest_core(note);
+  const FastCore fast = fastest_core(note, window_s);
   const json pinning = note.value("pinning", json());
   // Each block's probes run on the CPU its own probe found fastest.
-  json pi = measure_pi_incore(log, fast, pinning);
+  json pi = measure_pi_incore(log, fast, pinning, window_s);
   json mm;
   try {
-    mm = measure_matmul_incore(log, fast, pinning);
+    mm = measure_matmul_incore(log, fast, pinning, window_s);
   } catch (const Error& e) {  // pi's block stands whatever befalls matmul's
     mm = {{"unavailable", e.what()}};
   }

@@ -153,8 +153,10 @@ nlohmann::json decide_gpu_incore(const SassLoop& loop, int pairs_per_trip, const
 
 // Measures and computes the ceilings' `incore` blocks for CPU pi and matmul on this machine, each
 // on one thread pinned to the CPU whose vector ports ran fastest; every step that cannot run says
-// why in its block (never a silent fallback). `log` gets one line per block.
-nlohmann::json measure_incore(std::ostream& log);
+// why in its block (never a silent fallback). `log` gets one line per block. Each probe times
+// windows of `window_s` (core/incore_probe.hpp: kProbeWindowSeconds, or the test mode's
+// kQuickProbeWindowSeconds).
+nlohmann::json measure_incore(std::ostream& log, double window_s);
 
 // GPU pi's block (`incore.pi_gpu`): `cuobjdump -sass` of this binary, read for the kernel named by
 // `function_fragment`, against `roofs` (the GPU's, just measured). Says why where cuobjdump is
