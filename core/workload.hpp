@@ -166,6 +166,10 @@ struct ProcessLayout {
   // Each rank's CPU affinity ("r0:0-15 r1:0-15"): a sweep launches one job per record, so the
   // placement it got is the record's, not the run's context's.
   std::string binding;
+  // The one-way latency of the job's farthest link: half the median round trip of a 1-byte
+  // message between rank 0 and the lowest rank on another host (rank 1 where every rank shares a
+  // host), measured as the job starts. 0: one rank, or outside an MPI job.
+  double link_latency_s = 0;
 };
 
 // Time a backend measured itself (CUDA events), split as docs/design.md, "Measurement method" asks.

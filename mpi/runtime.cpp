@@ -62,6 +62,44 @@ Problem decode_problem(const Command& c) {
   return p;
 }
 
+// The rank whose link to rank 0 a record's link_latency_s is: the lowest rank on another host
+// than rank 0's (by processor name, as the layout counts hosts), else rank 1; -1 for one rank.
+// Collective.
+int link_partner(const char* host, std::size_t size, int rank, int ranks) {
+  if (ranks < 2) return -1;
+  std::vector<char> first(host, host + size);
+  MPI_Bcast(first.data(), static_cast<int>(size), MPI_CHAR, 0, MPI_COMM_WORLD);
+  const int elsewhere = std::strncmp(first.data(), host, size) != 0 ? rank : ranks;
+  int partner = ranks;
+  MPI_Allreduce(&elsewhere, &partner, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return partner < ranks ? partner : 1;
+}
+
+// Half the median round trip of a 1-byte message between rank 0 and `partner`, on rank 0 (0
+// elsewhere): a few trips first, so that a transport that connects lazily has connected. Before
+// any command, so no broadcast is in flight beside it.
+double link_latency_s(int rank, int partner) {
+  constexpr int kWarmup = 10, kTrips = 51, kTag = 7301;
+  if (partner < 0 || (rank != 0 && rank != partner)) return 0;
+  const int other = rank == 0 ? partner : 0;
+  char byte = 0;
+  std::vector<double> trips;
+  for (int i = 0; i < kWarmup + kTrips; ++i) {
+    const double t0 = MPI_Wtime();
+    if (rank == 0) {
+      MPI_Send(&byte, 1, MPI_CHAR, other, kTag, MPI_COMM_WORLD);
+      MPI_Recv(&byte, 1, MPI_CHAR, other, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(&byte, 1, MPI_CHAR, other, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      MPI_Send(&byte, 1, MPI_CHAR, other, kTag, MPI_COMM_WORLD);
+    }
+    if (i >= kWarmup) trips.push_back(MPI_Wtime() - t0);
+  }
+  if (rank != 0) return 0;
+  std::nth_element(trips.begin(), trips.begin() + kTrips / 2, trips.end());
+  return trips[kTrips / 2] / 2;
+}
+
 // Rank 0's side of a command broadcast.
 void send(const Command& c) {
   Command copy = c;
@@ -215,6 +253,8 @@ void Runtime::start() {
           std::find(layout_.host_names.begin(), layout_.host_names.end(), name) - layout_.host_names.begin()));
     }
   }
+  // How far apart the job's ranks are: what a delayed or slow link adds to every message.
+  layout_.link_latency_s = link_latency_s(layout_.rank, link_partner(host, sizeof host, layout_.rank, layout_.ranks));
 }
 
 void Runtime::finish() noexcept {

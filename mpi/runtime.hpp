@@ -42,7 +42,10 @@ struct Layout {
   std::vector<std::string> host_names;
   std::vector<int> ranks_per_host;
   std::vector<int> host_of_rank;  // each rank's index in host_names (rank 0 only)
-  ProcessLayout process() const { return {ranks, ranks_per_node, hosts, host_names, ranks_per_host, binding}; }
+  double link_latency_s = 0;      // ProcessLayout::link_latency_s (rank 0 only)
+  ProcessLayout process() const {
+    return {ranks, ranks_per_node, hosts, host_names, ranks_per_host, binding, link_latency_s};
+  }
 };
 
 // Owner of a communicator this process created; frees it on destruction.

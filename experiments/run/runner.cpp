@@ -547,6 +547,7 @@ void add_layout(json& r, const Workload& w) {
     r["ranks_per_host"] = l->ranks_per_host;
   }
   if (!l->binding.empty()) r["binding"] = l->binding;
+  if (l->link_latency_s > 0) r["link_latency_s"] = l->link_latency_s;
 }
 
 }  // namespace

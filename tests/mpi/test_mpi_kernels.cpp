@@ -284,6 +284,21 @@ TEST(MpiCuda, OneRankPerGpuGivesTheCanonicalCountAndGoldValues) {
 }
 #endif
 
+// How far apart the ranks are, as the job measured it at its start: rank 0 holds a latency for
+// any job of 2 ranks or more (half a round trip of one byte: above 0, far below a second), none
+// for one rank; the other ranks hold none. Across simulated hosts, tests/multihost/check.py holds
+// it to the delay put on the link.
+TEST(MpiLayout, RankZeroMeasuredItsFarthestLink) {
+  const double lat = layout().link_latency_s;
+  if (layout().rank != 0 || layout().ranks < 2) {
+    EXPECT_EQ(lat, 0.0) << "rank " << layout().rank << " of " << layout().ranks;
+  } else {
+    EXPECT_GT(lat, 0.0);
+    EXPECT_LT(lat, 1.0);
+  }
+  EXPECT_EQ(layout().process().link_latency_s, lat);
+}
+
 }  // namespace
 }  // namespace parlab::mpi
 

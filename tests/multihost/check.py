@@ -94,6 +94,14 @@ def identity(one_dir, across_dir, hosts):
                     sum(per) != ranks or max(per) != want_per_host or min(per) < 1:
                 fail(f"{key(r)}: host_names {names} ranks_per_host {per}, expected {want_names} with "
                      f"{ranks} ranks in all, at most {want_per_host} on one")
+            # How far apart the ranks were, measured by the job: every job of 2 ranks or more
+            # says, on one host and across hosts.
+            for y, where_run in ((r, "one host"), (x, "across hosts")):
+                lat = y.get("link_latency_s")
+                if ranks >= 2 and not (isinstance(lat, float) and 0 < lat < 1):
+                    fail(f"{key(r)}: the {where_run} run's link_latency_s is {lat!r}, not a latency")
+                if ranks < 2 and lat is not None:
+                    fail(f"{key(r)}: one rank has no link, yet its record says link_latency_s {lat!r}")
             if x["kernel"] == "pi":
                 scheme = "two-sided" if x["metrics"]["pi_two_sided"] == 1 else "one-sided"
         where = " ".join(f"{n}:{c}" for n, c in zip(x.get("host_names", []), x.get("ranks_per_host", [])))
@@ -287,13 +295,17 @@ def delay(parlab, hostfile, delay_us, out):
     if r.get("hosts") != 2 or r.get("host_names") != ["sim0", "sim1"] or r.get("ranks_per_host") != [1, 1]:
         fail(f"delayed link: the job ran on {r.get('host_names')} ({r.get('ranks_per_host')}), not one rank "
              f"on each of sim0 and sim1")
+    # The record's own measure of the link: half a round trip between the hosts crosses it once.
+    lat = r.get("link_latency_s")
+    if not isinstance(lat, float) or lat * 1e6 < delay_us:
+        fail(f"delayed link: the record's link_latency_s is {lat!r}, below the {delay_us} us one-way delay")
     us = per_call_us(r)
     if us < delay_us:
         fail(f"delayed link: an 8-byte allreduce across the hosts took {us:.1f} us per call (median), "
              f"less than the {delay_us} us one-way delay of the link")
     print(f"delayed link: 8-byte allreduce across sim0 and sim1 at {delay_us} us one way: {us:.1f} us per call "
           f"(median of {r['reps']}; min {r['time_s']['min'] / r['size'] * 1e6:.1f}), >= {delay_us} us; "
-          f"{secs:.1f} s")
+          f"{secs:.1f} s; the job measured its link at {lat * 1e6:.1f} us one way")
 
 
 if __name__ == "__main__":
