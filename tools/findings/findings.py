@@ -642,11 +642,17 @@ def hosts() -> dict:
     def probes(name):
         series = mpi_latency_series(doc(name))["probes"]
         return {label.split(" (")[0]: dict(pts) for label, pts in series.items()}
-    # The link's delay is set by scripts/sim-cluster.sh and not recorded in either run: the
-    # finding quotes what the delayed link added, never the delay itself.
+    def link_us(name):
+        """The one-way latency each job measured of its own link as it started (link_latency_s),
+        median over the run's records, in µs: the delay scripts/sim-cluster.sh set is no record's."""
+        lats = [r["link_latency_s"] for r in ok(name) if isinstance(r.get("link_latency_s"), float)]
+        if not lats:
+            raise FindingError(f"{RUNS[name]}: no record measured its link (link_latency_s)")
+        return statistics.median(lats) * 1e6
     plain, delayed = probes("sim_plain"), probes("sim_delayed")
     added = {k: delayed[k][2] - plain[k][2] for k in plain}
     return {"plain": plain, "delayed": delayed, "added": added,
+            "link": {"plain": link_us("sim_plain"), "delayed": link_us("sim_delayed")},
             "allreduce_verdict": verdict(one("sim_plain", kernel="mpi_allreduce"),
                                          one("sim_delayed", kernel="mpi_allreduce")),
             "hosts": one("sim_plain", kernel="mpi_allreduce").get("host_names")}
