@@ -9,7 +9,9 @@ backend's 1-worker record) and the run's context:
 * `~` the record shared its CPUs, by its own measurement over its timed repetitions (its `machine`
   block, made by the runner: more workers than CPUs, other processes' time that did not fit beside
   its workers, or its accounted workers runnable but not running 5% of their time), whatever its
-  spread says. A record made before it measured this gets no `~`, and the footer says so.
+  spread says. A record made before it measured this gets no `~`, and the footer says so; so does
+  one whose work ran in processes of its own (an MPI job's ranks without accounted workers, a
+  peer's program), which the runner cannot tell from other processes and does not measure.
 * `^` above its roof: the whole interval of its share over 1 (share_interval.py), where the run
   measured the roof again at its end; its limit's above_roof says by how much. A record of a run
   without that interval is not marked (its limit says so, as it always did).
@@ -30,14 +32,29 @@ RULES = {
 }
 
 
-# The footer's line where some record could not be judged for `~`.
+# The footer's lines where some record could not be judged for `~`: one made before the runner
+# measured other processes' time, or one whose work ran in processes of its own (an MPI job's
+# ranks with no accounted workers, whose CPU time the runner cannot tell from another program's;
+# a peer's program), which the runner does not measure.
 NOT_MEASURED = "no `~` judged for {n} record(s) made before parlab measured other processes' time per record"
+OWN_PROCESSES = ("no `~` judged for {n} record(s) whose work ran in processes of their own (an MPI job's ranks "
+                 "without accounted workers, a peer's program): other processes' time is not told from theirs")
+OWN_PROCESS_KINDS = ("mpi", "peer")
 
 
 def shared(row: dict) -> str | None:
     """Why the record shared its CPUs, as its runner measured it (`machine.shared`), else None."""
     m = row.get("record", {}).get("machine")
     return m.get("shared") if isinstance(m, dict) and isinstance(m.get("shared"), str) else None
+
+
+def unmeasured_why(row: dict) -> str | None:
+    """Which footer line a shown record without its own measure of the machine counts under:
+    "own_processes" or "before"; None where it measured it, or where `~` does not apply (a GPU
+    record, or one with no rate)."""
+    if row["rate"] is None or row["kind"] == "gpu" or measured_machine(row):
+        return None
+    return "own_processes" if row["kind"] in OWN_PROCESS_KINDS else "before"
 
 
 def measured_machine(row: dict) -> bool:

@@ -16,7 +16,7 @@ from analysis.records import processor_of, ranks_of, rate_of
 from analysis.roofs import roof_share
 from analysis.share_interval import reads_above, share_cell, share_interval
 from analysis.spread import UNSTABLE_CV, rate_band
-from analysis.plausible import NOT_MEASURED, RULES, marks, measured_machine
+from analysis.plausible import NOT_MEASURED, OWN_PROCESSES, RULES, marks, unmeasured_why
 from analysis.terminal import hanging, terminal_width
 from analysis.untrusted import markdown_cell, one_line, plain_strings
 from analysis.writer import csv_text, json_text
@@ -133,9 +133,11 @@ def render_table(doc: dict, width: int) -> str:
     lines = []
     unstable = intervals = False
     seen_marks, no_roof = set(), set()
-    unmeasured = 0
+    unmeasured = {"before": 0, "own_processes": 0}
     for title, rows in groups(doc):
-        unmeasured += sum(1 for x in rows if x["rate"] is not None and x["kind"] != "gpu" and not measured_machine(x))
+        for x in rows:
+            if why := unmeasured_why(x):
+                unmeasured[why] += 1
         cells = [_cells(x) for x in rows]
         unstable = unstable or any(x["unstable"] for x in rows)
         intervals = intervals or any(x["share_low"] is not None for x in rows)
@@ -166,8 +168,10 @@ def render_table(doc: dict, width: int) -> str:
         # The footer lines wrap, as every other line does: nothing of a rule is cut.
         for m in sorted(seen_marks):
             lines += hanging(f"{m} ", RULES[m], width)
-        if unmeasured:
-            lines += hanging("  ", NOT_MEASURED.format(n=unmeasured), width)
+        if unmeasured["before"]:
+            lines += hanging("  ", NOT_MEASURED.format(n=unmeasured["before"]), width)
+        if unmeasured["own_processes"]:
+            lines += hanging("  ", OWN_PROCESSES.format(n=unmeasured["own_processes"]), width)
         if "cache" in no_roof:
             lines += hanging("cache ", "no roof: the arrays fit the last-level cache, whose bandwidth no probe "
                                        "measures", width)

@@ -73,6 +73,18 @@ def test_a_record_that_measured_no_other_work_gets_no_mark_and_the_footer_says_s
     assert "no `~` judged for 2 record(s) made before parlab measured other processes' time per record" in text
 
 
+def test_a_record_whose_work_ran_in_processes_of_its_own_is_not_called_old():
+    """An MPI job's probe (no accounted workers) and a peer's program measure no machine block by
+    design: the footer says why they got no `~`, not that they were made before parlab measured."""
+    mpi = record(1, "mpi+serial", 1, 4.0, kind="mpi")
+    mpi["ranks"] = 2
+    d = doc_of([with_machine(record(0, "serial", 1, 8.0)), mpi, record(2, "omp-stream", 2, 2.0, kind="peer")])
+    text = " ".join(render(d, "table", 80).split())
+    assert ("no `~` judged for 2 record(s) whose work ran in processes of their own (an MPI job's ranks "
+            "without accounted workers, a peer's program)") in text, text
+    assert "made before parlab measured" not in text
+
+
 def test_a_gpu_record_takes_no_cpu_mark():
     """A GPU record's speedup over serial says nothing of CPUs used: no `?`, whatever it reads."""
     x = {"backend": "cuda", "threads": 1, "ranks": None, "rate": 1.0, "speedup": 629.0, "kind": "gpu", "record": {}}
