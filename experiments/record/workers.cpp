@@ -81,7 +81,11 @@ std::optional<std::vector<double>> numbers_of(const json& a) {
 
 std::vector<double> numbers(const json& a) { return numbers_of(a).value_or(std::vector<double>{}); }
 
-bool is_id(const json& x) { return x.is_number_integer() && x.get<std::int64_t>() >= 0 && x.get<std::int64_t>() <= 1 << 30; }
+// A CPU, worker, rank or host index: a non-negative integer that fits an int with room to spare.
+bool is_id(const json& x) {
+  if (x.is_number_unsigned()) return x.get<std::uint64_t>() <= (std::uint64_t{1} << 30);
+  return x.is_number_integer() && x.get<std::int64_t>() >= 0 && x.get<std::int64_t>() <= (std::int64_t{1} << 30);
+}
 
 // Ids that keep their places (a CPU list's position is a worker's, or a steal share's): -1 for
 // an entry that is no id.
@@ -157,7 +161,7 @@ std::optional<WorkersTrace> trace_of(const json& t) {
   for (const json& e : events) {
     const std::vector<double> times = e.is_array() && e.size() == 4 ? numbers(json::array({e[1], e[2]})) : std::vector<double>{};
     if (times.size() != 2 || !is_id(e[0]) || !e[3].is_number_integer()) continue;
-    x.events.push_back({e[0].get<int>(), times[0], times[1], static_cast<int>(e[3].get<std::int64_t>() < 0 ? -1 : e[3].get<std::int64_t>())});
+    x.events.push_back({e[0].get<int>(), times[0], times[1], is_id(e[3]) ? e[3].get<int>() : -1});
   }
   return x;
 }
