@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from analysis.labels import fmt_fraction, fmt_percent, significant
 from analysis.records import workers
+from analysis.roofs import roof_share, share_text
 from analysis.table import groups, workers_label
 from analysis.workers import accounted, why_absent
 
@@ -238,13 +239,21 @@ def pop_tables(doc: dict) -> list:
 
 def _cause(r: dict) -> str | None:
     """The cause the record's own figures give (made where the run was made): its workers' (the
-    runner's worker_shortfall), else the in-core bound's shortfall; None where neither was said."""
+    runner's worker_shortfall), else the in-core bound's shortfall, else, where it ran at POP's
+    good share of its roof or above, that roof with the record's share of it (record_limit's):
+    more workers cannot take a record past the roof that binds it, so a computation-scaling loss
+    beside such a share is the roof's. None where none of these was said."""
     w = r.get("workers")
     if isinstance(w, dict) and isinstance(w.get("cause"), str):
         return w["cause"]
     incore = (r.get("limit") or {}).get("incore") if isinstance(r.get("limit"), dict) else None
     below = incore.get("below") if isinstance(incore, dict) else None
-    return below if isinstance(below, str) else None
+    if isinstance(below, str):
+        return below
+    share = roof_share(r)
+    if share and share["fraction"] >= GOOD:
+        return f"it ran at {share_text(r)}: that roof binds it, whatever the workers"
+    return None
 
 
 # The factors a speedup is lost to, in the hierarchy's order: the one furthest below 1 is named.

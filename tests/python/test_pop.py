@@ -346,6 +346,13 @@ def test_each_table_opens_with_where_the_speedup_went_quoting_the_records_cause(
     assert "its record says: load balance 0.44: worker 3" in hierarchy_html(doc_of([serial, t4]))
     del t4["workers"]["cause"]
     assert "its record names no cause." in " ".join(render_pop(doc_of([serial, t4]), 100).split())
+    # Its limit at POP's good share of its roof or above: that roof, with the record's own share.
+    t4["limit"] = {"roof": "cpu_bw_triad_all", "value": 1e11, "unit": "bytes/s", "attained": 9.1e10,
+                   "fraction": 0.91}
+    assert ("its record says: it ran at 0.91 of cpu_bw_triad_all: that roof binds it, whatever the workers."
+            in " ".join(render_pop(doc_of([serial, t4]), 100).split()))
+    t4["limit"]["fraction"] = 0.79
+    assert "its record names no cause." in " ".join(render_pop(doc_of([serial, t4]), 100).split())
 
 
 
