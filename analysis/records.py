@@ -9,7 +9,7 @@ import os
 import sys
 
 from analysis.read import InputError, read_json  # noqa: F401 (InputError: figures' callers import it from here)
-from analysis.share_interval import interval, reads_above
+from analysis.share_interval import interval, share_interval
 from analysis.spread import rounds_disagree, spread, unstable_reason
 from analysis.untrusted import visible
 from analysis.validate import check_results, unusable_number
@@ -265,7 +265,8 @@ def _pooled_limit(limit: dict, first_median: float, pooled: dict) -> dict:
     # The runner's note judged the first round's rate (its excess, and whether the roof's own
     # spread covers it): the pooled record's is its own excess, the rounds' notes stay theirs.
     out.pop("above_roof", None)
-    if reads_above({"limit": out}):
+    span = share_interval({"limit": out})
+    if out.get("roof") and _finite(out.get("fraction")) and (span[0] > 1 if span else out["fraction"] > 1):
         out["above_roof"] = (f"above its roof by {round(100 * (out['fraction'] - 1))}%, its rounds pooled; "
                              "each round's record says whether that is within the roof's own spread")
     return out

@@ -204,7 +204,7 @@ def _cell_html(c: dict) -> str:
     bar = ""
     if c["fraction"] is not None:
         width = max(1, round(min(c["fraction"], 1.5) * 80))
-        over = " over" if c["fraction"] > 1 else ""
+        over = " over" if c.get("above") else ""  # the runner's judgement (reads_above), as the note below
         bar = f"<span class='bar{over}' style='width:{width}px'></span>"
     tip = f" title='{e(c['reason'])}'" if c["reason"] else ""
     # Reported as recorded, never clamped (docs/ceilings.md, "What a roof is"), but marked.

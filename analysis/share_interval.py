@@ -8,10 +8,11 @@ measurements, and its `limit.interval` spans
     low  = its rate at its slower quartile time (q3) / the highest roof  (limit.value)
     high = its rate at its faster quartile time (q1) / the lowest roof   (limit.interval.roof_low)
 
-The runner computes it where the record is graded; this module reads it, and mirrors the rule
-(`interval`) for the tests that hold the two equal on a real run. A record reads above its roof
-only where its whole interval is above 1; one without an interval (no end probe: older runs, GPU
-roofs, roofs not measured again) reads above it where its share is over 1, as before."""
+The runner computes it where the record is graded, and whether the record reads above its roof
+(`limit.above_roof`: only where its whole interval is above 1; one without an interval, no end
+probe, where its share is over 1); this module reads both. It mirrors the interval's rule
+(`interval`) for the pooling of a run's rounds (records.py), which still happens here, and for
+the tests that hold the two equal on a real run."""
 from __future__ import annotations
 
 from analysis.spread import rate_band
@@ -39,13 +40,12 @@ def share_interval(r: dict) -> tuple | None:
 
 
 def reads_above(r: dict) -> bool:
-    """Whether the record reads above its roof: its whole interval above 1 where it has one, else
-    its share over 1."""
+    """Whether the record reads above its roof, as its runner judged it: its limit carries the
+    note `above_roof` (record_limit writes it where the share is over 1, and the end probe keeps
+    it only where the whole interval is: experiments/machine/roof_drift.cpp). Read, never judged
+    again here."""
     lim = r.get("limit")
-    if not isinstance(lim, dict) or not lim.get("roof") or not _number(lim.get("fraction")):
-        return False
-    iv = share_interval(r)
-    return iv[0] > 1 if iv else lim["fraction"] > 1
+    return isinstance(lim, dict) and bool(lim.get("roof")) and isinstance(lim.get("above_roof"), str)
 
 
 def interval_text(iv: tuple | None) -> str:

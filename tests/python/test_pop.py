@@ -313,6 +313,28 @@ def test_no_python_module_computes_the_records_own_figures():
     assert not found, found
 
 
+def test_no_view_judges_a_record_above_its_roof_again():
+    """Whether a record reads above its roof is the runner's judgement (limit.above_roof, kept by
+    the end probe only where the whole interval is above 1): the views read it (reads_above) and
+    never compare a share or its interval with 1 themselves. The one exception is the pooling of
+    a run's rounds (analysis/records.py), which still happens in Python and grades the pooled
+    record itself. An in-core bound is another bound, with its own note (limit.incore.above)."""
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    forbidden = re.compile(r"(\[[\"']low[\"']\]|\bspan\[0\]|\biv\[0\]|\[[\"']fraction[\"']\]) *> *1\b")
+    allowed = {os.path.join("analysis", "records.py")}
+    found = []
+    for top in ("analysis", "tools", "scripts"):
+        for dirpath, _, files in os.walk(os.path.join(root, top)):
+            for name in files:
+                rel = os.path.relpath(os.path.join(dirpath, name), root)
+                if not name.endswith(".py") or rel in allowed:
+                    continue
+                with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                    found += [f"{rel}: {line.strip()}" for line in f
+                              if forbidden.search(line) and "incore" not in line]
+    assert not found, found
+
+
 def test_computation_scaling_is_taken_against_the_backends_own_one_worker_record():
     """pi: serial 8 s, threads at 1 worker 8.2 s (its runtime's cost), at 4 workers summing 8.8 s of
     useful time: CS against its own worker 8.1 / 8.8, and the one worker's cost against serial 8.0 /
