@@ -427,9 +427,24 @@ void WorkerLedger::close_windows() {
 void WorkerLedger::end_repetition(double wall_s) {
   close_windows();
   epoch_.fetch_add(1, std::memory_order_relaxed);
-  const std::vector<WorkerTotals> now = totals();
+  std::vector<WorkerTotals> now = totals();
   RepetitionTotals r;
   r.wall_s = wall_s;
+  // A window opens inside its repetition but closes after it: the runner takes the repetition's
+  // wall time first, then the windows are closed (each a read of a thread's clocks), and an
+  // executor's idle threads may meanwhile spin on a CPU (OpenMP's active wait). CPU time beyond
+  // the repetition's wall time ran after the repetition, not in it: it is taken out of the sums,
+  // so that a worker's CPU time in a repetition never exceeds the repetition.
+  const double wall_ns = wall_s * 1e9;
+  for (std::size_t w = 0; w < slots_.size(); ++w) {
+    const std::uint64_t cpu = now[w].cpu_ns - at_rep_start_[w].cpu_ns;
+    if (wall_ns > 0 && static_cast<double>(cpu) > wall_ns) {
+      const std::uint64_t over = cpu - static_cast<std::uint64_t>(wall_ns);
+      std::lock_guard<std::mutex> lock(book_->mutex);
+      book_->sums[w].cpu_ns -= over;
+      now[w].cpu_ns -= over;
+    }
+  }
   for (std::size_t w = 0; w < slots_.size(); ++w) {
     r.busy_ns.push_back(now[w].busy_ns - at_rep_start_[w].busy_ns);
     r.cpu_ns.push_back(now[w].cpu_ns - at_rep_start_[w].cpu_ns);

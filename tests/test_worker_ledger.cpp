@@ -527,6 +527,30 @@ TEST(WorkerLedger, WindowsCountTheWorkerThreadsCpuTime) {
   }
 }
 
+// A window closes after its repetition's wall time is taken: CPU time past that wall time (the
+// closing reads, an executor's threads spinning meanwhile) is not the repetition's. Here each
+// worker burns 10 ms of CPU in a repetition said to last 4 ms: its CPU time in that repetition,
+// and its sum, read 4 ms, and the sums stay the repetitions' sums.
+TEST(WorkerLedger, AWindowsCpuTimePastItsRepetitionIsNotTheRepetitions) {
+  for (const char* backend : {"threads", "pool"}) {
+    if (test::registry().find(backend) == nullptr || !test::registry().get(backend).available) continue;
+    auto ex = accounted(backend, 2);
+    for (int rep = 0; rep < 2; ++rep) {
+      ex->parallel_for(2, 1, [](Index, Index) { burn_cpu(0.01); });
+      ex->ledger().end_repetition(0.004);
+    }
+    const LedgerView v = ex->ledger().view();
+    for (std::size_t w = 0; w < 2; ++w) {
+      std::uint64_t sum = 0;
+      for (const auto& r : v.repetitions) {
+        EXPECT_EQ(r.cpu_ns[w], 4'000'000u) << backend << " worker " << w;
+        sum += r.cpu_ns[w];
+      }
+      EXPECT_EQ(v.totals[w].cpu_ns, sum) << backend << " worker " << w;
+    }
+  }
+}
+
 // A record with no repetition to grade says so, never figures of 1.
 TEST(WorkerHierarchy, NoRepetitionToGradeTurnsAccountingOffWithItsReason) {
   LedgerView v;
