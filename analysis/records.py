@@ -9,8 +9,7 @@ import os
 import sys
 
 from analysis.read import InputError, read_json  # noqa: F401 (InputError: figures' callers import it from here)
-from analysis.share_interval import interval, share_interval
-from analysis.spread import rounds_disagree, spread, unstable_reason
+from analysis.spread import spread, unstable_reason
 from analysis.untrusted import visible
 from analysis.validate import check_results, unusable_number
 from analysis.workers import check_sizes, check_workers
@@ -172,15 +171,8 @@ def load_run(run_dir: str) -> dict:
     check_results(doc, path, doc["schema"])
     check_workers(doc, path)  # what the schema cannot say: arrays that agree with the workers they count
     doc["_path"] = path
-    doc["records"] = pool_rounds(doc["records"])
+    doc["records"] = pool_rounds(doc["records"], doc.get("pooled"), path)
     return doc
-
-
-# A measurement's fields as the plan gives them (experiments/plan/suite.cpp, to_json of a
-# MeasurementSpec) but its round: what the records of one measurement in a run made in rounds
-# have in common.
-SPEC_FIELDS = ("study", "scaling", "kernel", "backend", "threads", "size", "size_y", "precision", "seed", "reps",
-               "warmup", "min_rep_seconds", "device", "interpreter", "python_gil", "ranks")
 
 
 def with_spread(r: dict) -> None:
@@ -196,80 +188,72 @@ def with_spread(r: dict) -> None:
         r["unstable"] = reason
 
 
-def pool_rounds(records: list) -> list:
-    """One record per measurement of a run made in rounds (records with `round`): the rounds'
-    repetitions pooled (reps_s in round order, time_s and rate recomputed as the runner computes
-    them), `rounds` the count and `round_records` the rounds' own records (metrics, kernel and
-    transfer times are the first round's; per round they are there). A round that did not pass
-    makes the measurement that round's record: a failure stays a failure. Records without
-    `round` pass through unchanged, in order."""
-    groups, out = {}, []
-    for r in records:
-        if r.get("round") is None:
+def pool_rounds(records: list, pooled, where: str) -> list:
+    """One record per measurement of a run made in rounds, as the run's `pooled` says: its figures
+    are derived where the run is made (experiments/run/pool_rounds.hpp), and none here. Each
+    measurement is its first round's record with the pooled time_s, unstable, inner, rate, limit
+    and workers (absent where the pooled entry has none), reps_s its rounds' in round order,
+    `rounds` the count and `round_records` the rounds' own records; one with a failed round is that
+    round's record (a failure stays a failure). Records without `round` pass through unchanged, in
+    order. `pooled` is untrusted: it must cover every record of a round exactly once."""
+    if not any(isinstance(r, dict) and r.get("round") is not None for r in records):
+        return records
+    if pooled is None:
+        raise InputError(f"{where}: a run in rounds without its rounds pooled (written before parlab pooled them "
+                         "where it runs them); `parlab migrate` on the run adds them")
+    if not isinstance(pooled, list):
+        raise InputError(f"{where}: 'pooled' must be a list")
+    entry_of, first_of = {}, {}
+    for k, p in enumerate(pooled):
+        idx = p.get("records") if isinstance(p, dict) else None
+        if not (isinstance(idx, list) and idx and all(type(i) is int and 0 <= i < len(records) for i in idx)):
+            raise InputError(f"{where}: pooled[{k}]: 'records' must list indexes of records (0 to {len(records) - 1})")
+        failed = p.get("failed")
+        if failed is not None and failed not in idx:
+            raise InputError(f"{where}: pooled[{k}]: its failed round, record {failed!r}, is not one of its records")
+        if p.get("failed") is None and not isinstance(p.get("time_s"), dict):
+            raise InputError(f"{where}: pooled[{k}]: neither a failed round nor its pooled time_s")
+        for i in idx:
+            if i in entry_of:
+                raise InputError(f"{where}: record {i} is pooled twice (pooled[{entry_of[i]}] and pooled[{k}])")
+            if not isinstance(records[i], dict) or records[i].get("round") is None:
+                raise InputError(f"{where}: pooled[{k}] names record {i}, which is of no round")
+            entry_of[i] = k
+        first_of[min(idx)] = k
+    out = []
+    for i, r in enumerate(records):
+        if isinstance(r, dict) and r.get("round") is not None and i not in entry_of:
+            raise InputError(f"{where}: record {i} is of round {r['round']!r} but in no entry of 'pooled'; "
+                             "`parlab migrate` on the run pools its rounds again")
+        if i in first_of:
+            out.append(_pooled(records, pooled[first_of[i]]))
+        elif i not in entry_of:
             out.append(r)
-            continue
-        key = tuple((f, json.dumps(r.get(f), sort_keys=True)) for f in SPEC_FIELDS)
-        if key not in groups:
-            groups[key] = []
-            out.append(groups[key])  # the measurement's place: its first round's
-        groups[key].append(r)
-    return [_pooled(x) if isinstance(x, list) else x for x in out]
+    return out
 
 
-def _pooled(rounds: list) -> dict:
-    rounds = sorted(rounds, key=lambda r: r["round"])
-    bad = [r for r in rounds if r["status"] != "ok" or not (r.get("validation") or {}).get("pass", True)]
-    first = dict(bad[0] if bad else rounds[0])
+POOLED_FIELDS = ("time_s", "unstable", "inner", "rate", "limit", "workers")
+
+
+def _pooled(records: list, entry: dict) -> dict:
+    rounds = [records[i] for i in entry["records"]]
+    if entry.get("failed") is not None:
+        first = dict(records[entry["failed"]])
+    else:
+        first = dict(rounds[0])
+        for key in POOLED_FIELDS:
+            first.pop(key, None)
+            if key in entry:
+                first[key] = entry[key]
+        first["reps_s"] = [x for r in rounds for x in (r.get("reps_s") or [])]
+        # A trace is one repetition's events, kept by its round's record, not pooled: the first
+        # round's, whose repetitions come first in reps_s, so its `rep` indexes them as it is.
+        trace = (rounds[0].get("workers") or {}).get("trace") if isinstance(rounds[0].get("workers"), dict) else None
+        if isinstance(first.get("workers"), dict) and trace is not None:
+            first["workers"] = dict(first["workers"], trace=trace)
     first.pop("round", None)
     first["rounds"], first["round_records"] = len(rounds), rounds
-    if bad:
-        return first
-    reps = [x for r in rounds for x in r["reps_s"]]
-    first["reps_s"], first["time_s"] = reps, spread(reps)
-    first.pop("unstable", None)
-    reason = unstable_reason(first["time_s"]) or rounds_disagree([r["time_s"]["median"] for r in rounds])
-    if reason:
-        first["unstable"] = reason
-    first["inner"] = max(r.get("inner", 1) for r in rounds)
-    work, median = first.get("work", {}), first["time_s"]["median"]
-    first["rate"] = {f"{k}_per_s": work[k] / median for k in ("samples", "bytes", "flops") if work.get(k)}
-    if isinstance(first.get("limit"), dict):
-        first["limit"] = _pooled_limit(first["limit"], rounds[0]["time_s"]["median"], first["time_s"])
     return first
-
-
-def _finite(x) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) and x > 0
-
-
-def _pooled_limit(limit: dict, first_median: float, pooled: dict) -> dict:
-    """The first round's limit, held against the pooled time instead: the attained rate and every
-    share scale as that round's median over the pooled one (the roofs are the run's, the same for
-    every round), the interval is taken again from the pooled quartiles, and the note that the
-    record reads above its roof is the pooled record's own. A limit without the numbers to scale is
-    kept as it was."""
-    if not (_finite(first_median) and _finite(pooled.get("median"))):
-        return limit
-    k = first_median / pooled["median"]
-    out = dict(limit)
-    for key in ("attained", "fraction"):
-        if _finite(out.get(key)):
-            out[key] = out[key] * k
-    if isinstance(out.get("peak"), dict) and _finite(out["peak"].get("fraction")):
-        out["peak"] = dict(out["peak"], fraction=out["peak"]["fraction"] * k)
-    iv = out.get("interval")
-    if isinstance(iv, dict) and all(_finite(out.get(f)) for f in ("attained", "value")) and _finite(iv.get("roof_low")):
-        span = interval(out["attained"], pooled, out["value"], iv["roof_low"])
-        if span:
-            out["interval"] = dict(iv, low=span[0], high=span[1])
-    # The runner's note judged the first round's rate (its excess, and whether the roof's own
-    # spread covers it): the pooled record's is its own excess, the rounds' notes stay theirs.
-    out.pop("above_roof", None)
-    span = share_interval({"limit": out})
-    if out.get("roof") and _finite(out.get("fraction")) and (span[0] > 1 if span else out["fraction"] > 1):
-        out["above_roof"] = (f"above its roof by {round(100 * (out['fraction'] - 1))}%, its rounds pooled; "
-                             "each round's record says whether that is within the roof's own spread")
-    return out
 
 
 def rate_of(r: dict):

@@ -3,17 +3,16 @@
 median with its coverage.
 
 The runner computes it where a record is made (core/spread.cpp) and every reader takes it from
-the record. This module mirrors that computation for the two places a spread is made after the
-run: the repetitions of a measurement's rounds pooled (records.pool_rounds), and a record of
-schema parlab-results/2, which lacked the quartiles and the interval, read as /3. A test
+the record, and a run's rounds are pooled where it is made too (experiments/run/pool_rounds.cpp).
+This module mirrors that computation for the one place a spread is made after the run: a record
+of schema parlab-results/2, which lacked the quartiles and the interval, read as /3. A test
 (tests/python/test_spread.py) holds the two implementations equal on committed records."""
 from __future__ import annotations
 
 import math
 
 # Over this coefficient of variation (stddev / mean of the repetition times) a record is unstable:
-# pyperf warns at a standard deviation of 10% of the mean too. Rounds of one measurement whose
-# medians differ by more than this fraction disagree, and the pooled record is unstable as well.
+# pyperf warns at a standard deviation of 10% of the mean too (core/spread.hpp, kUnstableCv).
 UNSTABLE_CV = 0.10
 # The interval for the median is the narrowest pair of order statistics symmetric in rank whose
 # coverage is at least this; with fewer than 6 repetitions none reaches it, and the interval is
@@ -116,15 +115,6 @@ def unstable_reason(time_s: dict | None) -> str | None:
     return f"CV {time_s['cv']:.0%} over {UNSTABLE_CV:.0%}"
 
 
-def rounds_disagree(medians: list) -> str | None:
-    """Why rounds with these median times disagree (the slowest over the fastest by more than
-    UNSTABLE_CV), None when they agree."""
-    m = [x for x in medians if isinstance(x, (int, float)) and x > 0]
-    if len(m) < 2 or max(m) / min(m) - 1 <= UNSTABLE_CV:
-        return None
-    return f"rounds differ by {max(m) / min(m) - 1:.0%}, over {UNSTABLE_CV:.0%}"
-
-
 def rate_band(r: dict, rate: float | None) -> tuple | None:
     """(low, high): the rate at the record's quartile times (a time's third quartile is the rate's
     first), the interquartile range an error bar draws; None without quartiles."""
@@ -134,7 +124,7 @@ def rate_band(r: dict, rate: float | None) -> tuple | None:
     return rate * t["median"] / t["q3"], rate * t["median"] / t["q1"]
 
 
-__all__ = ["CI_LEVEL", "UNSTABLE_CV", "median_interval", "rate_band", "rounds_disagree", "spread",
+__all__ = ["CI_LEVEL", "UNSTABLE_CV", "median_interval", "rate_band", "spread",
            "unstable_reason"]
 
 

@@ -283,11 +283,13 @@ def check_sizes(doc: dict, file: str) -> None:
     workers a record may have (the schema's workers.count maximum), so that a block of a million
     trace events is refused at once, not checked item by item for a minute."""
     limit = validator(doc["schema"]).schema["$defs"]["workers"]["properties"]["count"]["maximum"]
-    for i, r in enumerate(doc["records"]):
-        found = _long_array(r.get("workers"), limit)
+    pooled = doc.get("pooled") if isinstance(doc.get("pooled"), list) else []
+    blocks = [(["records", i], r) for i, r in enumerate(doc["records"])] + [(["pooled", k], p) for k, p in enumerate(pooled)]
+    for at, r in blocks:
+        found = _long_array(r.get("workers") if isinstance(r, dict) else None, limit)
         if found:
             path, length = found
-            raise InputError(f"{file}: {where(['records', i, 'workers', *path])}: {length} values, over the "
+            raise InputError(f"{file}: {where([*at, 'workers', *path])}: {length} values, over the "
                              f"{limit} any array of a workers block may hold")
 
 
@@ -295,7 +297,19 @@ def check_workers(doc: dict, file: str) -> None:
     """InputError naming file, record and field at the first workers block (accounting on) whose
     count is not the record's, whose arrays disagree with one another or with its count, or whose
     numbers contradict their own definitions (_consistency_problem); doc has passed the schema."""
-    for i, r in enumerate(doc.get("records", [])):
+    records = doc.get("records", [])
+    blocks = [(["records", i], r) for i, r in enumerate(records)]
+    # A run in rounds: each pooled block against its measurement's first round with the pooled
+    # figures (records.pool_rounds refuses an entry that names no record).
+    for k, p in enumerate(doc.get("pooled") or []):
+        idx = p.get("records") if isinstance(p, dict) else None
+        if isinstance(idx, list) and idx and type(idx[0]) is int and 0 <= idx[0] < len(records) \
+                and isinstance(records[idx[0]], dict):
+            pooled = {key: p[key] for key in ("time_s", "inner", "rate", "limit", "workers") if key in p}
+            reps = [x for i in idx if type(i) is int and 0 <= i < len(records) and isinstance(records[i], dict)
+                    for x in (records[i].get("reps_s") or [])]
+            blocks.append((["pooled", k], dict(records[idx[0]], reps_s=reps, **pooled)))
+    for at, r in blocks:
         w = accounted(r)
         if w is None:
             continue
@@ -303,7 +317,7 @@ def check_workers(doc: dict, file: str) -> None:
                  or _trace_problem(w))
         if found:
             path, text = found
-            raise InputError(f"{file}: {where(['records', i, 'workers', *path])}: {text}")
+            raise InputError(f"{file}: {where([*at, 'workers', *path])}: {text}")
 
 
 __all__ = ["PER_WORKER", "accounted", "check_sizes", "check_workers", "why_absent"]

@@ -158,6 +158,26 @@ TEST(MigrateGrading, ACurrentRunWithNothingToDoIsLeftAndOneWithAPathIsNot) {
   EXPECT_EQ(with_path.roof_notes_added, 0);
 }
 
+// A run in rounds is given its pooled figures, and left alone once it holds this build's.
+TEST(MigrateRounds, ARunInRoundsIsPooledOnce) {
+  json a = triad_record(triad_limit(0.5)), b = a;
+  a["round"] = 1;
+  b["round"] = 2;
+  for (json* r : {&a, &b}) {
+    (*r)["reps_s"] = json::array({0.01, 0.011});
+    (*r)["validation"] = {{"pass", true}};
+  }
+  json c = ceilings(true);
+  c["cache"] = nullptr;
+  const Migration first = migrated(run_of(json::array({a, b}), c, kResultsSchema));
+  EXPECT_TRUE(first.changed());
+  EXPECT_EQ(first.rounds_pooled, 1);
+  ASSERT_TRUE(first.doc.contains("pooled"));
+  EXPECT_EQ(first.doc["pooled"][0]["records"], json::array({0, 1}));
+  const Migration again = migrated(first.doc);
+  EXPECT_FALSE(again.changed());
+}
+
 // An integer that does not fit 64 bits is refused by name, never rounded into a double on its way
 // through a migration (2^70+1 would become 1.1805916207174113e+21).
 TEST(MigrateExactIntegers, AnIntegerPast64BitsIsNamedByItsField) {

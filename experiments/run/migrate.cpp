@@ -1,6 +1,7 @@
 // An older run brought to the current results schema (migrate.hpp); the command is
 // cli/cmd_migrate.cpp.
 #include "experiments/run/migrate.hpp"
+#include "experiments/run/pool_rounds.hpp"
 
 #include <cmath>
 #include <filesystem>
@@ -158,6 +159,19 @@ Migration migrate_results(json doc, const Registry& registry, const std::string&
         " (a kernel of a wing this build lacks, such as CUDA's: migrate with a build that has it)");
   }
   grade_excess(doc, m);
+  // A run in rounds: its measurements pooled as the runner pools them now (pool_rounds.hpp).
+  if (has_rounds(doc["records"])) {
+    json pooled;
+    try {
+      pooled = pool_rounds(doc["records"], doc.value("context", json::object()));
+    } catch (const UsageError& e) {
+      throw UsageError(where + ": " + e.what());
+    }
+    if (!doc.contains("pooled") || doc["pooled"] != pooled) {
+      doc["pooled"] = std::move(pooled);
+      m.rounds_pooled = static_cast<int>(doc["pooled"].size());
+    }
+  }
   // Last, so that whatever the steps above wrote is made portable too.
   m.paths_made_portable = make_portable(doc, roots);
   if (m.from_schema != kResultsSchema) {

@@ -38,6 +38,7 @@
 #include "experiments/io/files.hpp"
 #include "experiments/io/portable_paths.hpp"
 #include "experiments/io/spread_json.hpp"
+#include "experiments/run/pool_rounds.hpp"
 #include "experiments/io/terminal.hpp"
 #include "experiments/io/interrupt.hpp"
 #include "experiments/io/read.hpp"
@@ -201,6 +202,13 @@ Runner::Runner(const Registry& registry, std::ostream& log, RunOptions options)
     : registry_(registry), log_(log), options_(options) {}
 
 void Runner::save() {
+  // A run in rounds holds its measurements pooled (pool_rounds.hpp) at every write, so that the
+  // file is whole wherever the run stops.
+  if (has_rounds(doc_["records"])) {
+    doc_["pooled"] = pool_rounds(doc_["records"], doc_["context"]);
+  } else {
+    doc_.erase("pooled");
+  }
   // A portable copy is written: doc_ keeps this machine's paths, which a measurement may still use.
   const json written = write_results_file(dir_ / "results.json", doc_);
   if (options_.write_csv) write_atomically(dir_ / "results.csv", records_to_csv(written["records"]));

@@ -2,8 +2,9 @@
 // `parlab migrate` reads it (migrate_results) and as `parlab run --resume` does (check_resume_input);
 // the records of a document that resuming accepts are then written as the run writes them
 // (records_to_csv); and each record's `workers` block is read as the views read it (workers_of),
-// written back, and given to every cause rule. Contract: a result, or a UsageError (exit 2);
-// the workers reader and the rules never throw. Anything else is a finding.
+// written back, and given to every cause rule; and a run's rounds are pooled as the runner and
+// migrate pool them (pool_rounds). Contract: a result, or a UsageError (exit 2); the workers
+// reader and the rules never throw. Anything else is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include "experiments/machine/worker_causes.hpp"
 #include "experiments/record/workers.hpp"
 #include "experiments/run/migrate.hpp"
+#include "experiments/run/pool_rounds.hpp"
 #include "experiments/run/runner.hpp"
 #include "experiments/wiring/make_registry.hpp"
 
@@ -36,6 +38,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       (void)parlab::computation_shortfall(r, 0.5);
       (void)parlab::disturbance_text(r);
       (void)parlab::worker_cpus(r);
+    }
+  }
+  if (doc.is_object() && doc.contains("records")) {
+    try {
+      const auto context = doc.find("context");
+      (void)parlab::pool_rounds(doc["records"], context == doc.end() ? nlohmann::json::object() : *context);
+    } catch (const parlab::UsageError&) {
     }
   }
   try {

@@ -299,23 +299,51 @@ def test_rounds_measure_the_whole_plan_again_and_pool_in_the_views(tmp_path, par
     assert res.returncode == 0 and "2 measurements (2 rounds of 1)" in res.stdout, res.stdout
 
 
-def test_a_failed_round_is_the_pooled_measurements_record():
-    # A failure in any round is what the pooled view shows, never hidden by the rounds that passed.
+def test_the_view_shows_each_measurement_as_the_run_pooled_it():
+    """The pooled figures are the run's (experiments/run/pool_rounds.cpp; its test holds how they
+    are made): the view puts them on the first round's record, and a failed round, which the run
+    names, is what it shows, never hidden by the rounds that passed."""
     from analysis.records import pool_rounds
 
     def rec(rnd, status="ok", passed=True):
         return {"kernel": "copy", "backend": "pool", "threads": 2, "size": 8, "status": status, "round": rnd,
                 "reps_s": [1.0 * rnd], "time_s": {"median": 1.0 * rnd}, "work": {"bytes": 8.0},
-                "validation": {"pass": passed, "detail": f"round {rnd}"}}
+                "rate": {"bytes_per_s": 8.0 / rnd}, "validation": {"pass": passed, "detail": f"round {rnd}"},
+                "workers": {"accounting": "on", "count": 2, "cause": f"round {rnd}'s"}}
 
-    (ok,) = pool_rounds([rec(1), rec(2)])
-    assert ok["status"] == "ok" and ok["reps_s"] == [1.0, 2.0] and ok["rate"]["bytes_per_s"] == pytest.approx(8 / 1.5)
-    (bad,) = pool_rounds([rec(1), rec(2, passed=False), rec(3, status="error")])
+    pooled = {"records": [0, 1], "rounds": 2, "time_s": {"median": 1.5}, "rate": {"bytes_per_s": 8 / 1.5},
+              "inner": 1, "unstable": "rounds differ by 100%, over 10%"}
+    (ok,) = pool_rounds([rec(1), rec(2)], [pooled], "run")
+    assert ok["status"] == "ok" and ok["reps_s"] == [1.0, 2.0] and ok["rate"] == pooled["rate"]
+    assert ok["time_s"] == {"median": 1.5} and ok["unstable"] == pooled["unstable"] and ok["rounds"] == 2
+    assert "workers" not in ok, "workers the run could not pool are not round 1's"
+    assert [r["round"] for r in ok["round_records"]] == [1, 2] and "round" not in ok
+    (bad,) = pool_rounds([rec(1), rec(2, passed=False), rec(3, status="error")],
+                         [{"records": [0, 1, 2], "rounds": 3, "failed": 1}], "run")
     assert bad["validation"] == {"pass": False, "detail": "round 2"} and bad["rounds"] == 3
-    (err,) = pool_rounds([rec(1), rec(2, status="error")])
-    assert err["status"] == "error"
     plain = {k: v for k, v in rec(1).items() if k != "round"}
-    assert pool_rounds([plain, plain]) == [plain, plain]  # a run without rounds is left alone
+    assert pool_rounds([plain, plain], None, "run") == [plain, plain]  # a run without rounds is left alone
+
+
+@pytest.mark.parametrize("pooled, says", [
+    (None, "`parlab migrate` on the run adds them"),
+    ("x", "'pooled' must be a list"),
+    ([{"records": [0, 5], "rounds": 2, "time_s": {}}], "'records' must list indexes of records (0 to 2)"),
+    ([{"records": [0, True], "rounds": 2, "time_s": {}}], "'records' must list indexes"),
+    ([{"records": [0, 1], "rounds": 2}], "neither a failed round nor its pooled time_s"),
+    ([{"records": [0, 1], "rounds": 2, "failed": 2}], "its failed round, record 2, is not one of its records"),
+    ([{"records": [0, 1], "rounds": 2, "time_s": {}}, {"records": [1], "rounds": 1, "time_s": {}}],
+     "record 1 is pooled twice"),
+    ([{"records": [0, 2], "rounds": 2, "time_s": {}}], "names record 2, which is of no round"),
+    ([{"records": [0], "rounds": 1, "time_s": {}}], "record 1 is of round 2 but in no entry of 'pooled'"),
+])
+def test_a_pooled_list_that_does_not_cover_the_rounds_is_refused(pooled, says):
+    """`pooled` comes from a file: it must name each record of a round once, and nothing else."""
+    from analysis.records import InputError, pool_rounds
+    records = [{"kernel": "copy", "round": 1}, {"kernel": "copy", "round": 2}, {"kernel": "copy"}]
+    with pytest.raises(InputError, match="^run: ") as e:
+        pool_rounds(records, pooled, "run")
+    assert says in str(e.value)
 
 
 def test_a_renamed_suite_runs_under_its_old_name_with_a_note(parlab_bin):
@@ -324,6 +352,7 @@ def test_a_renamed_suite_runs_under_its_old_name_with_a_note(parlab_bin):
     new = run(parlab_bin, "run", "libraries", "--dry-run")
     old = run(parlab_bin, "run", "peers", "--dry-run")
     assert new.returncode == 0 and old.returncode == 0, old.stderr
+
     assert old.stdout == new.stdout and "plan of suite 'libraries'" in new.stdout
     notes = [line for line in old.stderr.splitlines() if "'peers' is now called 'libraries'" in line]
     assert len(notes) == 1 and "is now called" not in new.stderr

@@ -166,36 +166,3 @@ def test_a_run_without_ceilings_or_bandwidth_records_is_not_probed_again(tmp_pat
         assert "again" not in res.stderr, res.stderr
         doc = json.load(open(os.path.join(run_dir_of(str(out)), "results.json")))
         assert "ceilings_end" not in doc["context"]
-
-
-def _round(share, start, end, round_no, reps):
-    """node_record's copy record as one round of a run made in rounds, with its repetitions."""
-    r = node_record(share, start * GB, end * GB)
-    median = r["time_s"]["median"]
-    r.update({"round": round_no, "reps_s": [median * f for f in reps], "study": "s", "scaling": "none",
-              "seed": 42, "size_y": 0, "device": 0, "inner": 1, "work": {"bytes": BYTES}})
-    return r
-
-
-def test_pooled_rounds_are_held_against_their_pooled_time():
-    """A run made in rounds shows one record per measurement, its rounds' repetitions pooled
-    (figures.load.pool_rounds): its share, attained rate and interval are the pooled time's against
-    the run's roofs, not the first round's; a first round above its roof whose pooled record is
-    not says nothing of it."""
-    from analysis.records import pool_rounds
-    reps = [0.975, 0.99, 1.0, 1.01, 1.025]
-    first, second = _round(1.10, 150, 150, 1, reps), _round(0.90, 150, 150, 2, reps)
-    assert reads_above(first) and not reads_above(second)
-    (pooled,) = pool_rounds([first, second])
-    lim = pooled["limit"]
-    attained = BYTES / pooled["time_s"]["median"]
-    assert lim["attained"] == pytest.approx(attained)
-    assert lim["fraction"] == pytest.approx(attained / (150 * GB))
-    low, high = interval(attained, pooled["time_s"], 150 * GB, 150 * GB)
-    assert (lim["interval"]["low"], lim["interval"]["high"]) == (pytest.approx(low), pytest.approx(high))
-    assert not reads_above(pooled) and "above_roof" not in lim
-    # Both rounds above: the pooled record reads above, and says so.
-    (both,) = pool_rounds([_round(1.10, 150, 150, 1, reps), _round(1.12, 150, 150, 2, reps)])
-    assert reads_above(both) and both["limit"]["above_roof"]
-    # The rounds' own records keep their own limits.
-    assert [r["limit"]["fraction"] for r in pooled["round_records"]] == [pytest.approx(1.10), pytest.approx(0.90)]

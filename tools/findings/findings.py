@@ -66,8 +66,9 @@ def read_run(path: str) -> dict:
 @functools.cache
 def doc(name: str) -> dict:
     """A cited run's results.json, a run made in rounds pooled as the figures pool it."""
-    d = read_run(os.path.join(RESULTS, RUNS[name], "results.json"))
-    d["records"] = pool_rounds(d["records"])
+    path = os.path.join(RESULTS, RUNS[name], "results.json")
+    d = read_run(path)
+    d["records"] = pool_rounds(d["records"], d.get("pooled"), path)
     return d
 
 
