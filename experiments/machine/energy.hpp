@@ -61,7 +61,8 @@ std::unique_ptr<EnergyMeter> open_nvml(int device, std::string& why);
 nlohmann::json energy_context();
 
 // The energy of `w`'s runs after its timed repetitions (docs/ceilings.md, "Energy"): first, idle,
-// the counter's update period and the idle power over kEnergyIdleAdvances advances; then a window
+// the counter's update period and the idle power over kEnergyIdleAdvances advances and
+// kEnergyIdleSeconds at least; then a window
 // of back-to-back runs with the counter read at its two ends only, each just after an advance, so
 // it holds whole update periods and no read sits between runs. The window lasts
 // period / kEnergyAdvanceShare (at least kEnergyMinSeconds, at most 10 s). Gives {energy_j and
@@ -86,7 +87,9 @@ EnergyWindow plan_energy_window(double period_s, double limit_s);
 inline constexpr double kEnergyAdvanceShare = 0.01;
 // The least window: 0.1 s.
 inline constexpr double kEnergyMinSeconds = 0.1;
-// Idle advances that give the update period and the idle power.
+// Idle advances that give the update period and the idle power: at least this many, over at least
+// kEnergyIdleSeconds, so that an advance seen a poll late is a small share of the idle time.
 inline constexpr int kEnergyIdleAdvances = 3;
+inline constexpr double kEnergyIdleSeconds = 0.1;
 
 }  // namespace parlab
