@@ -121,7 +121,9 @@ def rate_band(r: dict, rate: float | None) -> tuple | None:
     t = r.get("time_s") or {}
     if rate is None or not all(isinstance(t.get(k), (int, float)) and t[k] > 0 for k in ("q1", "median", "q3")):
         return None
-    return rate * t["median"] / t["q3"], rate * t["median"] / t["q1"]
+    low, high = rate * t["median"] / t["q3"], rate * t["median"] / t["q1"]
+    # A file's rate near the largest float (1e308) overflows here: no band, rather than an infinite one.
+    return (low, high) if math.isfinite(low) and math.isfinite(high) else None
 
 
 __all__ = ["CI_LEVEL", "UNSTABLE_CV", "median_interval", "rate_band", "spread",

@@ -42,6 +42,9 @@ def test_rate_band_inverts_the_quartiles():
     r = {"time_s": spread([1.0, 2.0, 4.0])}  # q1 1.5, median 2, q3 3
     lo, hi = rate_band(r, 10.0)
     assert (lo, hi) == (pytest.approx(10.0 * 2 / 3), pytest.approx(10.0 * 2 / 1.5))
+    # A file's rate of 1e308 (found by test_untrusted_results.py's hypothesis test, which drew it
+    # into a run's table as an internal error): no band where its arithmetic overflows.
+    assert rate_band(r, 1e308) is None
 
 
 def committed_records():
