@@ -29,7 +29,8 @@ def test_ceilings_measures_prints_and_caches(tmp_path, parlab_bin):
     # How long it took is the command's own figure, printed with the roofs: no bound is held here,
     # since pytest-xdist's other worker shares the CPUs the probes measure (speed is a benchmark's).
     took = re.search(r"measured \S+ in ([0-9.]+) s", p.stdout)
-    assert took and 0 < float(took.group(1)) <= elapsed, p.stdout
+    # It is printed to a tenth of a second: rounded up, it may pass the wall time by 0.05 s.
+    assert took and 0 < float(took.group(1)) <= elapsed + 0.05, p.stdout
     assert "measuring" in p.stderr
     # A bandwidth roof and a compute roof, with numbers.
     assert re.search(r"cpu_bw_triad_all\s+[0-9.]+ [kMGT]?B/s\s+measured", p.stdout), p.stdout
