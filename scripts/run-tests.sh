@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's test command: installs dependencies, then builds and tests every configuration
-# CI checks, warnings as errors:
+# The README's test command: installs dependencies (all but the build's own while the release build
+# compiles), then builds and tests every configuration CI checks, warnings as errors:
 #   release     g++, -O3 -march=native, every part found (CUDA compiles even without a GPU)
 #   tsan        clang + libomp with Archer, oneTBB rebuilt with -DTBB_SANITIZE=thread
 #   asan-ubsan  clang, AddressSanitizer + UndefinedBehaviorSanitizer, built against Debian 13's
@@ -42,11 +42,32 @@ PYTHON=${PARLAB_PYTHON:-/usr/bin/python3}
 export PARLAB_STRICT_SKIPS=1
 cuda=${PARLAB_CI_CUDA:-ON}
 
-bash scripts/install-deps.sh
-
 step() { printf '\n=== %s (%s) ===\n' "$*" "$(date -u +%H:%M:%S)"; }
 
+# What the release build compiles against first; the rest of the packages (the Python libraries,
+# Chromium, llvm-19, likwid: minutes of downloading and unpacking on a fresh machine) install in
+# the background while it compiles, and everything after that build waits for them. A failed
+# install fails the run with its log, and an early exit still waits for apt rather than leave
+# dpkg half done.
+step "install the build's dependencies"
+bash scripts/install-deps.sh --build
+deps_log=$(mktemp "${TMPDIR:-/tmp}/parlab-install-deps.XXXXXX")
+bash scripts/install-deps.sh >"$deps_log" 2>&1 &
+deps_pid=$!
+need_deps() {
+  [ -n "$deps_pid" ] || return 0
+  local rc=0
+  wait "$deps_pid" || rc=$?
+  deps_pid=""
+  step "the rest of the dependencies (installed in the background)"
+  cat "$deps_log"; rm -f "$deps_log"
+  if [ "$rc" -ne 0 ]; then echo "run-tests.sh: scripts/install-deps.sh failed (exit $rc)" >&2; exit "$rc"; fi
+}
+trap 'need_deps >/dev/null 2>&1 || true' EXIT
+
 for config in "${configs[@]}"; do
+  # Only the release build itself goes ahead of the background install.
+  [ "$config" = release ] || need_deps
   case "$config" in
     release|tsan|asan-ubsan)
       if [ "$config" = tsan ]; then
@@ -63,6 +84,7 @@ for config in "${configs[@]}"; do
       cmake --preset "$config" -DPARLAB_WERROR=ON "${extra[@]}"
       step "build $config"
       cmake --build --preset "$config" --parallel "$jobs"
+      need_deps
       step "test $config"
       ctest --preset "$config" --parallel "$jobs" --timeout 600
       if [ "$config" = asan-ubsan ]; then
@@ -169,4 +191,5 @@ for config in "${configs[@]}"; do
       ;;
   esac
 done
+need_deps
 step "all requested configurations passed: ${configs[*]}"
