@@ -10,24 +10,13 @@ measurements, and its `limit.interval` spans
 
 The runner computes it where the record is graded, and whether the record reads above its roof
 (`limit.above_roof`: only where its whole interval is above 1; one without an interval, no end
-probe, where its share is over 1); this module reads both. It mirrors the interval's rule
-(`interval`) for the pooling of a run's rounds (records.py), which still happens here, and for
-the tests that hold the two equal on a real run."""
+probe, where its share is over 1), and of a run's pooled rounds where it pools them
+(experiments/run/pool_rounds.cpp); this module reads both and computes neither."""
 from __future__ import annotations
-
-from analysis.spread import rate_band
 
 
 def _number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def interval(attained: float, time_s: dict, roof_high: float, roof_low: float) -> tuple | None:
-    """(low, high) of a share: the rate at the slower quartile (attained x median / q3, the low end
-    of spread.rate_band) over the highest roof, the rate at the faster quartile (attained x median
-    / q1) over the lowest; None without the quartiles."""
-    band = rate_band({"time_s": time_s}, attained)
-    return (band[0] / roof_high, band[1] / roof_low) if band else None
 
 
 def share_interval(r: dict) -> tuple | None:
