@@ -14,14 +14,16 @@ from analysis.untrusted import visible
 from analysis.validate import check_results, unusable_number
 from analysis.workers import check_sizes, check_workers
 
-SCHEMA = "parlab-results/4"
+SCHEMA = "parlab-results/5"
+# A run of schema /4 is read as it is: /5 added only the pooled rounds of a run made in rounds
+# (`pooled`), without which such a run is refused naming `parlab migrate` (pool_rounds).
 # A run of schema /3 is read as it is: /4 added only the notes of records above their roof or
 # in-core bound (which the figures show where present) and took the writing machine's paths out.
 # A run of /2 is read as /3: its records lacked only what their repetitions give (the quartiles,
 # the median's interval and the unstable mark), filled in here as the runner would. `parlab
 # migrate` writes both into the file (docs/records.md, "Runs of an older schema").
 BEFORE_SPREAD = "parlab-results/2"
-READABLE_SCHEMAS = (SCHEMA, "parlab-results/3", BEFORE_SPREAD)
+READABLE_SCHEMAS = (SCHEMA, "parlab-results/4", "parlab-results/3", BEFORE_SPREAD)
 # Runs of an older schema are not read here: `parlab migrate` brings them to this one in place,
 # with what only the catalogue knows (docs/records.md, "Runs of an older schema").
 OLD_SCHEMAS = ("parlab-results/1",)

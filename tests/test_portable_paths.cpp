@@ -76,7 +76,7 @@ TEST(PortablePaths, SystemPathsAreKept) {
 }
 
 TEST(PortablePaths, EveryStringValueOfADocumentIsMadePortableOnceAndForAll) {
-  json doc = {{"schema", "parlab-results/4"},
+  json doc = {{"schema", "parlab-results/5"},
               {"invocation", {"parlab", "run", "--out", "/work/main/results"}},
               {"context", {{"ceilings", {{"cache", "/root/.cache/parlab/ceilings/vm-1.json"}}},
                            {"python", {{"executable", "/usr/bin/python3"}}},

@@ -34,6 +34,9 @@ constexpr std::string_view kSchema2 = "parlab-results/2";
 // much (machine/limit.hpp), and holds no path of the machine that wrote it (io/portable_paths.hpp);
 // a run of 3 or older gets both here, each from what the run itself kept.
 constexpr std::string_view kSchema3 = "parlab-results/3";
+// Schema 5 holds a run in rounds pooled where it is made (`pooled`, run/pool_rounds.hpp): a run of
+// 4 or older in rounds is pooled here, from its own records.
+constexpr std::string_view kSchema4 = "parlab-results/4";
 // Appended to each note written here: the record was graded after its run, by today's rules.
 constexpr std::string_view kGradedHere = " (graded by parlab migrate)";
 const std::pair<std::string_view, std::string_view> kFamilyRenames[] = {{"seed", "basic"},
@@ -102,10 +105,10 @@ Migration migrate_results(json doc, const Registry& registry, const std::string&
   Migration m;
   m.from_schema = text_of(doc, "schema");
   if (m.from_schema != kResultsSchema && m.from_schema != kSchema1 && m.from_schema != kSchema2 &&
-      m.from_schema != kSchema3) {
+      m.from_schema != kSchema3 && m.from_schema != kSchema4) {
     throw UsageError(where + ": schema is '" + m.from_schema + "', expected '" + kResultsSchema +
                      "' or an older one ('" + std::string(kSchema1) + "', '" + std::string(kSchema2) + "', '" +
-                     std::string(kSchema3) + "')");
+                     std::string(kSchema3) + "', '" + std::string(kSchema4) + "')");
   }
   if (!doc.contains("records") || !doc["records"].is_array())
     throw UsageError(where + ": 'records' must be a list");

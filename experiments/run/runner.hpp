@@ -90,7 +90,7 @@ class Runner {
 
 // The results.json schema this parlab writes (Runner::run_new), the only one it resumes
 // (resume.cpp), and the one `parlab migrate` brings older runs to (migrate.cpp).
-inline constexpr const char* kResultsSchema = "parlab-results/4";
+inline constexpr const char* kResultsSchema = "parlab-results/5";
 
 // Writes `doc` to `file`, a run's results.json, as every writer of one does (the runner, the
 // report's time, `parlab migrate`): its paths made portable (io/portable_paths.hpp, with the run's

@@ -131,7 +131,7 @@ def record(i, backend, threads, median, kernel="pi", size=1 << 20, scaling="stro
 
 
 BASE_DOC = {
-    "schema": "parlab-results/4", "status": "complete", "suite": "fixture", "invocation": ["parlab", "run"],
+    "schema": "parlab-results/5", "status": "complete", "suite": "fixture", "invocation": ["parlab", "run"],
     "context": {"host": "fixture-host", "started_utc": "2026-01-01T00:00:00Z", "warnings": ["fixture data"],
                 "cpu": {"model": "Fixture CPU", "logical_cpus": 4, "physical_cores": 4, "smt": False,
                         "governor": None, "caches": [{"level": 1, "type": "Data", "bytes": 49152},

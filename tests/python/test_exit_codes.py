@@ -455,7 +455,7 @@ def test_parlab_report_of_malformed_json_exits_2_naming_the_file(tmp_path, parla
 # An incomplete run of one measurement that resumes cleanly as it is; each case below breaks one
 # key. The JSON library's own type_error names neither key nor file and ended as exit 1, the code
 # for a failed measurement; the contract is exit 2 naming both.
-RESUMABLE = {"schema": "parlab-results/4", "status": "incomplete", "invocation": ["parlab", "run"],
+RESUMABLE = {"schema": "parlab-results/5", "status": "incomplete", "invocation": ["parlab", "run"],
              "context": {"host": "h", "build": {"git_commit": "x"}, "warnings": []},
              "plan": [{"study": "s", "scaling": "none", "kernel": "pi", "backend": "serial", "threads": 1,
                        "size": 1024, "size_y": 0, "precision": "int32", "seed": 1, "reps": 1, "warmup": 0,

@@ -401,7 +401,7 @@ def test_render_refuses_a_fifo_in_place_of_a_probe_table_and_of_readme(tmp_path)
 
 def _broken(doc, how):
     if how == "not-json":
-        return "{\"schema\": \"parlab-results/4\", "
+        return "{\"schema\": \"parlab-results/5\", "
     if how == "records[0]-a-string":
         doc["records"][0] = "a record"
     elif how == "medians-strings":
@@ -423,7 +423,7 @@ def _broken(doc, how):
     ("medians-strings", "record 0: 'time_s.median': "),
     ("an-array", "expected a JSON object (a parlab results.json), not list"),
     ("records-an-object", "'records': an object is not of type 'array'"),
-    ("no-schema", "'schema' is None, expected one of parlab-results/4"),
+    ("no-schema", "'schema' is None, expected one of parlab-results/5"),
     ("a-folder", "a directory, not a file"),
 ])
 def test_render_names_a_malformed_cited_run_in_one_line_exit_2(tmp_path, how, says):

@@ -544,7 +544,7 @@ def test_migrate_through_a_symlink_migrates_its_target_in_place(tmp_path, parlab
     assert r.returncode == 0, r.stderr.decode()
     assert os.path.islink(tmp_path / "run" / ("results.json" if link == "file" else ""))
     doc = _strict((tmp_path / "real" / "results.json").read_text())
-    assert doc["schema"] == "parlab-results/4"
+    assert doc["schema"] == "parlab-results/5"
     assert not [f for f in os.listdir(tmp_path / "real") if ".tmp" in f]
 
 

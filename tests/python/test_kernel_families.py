@@ -83,7 +83,7 @@ def test_migrate_gives_old_records_their_family_and_footprint_from_the_catalogue
     doc = as_parlab_wrote_it(json.loads((run / "results.json").read_text()))
     (run / "results.json").write_text(json.dumps(doc, indent=1) + "\n")
     # The loader does not guess: it names the command.
-    with pytest.raises(InputError, match=r"parlab migrate .*parlab-results/4"):
+    with pytest.raises(InputError, match=r"parlab migrate .*parlab-results/5"):
         load_run(str(run))
     res = run_plot(str(run))
     assert res.returncode == 2 and "parlab migrate" in res.stderr, res.stderr
@@ -95,7 +95,7 @@ def test_migrate_gives_old_records_their_family_and_footprint_from_the_catalogue
 
     res = migrate(parlab_bin, run)
     assert res.returncode == 0, res.stderr
-    assert "parlab-results/1 -> parlab-results/4; 3 record(s) given their family, 1 renamed, 2 given their footprint" \
+    assert "parlab-results/1 -> parlab-results/5; 3 record(s) given their family, 1 renamed, 2 given their footprint" \
         in res.stdout, res.stdout
     # Each measured record is given the whole spread of its repetitions (schema 3).
     n_measured = sum(r.get("status") == "ok" and bool(r.get("reps_s")) for r in json.loads(before)["records"])

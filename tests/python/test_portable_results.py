@@ -71,10 +71,10 @@ def schema_3_run(tmp_path):
 def test_migrate_grades_a_run_of_schema_3_and_takes_its_paths_out(tmp_path, parlab_bin):
     schema = json.load(open(SCHEMA))
     run, before, above_id = schema_3_run(tmp_path)
-    # As it was, /4 would refuse it for more than its schema: the record above its roof says
-    # nothing (with any note, it passes).
+    # As it was, the current schema (since /4) would refuse it for more than its schema: the
+    # record above its roof says nothing (with any note, it passes).
     as_4 = copy.deepcopy(before)
-    as_4["schema"] = "parlab-results/4"
+    as_4["schema"] = "parlab-results/5"
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(as_4, schema)
     next(r for r in as_4["records"] if r["id"] == above_id)["limit"]["above_roof"] = "above"
@@ -83,12 +83,12 @@ def test_migrate_grades_a_run_of_schema_3_and_takes_its_paths_out(tmp_path, parl
     env = dict(os.environ, HOME=str(tmp_path / "home"))
     res = subprocess.run([parlab_bin, "migrate", str(run)], capture_output=True, text=True, env=env)
     assert res.returncode == 0, res.stderr
-    assert "parlab-results/3 -> parlab-results/4" in res.stdout, res.stdout
+    assert "parlab-results/3 -> parlab-results/5" in res.stdout, res.stdout
     assert "1 given their above-roof note" in res.stdout and "3 path(s) made portable" in res.stdout, res.stdout
 
     doc = json.load(open(run / "results.json"))
     jsonschema.validate(doc, schema)
-    assert doc["schema"] == "parlab-results/4" and doc["migrated_from"] == "parlab-results/3"
+    assert doc["schema"] == "parlab-results/5" and doc["migrated_from"] == "parlab-results/3"
     assert doc["invocation"] == ["parlab", "run", "--out", "."]
     assert doc["context"]["ceilings"]["cache"] == "~/.cache/parlab/ceilings/vm-1.json"
     peer = next(r for r in doc["records"] if r["backend"] == "babelstream-cuda")

@@ -51,7 +51,7 @@ def committed_records():
     for path in sorted(glob.glob(os.path.join(ROOT, "results", "**", "results.json"), recursive=True)):
         with open(path) as f:
             doc = json.load(f)
-        if doc.get("schema") not in ("parlab-results/3", "parlab-results/4"):  # time_s: the runner's spread
+        if doc.get("schema") not in ("parlab-results/3", "parlab-results/4", "parlab-results/5"):  # time_s: the runner's spread
             continue
         for r in doc["records"]:
             if r.get("status") == "ok" and r.get("reps_s"):

@@ -26,7 +26,7 @@ def doc_of(records):
     """A run of these records of schema /2 as the loader reads it: each given its spread."""
     for r in records:
         with_spread(r)
-    return {"schema": "parlab-results/4", "records": records}
+    return {"schema": "parlab-results/5", "records": records}
 
 
 def test_fastest_speedup_and_unstable_marks():

@@ -456,7 +456,7 @@ def test_a_long_wrong_value_is_quoted_short(tmp_path):
     assert res.returncode == 2 and len(res.stderr) < 400, res.stderr
 
 
-@pytest.mark.parametrize("schema,code", [("parlab-results/4", 2), ("parlab-results/3", 0)])
+@pytest.mark.parametrize("schema,code", [("parlab-results/5", 2), ("parlab-results/4", 2), ("parlab-results/3", 0)])
 def test_a_run_of_schema_3_is_held_to_the_rules_it_had(tmp_path, schema, code):
     """Schema 4 requires a record above its roof to say by how much (limit.above_roof); a run of 3,
     which the analysis reads as it is, is held to the schema less that rule."""
@@ -467,6 +467,19 @@ def test_a_run_of_schema_3_is_held_to_the_rules_it_had(tmp_path, schema, code):
     res = no_traceback(run(PLOT, write_doc(tmp_path, doc), "--summary-only"))
     assert res.returncode == code, res.stderr
     assert code == 0 or "record 1: 'limit.above_roof' is missing" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("schema, says", [("parlab-results/5", "'pooled' is missing"),
+                                          ("parlab-results/4", "`parlab migrate` on the run adds them")])
+def test_a_run_in_rounds_without_its_pooled_rounds_is_refused(tmp_path, schema, says):
+    """The views pool no rounds themselves: a run of 5 in rounds must hold them pooled (the schema
+    says so), and one of 4, written before, is sent to `parlab migrate`."""
+    doc = small_doc()
+    doc["schema"] = schema
+    doc["records"][1]["round"] = 1
+    doc["records"][2]["round"] = 2
+    res = no_traceback(run(PLOT, write_doc(tmp_path, doc), "--summary-only"))
+    assert res.returncode == 2 and says in res.stderr, res.stderr
 
 
 # ---------------------------------------------------------------- the newest run of a folder
