@@ -144,6 +144,15 @@ TEST(PoolRounds, RoundsWhoseTimesAreNotTimesAreRefusedNamingTheRecord) {
   json zero = round_record(1, {1.0});
   zero["round"] = 0;
   EXPECT_THROW(pool_rounds(json::array({zero}), json::object()), UsageError);
+  // A field of the wrong type where the limit is graded again: refused, naming the record.
+  json odd = round_record(1, {1.0});
+  odd["threads"] = "sixteen";
+  EXPECT_THROW(pool_rounds(json::array({odd, round_record(2, {1.0})}), {{"ceilings", ceilings(150 * kGB)}}),
+               UsageError);
+  // An inner count no double holds exactly, or not a count, is read as 1.
+  json huge = round_record(1, {1.0});
+  huge["inner"] = 1e300;
+  EXPECT_EQ(pool_rounds(json::array({huge, round_record(2, {1.0})}), json::object())[0]["inner"], 1);
 }
 
 // The limit is graded on the pooled time, against the run's roofs: a first round above its roof

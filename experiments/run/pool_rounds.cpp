@@ -43,9 +43,12 @@ std::optional<std::vector<double>> reps_of(const json& r) {
   return out;
 }
 
+// Runs per repetition: a count from 1 to 2^53 (any double holds it exactly), else 1.
 double inner_of(const json& r) {
   const auto it = r.find("inner");
-  return it != r.end() && finite_positive(*it) ? std::floor(it->get<double>()) : 1.0;
+  if (it == r.end() || !it->is_number_integer()) return 1.0;
+  const double x = it->get<double>();
+  return x >= 1 && x <= 9007199254740992.0 ? x : 1.0;
 }
 
 bool failed(const json& r) {
@@ -306,7 +309,12 @@ json pool_rounds(const json& records, const json& context) {
     entry["rate"] = rate;
     pooled["rate"] = rate;
     pooled.erase("limit");
-    if (json limit = graded_limit(pooled, context); !limit.is_null()) entry["limit"] = std::move(limit);
+    try {
+      if (json limit = graded_limit(pooled, context); !limit.is_null()) entry["limit"] = std::move(limit);
+    } catch (const json::exception& e) {  // a field of a file's record of the wrong type
+      throw UsageError("record " + std::to_string(idx.front()) + " (round " + records[idx.front()]["round"].dump() +
+                       "): its limit cannot be graded again: " + e.what());
+    }
     std::vector<RoundWorkers> round_workers;
     for (std::size_t k = 0; k < idx.size(); ++k) {
       std::optional<Workers> w = workers_of(records[idx[k]]);
