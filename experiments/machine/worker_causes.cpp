@@ -70,7 +70,8 @@ std::string load_balance_cause(const Workers& w, double lb) {
   const std::vector<int> none;
   const std::vector<int>& cpus = top < w.cpus.size() ? w.cpus[top] : none;
   if (!cpus.empty()) text += ", on CPU " + cpu_list(cpus);
-  if (u.waiting.size() == busy.size() && busy[top] > 0) {
+  // A file's block may lack busy_s or items (read as empty): no figure of them then.
+  if (u.waiting.size() == busy.size() && top < busy.size() && busy[top] > 0) {
     const double waiting = u.waiting[top] / busy[top];
     if (waiting >= 0.05) text += ", runnable but not running " + fixed(waiting * 100, 0) + "% of that time";
   }
@@ -78,7 +79,7 @@ std::string load_balance_cause(const Workers& w, double lb) {
     text += " (" + fixed(steal * 100, 0) + "% of its CPU's time stolen by the hypervisor)";
   }
   const std::vector<double>& items = w.items;
-  if (items.size() == busy.size() && items[top] > 0) {
+  if (items.size() == busy.size() && top < items.size() && items[top] > 0) {
     double mean_items = 0;
     for (double x : items) mean_items += x / static_cast<double>(items.size());
     text += "; it did " + fixed(mean_items > 0 ? items[top] / mean_items : 0, 2) + "x the mean work";
