@@ -240,7 +240,12 @@ start=$(date +%s)
     { tail -n 30 "$work/configure.log" >&2; exit 1; }
   nice make -s -j"$jobs" >"$work/make.log" 2>&1 || { tail -n 40 "$work/make.log" >&2; exit 1; }
   # altinstall: bin/python3.Yt only (no python3 link that could shadow another interpreter).
-  nice make -s altinstall >"$work/install.log" 2>&1 || { tail -n 40 "$work/install.log" >&2; exit 1; }
+  # COMPILEALL_OPTS with -l: byte-compile the standard library's top level only, not every
+  # package at three optimization levels. The interpreter that compiles is the one just built,
+  # and under TSan that took over a minute; a module imported later is compiled then, once, into
+  # its __pycache__ (the prefix is ours and writable).
+  nice make -s altinstall COMPILEALL_OPTS="-j0 -l" >"$work/install.log" 2>&1 ||
+    { tail -n 40 "$work/install.log" >&2; exit 1; }
   # CPython's own TSan suppressions for its free-threaded build (each entry with its reason), for
   # the tests of a TSan-instrumented interpreter (tests/embed/CMakeLists.txt appends them).
   mkdir -p "$prefix/share/parlab"
