@@ -32,6 +32,8 @@
 #           serial's one thread against the executors' with the node's drift spread over all
 #   own-python  examples/python-gil and python-race (kernel files) at 1..16 threads on the node's
 #           Python
+#   own-python-ft  the same kernel files at 1..16 threads on a free-threaded CPython 3.13t (built
+#           as the ft part builds it; carry build/deps/src), run by a parlab built against it
 #   pop-jobs  where the speedup went over MPI ranks (mpi+pool, pi and triad, 1..16 ranks) and the
 #           Python thread backends (GIL held and released, the thread pool, pure-Python threads)
 #   roofs   copy and triad at 2^27 doubles on the CPU backends at all threads, 5 rounds, with the
@@ -81,7 +83,7 @@
 # with `tar xzf study.tgz`; the result directories are under results/<host>/.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1  # the repository root, two folders up
-part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|pop|own-kernel|own-kernel-rounds|own-python|pop-jobs|stream-memory|roofs|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
+part=${1:?usage: device-study.sh study1|study2|study3|rerun SUITE...|tests|ceilings|stream-peers|stream-cpu|pop|own-kernel|own-kernel-rounds|own-python|own-python-ft|pop-jobs|stream-memory|roofs|likwid-cpu|energy-cpu|gpu|multi|ft|ft-races|pymodels|distributed|mpi|mpi-suite}
 shift
 # shellcheck source=tools/node/device-common.sh
 . tools/node/device-common.sh
@@ -453,6 +455,22 @@ PY
       --size 20000 -r 5 --out "$work/results" -q --no-report
     say "python-race: exit $? at t=${SECONDS}s (1: a result differed between repetitions, as the example says)"
     timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary table 2>&1 | tee -a "$summary"
+    ;;
+  own-python-ft)
+    # The same kernel files on a free-threaded CPython (3.13t built from the carried source), by
+    # a parlab built against it: the GIL-bound kernel's threads without a GIL, beside the thread
+    # pool and processes, and the racing kernel's threads, which now race at once.
+    ensure_ft
+    unset PARLAB_INTERPRETERS  # the free-threaded parlab runs these itself
+    ftbin=build/release-ft/experiments/parlab
+    timeout 240 "$ftbin" run -k examples/python-gil/kernel.py -b py-free-threaded,py-thread-pool,py-processes \
+      -t 1,2,4,8,16 --size 2^16 -r 3 --out "$work/results" -q --no-report
+    say "python-gil on the free-threaded CPython: exit $? at t=${SECONDS}s"
+    timeout 60 "$ftbin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
+    timeout 120 "$ftbin" run -k examples/python-race/kernel.py -b py-free-threaded -t 1,2,4,16 \
+      --size 20000 -r 5 --out "$work/results" -q --no-report
+    say "python-race on the free-threaded CPython: exit $? at t=${SECONDS}s (1: a result differed between repetitions)"
+    timeout 60 "$ftbin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary table 2>&1 | tee -a "$summary"
     ;;
   stream-memory)
     # The CPU STREAM set at 2^27 doubles beside BabelStream's omp-stream: the
