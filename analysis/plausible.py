@@ -10,8 +10,10 @@ backend's 1-worker record) and the run's context:
   block, made by the runner: more workers than CPUs, other processes' time that did not fit beside
   its workers, or its accounted workers runnable but not running 5% of their time), whatever its
   spread says. A record made before it measured this gets no `~`, and the footer says so; so does
-  one whose work ran in processes of its own (an MPI job's ranks without accounted workers, a
-  peer's program), which the runner cannot tell from other processes and does not measure.
+  one whose work ran where the runner accounts no workers (an MPI job's ranks without accounted
+  workers, a peer's program, a process pool's or Dask's workers, a library's threads), whose CPU
+  time it cannot tell from other processes': its `machine.unmeasured` says so (older records of
+  an MPI job or a peer are told by their kind).
 * `^` above its roof: the whole interval of its share over 1 (share_interval.py), where the run
   measured the roof again at its end; its limit's above_roof says by how much. A record of a run
   without that interval is not marked (its limit says so, as it always did).
@@ -33,12 +35,13 @@ RULES = {
 
 
 # The footer's lines where some record could not be judged for `~`: one made before the runner
-# measured other processes' time, or one whose work ran in processes of its own (an MPI job's
-# ranks with no accounted workers, whose CPU time the runner cannot tell from another program's;
-# a peer's program), which the runner does not measure.
+# measured other processes' time, or one whose work ran where the runner accounts no workers,
+# whose CPU time it cannot tell from another program's and which it does not measure.
 NOT_MEASURED = "no `~` judged for {n} record(s) made before parlab measured other processes' time per record"
-OWN_PROCESSES = ("no `~` judged for {n} record(s) whose work ran in processes of their own (an MPI job's ranks "
-                 "without accounted workers, a peer's program): other processes' time is not told from theirs")
+OWN_PROCESSES = ("no `~` judged for {n} record(s) whose work ran where parlab accounts no workers (processes of "
+                 "their own: an MPI job's ranks, a peer's program, a process pool or Dask; or a library's "
+                 "threads): other processes' time is not told from theirs")
+# Kinds whose records made before `machine.unmeasured` existed ran in processes of their own.
 OWN_PROCESS_KINDS = ("mpi", "peer")
 
 
@@ -50,16 +53,21 @@ def shared(row: dict) -> str | None:
 
 def unmeasured_why(row: dict) -> str | None:
     """Which footer line a shown record without its own measure of the machine counts under:
-    "own_processes" or "before"; None where it measured it, or where `~` does not apply (a GPU
-    record, or one with no rate)."""
-    if row["rate"] is None or row["kind"] == "gpu" or measured_machine(row):
+    "own_processes" or "before"; None where it measured it, or where `~` does not apply (a record
+    whose work ran on a GPU, or one with no rate)."""
+    record = row.get("record", {})
+    if row["rate"] is None or row["kind"] == "gpu" or record.get("processor") == "gpu" or measured_machine(row):
         return None
+    machine = record.get("machine")
+    if isinstance(machine, dict) and isinstance(machine.get("unmeasured"), str):
+        return "own_processes"
     return "own_processes" if row["kind"] in OWN_PROCESS_KINDS else "before"
 
 
 def measured_machine(row: dict) -> bool:
     """Whether the record measured the machine's other work over its repetitions."""
-    return isinstance(row.get("record", {}).get("machine"), dict)
+    machine = row.get("record", {}).get("machine")
+    return isinstance(machine, dict) and "unmeasured" not in machine
 
 
 def marks(row: dict) -> str:

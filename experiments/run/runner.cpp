@@ -644,6 +644,16 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
                                   : static_cast<int>(std::count(view.hosts.begin(), view.hosts.end(), 0));
       }
       r["machine"] = machine_json(window, peers, here, static_cast<int>(allowed_cpus().size()), runnable);
+    } else if (entry->processor == Processor::cpu) {
+      // Its work ran where no worker is accounted: processes of its own (a peer's program, a
+      // process pool's or Dask's workers) or a library's threads. /proc/stat cannot tell their
+      // CPU time from other programs', so nothing is judged, and the record says why.
+      r["machine"] = {{"window_s", window.wall_s},
+                      {"unmeasured", runs_in_this_process(entry->kind)
+                                         ? "its work ran where parlab accounts no workers (processes of its "
+                                           "own, a library's threads): other processes' time is not told from its own"
+                                         : "its work ran in processes of its own: other processes' time is not "
+                                           "told from theirs"}};
     }
     if (workers) r["workers"] = to_json(*workers);
   } catch (const UnavailableError& e) {

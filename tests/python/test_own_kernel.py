@@ -201,6 +201,12 @@ def test_a_good_kernel_is_the_one_worker_result_everywhere(parlab_bin, tmp_path)
             assert r["work"]["flops"] == 3 * n
     threaded = [r for r in recs if r["backend"] == "py-pure-threads"]
     assert all("gil_wait_share" in r["metrics"] for r in threaded)
+    # The threads' records measured the machine beside them; the process pool's, whose workers no
+    # ledger accounts, say why they did not (the table's footer counts them so, not as old records).
+    assert all("window_s" in r["machine"] and "unmeasured" not in r["machine"] for r in threaded)
+    procs = [r for r in recs if r["backend"] == "py-processes"]
+    assert procs and all("processes of its own" in r["machine"]["unmeasured"] and "others" not in r["machine"]
+                         for r in procs)
 
 
 def test_dask_distributed_gives_the_one_worker_result(parlab_bin, tmp_path):

@@ -80,8 +80,24 @@ def test_a_record_whose_work_ran_in_processes_of_its_own_is_not_called_old():
     mpi["ranks"] = 2
     d = doc_of([with_machine(record(0, "serial", 1, 8.0)), mpi, record(2, "omp-stream", 2, 2.0, kind="peer")])
     text = " ".join(render(d, "table", 80).split())
-    assert ("no `~` judged for 2 record(s) whose work ran in processes of their own (an MPI job's ranks "
-            "without accounted workers, a peer's program)") in text, text
+    assert ("no `~` judged for 2 record(s) whose work ran where parlab accounts no workers (processes of their "
+            "own: an MPI job's ranks, a peer's program, a process pool or Dask; or a library's threads)") in text, text
+    assert "made before parlab measured" not in text
+
+
+def test_a_record_the_runner_did_not_measure_says_why_and_is_not_called_old():
+    """A process pool's record (python, on the CPU, no ledger) carries `machine.unmeasured`: it is
+    counted with the records whose work ran where parlab accounts no workers, never as made before
+    parlab measured; a Python record whose work ran on a GPU takes no CPU footer at all."""
+    procs = record(1, "py-processes", 4, 2.0, kind="python")
+    procs["processor"] = "cpu"
+    procs["machine"] = {"window_s": 1.0, "unmeasured": "its work ran where parlab accounts no workers"}
+    cupy = record(2, "py-cupy", 1, 0.5, kind="python")
+    cupy["processor"] = "gpu"
+    d = doc_of([with_machine(record(0, "serial", 1, 8.0)), procs, cupy])
+    assert row_of(d, "py-processes", 4)["plausible"] == ""
+    text = " ".join(render(d, "table", 80).split())
+    assert "no `~` judged for 1 record(s) whose work ran where parlab accounts no workers" in text, text
     assert "made before parlab measured" not in text
 
 
