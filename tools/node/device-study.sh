@@ -140,6 +140,22 @@ build_triangular() {
     || { tail -30 "$work/triangular-configure.log" "$work/triangular-build.log"; exit 1; }
 }
 
+# kernel_file_run TIMEOUT PARLAB ARGS...: a run of a kernel file (parlab run ARGS), written under
+# the tree's own results/ (results/<host>/<stamp>/, where committed runs lie): its records hold
+# the file's path relative to the run's folder, which stays true once the run is committed. The
+# new run is copied into this part's results after, to come back with them.
+kernel_file_run() {
+  local limit=$1 parlab=$2 before rc=0 d host
+  shift 2
+  before=$(ls -d results/*/2*/ 2>/dev/null | sort)
+  timeout "$limit" "$parlab" run "$@" --out "$PWD/results" -q --no-report || rc=$?
+  for d in $(comm -13 <(echo "$before") <(ls -d results/*/2*/ 2>/dev/null | sort)); do
+    host=$(basename "$(dirname "$d")")
+    mkdir -p "$work/results/$host" && cp -a "${d%/}" "$work/results/$host/"
+  done
+  return "$rc"
+}
+
 # The free-threaded CPython (scripts/build-python-ft.sh from the carried source; kept per version,
 # so a later part on the same machine finds it at once), a parlab against it (build/release-ft)
 # and, with `test`, its embedded-Python tests. Sets ft_python (…/bin/python3t, whatever X.Y) and
@@ -447,12 +463,12 @@ PY
     # The Python kernel files of examples/ on the node's interpreter, 1..16 threads: the GIL-bound
     # kernel on pure-Python threads, the thread pool and processes; the racing one on threads.
     ensure_build parlab
-    timeout 240 "$bin" run -k examples/python-gil/kernel.py -b py-pure-threads,py-thread-pool,py-processes \
-      -t 1,2,4,8,16 --size 2^16 -r 3 --out "$work/results" -q --no-report
+    kernel_file_run 240 "$bin" -k examples/python-gil/kernel.py -b py-pure-threads,py-thread-pool,py-processes \
+      -t 1,2,4,8,16 --size 2^16 -r 3
     say "python-gil: exit $? at t=${SECONDS}s"
     timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
-    timeout 120 "$bin" run -k examples/python-race/kernel.py -b py-pure-threads,py-processes -t 1,2,4,16 \
-      --size 20000 -r 5 --out "$work/results" -q --no-report
+    kernel_file_run 120 "$bin" -k examples/python-race/kernel.py -b py-pure-threads,py-processes -t 1,2,4,16 \
+      --size 20000 -r 5
     say "python-race: exit $? at t=${SECONDS}s (1: a result differed between repetitions, as the example says)"
     timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary table 2>&1 | tee -a "$summary"
     ;;
@@ -463,12 +479,12 @@ PY
     ensure_ft
     unset PARLAB_INTERPRETERS  # the free-threaded parlab runs these itself
     ftbin=build/release-ft/experiments/parlab
-    timeout 240 "$ftbin" run -k examples/python-gil/kernel.py -b py-free-threaded,py-thread-pool,py-processes \
-      -t 1,2,4,8,16 --size 2^16 -r 3 --out "$work/results" -q --no-report
+    kernel_file_run 240 "$ftbin" -k examples/python-gil/kernel.py -b py-free-threaded,py-thread-pool,py-processes \
+      -t 1,2,4,8,16 --size 2^16 -r 3
     say "python-gil on the free-threaded CPython: exit $? at t=${SECONDS}s"
     timeout 60 "$ftbin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
-    timeout 120 "$ftbin" run -k examples/python-race/kernel.py -b py-free-threaded -t 1,2,4,16 \
-      --size 20000 -r 5 --out "$work/results" -q --no-report
+    kernel_file_run 120 "$ftbin" -k examples/python-race/kernel.py -b py-free-threaded -t 1,2,4,16 \
+      --size 20000 -r 5
     say "python-race on the free-threaded CPython: exit $? at t=${SECONDS}s (1: a result differed between repetitions)"
     timeout 60 "$ftbin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary table 2>&1 | tee -a "$summary"
     ;;
