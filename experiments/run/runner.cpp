@@ -558,6 +558,38 @@ void add_layout(json& r, const Workload& w) {
   if (l->link_latency_s > 0) r["link_latency_s"] = l->link_latency_s;
 }
 
+// The record's `machine` block: what else ran beside its timed repetitions, for a CPU executor or
+// an accounted backend; for any other record whose work ran on the CPU, why that was not measured.
+// None for a record whose work ran on a GPU.
+std::optional<json> machine_beside(const BackendEntry& entry, const MachineWindow& window, WorkerAccounting* ledger,
+                                   const std::optional<Workers>& workers, bool python, int threads) {
+  if (entry.kind == BackendKind::cpu || ledger != nullptr) {
+    // A Python thread's time off a CPU in a chunk includes the GIL's wait: not the machine's.
+    const double runnable = workers && workers->accounting && workers->disturbance && !python
+                                ? workers->disturbance->runnable_share
+                                : 0.0;
+    // The workers on this host, whose CPUs /proc/stat read: an MPI job's on host 0 only.
+    int here = threads;
+    double peers = 0;
+    if (ledger != nullptr) {
+      const LedgerView view = ledger->view();
+      peers = view.peers_cpu_s;
+      here = view.hosts.empty() ? view.workers : static_cast<int>(std::count(view.hosts.begin(), view.hosts.end(), 0));
+    }
+    return machine_json(window, peers, here, static_cast<int>(allowed_cpus().size()), runnable);
+  }
+  if (entry.processor != Processor::cpu) return std::nullopt;
+  // Its work ran where no worker is accounted: processes of its own (a peer's program, a process
+  // pool's or Dask's workers) or a library's threads. /proc/stat cannot tell their CPU time from
+  // other programs', so nothing is judged, and the record says why.
+  return json{{"window_s", window.wall_s},
+              {"unmeasured", runs_in_this_process(entry.kind)
+                                 ? "its work ran where parlab accounts no workers (processes of its own, a library's "
+                                   "threads): other processes' time is not told from its own"
+                                 : "its work ran in processes of its own: other processes' time is not told from "
+                                   "theirs"}};
+}
+
 }  // namespace
 
 json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
@@ -629,31 +661,8 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
         workers->cause = worker_shortfall(*workers, python, std::isfinite(gil) ? std::clamp(gil, 0.0, 1.0) : 0.0);
       }
     }
-    if (entry->kind == BackendKind::cpu || ledger != nullptr) {
-      // A Python thread's time off a CPU in a chunk includes the GIL's wait: not the machine's.
-      const double runnable = workers && workers->accounting && workers->disturbance && !python
-                                  ? workers->disturbance->runnable_share
-                                  : 0.0;
-      // The workers on this host, whose CPUs /proc/stat read: an MPI job's on host 0 only.
-      int here = s.problem.threads;
-      double peers = 0;
-      if (ledger != nullptr) {
-        const LedgerView view = ledger->view();
-        peers = view.peers_cpu_s;
-        here = view.hosts.empty() ? view.workers
-                                  : static_cast<int>(std::count(view.hosts.begin(), view.hosts.end(), 0));
-      }
-      r["machine"] = machine_json(window, peers, here, static_cast<int>(allowed_cpus().size()), runnable);
-    } else if (entry->processor == Processor::cpu) {
-      // Its work ran where no worker is accounted: processes of its own (a peer's program, a
-      // process pool's or Dask's workers) or a library's threads. /proc/stat cannot tell their
-      // CPU time from other programs', so nothing is judged, and the record says why.
-      r["machine"] = {{"window_s", window.wall_s},
-                      {"unmeasured", runs_in_this_process(entry->kind)
-                                         ? "its work ran where parlab accounts no workers (processes of its "
-                                           "own, a library's threads): other processes' time is not told from its own"
-                                         : "its work ran in processes of its own: other processes' time is not "
-                                           "told from theirs"}};
+    if (std::optional<json> m = machine_beside(*entry, window, ledger, workers, python, s.problem.threads)) {
+      r["machine"] = std::move(*m);
     }
     if (workers) r["workers"] = to_json(*workers);
   } catch (const UnavailableError& e) {
