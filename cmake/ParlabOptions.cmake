@@ -70,7 +70,7 @@ endfunction()
 # parlab_test_target(TARGET): a GoogleTest binary. Its sources are the checks, not the code under
 # test, which the libraries hold, compiled as the configuration says; so they compile at -O1 (a
 # Debug build keeps -O0). gtest's macros make long functions that -O2 and -O3 take about a third
-# longer to compile, and CI's time is mostly its builds. GoogleTest is precompiled with the rest.
+# longer to compile, and builds are half of CI's time. GoogleTest is precompiled with the rest.
 function(parlab_test_target target)
   target_compile_options(${target} PRIVATE "$<$<AND:$<COMPILE_LANGUAGE:CXX>,$<NOT:$<CONFIG:Debug>>>:-O1>")
   parlab_precompile_headers(${target} GTEST)
