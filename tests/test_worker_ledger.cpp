@@ -599,6 +599,19 @@ TEST(MachineBlock, SharedIsTheRecordsOwnMeasurementWithItsReason) {
   EXPECT_FALSE(none.contains("shared"));
 }
 
+// Work in processes parlab does not account: the window and why nothing is judged, and never a
+// figure of others' time or `shared`, however busy /proc/stat reads.
+TEST(MachineBlock, UnmeasuredSaysWhyAndJudgesNothing) {
+  for (const bool own : {true, false}) {
+    const json m = machine_unmeasured_json(window_of(5.2, 1.0), own);
+    EXPECT_DOUBLE_EQ(m["window_s"].get<double>(), 1.0);
+    EXPECT_FALSE(m.contains("others")) << m;
+    EXPECT_FALSE(m.contains("shared")) << m;
+    const std::string why = m.value("unmeasured", "");
+    EXPECT_NE(why.find(own ? "ran in processes of its own" : "a library's threads"), std::string::npos) << why;
+  }
+}
+
 // Accounting off names the size at which it would be on: body calls stay, time grows with -n.
 TEST(AccountingDecision, OffNamesTheSmallestSizeWithinTheBudget) {
   EXPECT_EQ(size_within_budget(1u << 20, 0.014), "; -n 2^21 or more would keep it within the budget");

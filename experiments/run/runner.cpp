@@ -579,15 +579,7 @@ std::optional<json> machine_beside(const BackendEntry& entry, const MachineWindo
     return machine_json(window, peers, here, static_cast<int>(allowed_cpus().size()), runnable);
   }
   if (entry.processor != Processor::cpu) return std::nullopt;
-  // Its work ran where no worker is accounted: processes of its own (a peer's program, a process
-  // pool's or Dask's workers) or a library's threads. /proc/stat cannot tell their CPU time from
-  // other programs', so nothing is judged, and the record says why.
-  return json{{"window_s", window.wall_s},
-              {"unmeasured", runs_in_this_process(entry.kind)
-                                 ? "its work ran where parlab accounts no workers (processes of its own, a library's "
-                                   "threads): other processes' time is not told from its own"
-                                 : "its work ran in processes of its own: other processes' time is not told from "
-                                   "theirs"}};
+  return machine_unmeasured_json(window, !runs_in_this_process(entry.kind));
 }
 
 }  // namespace

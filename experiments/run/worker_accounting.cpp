@@ -62,6 +62,14 @@ json machine_json(const MachineWindow& w, double peers_cpu_s, int workers, int c
   return m;
 }
 
+json machine_unmeasured_json(const MachineWindow& w, bool own_processes) {
+  return {{"window_s", w.wall_s},
+          {"unmeasured", own_processes ? "its work ran in processes of its own: other processes' time is not told from "
+                                         "theirs"
+                                       : "its work ran where parlab accounts no workers (processes of its own, a "
+                                         "library's threads): other processes' time is not told from its own"}};
+}
+
 double accounting_overhead(const LedgerView& ledger, double runs, double run_s, AccountingCost cost) {
   if (!(runs > 0) || !(run_s > 0)) return 0;
   return busiest(ledger, cost, 0).cost_s / runs / run_s;

@@ -76,6 +76,12 @@ inline constexpr double kSharedRunnable = 0.05;
 // did; `runnable_share` from its accounted workers (0 without).
 nlohmann::json machine_json(const MachineWindow& w, double peers_cpu_s, int workers, int cpus, double runnable_share);
 
+// The `machine` block of a record whose work ran on the CPU where parlab accounts no workers:
+// processes of its own (`own_processes`: a peer's program, a process pool's or Dask's workers)
+// or a library's threads. /proc/stat cannot tell their CPU time from other programs', so nothing
+// is judged: the window and `unmeasured`, why.
+nlohmann::json machine_unmeasured_json(const MachineWindow& w, bool own_processes);
+
 // The `workers` block, with POP's factors per execution and the disturbance derived: `runs` =
 // repetitions x inner; `traced_rep` the repetition traced. Its cause is the caller's to add
 // (worker_shortfall), which needs the record's kind and metrics.
