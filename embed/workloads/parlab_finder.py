@@ -2,14 +2,16 @@
 interpreter (embed/sources.cpp executes this module's text before any other can be imported, and
 calls install with every module compiled into the binary) and in the processes and Dask workers a
 run spawns (parlab_tasks.WORKER_BOOTSTRAP does the same there with the modules they need). Only
-importlib, linecache and sys are used: every interpreter has them, sub-interpreters included."""
-import importlib.abc
+importlib.util, linecache and sys are used: every interpreter has them, sub-interpreters included.
+The finder and loader are the protocol's methods alone, not importlib.abc's classes: importing
+importlib.abc imports importlib.resources (pathlib, inspect, tempfile), about half a second of
+every process's start on a ThreadSanitizer-built interpreter, and nothing here uses it."""
 import importlib.util
 import linecache
 import sys
 
 
-class ParlabEmbeddedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+class ParlabEmbeddedFinder:
     """Serves the modules in `sources` ({module: (filename, text)}); tracebacks show their lines."""
 
     def __init__(self, sources):
