@@ -1,17 +1,13 @@
 #include "embed/kernel_workloads.hpp"
 
-#include <time.h>
-
 #include <algorithm>
 #include <atomic>
-#include <chrono>
-#include <condition_variable>
 #include <cstdio>
-#include <mutex>
+#include <memory>
 #include <sstream>
 #include <string_view>
-#include <thread>
 #include <type_traits>
+#include <vector>
 
 #include "core/executor.hpp"
 #include "core/pi.hpp"
@@ -22,16 +18,10 @@
 #include "embed/interpreter.hpp"
 #include "embed/module.hpp"
 #include "embed/sources.hpp"
-#include "embed/subinterpreter.hpp"
+#include "embed/subinterpreter_team.hpp"
 
 namespace parlab::embed {
 namespace {
-
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 // sys._is_gil_enabled() of the running interpreter (always true on a GIL build). Takes the GIL.
 bool gil_enabled_now() { return !python_info().free_threaded_build || gil_reenabled_at_run_time(); }
@@ -121,10 +111,11 @@ class DriverPiWorkload final : public PythonPiWorkload {
 
 // ---------------------------------------------------------------- sub-interpreters
 // One C++ thread per sub-interpreter, each with its own GIL, counting blocks of the stream with
-// parlab_philox.hits_points. The threads and interpreters are made here, outside the timed
-// region; run() starts them and waits. Blocks are taken from one atomic counter, not split
-// statically: on a shared 16-core VM a static split lost a good part of the 16-thread speedup to
-// whichever core the host slowed down (the C++ `threads` backend showed the same).
+// parlab_philox.hits_points. The threads and interpreters are made with the workload (a
+// SubinterpreterTeam), outside the timed region; run() starts them and waits. Blocks are taken
+// from one atomic counter, not split statically: on a shared 16-core VM a static split lost a
+// good part of the 16-thread speedup to whichever core the host slowed down (the C++ `threads`
+// backend showed the same).
 // Each C++ thread is worker i of the workload's WorkerLedger, and each hits_points call a chunk
 // of its block's points: the same accounting as the Python teams', with no module in between.
 class SubinterpreterPiWorkload final : public PythonPiWorkload {
@@ -136,46 +127,16 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
   SubinterpreterPiWorkload(const PyBackendSpec& spec, const Problem& p)
       : name_(spec.name),
         seed_(p.seed),
-        samples_(p.size),
-        workers_(static_cast<std::size_t>(p.threads)),
-        ledger_(p.threads) {
-    // The block counter runs up to samples_ + threads * kBlock: keep that from wrapping.
-    if (samples_ > (std::uint64_t{1} << 62)) {
-      throw UsageError(name_ + ": at most 2^62 samples (pure-Python pi would take centuries anyway)");
-    }
-    try {
-      for (std::size_t i = 0; i < workers_.size(); ++i) {
-        workers_[i].thread = std::thread([this, i] { worker(i); });
-      }
-    } catch (const std::system_error&) {
-      shut_down();
-      throw FailureError(name_ + ": could not start " + std::to_string(p.threads) + " threads");
-    }
-    std::unique_lock<std::mutex> lock(m_);
-    done_.wait(lock, [&] { return ready_ == workers_.size(); });
-    if (!error_.empty()) {
-      const std::string e = error_;
-      lock.unlock();
-      shut_down();
-      throw FailureError(name_ + ": " + e);
-    }
-  }
-
-  ~SubinterpreterPiWorkload() override { shut_down(); }
+        samples_(checked_samples(spec, p.size)),
+        hits_(static_cast<std::size_t>(p.threads)),
+        ledger_(p.threads),
+        team_(name_, static_cast<std::size_t>(p.threads), [this](std::size_t i) { return setup(i); }) {}
 
   void run() override {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      pending_ = workers_.size();
-      next_.store(0, std::memory_order_relaxed);  // published to the workers by m_
-      ++generation_;
-    }
-    work_.notify_all();
-    std::unique_lock<std::mutex> lock(m_);
-    done_.wait(lock, [&] { return pending_ == 0; });
-    if (!error_.empty()) throw FailureError(name_ + ": " + error_);
+    next_.store(0, std::memory_order_relaxed);  // published to the workers by the team's run()
+    team_.run();
     std::uint64_t hits = 0;
-    for (const auto& w : workers_) hits += w.hits;
+    for (const std::uint64_t h : hits_) hits += h;  // each written by its worker before run() returned
     record_.record(hits);
   }
 
@@ -186,131 +147,61 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
   WorkerLedger* worker_ledger() override { return &ledger_; }
 
   GilContention gil_contention() override {
-    std::lock_guard<std::mutex> lock(m_);
     GilContention g;
     g.measured = true;
     g.gil_enabled = gil_enabled_now();
-    g.threads = static_cast<int>(workers_.size());
-    g.wall_s = wall_s_;
-    g.cpu_s = cpu_s_;
+    g.threads = static_cast<int>(team_.size());
+    g.wall_s = team_.wall_s();
+    g.cpu_s = team_.cpu_s();
     return g;
   }
 
  private:
-  struct Worker {
-    std::thread thread;
-    std::uint64_t hits = 0;  // written by the worker, read by run() after `done_` (under m_)
-  };
-
-  void worker(std::size_t i) {
-    bool started = false;
-    try {
-      SubInterpreter interpreter;  // this thread now holds the new interpreter's own GIL
-      PyRef fn;
-      {
-        PyRef module = PyRef::steal(import_workload_module("parlab_philox"));
-        fn = PyRef::steal_or_throw(PyObject_GetAttrString(module.get(), "hits_points"), name_);
-      }
-      report_ready("");
-      started = true;
-      serve(i, fn.get());
-      // serve() returns holding this interpreter's GIL: fn and the interpreter are released with
-      // it held, as their preconditions require.
-    } catch (const std::exception& e) {
-      if (!started) {
-        report_ready(e.what());
-      } else {
-        std::lock_guard<std::mutex> lock(m_);
-        if (error_.empty()) error_ = e.what();
-      }
+  // The block counter runs up to samples + threads * kBlock: keep that from wrapping.
+  static std::uint64_t checked_samples(const PyBackendSpec& spec, std::uint64_t samples) {
+    if (samples > (std::uint64_t{1} << 62)) {
+      throw UsageError(std::string(spec.name) + ": at most 2^62 samples (pure-Python pi would take centuries anyway)");
     }
+    return samples;
   }
 
-  // Runs jobs until shut_down(). Errors in a job are recorded for run() to throw, never thrown
-  // here, so every job decrements `pending_` and run() cannot wait forever.
-  void serve(std::size_t i, PyObject* fn) {
-    const WorkerScope worker(static_cast<int>(i));
-    std::uint64_t seen = 0;
-    for (;;) {
-      {
-        // Waiting for work holds no GIL: this interpreter's GIL is free while idle.
-        GilRelease idle;
-        std::unique_lock<std::mutex> lock(m_);
-        work_.wait(lock, [&] { return stop_ || generation_ != seen; });
-        if (stop_) return;
-        seen = generation_;
-      }
-      std::string error;
+  // Worker i's job, made in its interpreter: count blocks taken from the counter until none is
+  // left. A Python error stops the others taking blocks and is the run's failure.
+  SubinterpreterTeam::Job setup(std::size_t i) {
+    PyRef module = PyRef::steal_or_throw(import_workload_module("parlab_philox"), name_);
+    auto fn = std::make_shared<PyRef>(
+        PyRef::steal_or_throw(PyObject_GetAttrString(module.get(), "hits_points"), name_));
+    return [this, i, fn] {
       std::uint64_t hits = 0;
-      double wall = 0, cpu = 0;
-      try {
-        const auto w0 = std::chrono::steady_clock::now();
-        const double c0 = thread_cpu_seconds();
-        for (;;) {
-          const std::uint64_t b = next_.fetch_add(kBlock, std::memory_order_relaxed);
-          if (b >= samples_) break;
-          const std::uint64_t e = samples_ - b > kBlock ? b + kBlock : samples_;
-          const WorkerLedger::Chunk chunk = ledger_.begin_chunk();
-          PyObject* r = PyObject_CallFunction(fn, "KKK", static_cast<unsigned long long>(seed_),
-                                              static_cast<unsigned long long>(b), static_cast<unsigned long long>(e));
-          ledger_.end_chunk(chunk, e - b);
-          if (r != nullptr) {
-            hits += PyLong_AsUnsignedLongLong(r);
-            Py_DECREF(r);
-          }
-          if (PyErr_Occurred()) {
-            error = fetch_python_error("sub-interpreter " + std::to_string(i)).what();
-            next_.store(samples_, std::memory_order_relaxed);  // the others stop taking blocks
-            break;
-          }
+      for (;;) {
+        const std::uint64_t b = next_.fetch_add(kBlock, std::memory_order_relaxed);
+        if (b >= samples_) break;
+        const std::uint64_t e = samples_ - b > kBlock ? b + kBlock : samples_;
+        const WorkerLedger::Chunk chunk = ledger_.begin_chunk();
+        PyObject* r = PyObject_CallFunction(fn->get(), "KKK", static_cast<unsigned long long>(seed_),
+                                            static_cast<unsigned long long>(b), static_cast<unsigned long long>(e));
+        ledger_.end_chunk(chunk, e - b);
+        if (r != nullptr) {
+          hits += PyLong_AsUnsignedLongLong(r);
+          Py_DECREF(r);
         }
-        cpu = thread_cpu_seconds() - c0;
-        wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-      } catch (const std::exception& e) {
-        error = e.what();
+        if (PyErr_Occurred()) {
+          next_.store(samples_, std::memory_order_relaxed);  // the others stop taking blocks
+          throw fetch_python_error("sub-interpreter " + std::to_string(i));
+        }
       }
-      std::lock_guard<std::mutex> lock(m_);
-      workers_[i].hits = hits;
-      wall_s_ += wall;
-      cpu_s_ += cpu;
-      if (!error.empty() && error_.empty()) error_ = error;
-      if (--pending_ == 0) done_.notify_all();
-    }
-  }
-
-  // Counts a worker as started, or as failed to start.
-  void report_ready(const std::string& error) {
-    std::lock_guard<std::mutex> lock(m_);
-    if (!error.empty() && error_.empty()) error_ = error;
-    ++ready_;
-    done_.notify_all();
-  }
-
-  void shut_down() {
-    {
-      std::lock_guard<std::mutex> lock(m_);
-      stop_ = true;
-    }
-    work_.notify_all();
-    for (auto& w : workers_) {
-      if (w.thread.joinable()) w.thread.join();
-    }
+      hits_[i] = hits;
+    };
   }
 
   std::string name_;
   std::uint64_t seed_, samples_;
-  std::vector<Worker> workers_;
-  // The next block's first point; reset by run() under m_, then taken by the workers.
+  std::vector<std::uint64_t> hits_;  // worker i's count of the last run
+  // The next block's first point; reset by run(), then taken by the workers.
   alignas(64) std::atomic<std::uint64_t> next_{0};
-  std::mutex m_;
-  std::condition_variable work_, done_;
-  std::uint64_t generation_ = 0;
-  std::size_t pending_ = 0, ready_ = 0;
-  bool stop_ = false;
-  std::string error_;
-  double wall_s_ = 0, cpu_s_ = 0;
   PiHitsTracker record_;
-  WorkerLedger ledger_;  // made before the threads start (constructor), outlives them (shut_down)
+  WorkerLedger ledger_;  // made before the team starts, outlives its threads
+  SubinterpreterTeam team_;  // last: its threads stop before the members they use go
 };
 
 }  // namespace
