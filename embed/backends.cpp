@@ -160,19 +160,14 @@ void add_python_backends(Registry& registry) {
     e.kernels = python_kernel_table().names([&spec](const PythonRow& r) { return r.runs(spec); });
     if (embed::python_backend_imports_library(spec)) e.probe = python_library_probe(spec.driver_kind);
     // A person's kernel files (`-k path/to/file.py`) on the backends that run them: threads, with
-    // the GIL or without it; sub-interpreters say why they do not.
+    // the GIL or without it, the thread pool, processes, Dask and sub-interpreters.
     const std::string own_kind = embed::own_kernel_runner(spec.name);
-    const bool own = !own_kind.empty() || spec.runner == embed::PyRunner::subinterpreters;
+    const bool own = !own_kind.empty();
     if (own) {
       for (const embed::OwnKernel& k : embed::own_kernels()) e.kernels.push_back(k.name);
     }
     e.make = [&spec, own, own_kind](const Problem& p) -> std::unique_ptr<Workload> {
       if (own && is_file_kernel(p.kernel)) {
-        if (own_kind.empty()) {
-          throw UnavailableError(std::string(spec.name) +
-                                 ": a Python kernel file does not run on sub-interpreters yet (each would "
-                                 "import the file in an interpreter of its own, with its own GIL; not built)");
-        }
         shared_python_interpreter();
         if (spec.runner == embed::PyRunner::free_threaded && embed::gil_reenabled_at_run_time()) {
           throw UnavailableError(std::string(spec.name) +

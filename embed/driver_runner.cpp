@@ -39,6 +39,12 @@ PyRef DriverRunner::call(const char* method) const {
                                context_ + ": " + method + "()");
 }
 
+PyRef DriverRunner::call(const char* method, PyObject* arg) const {
+  PyRef name = PyRef::steal_or_throw(PyUnicode_FromString(method), context_);
+  return PyRef::steal_or_throw(PyObject_CallMethodOneArg(runner_.get(), name.get(), arg),
+                               context_ + ": " + method + "()");
+}
+
 std::uint64_t DriverRunner::run_for_hits() const {
   GilAcquire gil;
   PyRef r = call("run");

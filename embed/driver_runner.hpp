@@ -27,6 +27,8 @@ class DriverRunner {
 
   // runner.<method>() as a new reference. PRECONDITION: the GIL is held.
   PyRef call(const char* method) const;
+  // runner.<method>(arg) as a new reference. PRECONDITION: the GIL is held.
+  PyRef call(const char* method, PyObject* arg) const;
   // runner.run() as a pi runner's hit count (a PythonError unless it returns a non-negative
   // int). Takes the GIL. PRECONDITION: this thread does not hold it.
   std::uint64_t run_for_hits() const;

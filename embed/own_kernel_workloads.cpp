@@ -1,8 +1,10 @@
 #include "embed/own_kernel_workloads.hpp"
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <utility>
 
@@ -16,6 +18,7 @@
 #include "embed/kernel_workloads.hpp"
 #include "embed/module.hpp"
 #include "embed/sources.hpp"
+#include "embed/subinterpreter_team.hpp"
 
 namespace parlab::embed {
 namespace {
@@ -68,6 +71,105 @@ double dict_number(PyObject* dict, const char* key) {
   throw e;
 }
 
+struct ChunkRange {
+  std::uint64_t lo, hi;
+};
+
+// Kernel.ranges(n) as C++ values: the list of (lo, hi). PRECONDITION: the GIL is held.
+std::vector<ChunkRange> chunk_ranges(PyObject* list, const std::string& context) {
+  PyRef fast = PyRef::steal_or_throw(PySequence_Fast(list, "chunk_ranges() must return a list"), context);
+  std::vector<ChunkRange> out;
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(fast.get());
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    unsigned long long lo = 0, hi = 0;
+    if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(fast.get(), i), "KK", &lo, &hi)) throw_python_error(context);
+    out.push_back({lo, hi});
+  }
+  return out;
+}
+
+// An error in a sub-interpreter as the run's: the kernel's own fault (KernelError) with its
+// message and line, a C extension the interpreter refuses (NotInSubinterpreters) as the reason
+// the backend cannot run the file; anything else keeps its traceback.
+[[noreturn]] void throw_subinterp_error(const PythonError& e) {
+  if (e.type_name() == "KernelError") throw FailureError(e.message());
+  if (e.type_name() == "NotInSubinterpreters") throw UnavailableError(e.message());
+  throw e;
+}
+
+// A file kernel's chunks in sub-interpreters: each worker of the team loads the file in its own
+// interpreter (parlab_ownkernel.sub_kernel, refused when it is no longer the checked file) and
+// takes chunk indices from one atomic counter; each chunk is one accounted chunk of its worker,
+// and its checked partial comes back as pickle bytes at its index (no object crosses
+// interpreters).
+class SubinterpTeam {
+ public:
+  SubinterpTeam(const std::string& backend, const OwnKernel& k, std::uint64_t seed,
+                const std::vector<ChunkRange>& ranges, WorkerLedger& ledger, int workers)
+      : kernel_(k),
+        seed_(seed),
+        ranges_(ranges),
+        ledger_(ledger),
+        partials_(ranges.size()),
+        team_(backend, static_cast<std::size_t>(workers), [this](std::size_t) { return setup(); }) {}
+
+  // One run: every chunk's partial, in index order. Throws the first chunk's failure.
+  std::vector<std::string> run() {
+    next_.store(0, std::memory_order_relaxed);  // published to the workers by the team's run()
+    team_.run();
+    return partials_;  // each written by one worker before team_.run() returned
+  }
+
+  double wall_s() const { return team_.wall_s(); }
+  double cpu_s() const { return team_.cpu_s(); }
+
+ private:
+  // In the worker's interpreter: the kernel loaded there and sub_chunk, held by the job.
+  SubinterpreterTeam::Job setup() {
+    try {
+      PyRef module = PyRef::steal_or_throw(import_workload_module("parlab_ownkernel"), kernel_.path);
+      PyRef kernel = PyRef::steal_or_throw(PyObject_CallMethod(module.get(), "sub_kernel", "sss", kernel_.path.c_str(),
+                                                               kernel_.function.c_str(), kernel_.sha256.c_str()),
+                                           kernel_.path);
+      PyRef chunk = PyRef::steal_or_throw(PyObject_GetAttrString(module.get(), "sub_chunk"), kernel_.path);
+      // std::function is copyable, PyRef is not: the job shares them.
+      auto held = std::make_shared<std::pair<PyRef, PyRef>>(std::move(kernel), std::move(chunk));
+      return [this, held] { take_chunks(held->first.get(), held->second.get()); };
+    } catch (const PythonError& e) {
+      throw_subinterp_error(e);
+    }
+  }
+
+  void take_chunks(PyObject* kernel, PyObject* chunk) {
+    for (;;) {
+      const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
+      if (i >= ranges_.size()) return;
+      const ChunkRange r = ranges_[i];
+      const WorkerLedger::Chunk accounted = ledger_.begin_chunk();
+      PyObject* p =
+          PyObject_CallFunction(chunk, "OKKK", kernel, static_cast<unsigned long long>(r.lo),
+                                static_cast<unsigned long long>(r.hi), static_cast<unsigned long long>(seed_));
+      ledger_.end_chunk(accounted, r.hi - r.lo);
+      if (p == nullptr || !PyBytes_Check(p)) {
+        Py_XDECREF(p);
+        next_.store(ranges_.size(), std::memory_order_relaxed);  // the others stop taking chunks
+        if (!PyErr_Occurred()) throw FailureError(kernel_.path + ": sub_chunk returned no bytes");
+        throw_subinterp_error(fetch_python_error(kernel_.path));
+      }
+      partials_[i].assign(PyBytes_AS_STRING(p), static_cast<std::size_t>(PyBytes_GET_SIZE(p)));
+      Py_DECREF(p);
+    }
+  }
+
+  const OwnKernel kernel_;
+  const std::uint64_t seed_;
+  const std::vector<ChunkRange>& ranges_;  // the workload's, which outlives this team
+  WorkerLedger& ledger_;
+  std::vector<std::string> partials_;
+  alignas(64) std::atomic<std::size_t> next_{0};  // the next chunk's index
+  SubinterpreterTeam team_;  // last: its threads stop before the members they use go
+};
+
 // One backend's runs of a file kernel: parlab_driver.make_own() builds the runner (loading the
 // module); run() is one combined result; validate() compares every run's result with the
 // one-worker result (computed after the timed runs) and says how they spread.
@@ -78,30 +180,23 @@ class OwnKernelWorkload final : public Workload {
         kind_(kind),
         size_(p.size),
         threads_(p.threads),
-        ledger_(kind == "threads" || kind == "thread-pool" ? std::make_unique<WorkerLedger>(p.threads) : nullptr) {
-    GilAcquire gil;
-    PyRef args = PyRef::steal_or_throw(
-        Py_BuildValue("(ssssKKi)", kind.c_str(), k.path.c_str(), k.function.c_str(), k.sha256.c_str(),
-                      static_cast<unsigned long long>(p.seed), static_cast<unsigned long long>(p.size), p.threads),
-        name_);
-    try {
-      runner_ = std::make_unique<DriverRunner>(backend, "make_own", std::move(args));
-      PyRef declared = runner_->call("declared");
-      if (declared.get() != Py_None) {
-        const std::vector<double> w = float_list(declared.get(), name_ + ": WORK");
-        if (w.size() == 2) {
-          declared_ = true;
-          bytes_per_item_ = w[0];
-          flops_per_item_ = w[1];
-        }
-      }
-    } catch (const PythonError& e) {
-      rethrow_kernel_error(e, backend);
-    }
+        ledger_(kind == "threads" || kind == "thread-pool" || kind == "subinterp"
+                    ? std::make_unique<WorkerLedger>(p.threads)
+                    : nullptr) {
+    make_runner(backend, k, p);
+    // The team is made with no GIL held: making an interpreter stops the world on a
+    // free-threaded build, which a thread attached to the main interpreter would block.
+    if (kind_ == "subinterp") team_ = std::make_unique<SubinterpTeam>(backend, k, p.seed, ranges_, *ledger_, p.threads);
   }
 
   void run() override {
     const AccountingLedger installed(ledger_.get());
+    if (team_) {
+      const std::vector<std::string> partials = team_->run();  // no GIL held: the workers' own run
+      GilAcquire gil;
+      finish(partials);
+      return;
+    }
     GilAcquire gil;
     try {
       PyRef r = runner_->call("run");
@@ -173,16 +268,59 @@ class OwnKernelWorkload final : public Workload {
   }
 
  private:
+  // parlab_driver.make_own() builds the runner, loading the module in this interpreter; for the
+  // sub-interpreters, the chunks' ranges are taken from it as C++ values.
+  void make_runner(const std::string& backend, const OwnKernel& k, const Problem& p) {
+    GilAcquire gil;
+    PyRef args = PyRef::steal_or_throw(
+        Py_BuildValue("(ssssKKi)", kind_.c_str(), k.path.c_str(), k.function.c_str(), k.sha256.c_str(),
+                      static_cast<unsigned long long>(p.seed), static_cast<unsigned long long>(p.size), p.threads),
+        name_);
+    try {
+      runner_ = std::make_unique<DriverRunner>(backend, "make_own", std::move(args));
+      PyRef declared = runner_->call("declared");
+      if (declared.get() != Py_None) {
+        const std::vector<double> w = float_list(declared.get(), name_ + ": WORK");
+        if (w.size() == 2) {
+          declared_ = true;
+          bytes_per_item_ = w[0];
+          flops_per_item_ = w[1];
+        }
+      }
+      if (kind_ == "subinterp") ranges_ = chunk_ranges(runner_->call("chunk_ranges").get(), name_);
+    } catch (const PythonError& e) {
+      rethrow_kernel_error(e, backend);
+    }
+  }
+
+  // The sub-interpreters' partials (pickle bytes, in index order) loaded back and combined here,
+  // in the main interpreter, as every other runner combines. PRECONDITION: the GIL is held.
+  void finish(const std::vector<std::string>& partials) {
+    try {
+      PyRef blobs = PyRef::steal_or_throw(PyList_New(static_cast<Py_ssize_t>(partials.size())), name_);
+      for (std::size_t i = 0; i < partials.size(); ++i) {
+        PyObject* b = PyBytes_FromStringAndSize(partials[i].data(), static_cast<Py_ssize_t>(partials[i].size()));
+        if (b == nullptr) throw_python_error(name_);
+        PyList_SET_ITEM(blobs.get(), static_cast<Py_ssize_t>(i), b);  // steals b
+      }
+      PyRef r = runner_->call("finish", blobs.get());
+      last_ = float_list(r.get(), name_ + ": finish()");
+    } catch (const PythonError& e) {
+      rethrow_kernel_error(e, runner_->context());
+    }
+  }
+
   // What the executor measured besides time: the threads' GIL wait (the share of their wall time
   // off the CPU, as parlab's own Python teams report it), or the task models' overhead.
   void add_stats(PyObject* stats, Validation& out) const {
     if (stats == nullptr || !PyDict_Check(stats)) return;
-    if (kind_ == "threads") {
+    if (kind_ == "threads" || team_) {
       GilContention g;
       g.threads = threads_;
       g.gil_enabled = !python_info().free_threaded_build || gil_reenabled_at_run_time();
-      g.wall_s = dict_number(stats, "wall_ns") * 1e-9;
-      g.cpu_s = dict_number(stats, "cpu_ns") * 1e-9;
+      // The sub-interpreters' time is the C++ team's; the Python threads' their team's stats.
+      g.wall_s = team_ ? team_->wall_s() : dict_number(stats, "wall_ns") * 1e-9;
+      g.cpu_s = team_ ? team_->cpu_s() : dict_number(stats, "cpu_ns") * 1e-9;
       g.measured = g.wall_s > 0;
       if (!g.measured) return;
       out.detail += "; " + g.describe();
@@ -213,6 +351,9 @@ class OwnKernelWorkload final : public Workload {
   bool declared_ = false;
   double bytes_per_item_ = 0, flops_per_item_ = 0;
   std::vector<double> last_;
+  std::vector<ChunkRange> ranges_;  // the sub-interpreters' chunks (Kernel.ranges)
+  // Last: its threads end (their interpreters with them) before the ledger and ranges go.
+  std::unique_ptr<SubinterpTeam> team_;
 };
 
 }  // namespace
@@ -262,6 +403,7 @@ std::string own_kernel_runner(std::string_view backend) {
   if (backend == "py-processes") return "processes";
   if (backend == "py-dask-delayed") return "dask-delayed";
   if (backend == "py-dask-distributed") return "dask-distributed";
+  if (backend == "py-subinterp") return "subinterp";
   return {};
 }
 

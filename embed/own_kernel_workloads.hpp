@@ -1,8 +1,9 @@
 // A person's own Python kernel from a file (`parlab run -k path/to/file.py[:name]`,
 // embed/workloads/parlab_ownkernel.py has the contract) on parlab's Python executors: Python
 // threads (with the GIL, or without it on a free-threaded build), the thread pool, processes,
-// dask.delayed and dask.distributed. The kernel names are checked and registered before the
-// registry is made (experiments/cli/cli.cpp), so the backends list them and the plan accepts them.
+// dask.delayed, dask.distributed and sub-interpreters with their own GIL. The kernel names are
+// checked and registered before the registry is made (experiments/cli/cli.cpp), so the backends
+// list them and the plan accepts them.
 #pragma once
 
 #include <memory>
@@ -38,7 +39,7 @@ const std::vector<OwnKernel>& own_kernels();
 const OwnKernel* find_own_kernel(std::string_view name);
 
 // The own-kernel runner kind of a Python backend ("threads", "thread-pool", "processes",
-// "dask-delayed", "dask-distributed"), or "" where the backend does not run file kernels.
+// "dask-delayed", "dask-distributed", "subinterp"), or "" where the backend does not run file kernels.
 std::string own_kernel_runner(std::string_view backend);
 
 // Makes the workload for file kernel p.kernel on `backend`, whose runner kind is `kind`: the

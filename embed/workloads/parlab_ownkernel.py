@@ -29,6 +29,7 @@ import hashlib
 import importlib.util
 import math
 import os
+import re
 import struct
 import sys
 import threading
@@ -52,6 +53,36 @@ RUN_DIR_ENV = "PARLAB_RUN_DIR"
 class KernelError(Exception):
     """The kernel's own fault: it failed to import, a chunk raised or returned what is not a
     number. The message names the file and the line."""
+
+
+class NotInSubinterpreters(Exception):
+    """The kernel imports a C extension that refuses to load in an isolated sub-interpreter
+    (single-phase initialisation): not the kernel's fault, the backend cannot run it."""
+
+
+# CPython's words when an isolated sub-interpreter refuses a single-phase extension module.
+_SINGLE_PHASE = re.compile(r"module (\S+) does not support loading in subinterpreters")
+
+
+def _refused_extension(exc):
+    """The module a sub-interpreter refused to load somewhere in exc's chain, or None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ImportError):
+            m = _SINGLE_PHASE.search(str(exc))
+            if m:
+                return m.group(1)
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _raise_if_refused(exc, path):
+    module = _refused_extension(exc)
+    if module is not None:
+        raise NotInSubinterpreters(
+            f"{path} imports {module}, a C extension that does not support sub-interpreters "
+            f"(single-phase initialisation){_where(exc, path)}; run it on threads or processes") from None
 
 
 def file_sha256(path):
@@ -119,6 +150,7 @@ class Kernel:
             spec.loader.exec_module(module)
         except Exception as e:
             sys.modules.pop(module_name, None)
+            _raise_if_refused(e, path)
             raise KernelError(f"importing the kernel failed: {_describe(e, path)}") from None
         self.module = module
         fn = getattr(module, name, None)
@@ -145,6 +177,7 @@ class Kernel:
         try:
             p = self.fn(lo, hi, seed)
         except Exception as e:
+            _raise_if_refused(e, self.path)
             raise KernelError(f"{self.name}({lo}, {hi}, seed) raised {_describe(e, self.path)}") from None
         return _checked(p, f"{self.name}({lo}, {hi}, seed)", self.path, self.line)
 
@@ -250,6 +283,27 @@ def run_chunk(path, name, lo, hi, seed):
     t0 = time.perf_counter()
     p = k.call(lo, hi, seed)
     return p, (os.getpid(), threading.get_ident()), time.perf_counter() - t0
+
+
+def _check_unchanged(path, sha256, now):
+    if sha256 and now != sha256:
+        raise KernelError(f"{path} was edited after the run checked it (sha256 {sha256[:12]}..., now "
+                          f"{now[:12]}...): start a new run")
+
+
+def sub_kernel(path, name, sha256):
+    """The kernel loaded in a sub-interpreter (each has modules of its own), refused when the file
+    it loaded is no longer the one the run checked: the chunks run the checked code only."""
+    k = kernel_at(path, name)
+    _check_unchanged(path, sha256, k.sha256)
+    return k
+
+
+def sub_chunk(kernel, lo, hi, seed):
+    """A chunk in a sub-interpreter: its checked partial as pickle bytes, since no object crosses
+    interpreters; the main interpreter loads it back (SubinterpChunks.finish)."""
+    import pickle
+    return pickle.dumps(kernel.call(lo, hi, seed), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 # ---------------------------------------------------------------- runners
@@ -492,12 +546,30 @@ class DaskDistributedChunks(_Tasks):
         self.cluster.close()
 
 
+class SubinterpChunks(_Runner):
+    """The main interpreter's half of the sub-interpreter backend: the chunks' ranges for the C++
+    team (embed/own_kernel_workloads.cpp), whose threads each load the file in a sub-interpreter
+    of their own and return every partial as bytes (sub_chunk); finish() loads them back and
+    combines them in index order, as every other runner does."""
+
+    def chunk_ranges(self):
+        return list(self.ranges)
+
+    def finish(self, blobs):
+        import pickle
+        return self._finish([pickle.loads(b) for b in blobs])
+
+    def run(self):
+        raise RuntimeError("SubinterpChunks runs its chunks from C++ (chunk_ranges, finish)")
+
+
 _RUNNERS = {
     "threads": ThreadChunks,
     "thread-pool": ThreadPoolChunks,
     "processes": ProcessChunks,
     "dask-delayed": DaskDelayedChunks,
     "dask-distributed": DaskDistributedChunks,
+    "subinterp": SubinterpChunks,
 }
 
 
@@ -513,7 +585,5 @@ def make(kind, path, name, sha256, seed, n, workers, unavailable):
     run_dir = os.environ.get(RUN_DIR_ENV)
     if run_dir:
         os.chdir(run_dir)
-    if sha256 and file_sha256(path) != sha256:
-        raise KernelError(f"{path} was edited after the run checked it (sha256 {sha256[:12]}..., now "
-                          f"{file_sha256(path)[:12]}...): start a new run")
+    _check_unchanged(path, sha256, file_sha256(path))
     return _RUNNERS[kind](kernel_at(path, name), seed, n, workers)
