@@ -209,6 +209,29 @@ def test_a_good_kernel_is_the_one_worker_result_everywhere(parlab_bin, tmp_path)
                          for r in procs)
 
 
+def test_sub_interpreters_give_the_one_worker_result_or_say_why(parlab_bin, tmp_path):
+    """py-subinterp loads the file in each worker's interpreter and combines the partials it sends
+    back as bytes; on a CPython without a per-interpreter GIL (before 3.12) it is unavailable."""
+    path = write(tmp_path, "good.py", GOOD)
+    p = parlab(parlab_bin, tmp_path, "-k", path, "-b", "py-subinterp", "-t", "1,2,3", "--size", "1,37", "--reps", "2")
+    if p.returncode == 2:  # before 3.12 nothing in the plan can run, and parlab says why
+        assert "py-subinterp: per-interpreter GIL needs Python >= 3.12" in p.stderr, p.stderr
+        return
+    assert p.returncode == 0, p.stderr
+    recs = records(tmp_path)
+    assert len(recs) == 3 * 2
+    kernel = parlab_ownkernel.Kernel(path)
+    for r in recs:
+        n, seed = r["size"], r["seed"]
+        ranges = kernel.ranges(n)
+        expected = kernel.combine([kernel.call(lo, hi, seed) for lo, hi in ranges])
+        assert r["status"] == "ok", r
+        assert metric(r, "result") == expected[0], (r["threads"], n, metric(r, "result"), expected)
+        assert "bit for bit" in r["validation"]["detail"]
+        # Each chunk is one accounted chunk of the worker that took it.
+        assert sum(r["workers"]["chunks"]) == pytest.approx(len(ranges)), r["workers"]
+
+
 def test_dask_distributed_gives_the_one_worker_result(parlab_bin, tmp_path):
     """One point: a LocalCluster takes seconds to start, the others cover the thread counts."""
     path = write(tmp_path, "good.py", GOOD)
