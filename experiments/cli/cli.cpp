@@ -31,6 +31,7 @@
 #include "core/error.hpp"
 #include "core/file_kernel.hpp"
 #include "experiments/plan/args.hpp"
+#include "experiments/plan/suite.hpp"
 #include "experiments/io/read.hpp"
 #include "parlab/build_commit.hpp"
 #include "parlab/build_info.hpp"
@@ -348,13 +349,36 @@ void register_resumed_file_kernels(const std::string& dir) {
   }
 }
 
-// A Python kernel file among the run's kernels (`-k path/to/file.py`), checked with ast and
-// registered before the registry is made, so its Python backends list it: on a new run, from
-// --kernel (each made absolute); on a resume, from the run's plan, the file refused when it was
-// edited since the run's records were made; in the child measuring one point, from its spec.
+// The kernel files a suite given by path names, under their names resolved against the suite's
+// directory, as the plan will name them (resolve_suite_kernel_files); a refusal names the suite
+// file, the experiment and the kernel as given. A suite given by name names none (the plan
+// refuses one that does), and a suite that cannot be read is left to the plan's own message.
+void register_suite_file_kernels(const std::string& suite_name) {
+  if (suite_name.empty() || !suite_given_by_path(suite_name)) return;
+  nlohmann::json suite;
+  try {
+    suite = load_suite(suite_name);
+  } catch (const Error&) {
+    return;
+  }
+  for (const SuiteKernelFile& f : resolve_suite_kernel_files(suite, suite_name)) {
+    try {
+      register_python_file_kernels({f.name});
+    } catch (const UsageError& e) {
+      throw UsageError(f.where + ": " + e.what());
+    }
+  }
+}
+
+// A Python kernel file among the run's kernels (`-k path/to/file.py`, or a suite file's
+// experiment), checked with ast and registered before the registry is made, so its Python
+// backends list it: on a new run, from --kernel (each name as given) and from a suite given by
+// path; on a resume, from the run's plan, the file refused when it was edited since the run's
+// records were made; in the child measuring one point, from its spec.
 void register_file_kernels(Commands& c) {
-  if (*c.run && c.run_args.resume.empty() && !c.run_args.kernel.empty()) {
-    register_python_file_kernels(split_list(c.run_args.kernel, "--kernel"));
+  if (*c.run && c.run_args.resume.empty()) {
+    if (!c.run_args.kernel.empty()) register_python_file_kernels(split_list(c.run_args.kernel, "--kernel"));
+    register_suite_file_kernels(c.run_args.suite);
   } else if (*c.run && !c.run_args.resume.empty()) {
     register_resumed_file_kernels(c.run_args.resume);
   } else if (*c.measure_spec) {

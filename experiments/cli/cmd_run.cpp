@@ -276,6 +276,8 @@ Plan plan_of(const RunArgs& a, const PlanOverrides& o, const Registry& registry,
   nlohmann::json suite;
   if (!suite_name.empty()) suite = load_suite(suite_name);
   try {
+    // Its kernel files under the names they were registered by (cli.cpp), before the plan.
+    if (!suite_name.empty()) resolve_suite_kernel_files(suite, suite_name);
     return make_plan(suite_name.empty() ? nullptr : &suite, o, registry, max_threads);
   } catch (const UsageError& e) {
     // A suite given by path: its errors name the file too (a suite's "name" need not say which).

@@ -105,6 +105,26 @@ std::vector<std::string> suite_names();
 // UsageError naming the file and the problem.
 nlohmann::json load_suite(const std::string& name_or_path);
 
+// Whether load_suite reads `name_or_path` as a path (it holds a '/', or names an existing .json
+// file), not as a suite's name in suites_dir().
+bool suite_given_by_path(const std::string& name_or_path);
+
+// A Python kernel file an experiment of a suite file names, as the run plans it.
+struct SuiteKernelFile {
+  std::string where;  // "suite file 'dir/my.json' experiment 2 kernel 'k.py'", for messages
+  std::string name;   // the plan's kernel name: the path resolved against the suite's directory [":" function]
+};
+
+// Each Python kernel file (parse_file_kernel) among the experiments' "kernel" of `suite`, loaded
+// from `name_or_path`, renamed in place to its path resolved against the suite file's directory:
+// a suite is data a person moves with their kernels, so "kernel": "k.py" is the k.py beside it,
+// whatever the working directory. The new name is what `-k` would be given for that file (an
+// absolute path stays absolute), so the plan, records, --resume and compare treat it as they
+// treat -k's. A malformed experiment is left to make_plan's messages. Throws UsageError where a
+// suite given by name (parlab's own, or $PARLAB_SUITES_DIR's) names a kernel file: only a suite
+// given by path may.
+std::vector<SuiteKernelFile> resolve_suite_kernel_files(nlohmann::json& suite, const std::string& name_or_path);
+
 // The text of a suite file (`path` names it in a message) as load_suite reads it: JSON of bounded
 // nesting, an object. Throws UsageError. Apart from load_suite so that the suite parser's fuzz
 // target (tests/fuzz/fuzz_suite.cpp) feeds it bytes without a file.
