@@ -177,6 +177,103 @@ def test_the_run_directory_is_the_working_directory(parlab_bin, tmp_path):
     assert [metric(r, "result") for r in records(tmp_path)] == [3.0, 3.0]
 
 
+# ---------------------------------------------------------------- a kernel file named in a suite file
+def suite_with_kernel(tmp_path, kernel, text=GOOD):
+    """tmp_path/mine/suite.json naming `kernel` (relative to mine/), with mine/kernels/good.py."""
+    (tmp_path / "mine" / "kernels").mkdir(parents=True)
+    if text is not None:
+        write(tmp_path / "mine" / "kernels", "good.py", text)
+    suite = {"name": "mine", "reps": 2, "experiments": [
+        {"kernel": kernel, "backends": ["py-pure-threads", "py-processes"], "threads": "1,2", "sizes": [3000]}]}
+    (tmp_path / "mine" / "suite.json").write_text(json.dumps(suite))
+    return "mine/suite.json"
+
+
+def test_a_suite_file_runs_its_kernel_file_as_k_does(parlab_bin, tmp_path):
+    """The suite's "kernels/good.py" is found beside the suite (tmp_path/kernels/ does not exist),
+    and named as -k names that file: the same records, bit for bit, with kernel_file and hash."""
+    suite = suite_with_kernel(tmp_path, "kernels/good.py")
+    p = parlab(parlab_bin, tmp_path, suite)
+    assert p.returncode == 0, p.stderr
+    from_suite = records(tmp_path)
+    os.rename(tmp_path / "out", tmp_path / "out-suite")
+    p = parlab(parlab_bin, tmp_path, "-k", "mine/kernels/good.py", "-b", "py-pure-threads,py-processes",
+               "-t", "1,2", "--size", "3000", "--reps", "2")
+    assert p.returncode == 0, p.stderr
+    from_k = records(tmp_path)
+    path = str(tmp_path / "mine" / "kernels" / "good.py")
+    key = ("kernel", "backend", "threads", "size", "seed", "kernel_file", "kernel_sha256", "family", "status")
+    assert [[r[k] for k in key] for r in from_suite] == [[r[k] for k in key] for r in from_k]
+    assert len(from_suite) == 4 and all(r["status"] == "ok" for r in from_suite), from_suite
+    assert {r["kernel"] for r in from_suite} == {"mine/kernels/good.py"}
+    assert all(r["kernel_sha256"] == parlab_ownkernel.file_sha256(path) for r in from_suite)
+    assert [metric(r, "result") for r in from_suite] == [metric(r, "result") for r in from_k]
+
+
+@pytest.mark.parametrize("kernel, text, expected", [
+    ("kernels/missing.py", GOOD, "does not exist"),
+    ("kernels/good.py:work", GOOD, "defines no function work()"),
+    ("kernels/good.py", "def work(lo, hi, seed):\n    return 1\n", "defines no function chunk()"),
+])
+def test_a_suite_naming_a_bad_kernel_file_is_refused(parlab_bin, tmp_path, kernel, text, expected):
+    suite = suite_with_kernel(tmp_path, kernel, text)
+    p = parlab(parlab_bin, tmp_path, suite)
+    assert p.returncode == 2, p.stderr
+    path = kernel.split(":")[0]
+    assert f"suite file '{suite}' experiment 1 kernel '{kernel}'" in p.stderr, p.stderr
+    assert expected in p.stderr and str(tmp_path / "mine" / path) in p.stderr, p.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_suite_given_by_name_names_no_kernel_file(parlab_bin, tmp_path):
+    """A suite of the suites directory is found by name, not beside a person's kernels."""
+    suite_with_kernel(tmp_path, "kernels/good.py")
+    p = subprocess.run([parlab_bin, "run", "suite", "--out", str(tmp_path / "out"), "--no-report"],
+                       capture_output=True, text=True, cwd=str(tmp_path),
+                       env=dict(os.environ, PARLAB_SUITES_DIR=str(tmp_path / "mine")))
+    assert p.returncode == 2, p.stderr
+    assert "only a suite given by path may name a kernel file" in p.stderr, p.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_k_filters_a_suite_naming_a_kernel_file_by_its_planned_name(parlab_bin, tmp_path):
+    """-k with a suite filters it, as it does today: by the name the plan gives the file."""
+    suite = suite_with_kernel(tmp_path, "kernels/good.py")
+    p = parlab(parlab_bin, tmp_path, suite, "-k", "mine/kernels/good.py", "--dry-run")
+    assert p.returncode == 0, p.stderr
+    assert "mine/kernels/good.py" in p.stdout, p.stdout
+    p = parlab(parlab_bin, tmp_path, suite, "-k", "pi", "--dry-run")
+    assert p.returncode == 2 and "has no experiment of kernel 'pi'" in p.stderr, p.stderr
+
+
+def test_resume_of_a_suite_run_finds_its_file_and_refuses_it_edited(parlab_bin, tmp_path):
+    suite = suite_with_kernel(tmp_path, "kernels/good.py")
+    p = parlab(parlab_bin, tmp_path, suite)
+    assert p.returncode == 0, p.stderr
+    run = run_dir_of(str(tmp_path / "out"))
+    results = os.path.join(run, "results.json")
+    with open(results) as f:
+        doc = json.load(f)
+    doc["records"], doc["status"] = doc["records"][:1], "incomplete"
+    with open(results, "w") as f:
+        json.dump(doc, f)
+    cut = open(results).read()
+    resume = [parlab_bin, "run", "--resume", run, "--no-report", "--summary", "none"]
+    # From elsewhere: the file is found by the records' kernel_file, relative to the run's directory.
+    p = subprocess.run(resume, capture_output=True, text=True, cwd="/")
+    assert p.returncode == 0, p.stderr
+    recs = records(tmp_path)
+    assert len(recs) == 4 and all(r["status"] == "ok" for r in recs), recs
+    with open(results, "w") as f:
+        f.write(cut)
+    with open(tmp_path / "mine" / "kernels" / "good.py", "a") as f:
+        f.write("\n# edited\n")
+    p = subprocess.run(resume, capture_output=True, text=True, cwd="/")
+    assert p.returncode == 2, p.stderr
+    assert "--resume: kernel file" in p.stderr and "was edited since" in p.stderr, p.stderr
+    assert open(results).read() == cut
+
+
 # ---------------------------------------------------------------- determinism
 def test_a_good_kernel_is_the_one_worker_result_everywhere(parlab_bin, tmp_path):
     path = write(tmp_path, "good.py", GOOD)
