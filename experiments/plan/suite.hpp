@@ -12,9 +12,10 @@
 //   }
 // "kernel" may be a name or a list, a name being a Python kernel file ("k.py", "k.py:name") in a
 // suite given by path, found beside it (resolve_suite_kernel_files); "backends" is "all" (every
-// backend in the default set that runs the kernel), a kind ("cpu", "gpu", "python") or a list of names; "threads" takes the CLI's
-// thread-list syntax; "scaling": "weak" multiplies each size by the thread count; "interpreters":
-// "all" measures Python backends in every interpreter mode found (experiments/machine/interpreters.hpp),
+// backend in the default set that runs the kernel), a kind ("cpu", "gpu", "python") or a list of
+// names; "threads" takes the CLI's thread-list syntax; "scaling": "weak" multiplies each size by
+// the thread count; "interpreters": "all" measures Python backends in every interpreter mode
+// found (experiments/machine/interpreters.hpp),
 // "others" in every one but this process's own (none when none is found), "this" (the default)
 // in this process's own only; "ranks" (the thread-list syntax) measures each mpi backend in an
 // MPI job of each of those sizes ("weak" then also multiplies by the ranks). "rounds": R measures
