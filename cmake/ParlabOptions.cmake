@@ -71,7 +71,10 @@ endfunction()
 # test, which the libraries hold, compiled as the configuration says; so they compile at -O1 (a
 # Debug build keeps -O0). gtest's macros make long functions that -O2 and -O3 take about a third
 # longer to compile, and builds are half of CI's time. GoogleTest is precompiled with the rest.
+# Its sources stay out of a unity build (the sanitizer presets batch the libraries' sources):
+# test files reuse helper names in their anonymous namespaces, and each is a test of its own.
 function(parlab_test_target target)
   target_compile_options(${target} PRIVATE "$<$<AND:$<COMPILE_LANGUAGE:CXX>,$<NOT:$<CONFIG:Debug>>>:-O1>")
   parlab_precompile_headers(${target} GTEST)
+  set_target_properties(${target} PROPERTIES UNITY_BUILD OFF)
 endfunction()
