@@ -40,8 +40,8 @@ Validation validate_with_gil(const PiHitsTracker& hits, std::uint64_t seed, std:
   Validation v = hits.validate(samples, "", canonical_pi_hits(seed, samples));
   v.detail += "; " + gil.describe();
   if (gil.measured) {  // into the record's "metrics", beside the time
-    // Without a GIL there is nothing to wait for: the off-CPU share is preemption, not GIL wait.
-    v.metrics.emplace_back("gil_wait_share", gil.gil_enabled ? gil.wait_share() : 0.0);
+    // Without a shared GIL there is nothing to wait for: the off-CPU share is preemption, not GIL wait.
+    v.metrics.emplace_back("gil_wait_share", gil.gil_wait_share());
     v.metrics.emplace_back("off_cpu_share", gil.wait_share());
     v.metrics.emplace_back("gil_reacquire_share", gil.reacquire_share());
     v.metrics.emplace_back("python_threads", static_cast<double>(gil.threads));
@@ -150,6 +150,7 @@ class SubinterpreterPiWorkload final : public PythonPiWorkload {
     GilContention g;
     g.measured = true;
     g.gil_enabled = gil_enabled_now();
+    g.own_gil = true;
     g.threads = static_cast<int>(team_.size());
     g.wall_s = team_.wall_s();
     g.cpu_s = team_.cpu_s();
@@ -214,6 +215,9 @@ std::string GilContention::describe() const {
     s = "no GIL at run time (free-threaded build, GIL disabled): nothing is held or released, the "
         "threads run Python in parallel; off-CPU " + percent(wait_share()) + " of " + std::to_string(threads) +
         " thread(s)' time (preemption, locks)";
+  } else if (own_gil) {
+    s = "a GIL per sub-interpreter, one interpreter per thread: no thread waits for another's GIL; off-CPU " +
+        percent(wait_share()) + " of " + std::to_string(threads) + " thread(s)' time (preemption, locks)";
   } else {
     s = "GIL wait " + percent(wait_share()) + " of " + std::to_string(threads) +
         " thread(s)' time (off-CPU share of their wall time)";

@@ -66,6 +66,9 @@ struct GilContention {
   // The GIL at run time (sys._is_gil_enabled()): false on a free-threaded build running without
   // it, where off-CPU time is no GIL wait and parlab's "release" releases nothing.
   bool gil_enabled = true;
+  // Each thread runs in a sub-interpreter with a GIL of its own (PEP 684): no thread waits for
+  // another's GIL, so off-CPU time is preemption or locks, as without a GIL.
+  bool own_gil = false;
   // The GIL-contention figure: the share of the threads' wall time they spent off the CPU.
   // These loops never block on anything but the GIL, so off-CPU time is GIL waiting (plus any
   // time the OS preempted them: more threads than free cores inflates it).
@@ -73,6 +76,9 @@ struct GilContention {
   // exceeds wall time only by the two clocks' accounting (a few microseconds per part, which
   // counts when parts are that short); the share is clamped to [0, 1] then, and describe() says so.
   double wait_share() const { return wall_s > 0 ? std::clamp(1.0 - cpu_s / wall_s, 0.0, 1.0) : 0.0; }
+  // The record's metrics.gil_wait_share: the off-CPU share where the threads share one GIL, 0
+  // where there is none to wait for (no GIL at run time, or one GIL per thread).
+  double gil_wait_share() const { return gil_enabled && !own_gil ? wait_share() : 0.0; }
 
   // Measured directly on the C++ side for the parlab.pi variants: the share of the threads' wall
   // time spent inside PyEval_RestoreThread after parlab released the GIL. It includes the call's

@@ -318,13 +318,14 @@ class OwnKernelWorkload final : public Workload {
       GilContention g;
       g.threads = threads_;
       g.gil_enabled = !python_info().free_threaded_build || gil_reenabled_at_run_time();
+      g.own_gil = team_ != nullptr;
       // The sub-interpreters' time is the C++ team's; the Python threads' their team's stats.
       g.wall_s = team_ ? team_->wall_s() : dict_number(stats, "wall_ns") * 1e-9;
       g.cpu_s = team_ ? team_->cpu_s() : dict_number(stats, "cpu_ns") * 1e-9;
       g.measured = g.wall_s > 0;
       if (!g.measured) return;
       out.detail += "; " + g.describe();
-      out.metrics.emplace_back("gil_wait_share", g.gil_enabled ? g.wait_share() : 0.0);
+      out.metrics.emplace_back("gil_wait_share", g.gil_wait_share());
       out.metrics.emplace_back("off_cpu_share", g.wait_share());
       out.metrics.emplace_back("python_threads", static_cast<double>(g.threads));
       return;

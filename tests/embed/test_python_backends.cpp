@@ -205,6 +205,27 @@ TEST(PythonBackendPeers, TheGilHeldVariantReportsContention) {
   EXPECT_NE(g.describe().find("GIL wait"), std::string::npos) << g.describe();
 }
 
+// What a team's time off the CPU is called, and what the record's gil_wait_share holds: a wait
+// only where the threads share one GIL.
+TEST(GilContention, OffCpuTimeIsAGilWaitOnlyWhereOneGilIsShared) {
+  embed::GilContention g;
+  g.measured = true;
+  g.threads = 4;
+  g.wall_s = 10;
+  g.cpu_s = 4;
+  EXPECT_DOUBLE_EQ(g.gil_wait_share(), 0.6);
+  EXPECT_NE(g.describe().find("GIL wait 60.0%"), std::string::npos) << g.describe();
+  g.own_gil = true;  // sub-interpreters, a GIL each
+  EXPECT_DOUBLE_EQ(g.gil_wait_share(), 0.0);
+  EXPECT_DOUBLE_EQ(g.wait_share(), 0.6);
+  EXPECT_EQ(g.describe().find("GIL wait"), std::string::npos) << g.describe();
+  EXPECT_NE(g.describe().find("a GIL per sub-interpreter"), std::string::npos) << g.describe();
+  g.own_gil = false;
+  g.gil_enabled = false;  // a free-threaded build running without one
+  EXPECT_DOUBLE_EQ(g.gil_wait_share(), 0.0);
+  EXPECT_NE(g.describe().find("no GIL at run time"), std::string::npos) << g.describe();
+}
+
 // The peers' STREAM triad (NumPy, Numba prange; CuPy on a GPU): BabelStream gold after several
 // runs, at sizes 1 and odd, float and double, on the thread counts each runs; missing peers skip.
 struct TriadCase {

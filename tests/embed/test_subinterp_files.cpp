@@ -76,13 +76,15 @@ std::uint64_t bits(double x) {
   return b;
 }
 
-double result_of(const Validation& v) {
+double metric_of(const Validation& v, const std::string& name) {
   for (const auto& [key, value] : v.metrics) {
-    if (key == "result") return value;
+    if (key == name) return value;
   }
-  ADD_FAILURE() << "no result metric: " << v.detail;
+  ADD_FAILURE() << "no " << name << " metric: " << v.detail;
   return 0;
 }
+
+double result_of(const Validation& v) { return metric_of(v, "result"); }
 
 TEST_F(SubinterpFiles, SumIsTheOneWorkerResultBitForBit) {
   const std::string name = kernel("sum.py", kSum);
@@ -98,6 +100,12 @@ TEST_F(SubinterpFiles, SumIsTheOneWorkerResultBitForBit) {
       if (workers == 1) one = r;
       EXPECT_EQ(bits(r), bits(one)) << "size " << size << ", " << workers << " workers: " << r << " vs " << one;
       ASSERT_NE(w->worker_ledger(), nullptr);
+      // Each worker's interpreter has a GIL of its own (or none, free-threaded): its time off
+      // the CPU is no GIL wait.
+      if (size > 0) {
+        EXPECT_EQ(metric_of(v, "gil_wait_share"), 0.0) << v.detail;
+        EXPECT_EQ(v.detail.find("GIL wait"), std::string::npos) << v.detail;
+      }
     }
     if (size == 0) {
       EXPECT_EQ(one, 0.0);
