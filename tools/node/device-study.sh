@@ -461,9 +461,10 @@ PY
     ;;
   own-python)
     # The Python kernel files of examples/ on the node's interpreter, 1..16 threads: the GIL-bound
-    # kernel on pure-Python threads, the thread pool and processes; the racing one on threads.
+    # kernel on pure-Python threads, the thread pool, sub-interpreters (each with a GIL of its
+    # own, CPython 3.12+) and processes; the racing one on threads.
     ensure_build parlab
-    kernel_file_run 240 "$bin" -k examples/python-gil/kernel.py -b py-pure-threads,py-thread-pool,py-processes \
+    kernel_file_run 240 "$bin" -k examples/python-gil/kernel.py -b py-pure-threads,py-thread-pool,py-subinterp,py-processes \
       -t 1,2,4,8,16 --size 2^16 -r 3
     say "python-gil: exit $? at t=${SECONDS}s"
     timeout 60 "$bin" report "$(ls -td "$work"/results/*/*/ | head -1)" --summary pop 2>&1 | tee -a "$summary"
