@@ -66,7 +66,7 @@ PythonRecordFields python_record_fields() {
   PythonRecordFields f;
   f.interpreter = info.version + (info.free_threaded_build ? " free-threaded" : "");
   f.python_build = info.gil_mode;
-  f.gil_enabled = !info.free_threaded_build || embed::gil_reenabled_at_run_time();
+  f.gil_enabled = embed::gil_enabled_now();
   return f;
 }
 

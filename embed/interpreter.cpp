@@ -419,6 +419,8 @@ bool gil_reenabled_at_run_time() {
 #endif
 }
 
+bool gil_enabled_now() { return !python_info().free_threaded_build || gil_reenabled_at_run_time(); }
+
 std::string python_context_line() {
   const PythonInfo i = python_info();
   std::string s = "CPython " + i.version;

@@ -178,6 +178,9 @@ PythonInfo python_info();
 // that does not declare Py_mod_gil is imported: true when the running interpreter has done so.
 // False on a GIL build (nothing to re-enable) and while no Interpreter is running. Takes the GIL.
 bool gil_reenabled_at_run_time();
+// Whether the running interpreter has a GIL: always on a GIL build, on a free-threaded one only
+// where it was re-enabled (sys._is_gil_enabled()). Takes the GIL.
+bool gil_enabled_now();
 // One line for the context block: "CPython 3.11.2, GIL mode gil, per-interpreter GIL: no
 // (per-interpreter GIL needs Python >= 3.12, this build has 3.11)".
 std::string python_context_line();

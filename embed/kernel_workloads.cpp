@@ -23,9 +23,6 @@
 namespace parlab::embed {
 namespace {
 
-// sys._is_gil_enabled() of the running interpreter (always true on a GIL build). Takes the GIL.
-bool gil_enabled_now() { return !python_info().free_threaded_build || gil_reenabled_at_run_time(); }
-
 std::string percent(double share) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * share);

@@ -102,9 +102,9 @@ std::vector<ChunkRange> chunk_ranges(PyObject* list, const std::string& context)
 // takes chunk indices from one atomic counter; each chunk is one accounted chunk of its worker,
 // and its checked partial comes back as pickle bytes at its index (no object crosses
 // interpreters).
-class SubinterpTeam {
+class SubinterpFileChunks {
  public:
-  SubinterpTeam(const std::string& backend, const OwnKernel& k, std::uint64_t seed,
+  SubinterpFileChunks(const std::string& backend, const OwnKernel& k, std::uint64_t seed,
                 const std::vector<ChunkRange>& ranges, WorkerLedger& ledger, int workers)
       : kernel_(k),
         seed_(seed),
@@ -186,7 +186,9 @@ class OwnKernelWorkload final : public Workload {
     make_runner(backend, k, p);
     // The team is made with no GIL held: making an interpreter stops the world on a
     // free-threaded build, which a thread attached to the main interpreter would block.
-    if (kind_ == "subinterp") team_ = std::make_unique<SubinterpTeam>(backend, k, p.seed, ranges_, *ledger_, p.threads);
+    if (kind_ == "subinterp") {
+      team_ = std::make_unique<SubinterpFileChunks>(backend, k, p.seed, ranges_, *ledger_, p.threads);
+    }
   }
 
   void run() override {
@@ -317,7 +319,7 @@ class OwnKernelWorkload final : public Workload {
     if (kind_ == "threads" || team_) {
       GilContention g;
       g.threads = threads_;
-      g.gil_enabled = !python_info().free_threaded_build || gil_reenabled_at_run_time();
+      g.gil_enabled = gil_enabled_now();
       g.own_gil = team_ != nullptr;
       // The sub-interpreters' time is the C++ team's; the Python threads' their team's stats.
       g.wall_s = team_ ? team_->wall_s() : dict_number(stats, "wall_ns") * 1e-9;
@@ -354,7 +356,7 @@ class OwnKernelWorkload final : public Workload {
   std::vector<double> last_;
   std::vector<ChunkRange> ranges_;  // the sub-interpreters' chunks (Kernel.ranges)
   // Last: its threads end (their interpreters with them) before the ledger and ranges go.
-  std::unique_ptr<SubinterpTeam> team_;
+  std::unique_ptr<SubinterpFileChunks> team_;
 };
 
 }  // namespace
