@@ -3,7 +3,8 @@
 // must be the one-worker result bit for bit, and the kernel's faults read as on the other
 // Python backends. Where this build has no per-interpreter GIL, the suite skips with the reason
 // (the backend is then listed unavailable with it: test_python_backends.cpp).
-#include <chrono>
+#include <stdlib.h>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -25,13 +26,14 @@ class SubinterpFiles : public test::SharedPython {
     SharedPython::SetUp();
     const embed::PythonInfo info = embed::python_info();
     if (!info.per_interpreter_gil) GTEST_SKIP() << info.per_interpreter_gil_reason;
-    dir_ = fs::temp_directory_path() /
-           ("parlab-subinterp-files-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-    fs::create_directories(dir_);
+    // A folder this test makes afresh (mkdtemp), so TearDown removes only what it made.
+    std::string tmpl = (fs::temp_directory_path() / "parlab-subinterp-files-XXXXXX").string();
+    ASSERT_NE(mkdtemp(tmpl.data()), nullptr) << "mkdtemp " << tmpl;
+    dir_ = tmpl;
   }
   void TearDown() override {
     std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);
+    if (!dir_.empty()) fs::remove_all(dir_, ec);  // removes links inside, never what they name
   }
 
   // Writes `text` as kernel file `name` and registers it as the run's only file kernel.
