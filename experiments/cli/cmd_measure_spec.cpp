@@ -30,7 +30,8 @@ int cmd_measure_spec(const Registry& registry, const std::string& spec_json, std
   RunOptions options;
   options.in_child = true;
   Runner runner(registry, std::cerr, options);
-  out << runner.measure_one(spec, index).dump() << "\n";
+  const std::optional<Record> r = runner.measure_one(spec, index);
+  out << (r ? to_json(*r).dump() : std::string("null")) << "\n";
   return 0;
 }
 

@@ -12,11 +12,12 @@
 
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "experiments/record/record.hpp"
 
 namespace parlab {
 
@@ -24,7 +25,9 @@ struct ChildJob {
   std::vector<std::string> argv;                                // the command; the spec is appended
   std::vector<std::pair<std::string, std::string>> set_env;     // environment it runs with
   std::string what;         // names it in a failure: "the child parlab (3.13.5t, PYTHON_GIL=0)"
-  nlohmann::json fields;    // added to a failed record (kind, interpreter, ...): what the plan knows
+  // The record a failure gives, less its fault: the plan entry it measures, its id, and what the
+  // caller knows of it (kind, interpreter, ...). The child is given base.spec with base.id.
+  Record base;
   double timeout_s = 0;     // 0: none
   // Optional: more of the fault, from the tail of the child's stderr (an MPI job across hosts
   // names the host at fault), appended to a failed record's reason before that tail.
@@ -39,20 +42,9 @@ struct ChildJob {
 // workers stay far below a MiB); past this the child is stopped and its record fails saying so.
 inline constexpr std::size_t kMaxChildStdoutBytes = std::size_t{64} << 20;
 
-// Why the record `rec` a child printed cannot be stored as it is — a field of the wrong type,
-// out of its range, or a per-worker array whose length is not the workers it counts — naming the
-// field ("time_s.median: expected a positive number, got \"fast\""); empty when none is wrong.
-// Readers of a run (report, compare, resume) refuse a file holding such a record, so one bad
-// child would otherwise cost every later look at the run.
-std::string record_field_fault(const nlohmann::json& rec);
-
-// Runs `job` with the plan entry `spec` (its "id" set to `index`) as its last argument and returns
-// the child's record with "id" = index, a failed record, or null when this process was interrupted.
-nlohmann::json measure_in_child_process(const ChildJob& job, const nlohmann::json& spec, std::size_t index);
-
-// The record of a measurement that failed before or outside any run of its workload: the plan
-// entry, `fields`, status "error" and `why` as its reason and validation detail.
-nlohmann::json failed_record(const nlohmann::json& spec, std::size_t index, const nlohmann::json& fields,
-                             const std::string& why);
+// Runs `job` with its plan entry (base.spec, "id" base.id) as its last argument and returns the
+// child's record, read through read_record with its id set, or a failed record of job.base;
+// nullopt when this process was interrupted.
+std::optional<Record> measure_in_child_process(const ChildJob& job);
 
 }  // namespace parlab

@@ -3,18 +3,18 @@
 #pragma once
 
 #include <cstddef>
-
-#include <nlohmann/json.hpp>
+#include <optional>
 
 #include "experiments/machine/interpreters.hpp"
+#include "experiments/record/record.hpp"
 
 namespace parlab {
 
 // Measures `spec` (a plan entry naming `mode`) in a child process of mode.parlab with
 // PYTHON_GIL set as the mode says, through measure_in_child_process (child_record.hpp): the
-// child's record, a failed record naming the fault, or null when this process was interrupted.
+// child's record, a failed record naming the fault, or nullopt when this process was interrupted.
 // The child side is `parlab measure-spec` (cli/cmd_measure_spec.cpp).
-nlohmann::json measure_in_child(const InterpreterMode& mode, const nlohmann::json& spec, std::size_t index,
-                                double timeout_s);
+std::optional<Record> measure_in_child(const InterpreterMode& mode, const MeasurementSpec& spec, std::size_t index,
+                                       double timeout_s);
 
 }  // namespace parlab

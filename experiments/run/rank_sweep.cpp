@@ -293,20 +293,23 @@ MpiLauncher find_mpi_launcher(double timeout_s) {
   return l;
 }
 
-nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::size_t index, double timeout_s) {
-  nlohmann::json s = spec;
-  s.erase("ranks");  // the job measures it as its own: ranks from its layout, not another launch
+std::optional<Record> measure_in_mpi_job(const MeasurementSpec& spec, int ranks, std::size_t index, double timeout_s) {
   ChildJob job;
-  job.fields = {{"kind", to_string(BackendKind::mpi)}, {"ranks", ranks}};
+  job.base.spec = spec;
+  job.base.spec.ranks = 0;  // the job measures it as its own: ranks from its layout, not another launch
+  job.base.id = index;
+  job.base.kind = to_string(BackendKind::mpi);
   job.timeout_s = timeout_s;
   job.own_process_group = true;  // the launcher's daemons and ranks end with it
+  Record planned = job.base;
+  planned.spec.ranks = ranks;
   MpiLauncher launcher;
   try {
     launcher = find_mpi_launcher(timeout_s);
   } catch (const LauncherProbeInterrupted&) {
-    return nlohmann::json();  // this process's own interruption
+    return std::nullopt;  // this process's own interruption
   } catch (const Error& e) {
-    return failed_record(spec, index, job.fields, e.what());
+    return failed_record(planned, e.what());
   }
   const std::string self = self_executable();
   job.argv = launcher.command;
@@ -323,8 +326,8 @@ nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::si
       return "; across hosts " + joined(hosts) + " (the launcher named none of them)";
     };
   }
-  nlohmann::json rec = measure_in_child_process(job, s, index);
-  if (rec.is_object()) rec["ranks"] = ranks;  // as planned; the layout fields come from the job itself
+  std::optional<Record> rec = measure_in_child_process(job);
+  if (rec) rec->spec.ranks = ranks;  // as planned; the layout fields come from the job itself
   return rec;
 }
 

@@ -19,10 +19,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "experiments/record/record.hpp"
 
 namespace parlab {
 
@@ -64,7 +67,7 @@ std::vector<std::string> hosts_named(const std::vector<std::string>& hosts, cons
 
 // Measures `spec` in an MPI job of `ranks` ranks through measure_in_child_process
 // (child_record.hpp): rank 0's record, a failed record naming the fault (no launcher, the job
-// failing, its output unusable, its timeout passed), or null when this process was interrupted.
-nlohmann::json measure_in_mpi_job(const nlohmann::json& spec, int ranks, std::size_t index, double timeout_s);
+// failing, its output unusable, its timeout passed), or nullopt when this process was interrupted.
+std::optional<Record> measure_in_mpi_job(const MeasurementSpec& spec, int ranks, std::size_t index, double timeout_s);
 
 }  // namespace parlab

@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <set>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <utility>
 
 #include "experiments/machine/context.hpp"
 #include "core/error.hpp"
 #include "experiments/io/read.hpp"
+#include "experiments/record/record.hpp"
 #include "experiments/run/runner.hpp"
 
 namespace parlab {
@@ -19,6 +21,50 @@ namespace parlab {
 using nlohmann::json;
 
 namespace {
+
+// The records of a run to resume: what the resumed run reads of them (the ids done, the summary,
+// the pi check), then each whole through the record's one reader, as the run will keep them.
+void check_resumable_records(const json& records, std::size_t plan_size,
+                             const std::function<void(const std::string&, const std::string&)>& bad) {
+  const auto type = [](const json& j) { return std::string(j.type_name()); };
+  std::set<std::uint64_t> ids;
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const std::string at = "records[" + std::to_string(i) + "]";
+    const json& r = records[i];
+    if (!r.is_object()) bad(at, "must be an object, not " + type(r));
+    if (!r.contains("id") || !r["id"].is_number_unsigned() || r["id"].get<std::uint64_t>() >= plan_size) {
+      bad(at + ".id", "must be a plan index (an unsigned integer below " + std::to_string(plan_size) + ")");
+    }
+    if (!ids.insert(r["id"].get<std::uint64_t>()).second) {
+      bad(at + ".id", "repeats the id " + r["id"].dump() + " of an earlier record: each plan entry has one record");
+    }
+    for (const char* key : {"status", "kernel", "backend"}) {
+      if (!r.contains(key) || !r[key].is_string()) bad(at + "." + key, "must be a string");
+    }
+    for (const char* key : {"interpreter", "python_gil", "reason"}) {
+      if (r.contains(key) && !r[key].is_string()) bad(at + "." + key, "must be a string");
+    }
+    // The summary names a failed record by its validation's detail.
+    const bool failed = r["status"] != "ok" && r["status"] != "unavailable";
+    if ((failed || r.contains("validation")) && !(r.contains("validation") && r["validation"].is_object())) {
+      bad(at + ".validation", "must be an object");
+    }
+    if (r.contains("validation") && r["validation"].contains("detail") && !r["validation"]["detail"].is_string()) {
+      bad(at + ".validation.detail", "must be a string");
+    }
+    if (r["kernel"] == "pi" && r.contains("hits")) {
+      for (const char* key : {"hits", "seed", "size"}) {
+        if (!r.contains(key) || !r[key].is_number_unsigned()) bad(at + "." + key, "must be an unsigned integer");
+      }
+    }
+    // The rest through the record's one reader, which the resumed run keeps them as.
+    try {
+      (void)read_record(r);
+    } catch (const UsageError& e) {
+      bad(at, std::string("cannot be read as a record: ") + e.what());
+    }
+  }
+}
 
 // A results.json to resume is the user's input, which may have been edited by hand: every key
 // that resuming reads is checked here, so a wrong type is exit 2 naming the file and the key,
@@ -88,39 +134,7 @@ void check_resumable(const json& doc, const std::filesystem::path& file) {
       bad(at + ".min_rep_seconds", "must be a number of seconds from 0");
     }
   }
-  // The records: what the resumed run reads of them (the ids done, the summary, the pi check).
-  const json& records = doc["records"];
-  std::set<std::uint64_t> ids;
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const std::string at = "records[" + std::to_string(i) + "]";
-    const json& r = records[i];
-    if (!r.is_object()) bad(at, "must be an object, not " + type(r));
-    if (!r.contains("id") || !r["id"].is_number_unsigned() || r["id"].get<std::uint64_t>() >= plan.size()) {
-      bad(at + ".id", "must be a plan index (an unsigned integer below " + std::to_string(plan.size()) + ")");
-    }
-    if (!ids.insert(r["id"].get<std::uint64_t>()).second) {
-      bad(at + ".id", "repeats the id " + r["id"].dump() + " of an earlier record: each plan entry has one record");
-    }
-    for (const char* key : {"status", "kernel", "backend"}) {
-      if (!r.contains(key) || !r[key].is_string()) bad(at + "." + key, "must be a string");
-    }
-    for (const char* key : {"interpreter", "python_gil", "reason"}) {
-      if (r.contains(key) && !r[key].is_string()) bad(at + "." + key, "must be a string");
-    }
-    // The summary names a failed record by its validation's detail.
-    const bool failed = r["status"] != "ok" && r["status"] != "unavailable";
-    if ((failed || r.contains("validation")) && !(r.contains("validation") && r["validation"].is_object())) {
-      bad(at + ".validation", "must be an object");
-    }
-    if (r.contains("validation") && r["validation"].contains("detail") && !r["validation"]["detail"].is_string()) {
-      bad(at + ".validation.detail", "must be a string");
-    }
-    if (r["kernel"] == "pi" && r.contains("hits")) {
-      for (const char* key : {"hits", "seed", "size"}) {
-        if (!r.contains(key) || !r[key].is_number_unsigned()) bad(at + "." + key, "must be an unsigned integer");
-      }
-    }
-  }
+  check_resumable_records(doc["records"], plan.size(), bad);
 }
 
 }  // namespace
@@ -174,6 +188,8 @@ int Runner::resume(const std::filesystem::path& dir) {
   doc_["resumed_utc"].push_back(now["started_utc"]);
   specs_.clear();
   for (const json& s : doc_["plan"]) specs_.push_back(spec_from_json(s));
+  records_.clear();
+  for (const json& r : doc_["records"]) records_.push_back(read_record(r));
   if (!options_.quiet) log_ << "parlab: resuming " << (dir / "results.json").string() << "\n";
   return execute();
 }

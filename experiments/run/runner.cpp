@@ -59,12 +59,6 @@ std::string utc_stamp(const char* format) {
   return os.str();
 }
 
-// The spread of v as a record writes it; {} for none.
-json spread_or_empty(const std::vector<double>& v) {
-  const auto s = spread_of(v);
-  return s ? spread_json(*s) : json::object();
-}
-
 std::string describe(const MeasurementSpec& s) {
   std::ostringstream os;
   os << s.problem.kernel << " " << s.backend << " t=" << s.problem.threads << " n=" << format_size(s.problem.size);
@@ -204,6 +198,7 @@ Runner::Runner(const Registry& registry, std::ostream& log, RunOptions options)
 void Runner::save() {
   // A run in rounds holds its measurements pooled (pool_rounds.hpp) at every write, so that the
   // file is whole wherever the run stops.
+  doc_["records"] = records_json();
   if (has_rounds(doc_["records"])) {
     doc_["pooled"] = pool_rounds(doc_["records"], doc_["context"]);
   } else {
@@ -242,6 +237,7 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
   const std::string link_error = point_link(host_dir / "latest", dir_.filename());
 
   specs_ = plan.specs;
+  records_.clear();
   json specs = json::array();
   for (const auto& s : plan.specs) specs.push_back(to_json(s));
   doc_ = {{"schema", kResultsSchema},     {"status", "incomplete"}, {"suite", plan.suite},
@@ -260,9 +256,8 @@ int Runner::run_new(const Plan& plan, const std::filesystem::path& out_root, con
 int Runner::execute() {
   const std::vector<MeasurementSpec>& plan = specs_;
   std::vector<bool> done(plan.size(), false);
-  for (const auto& r : doc_["records"]) {
-    const std::size_t id = r.at("id").get<std::size_t>();
-    if (id < done.size()) done[id] = true;
+  for (const Record& r : records_) {
+    if (r.id < done.size()) done[r.id] = true;
   }
   const auto already = static_cast<std::size_t>(std::count(done.begin(), done.end(), true));
   Progress progress(log_, plan.size(), already, options_.quiet);
@@ -272,34 +267,31 @@ int Runner::execute() {
     const MeasurementSpec& spec = plan[i];
     progress.begin(spec);
     const auto started = Clock::now();
-    json record = measure(spec, i);
+    std::optional<Record> measured = measure(spec, i);
     progress.end();
-    // Null only when this process was interrupted (SIGINT/SIGTERM) inside the measurement; every
+    // None only when this process was interrupted (SIGINT/SIGTERM) inside the measurement; every
     // fault of a child process is a failed record (child_record.hpp).
-    if (record.is_null()) break;
+    if (!measured) break;
+    Record& record = *measured;
     // The measurement's whole wall time (setup, warm-up, calibration, repetitions, validation, a
     // child's start): what the next plan's estimate reads from earlier runs (plan/estimate.hpp).
-    record["elapsed_s"] = std::chrono::duration<double>(Clock::now() - started).count();
+    record.elapsed_s = std::chrono::duration<double>(Clock::now() - started).count();
     // The kernel's family (the catalogue's, or the backend's own studies'), so plot code routes
     // records by family, never by lists of kernel names: here, once for every record, whether this
     // process measured it or a child did.
-    if (!record.contains("family")) {
-      if (std::string family = kernel_family(spec.problem.kernel, registry_.find(spec.backend)); !family.empty()) {
-        record["family"] = family;
-      }
-    }
+    if (record.family.empty()) record.family = kernel_family(spec.problem.kernel, registry_.find(spec.backend));
     // Its share of its roof (docs/ceilings.md), against the ceilings the run's context holds.
     if (const json& ctx = doc_["context"]; ctx.contains("ceilings") && ctx["ceilings"].is_object()) {
-      if (json limit = record_limit(record, ctx["ceilings"]); !limit.is_null()) record["limit"] = std::move(limit);
+      record.limit = record_limit(to_json(record), ctx["ceilings"]);
     }
-    doc_["records"].push_back(std::move(record));
+    records_.push_back(std::move(record));
     save();
   }
   // The bandwidth roofs measured again, and the records graded against the highest measurement
   // with an interval (docs/ceilings.md, "The end probe"): the file is written after, whole.
-  if (!g_interrupted.load() && grade_with_end_probe(doc_, log_, options_.quiet)) save();
+  if (!g_interrupted.load()) grade_with_end_probe();
   check_consistency();
-  const bool complete = doc_["records"].size() == plan.size();
+  const bool complete = records_.size() == plan.size();
   doc_["status"] = complete ? "complete" : "incomplete";
   doc_["finished_utc"] = utc_stamp("%Y-%m-%dT%H:%M:%SZ");
   save();
@@ -309,32 +301,31 @@ int Runner::execute() {
   const char* no_color = std::getenv("NO_COLOR");
   const bool color = isatty(STDERR_FILENO) == 1 && &log_ == &std::cerr && (no_color == nullptr || *no_color == '\0');
   int failed = 0, unavailable = 0;
-  for (const auto& r : doc_["records"]) {
-    const std::string status = r["status"];
-    if (status == "unavailable") {
+  for (const Record& r : records_) {
+    if (r.status == RecordStatus::unavailable) {
       ++unavailable;
-    } else if (status != "ok") {
+    } else if (r.status != RecordStatus::ok) {
       ++failed;
       // Where it ran, when not in this process: the dimensions a failure is told apart by.
       std::string where;
-      if (r.contains("ranks") && r["ranks"].is_number()) where += " ranks=" + r["ranks"].dump();
-      if (r.contains("round") && r["round"].is_number()) where += " round " + r["round"].dump();
-      if (r.contains("interpreter")) {
-        where += " [" + r["interpreter"].get<std::string>() +
-                 (r.contains("python_gil") ? ", PYTHON_GIL=" + r["python_gil"].get<std::string>() : "") + "]";
+      if (const int ranks = r.spec.ranks > 0 ? r.spec.ranks : (r.layout ? r.layout->ranks : 0); ranks > 0) {
+        where += " ranks=" + std::to_string(ranks);
+      }
+      if (r.spec.round > 0) where += " round " + std::to_string(r.spec.round);
+      if (!r.spec.interpreter.empty()) {
+        where += " [" + r.spec.interpreter + (r.spec.python_gil.empty() ? "" : ", PYTHON_GIL=" + r.spec.python_gil) + "]";
       }
       // n as the table writes it (2^22, not 4194304).
-      const std::string size = r.contains("size") && r["size"].is_number_unsigned()
-                                   ? format_size(r["size"].get<std::uint64_t>()) : field(r, "size").dump();
-      const std::string lead = "FAILED " + r["kernel"].get<std::string>() + " " + r["backend"].get<std::string>() +
-                               " t=" + field(r, "threads").dump() + " n=" + size + where + ": ";
+      const std::string lead = "FAILED " + r.spec.problem.kernel + " " + r.spec.backend + " t=" +
+                               std::to_string(r.spec.problem.threads) + " n=" + format_size(r.spec.problem.size) +
+                               where + ": ";
       log_ << (color ? "\033[31m" : "")
-           << hanging(lead, r["validation"].value("detail", r.value("reason", std::string())), terminal_width())
+           << hanging(lead, r.validation ? r.validation->detail : r.reason, terminal_width())
            << (color ? "\033[0m" : "") << "\n";
     }
   }
   if (!options_.quiet || failed > 0) {
-    log_ << "parlab: " << doc_["records"].size() << "/" << plan.size() << " measurements, " << failed << " failed, "
+    log_ << "parlab: " << records_.size() << "/" << plan.size() << " measurements, " << failed << " failed, "
          << unavailable << " unavailable; " << (complete ? "complete" : "INCOMPLETE") << ": " << dir_.string() << "\n";
   }
   if (!complete) {
@@ -349,20 +340,27 @@ namespace {
 // A file kernel's record names the file, relative to the run's directory (a path that stays
 // true when the run is resumed from another working directory, and names no machine's folders),
 // and its hash (docs/records.md).
-json with_kernel_file(json r, const PythonFileKernel& file, const std::filesystem::path& run_dir) {
-  if (r.is_object()) {
-    std::error_code ec;
-    const std::filesystem::path rel =
-        std::filesystem::relative(file.path, std::filesystem::absolute(run_dir, ec), ec);
-    r["kernel_file"] = ec || rel.empty() ? file.path : rel.string();
-    r["kernel_sha256"] = file.sha256;
-  }
+void name_kernel_file(Record& r, const PythonFileKernel& file, const std::filesystem::path& run_dir) {
+  std::error_code ec;
+  const std::filesystem::path rel =
+      std::filesystem::relative(file.path, std::filesystem::absolute(run_dir, ec), ec);
+  r.kernel_file = ec || rel.empty() ? file.path : rel.string();
+  r.kernel_sha256 = file.sha256;
+}
+
+// The record a plan entry begins as: its spec, its index, and its backend's kind.
+Record record_of(const MeasurementSpec& s, std::size_t index, BackendKind kind) {
+  Record r;
+  r.spec = s;
+  r.id = index;
+  r.kind = to_string(kind);
   return r;
 }
 
 }  // namespace
 
-json Runner::measure_file_kernel_in_child(const MeasurementSpec& s, const PythonFileKernel& file, std::size_t index) {
+std::optional<Record> Runner::measure_file_kernel_in_child(const MeasurementSpec& s, const PythonFileKernel& file,
+                                                           std::size_t index) {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   ChildJob job;
@@ -371,46 +369,48 @@ json Runner::measure_file_kernel_in_child(const MeasurementSpec& s, const Python
                  {kKernelSha256Env, file.sha256},
                  {kKernelFileEnv, file.path}};
   job.what = "the child parlab measuring " + file.path;
-  job.fields = {{"kind", to_string(BackendKind::python)}};
+  job.base = record_of(s, index, BackendKind::python);
   job.timeout_s = options_.child_timeout_s;
   // Its worker processes (py-processes, dask.distributed) end with it when it is stopped.
   job.own_process_group = true;
-  return measure_in_child_process(job, to_json(s), index);
+  return measure_in_child_process(job);
 }
 
-json Runner::measure(const MeasurementSpec& s, std::size_t index) {
+std::optional<Record> Runner::measure(const MeasurementSpec& s, std::size_t index) {
   // An MPI record of a swept job size: measured by that many ranks, launched for it.
-  if (s.ranks > 0) return measure_in_mpi_job(to_json(s), s.ranks, index, options_.child_timeout_s);
+  if (s.ranks > 0) return measure_in_mpi_job(s, s.ranks, index, options_.child_timeout_s);
   if (!s.interpreter.empty()) {
     // Another interpreter's record: measured in a child parlab built against it.
     const InterpreterMode* mode = find_interpreter_mode(s.interpreter, s.python_gil);
     if (mode == nullptr) {
-      json r = to_json(s);
-      r["id"] = index;
-      r["kind"] = to_string(BackendKind::python);
-      r["status"] = "unavailable";
-      r["reason"] = "interpreter " + s.interpreter + (s.python_gil.empty() ? "" : " PYTHON_GIL=" + s.python_gil) +
-                    " not found by this run (see `parlab list`)";
+      Record r = record_of(s, index, BackendKind::python);
+      r.status = RecordStatus::unavailable;
+      r.reason = "interpreter " + s.interpreter + (s.python_gil.empty() ? "" : " PYTHON_GIL=" + s.python_gil) +
+                 " not found by this run (see `parlab list`)";
       return r;
     }
-    if (!mode->parlab.empty()) return measure_in_child(*mode, to_json(s), index, options_.child_timeout_s);
+    if (!mode->parlab.empty()) return measure_in_child(*mode, s, index, options_.child_timeout_s);
   }
   // A Python kernel file's point: in a child parlab, so that --timeout ends a chunk that never
   // returns (a Python thread cannot be stopped) and the file's module state dies with the point.
   const std::optional<PythonFileKernel> file = python_file_kernel(s.problem.kernel);
   if (file && !options_.in_child) {
     const BackendEntry* e = registry_.find(s.backend);
-    if (e != nullptr && e->available) return with_kernel_file(measure_file_kernel_in_child(s, *file, index), *file, dir_);
+    if (e != nullptr && e->available) {
+      std::optional<Record> r = measure_file_kernel_in_child(s, *file, index);
+      if (r) name_kernel_file(*r, *file, dir_);
+      return r;
+    }
   }
-  json r = measure_here(s, index);
-  if (r.is_null()) return r;  // interrupted inside the measurement
-  if (file) r = with_kernel_file(std::move(r), *file, dir_);
-  if (backend_kind_from_name(r.value("kind", "")) == BackendKind::python && r.value("status", "") != "unavailable") {
+  std::optional<Record> r = measure_here(s, index);
+  if (!r) return r;  // interrupted inside the measurement
+  if (file) name_kernel_file(*r, *file, dir_);
+  if (r->kind == to_string(BackendKind::python) && r->status != RecordStatus::unavailable) {
     if (const auto f = python_interpreter_fields()) {
       // Which interpreter ran it, from the process that did (docs/records.md, "Dimensions that compose").
-      r["interpreter"] = f->interpreter;
-      r["python_build"] = f->python_build;
-      r["gil_enabled"] = f->gil_enabled;
+      r->spec.interpreter = f->interpreter;
+      r->python_build = f->python_build;
+      r->gil_enabled = f->gil_enabled;
     }
   }
   return r;
@@ -418,17 +418,17 @@ json Runner::measure(const MeasurementSpec& s, std::size_t index) {
 
 namespace {
 
-// A record of a backend this build or machine cannot run: unavailable, or an error where its
-// wing is broken. nullopt where the backend is there to measure.
-std::optional<json> record_without_backend(json r, const BackendEntry* entry) {
-  if (entry != nullptr && entry->available) return std::nullopt;
-  r["status"] = "unavailable";
-  r["reason"] = entry ? entry->reason : "backend not registered in this build";
+// Whether `r` is of a backend this build or machine cannot run, made unavailable, or an error
+// where its wing is broken. false where the backend is there to measure.
+bool without_backend(Record& r, const BackendEntry* entry) {
+  if (entry != nullptr && entry->available) return false;
+  r.status = RecordStatus::unavailable;
+  r.reason = entry ? entry->reason : "backend not registered in this build";
   if (entry != nullptr && entry->broken) {
-    r["status"] = "error";
-    r["validation"] = {{"pass", false}, {"detail", "error: " + entry->reason}};
+    r.status = RecordStatus::error;
+    r.validation = RecordVerdict{false, "error: " + entry->reason};
   }
-  return r;
+  return true;
 }
 
 // Warm-up, and calibration of `inner`: how many runs make one repetition last min_rep_seconds,
@@ -494,68 +494,52 @@ std::optional<RepTimes> time_repetitions(Workload& w, int reps, long inner, Work
   return t;
 }
 
-void add_times(json& r, const RepTimes& t, long inner) {
-  r["inner"] = inner;
-  r["reps_s"] = t.reps;
-  const auto s = spread_of(t.reps);
-  r["time_s"] = s ? spread_json(*s) : json::object();
-  // Unstable: its repetitions disagree too much for the median to be quoted alone
-  // (docs/records.md, "Spread"); more --reps or --rounds say whether it settles.
-  if (s && !unstable_reason(*s).empty()) r["unstable"] = unstable_reason(*s);
-  if (!t.kernel_s.empty()) {
-    r["kernel_s"] = spread_or_empty(t.kernel_s)["median"];
-    r["transfer_s"] = spread_or_empty(t.transfer_s)["median"];
+RecordTimes times_of(const RepTimes& t, long inner) {
+  RecordTimes out;
+  out.inner = inner;
+  out.reps_s = t.reps;
+  if (const auto s = spread_of(t.reps)) {
+    out.time_s = *s;
+    // Unstable: its repetitions disagree too much for the median to be quoted alone
+    // (docs/records.md, "Spread"); more --reps or --rounds say whether it settles.
+    out.unstable = unstable_reason(*s);
   }
+  if (!t.kernel_s.empty()) {
+    out.kernel_s = spread_of(t.kernel_s)->median;
+    out.transfer_s = spread_of(t.transfer_s)->median;
+  }
+  return out;
 }
 
 // Rates from the median time; the work, with what the workload's arrays occupy (the
 // catalogue's host words): the x axis of a bandwidth figure, which marks the caches they fit in.
-void add_rates_and_work(json& r, const WorkCount& work, const MeasurementSpec& s) {
-  const double median = r["time_s"]["median"].get<double>();
-  json rate = json::object();
+void add_rates_and_work(Record& r, const WorkCount& work, const MeasurementSpec& s) {
+  const double median = r.times->time_s.median;
+  RecordRates rate;
   if (median > 0) {
-    if (work.samples > 0) rate["samples_per_s"] = work.samples / median;
-    if (work.bytes > 0) rate["bytes_per_s"] = work.bytes / median;
-    if (work.flops > 0) rate["flops_per_s"] = work.flops / median;
+    if (work.samples > 0) rate.samples_per_s = work.samples / median;
+    if (work.bytes > 0) rate.bytes_per_s = work.bytes / median;
+    if (work.flops > 0) rate.flops_per_s = work.flops / median;
   }
-  r["rate"] = rate;
-  r["work"] = {{"samples", work.samples}, {"bytes", work.bytes}, {"flops", work.flops}};
+  r.rate = rate;
+  r.work = work;
   if (const double footprint = kernel_host_bytes(s.problem.kernel, s.problem.precision, s.problem.size, s.problem.size_y); footprint > 0) {
-    r["work"]["footprint_bytes"] = footprint;
+    r.footprint_bytes = footprint;
   }
 }
 
 // The verdict, its metrics with the energy's beside them, and the record's status.
-void add_validation(json& r, const Validation& v, json& energy) {
-  r["validation"] = {{"pass", v.pass}, {"detail", v.detail}};
-  if (!v.metrics.empty()) {
-    json metrics = json::object();
-    for (const auto& [name, value] : v.metrics) metrics[name] = value;
-    r["metrics"] = metrics;
-  }
+void add_validation(Record& r, const Validation& v, const json& energy) {
+  r.validation = RecordVerdict{v.pass, v.detail};
+  for (const auto& [name, value] : v.metrics) r.metrics[name] = value;
   if (energy.contains("energy_unavailable")) {
-    r["energy"] = "unavailable: " + energy["energy_unavailable"].get<std::string>();
+    r.energy = "unavailable: " + energy["energy_unavailable"].get<std::string>();
   } else if (energy.is_object()) {
-    for (const auto& [k, x] : energy.items()) r["metrics"][k] = x;
+    for (const auto& [k, x] : energy.items()) r.metrics[k] = x.get<double>();
   }
-  r["checksum"] = v.checksum;
-  if (v.hits) r["hits"] = *v.hits;
-  r["status"] = v.pass ? "ok" : "failed-validation";
-}
-
-// Where it ran (docs/records.md, "Dimensions that compose"), for workloads spread over ranks.
-void add_layout(json& r, const Workload& w) {
-  const auto l = w.layout();
-  if (!l) return;
-  r["ranks"] = l->ranks;
-  r["ranks_per_node"] = l->ranks_per_node;
-  r["hosts"] = l->hosts;
-  if (!l->host_names.empty()) {
-    r["host_names"] = l->host_names;
-    r["ranks_per_host"] = l->ranks_per_host;
-  }
-  if (!l->binding.empty()) r["binding"] = l->binding;
-  if (l->link_latency_s > 0) r["link_latency_s"] = l->link_latency_s;
+  r.checksum = v.checksum;
+  r.hits = v.hits;
+  r.status = v.pass ? RecordStatus::ok : RecordStatus::failed_validation;
 }
 
 // The record's `machine` block: what else ran beside its timed repetitions, for a CPU executor or
@@ -584,18 +568,19 @@ std::optional<json> machine_beside(const BackendEntry& entry, const MachineWindo
 
 }  // namespace
 
-json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
-  json r = to_json(s);
-  r["id"] = index;
+std::optional<Record> Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
+  Record r;
+  r.spec = s;
+  r.id = index;
   const BackendEntry* entry = registry_.find(s.backend);
-  r["kind"] = entry ? to_string(entry->kind) : "";
+  if (entry != nullptr) r.kind = to_string(entry->kind);
   // Where it ran, as its wing says (docs/records.md): what record_limit and the figures read.
-  if (entry != nullptr && entry->processor) r["processor"] = to_string(*entry->processor);
+  if (entry != nullptr && entry->processor) r.processor = to_string(*entry->processor);
   // A kernel another project added runs its own code on parlab's executors, not parlab's code.
   const KernelSpec* spec = find_kernel(s.problem.kernel);
   const bool user_kernel = spec != nullptr && spec->family == KernelFamily::own;
-  if (entry != nullptr && entry->own_kernels && !user_kernel) r["own_kernels"] = true;
-  if (auto without = record_without_backend(r, entry)) return *without;
+  r.own_kernels = entry != nullptr && entry->own_kernels && !user_kernel;
+  if (without_backend(r, entry)) return r;
   try {
     std::unique_ptr<Workload> w = entry->make(s.problem);
     // A CPU executor's loops are accounted per worker (docs/records.md, `workers`): through the
@@ -604,7 +589,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     if (ledger != nullptr) ledger->set_on(true);
     double warm_run_s = 0;
     const std::optional<long> inner = warm_up_and_calibrate(*w, s, warm_run_s);
-    if (!inner) return json();
+    if (!inner) return std::nullopt;
     AccountingDecision accounting;
     MachineWindow window;
     if (ledger != nullptr) {
@@ -623,7 +608,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
     window.process_cpu_after = process_cpu_s();
     window.wall_s = std::chrono::duration<double>(Clock::now() - window_start).count();
     if (ledger != nullptr) ledger->set_on(false);  // the energy's extra runs and validation are not the record's repetitions
-    if (!times) return json();
+    if (!times) return std::nullopt;
     // Energy (docs/ceilings.md): more runs, after the timed ones, until the counter has advanced
     // enough; not for external peers and MPI jobs, whose runs are processes of their own.
     json energy;
@@ -633,10 +618,10 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       energy = measure_energy(*w, gpu_side, s.problem.device, w->work());
     }
     const Validation v = w->validate();
-    add_times(r, *times, *inner);
+    r.times = times_of(*times, *inner);
     add_rates_and_work(r, w->work(), s);
     add_validation(r, v, energy);
-    add_layout(r, *w);
+    r.layout = w->layout();
     // The workers' figures, every one derived here on typed values before the record is written.
     std::optional<Workers> workers;
     const bool python = entry->kind == BackendKind::python;
@@ -644,7 +629,7 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       const double runs = static_cast<double>(s.reps) * static_cast<double>(*inner);
       const LedgerView view = ledger->view();
       if (s.warmup == 0 && accounting.on) {
-        accounting.overhead = accounting_overhead(view, runs, r["time_s"].value("median", 0.0), accounted_cost());
+        accounting.overhead = accounting_overhead(view, runs, r.times->time_s.median, accounted_cost());
       }
       workers = account_workers(view, accounting, runs, window, accounting.on ? traced_repetition(s.reps) : -1);
       // What its own workers measured as the cause of a shortfall, once, for every view to quote.
@@ -654,17 +639,15 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
       }
     }
     if (std::optional<json> m = machine_beside(*entry, window, ledger, workers, python, s.problem.threads)) {
-      r["machine"] = std::move(*m);
+      r.machine = std::move(*m);
     }
-    if (workers) r["workers"] = to_json(*workers);
+    r.workers = std::move(workers);
   } catch (const UnavailableError& e) {
-    r["status"] = "unavailable";
-    r["reason"] = e.what();
+    r.status = RecordStatus::unavailable;
+    r.reason = e.what();
   } catch (const std::exception& e) {
     // Recorded, not fatal: one broken measurement must not cost the rest of the suite.
-    r["status"] = "error";
-    r["reason"] = e.what();
-    r["validation"] = {{"pass", false}, {"detail", std::string("error: ") + e.what()}};
+    r = failed_record(std::move(r), e.what());
   }
   return r;
 }
@@ -672,12 +655,9 @@ json Runner::measure_here(const MeasurementSpec& s, std::size_t index) {
 void Runner::check_consistency() {
   // pi hits are a pure function of (seed, N): any two records that disagree are a failure.
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::map<std::uint64_t, std::vector<std::size_t>>> groups;
-  json& records = doc_["records"];
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const json& r = records[i];
-    if (r["kernel"] == "pi" && r.contains("hits")) {
-      groups[{r["seed"].get<std::uint64_t>(), r["size"].get<std::uint64_t>()}][r["hits"].get<std::uint64_t>()].push_back(i);
-    }
+  for (std::size_t i = 0; i < records_.size(); ++i) {
+    const Record& r = records_[i];
+    if (r.spec.problem.kernel == "pi" && r.hits) groups[{r.spec.problem.seed, r.spec.problem.size}][*r.hits].push_back(i);
   }
   json checks = json::array();
   for (const auto& [key, by_hits] : groups) {
@@ -692,20 +672,33 @@ void Runner::check_consistency() {
       for (const auto& [hits, idx] : by_hits) {
         os << " " << hits << " (";
         for (std::size_t k = 0; k < idx.size(); ++k) {
-          os << (k ? ", " : "") << records[idx[k]]["backend"].get<std::string>() << " t=" << records[idx[k]]["threads"];
+          os << (k ? ", " : "") << records_[idx[k]].spec.backend << " t=" << records_[idx[k]].spec.problem.threads;
         }
         os << ")";
       }
       for (const auto& [hits, idx] : by_hits) {
         for (std::size_t i : idx) {
-          records[i]["status"] = "failed-validation";
-          records[i]["validation"]["pass"] = false;
-          records[i]["validation"]["detail"] = os.str();
+          records_[i].status = RecordStatus::failed_validation;
+          records_[i].validation = RecordVerdict{false, os.str()};
         }
       }
     }
   }
   doc_["consistency"] = checks;
+}
+
+void Runner::grade_with_end_probe() {
+  // The probe grades the file's records (roof_drift.hpp); their limits come back to the typed ones.
+  doc_["records"] = records_json();
+  if (!parlab::grade_with_end_probe(doc_, log_, options_.quiet)) return;
+  for (std::size_t i = 0; i < records_.size(); ++i) records_[i].limit = doc_["records"][i].value("limit", json());
+  save();
+}
+
+json Runner::records_json() const {
+  json out = json::array();
+  for (const Record& r : records_) out.push_back(to_json(r));
+  return out;
 }
 
 }  // namespace parlab

@@ -28,6 +28,7 @@
 #include "core/workload.hpp"
 #include "experiments/io/run_lock.hpp"
 #include "experiments/plan/suite.hpp"
+#include "experiments/record/record.hpp"
 #include "experiments/wiring/python_part.hpp"
 
 namespace parlab {
@@ -65,23 +66,28 @@ class Runner {
   const std::filesystem::path& run_dir() const { return dir_; }
 
   // One plan entry measured in this process, whatever interpreter it names (the child side of
-  // experiments/machine/interpreters.hpp): the record, or null when interrupted.
-  nlohmann::json measure_one(const MeasurementSpec& spec, std::size_t index) { return measure(spec, index); }
+  // experiments/machine/interpreters.hpp): the record, or nullopt when interrupted.
+  std::optional<Record> measure_one(const MeasurementSpec& spec, std::size_t index) { return measure(spec, index); }
 
  private:
   int execute();
-  nlohmann::json measure(const MeasurementSpec& spec, std::size_t index);
-  nlohmann::json measure_here(const MeasurementSpec& spec, std::size_t index);  // in this process
-  nlohmann::json measure_file_kernel_in_child(const MeasurementSpec& spec, const PythonFileKernel& file,
-                                              std::size_t index);
+  std::optional<Record> measure(const MeasurementSpec& spec, std::size_t index);
+  std::optional<Record> measure_here(const MeasurementSpec& spec, std::size_t index);  // in this process
+  std::optional<Record> measure_file_kernel_in_child(const MeasurementSpec& spec, const PythonFileKernel& file,
+                                                     std::size_t index);
   void check_consistency();
+  // The bandwidth roofs measured again, and every record's limit graded against them.
+  void grade_with_end_probe();
+  nlohmann::json records_json() const;
   void save();
 
   const Registry& registry_;
   std::ostream& log_;
   RunOptions options_;
   std::filesystem::path dir_;
+  // The file's document less its records, which records_ holds and save() writes.
   nlohmann::json doc_;
+  std::vector<Record> records_;  // typed, as made here or read once from the file resumed
   // The plan as typed specs: a new run's from make_plan, a resumed one's read once from its file.
   // doc_["plan"] is only the plan as the file keeps it, never read back within one process.
   std::vector<MeasurementSpec> specs_;

@@ -351,7 +351,9 @@ TEST(PythonWorkers, TheRecordCarriesAWorkerPerThread) {
     s.reps = 3;
     std::ostringstream log;
     Runner runner(registry(), log, RunOptions{});
-    const nlohmann::json r = runner.measure_one(s, 0);
+    const std::optional<Record> measured = runner.measure_one(s, 0);
+    ASSERT_TRUE(measured);
+    const nlohmann::json r = to_json(*measured);
     ASSERT_EQ(r.value("status", ""), "ok") << r.dump(2);
     ASSERT_TRUE(r.contains("workers")) << backend;
     const nlohmann::json& w = r["workers"];

@@ -31,7 +31,8 @@ if sys.argv[1:] == ["--version"]:
 spec = json.loads(sys.argv[-1])
 rec = dict(spec)
 rec.update({"status": "ok", "kind": "mpi", "reps_s": [0.01], "inner": 1, "hits": 3,
-            "time_s": {"median": 0.01, "mean": 0.01, "stddev": 0, "min": 0.01, "max": 0.01},
+            "time_s": {"n": 1, "min": 0.01, "q1": 0.01, "median": 0.01, "q3": 0.01, "max": 0.01, "mean": 0.01,
+                       "stddev": 0, "cv": 0, "median_ci": [0.01, 0.01], "ci_level": 0},
             "rate": {}, "work": {"samples": spec["size"], "bytes": 0, "flops": 0},
             "validation": {"pass": True, "detail": "fake"}, "checksum": 0.0,
             "workers": {"accounting": "off", "why": "fake", "count": spec["threads"]}})

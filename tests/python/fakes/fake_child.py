@@ -53,7 +53,8 @@ elif fault == "badbytes":
 elif fault == "ok":
     rec = dict(spec)
     rec.update({"status": "ok", "kind": "python", "reps_s": [0.01, 0.011], "inner": 1,
-                "time_s": {"median": 0.0105, "mean": 0.0105, "stddev": 0.0007, "min": 0.01, "max": 0.011},
+                "time_s": {"n": 2, "min": 0.01, "q1": 0.01, "median": 0.0105, "q3": 0.011, "max": 0.011,
+                           "mean": 0.0105, "stddev": 0.0007, "cv": 0.067, "median_ci": [0.01, 0.011], "ci_level": 0.5},
                 "rate": {}, "work": {"samples": spec["size"], "bytes": 0, "flops": 0},
                 "validation": {"pass": True, "detail": "fake"}, "checksum": 0.0,
                 "interpreter": "9.99.0 fake", "python_build": "gil", "gil_enabled": True})
