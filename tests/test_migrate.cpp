@@ -17,6 +17,7 @@
 #include "experiments/cli/commands.hpp"
 #include "experiments/io/read.hpp"
 #include "experiments/machine/limit.hpp"
+#include "experiments/record/record.hpp"
 #include "experiments/run/migrate.hpp"
 #include "experiments/run/runner.hpp"
 #include "test_support.hpp"
@@ -37,10 +38,27 @@ json triad_limit(double fraction) {
           {"attained", fraction * 10e9}, {"fraction", fraction}};
 }
 
+// A triad record as the runner writes it (its one serializer, record/record.hpp), with `limit`.
 json triad_record(json limit) {
-  return {{"id", 0}, {"kernel", "triad"}, {"family", "stream"}, {"backend", "serial"}, {"kind", "cpu"},
-          {"processor", "cpu"}, {"threads", 1}, {"size", 1024}, {"precision", "double"}, {"status", "ok"},
-          {"limit", std::move(limit)}};
+  Record r;
+  r.spec.study = "t";
+  r.spec.scaling = "none";
+  r.spec.problem.kernel = "triad";
+  r.spec.backend = "serial";
+  r.spec.problem.threads = 1;
+  r.spec.problem.size = 1024;
+  r.spec.problem.precision = Precision::f64;
+  r.kind = "cpu";
+  r.family = "stream";
+  r.processor = "cpu";
+  r.status = RecordStatus::ok;
+  RecordTimes t;
+  t.reps_s = {0.01, 0.011};
+  t.time_s = *spread_of(t.reps_s);
+  r.times = t;
+  r.validation = RecordVerdict{true, "ok"};
+  r.limit = std::move(limit);
+  return to_json(r);
 }
 
 // Ceilings whose triad roof is the best of measurements from 9.5 to 10 GB/s, or that keep no spread.
@@ -163,10 +181,6 @@ TEST(MigrateRounds, ARunInRoundsIsPooledOnce) {
   json a = triad_record(triad_limit(0.5)), b = a;
   a["round"] = 1;
   b["round"] = 2;
-  for (json* r : {&a, &b}) {
-    (*r)["reps_s"] = json::array({0.01, 0.011});
-    (*r)["validation"] = {{"pass", true}};
-  }
   json c = ceilings(true);
   c["cache"] = nullptr;
   const Migration first = migrated(run_of(json::array({a, b}), c, kResultsSchema));

@@ -1,6 +1,8 @@
 // An older run brought to the current results schema (migrate.hpp); the command is
 // cli/cmd_migrate.cpp.
 #include "experiments/run/migrate.hpp"
+
+#include "experiments/record/record.hpp"
 #include "experiments/run/pool_rounds.hpp"
 
 #include <cmath>
@@ -173,6 +175,16 @@ Migration migrate_results(json doc, const Registry& registry, const std::string&
     if (!doc.contains("pooled") || doc["pooled"] != pooled) {
       doc["pooled"] = std::move(pooled);
       m.rounds_pooled = static_cast<int>(doc["pooled"].size());
+    }
+  }
+  // Every record as the one serializer writes it (record/record.hpp): read whole, so a record
+  // this parlab cannot read is refused here, not by the next reader of the run.
+  for (std::size_t i = 0; i < doc["records"].size(); ++i) {
+    json& r = doc["records"][i];
+    try {
+      r = to_json(read_record(r));
+    } catch (const UsageError& e) {
+      throw UsageError(where + ": record " + std::to_string(i) + " cannot be read as a record: " + e.what());
     }
   }
   // Last, so that whatever the steps above wrote is made portable too.

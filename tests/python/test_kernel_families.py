@@ -66,9 +66,18 @@ def old_run(tmp_path, records, name="old"):
     return d
 
 
-def measured(kernel, backend, size, precision, **extra):
-    return {"kernel": kernel, "backend": backend, "threads": 1, "size": size, "size_y": 0, "precision": precision,
-            "status": "ok", "time_s": {"median": 1.0}, "work": {"samples": 0, "bytes": 1.0, "flops": 0}, **extra}
+def plan_entry(kernel, backend, size, precision="int32", threads=1, id=0):
+    """A record's plan fields as every schema's runner wrote them."""
+    return {"id": id, "study": "fixture", "scaling": "none", "kernel": kernel, "backend": backend, "threads": threads,
+            "size": size, "size_y": 0, "precision": precision, "seed": 42, "reps": 1, "warmup": 0,
+            "min_rep_seconds": 0.0, "device": 0}
+
+
+def measured(kernel, backend, size, precision, id=0, **extra):
+    """A schema-1 record: one repetition of 1 s, its spread the median alone (schema 3 added the rest)."""
+    return {**plan_entry(kernel, backend, size, precision, id=id), "kind": "cpu", "status": "ok", "inner": 1,
+            "reps_s": [1.0], "time_s": {"median": 1.0}, "validation": {"pass": True, "detail": "ok"},
+            "work": {"samples": 0, "bytes": 1.0, "flops": 0}, **extra}
 
 
 def migrate(parlab_bin, *args):
@@ -122,7 +131,7 @@ def test_migrate_gives_old_records_their_family_and_footprint_from_the_catalogue
 
 def test_migrate_leaves_a_run_it_cannot_complete_as_it_was_and_does_the_others(tmp_path, parlab_bin):
     unknown = old_run(tmp_path, [measured("pi", "serial", 8, "int32"),
-                                 measured("warp_shuffle", "cuda", 8, "int32")], name="unknown")
+                                 measured("warp_shuffle", "cuda", 8, "int32", id=1)], name="unknown")
     fine = old_run(tmp_path, [measured("pi", "serial", 8, "int32")], name="fine")
     not_json = tmp_path / "not-json"
     not_json.mkdir()
