@@ -90,7 +90,23 @@ def validator(schema_name: str):
     # "number" as the analysis computes with one, a float: an integer past 2**53 has no float that
     # holds it exactly, and one past 1e308 none at all (float() of it raises OverflowError).
     strict = strict.redefine("number", lambda _, v: _is_number(v))
-    return jsonschema.validators.extend(cls, type_checker=strict)(schema)
+    # The bounds too, then, on every number: jsonschema checks one only where the value is of type
+    # "number", which an integer past 2**53 no longer is, so a threads of 2**70 passed "maximum".
+    return jsonschema.validators.extend(cls, type_checker=strict, validators=_BOUNDS)(schema)
+
+
+def _bound(fails, words):
+    def check(_validator, bound, instance, _schema):
+        import jsonschema
+        if isinstance(instance, (int, float)) and not isinstance(instance, bool) and fails(instance, bound):
+            yield jsonschema.ValidationError(f"{instance!r} is {words} {bound!r}")
+    return check
+
+
+_BOUNDS = {"minimum": _bound(lambda v, b: v < b, "less than the minimum of"),
+           "exclusiveMinimum": _bound(lambda v, b: v <= b, "not above"),
+           "maximum": _bound(lambda v, b: v > b, "more than the maximum of"),
+           "exclusiveMaximum": _bound(lambda v, b: v >= b, "not below")}
 
 
 # The largest integer every float between -FLOAT_INT_MAX and it holds exactly (a double's 53-bit

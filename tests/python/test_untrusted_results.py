@@ -592,6 +592,9 @@ def _in_process(main, argv):
                   numbers=st.lists(st.tuples(st.sampled_from(NUMBER_FIELDS), odd_number), max_size=1))
 # Drawn once by this test: a rate of 1e308 overflowed the table's band into an internal error.
 @hypothesis.example(strings=[(("suite",), "s")], numbers=[(("records", 3, "rate", "samples_per_s"), 1e308)])
+# And this: a threads of 2**70 passed the schema's maximum (no longer a "number" past 2**53) and
+# ended as an OverflowError drawing the scaling figure.
+@hypothesis.example(strings=[(("suite",), "s")], numbers=[(("records", 1, "threads"), 2 ** 70)])
 def test_whatever_a_run_holds_the_output_is_inert_or_a_named_refusal(strings, numbers):
     """Markup, control characters, path pieces, mathtext and formulas planted in any string field,
     and an odd number in a number field: report.html, compare's page, the SVGs and the terminal
