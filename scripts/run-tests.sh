@@ -15,7 +15,8 @@
 #   multihost   2 simulated hosts (scripts/sim-cluster.sh; root): the MPI tests and pi, dot, triad at
 #               1, 2, 4 ranks across them over TCP (--mca btl tcp,self, no one-sided component named),
 #               equal to one host's with the hosts in the records, the host fault cases, and the
-#               allreduce probe across links delayed by 50 us (at least 50 us per call)
+#               allreduce probe across links delayed by 50 us (at least 50 us per call); and
+#               dask.distributed with a worker on each host: pi and a kernel file as on one host
 # plus the Python tests of the plot scripts, then the reference runs' figures drawn again from
 # their committed data (scripts/reproduce-figures.sh --reference). Stops at the first failure.
 #
@@ -177,6 +178,8 @@ for config in "${configs[@]}"; do
       bash "$sim" exec sim0 "$parlab" "${run[@]}" --out "$mh/one-host"
       PARLAB_MPIRUN_ARGS="$tcp" bash "$sim" exec sim0 "$parlab" "${run[@]}" --hostfile "$hostfile" --out "$mh/across"
       "$PYTHON" tests/multihost/check.py identity "$mh/one-host" "$mh/across" 2
+      step "dask.distributed across the hosts: pi and a kernel file, equal to one host's"
+      "$PYTHON" tests/multihost/check.py dask "$parlab" examples/python-gil/kernel.py "$mh/dask"
       step "host faults: unreachable host, far daemon killed, link down"
       "$PYTHON" tests/multihost/check.py faults "$parlab" "$hostfile"
       # A delay of 50 us one way on every link (tc netem, or sim-wire.py where the kernel has no

@@ -112,6 +112,9 @@ class DaskDistributed:
             if threads != workers:
                 raise RuntimeError(f"the Dask cluster at {self.address} offers {threads} worker threads, "
                                    f"not the {workers} requested")
+            # How many machines its workers are on, as the scheduler knows them: what a record
+            # across hosts says of where it ran (metrics.worker_hosts; 1 for a LocalCluster).
+            self.worker_hosts = len({w.get("host") for w in self.client.scheduler_info()["workers"].values()})
             # Every worker gets parlab's modules (and ignores Ctrl-C: parlab shuts it down),
             # also one that joins later: a worker the nanny restarts after it died must still
             # import the tasks it is given to rerun.
@@ -138,7 +141,8 @@ class DaskDistributed:
         return self.account.add(time.perf_counter() - t0, results)
 
     def stats(self):
-        return dict(self.account.stats(), startup_s=self.startup_s, roundtrip_s=self.roundtrip_s)
+        return dict(self.account.stats(), startup_s=self.startup_s, roundtrip_s=self.roundtrip_s,
+                    worker_hosts=self.worker_hosts)
 
     def close(self):
         """Closes the client, and the LocalCluster with every worker process when it started one

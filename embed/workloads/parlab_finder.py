@@ -15,9 +15,17 @@ class ParlabEmbeddedFinder:
     """Serves the modules in `sources` ({module: (filename, text)}); tracebacks show their lines."""
 
     def __init__(self, sources):
-        self.sources = sources
-        for filename, text in sources.values():
-            linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        self.sources = {}
+        self.add(sources)
+
+    def add(self, sources):
+        """Serves `sources` too: those of a module not served yet, as a worker of a cluster that
+        outlives a run is given the modules of each run that uses it (the first, pi's tasks; a
+        later one, a kernel file's). A module already served keeps its text: it may be imported."""
+        for name, (filename, text) in sources.items():
+            if name not in self.sources:
+                self.sources[name] = (filename, text)
+                linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
 
     def find_spec(self, name, path=None, target=None):
         if name not in self.sources:
@@ -34,6 +42,10 @@ class ParlabEmbeddedFinder:
 
 
 def install(sources):
-    """Puts a finder for `sources` first on sys.meta_path, once per interpreter."""
-    if not any(type(f).__name__ == "ParlabEmbeddedFinder" for f in sys.meta_path):
-        sys.meta_path.insert(0, ParlabEmbeddedFinder(sources))
+    """Puts a finder for `sources` first on sys.meta_path, once per interpreter; where one is there
+    already (a long-lived worker's, set up by an earlier run), it serves `sources` too."""
+    for f in sys.meta_path:
+        if type(f).__name__ == "ParlabEmbeddedFinder":
+            f.add(sources)
+            return
+    sys.meta_path.insert(0, ParlabEmbeddedFinder(sources))

@@ -542,6 +542,9 @@ class DaskDistributedChunks(_Tasks):
             raise
         return self._add(time.perf_counter() - t0, results)
 
+    def stats(self):
+        return dict(super().stats(), worker_hosts=self.cluster.worker_hosts)
+
     def close(self):
         self.cluster.close()
 

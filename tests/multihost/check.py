@@ -11,6 +11,12 @@ multihost configuration once the hosts are up. Needs root (it enters the hosts' 
       with every link delayed by DELAY_US one way (`sim-cluster.sh netem --delay`), the 8-byte
       allreduce probe at 2 ranks, one on each host: ok, on sim0 and sim1, and at least DELAY_US per
       call (see delay() for why one way, not a round trip, bounds it).
+  check.py dask PARLAB KERNEL_FILE OUT
+      dask.distributed across the hosts: a scheduler on sim0 and one single-threaded worker on each
+      host, which `parlab run -b py-dask-distributed` reaches through PARLAB_DASK_SCHEDULER; pi and
+      the person's kernel file KERNEL_FILE at 2 workers give the answers of a LocalCluster on one
+      host, bit for bit, and the records say their workers were on 2 hosts (metrics.worker_hosts).
+      Every process it started is ended, on every host.
   check.py faults PARLAB HOSTFILE
       an unreachable host in the hostfile, a far daemon killed mid-measurement and a link taken down
       mid-measurement: each a failed record naming the host and the fault, within --timeout,
@@ -20,6 +26,7 @@ Every wait is bounded in count and time; a check that cannot be made fails, neve
 import glob
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -307,12 +314,109 @@ def delay(parlab, hostfile, delay_us, out):
           f"(median of {r['reps']}; min {r['time_s']['min'] / r['size'] * 1e6:.1f}), >= {delay_us} us; "
           f"{secs:.1f} s; the job measured its link at {lat * 1e6:.1f} us one way")
 
+DASK_PORT = 8786  # the scheduler's, inside sim0's namespace: no other network reaches it
+
+
+def address_of(ns):
+    """The host's address on the simulated network (scripts/sim-cluster.sh status reads it so)."""
+    out = subprocess.run(["ip", "-n", ns, "-4", "-o", "addr", "show", "dev", "eth0"], capture_output=True,
+                         text=True, check=True).stdout.split()
+    if len(out) < 4:
+        fail(f"no address on {ns}'s eth0")
+    return out[3].split("/")[0]
+
+
+def end_group(proc):
+    """Ends a process this check started in a session of its own, and all it started, within 10 s."""
+    for sig, grace in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def dask_runs(parlab, kernel_file, out, address):
+    """pi and the kernel file on py-dask-distributed at 2 workers: on a LocalCluster on sim0, then
+    on the cluster at `address`. Returns {kernel: (one-host record, across-hosts record)}."""
+    base = [SIM, "exec", "sim0", parlab, "run", "-k", f"pi,{kernel_file}", "-b", "py-dask-distributed", "-t", "2",
+            "-n", "2^18", "-r", "2", "--no-ceilings", "--no-report", "-q", "--timeout", "120"]
+    env = {k: v for k, v in os.environ.items() if k != "PARLAB_DASK_SCHEDULER"}
+    runs = {}
+    for name, extra in (("one host", {}), ("across hosts", {"PARLAB_DASK_SCHEDULER": address})):
+        where = os.path.join(out, name.replace(" ", "-"))
+        proc = subprocess.run(base + ["--out", where], env={**env, **extra}, capture_output=True, text=True,
+                              timeout=600)
+        if proc.returncode != 0:
+            fail(f"dask {name}: parlab run exited {proc.returncode}: {proc.stderr[-1500:]}")
+        runs[name] = {r["kernel"].split("/")[-1]: r for r in records(where)}
+    return {k: (runs["one host"][k], runs["across hosts"].get(k)) for k in runs["one host"]}
+
+
+def dask(parlab, kernel_file, out):
+    hosts = sim_hosts()[:2]
+    sched = address_of(hosts[0])
+    address = f"tcp://{sched}:{DASK_PORT}"
+    py = [sys.executable, "-m"]
+    started = []
+    logs = []
+
+    def start(host, args, what):
+        log = tempfile.TemporaryFile(mode="w+")
+        logs.append((what, log))
+        started.append(subprocess.Popen([SIM, "exec", host, *py, *args], stdout=log, stderr=subprocess.STDOUT,
+                                        start_new_session=True))
+
+    t0 = time.monotonic()
+    try:
+        start("sim0", ["distributed.cli.dask_scheduler", "--host", sched, "--port", str(DASK_PORT),
+                       "--no-dashboard"], "the scheduler")
+        for k, ns in enumerate(hosts):
+            start(f"sim{k}", ["distributed.cli.dask_worker", address, "--host", address_of(ns), "--nthreads", "1",
+                              "--nworkers", "1", "--no-dashboard"], f"the worker on sim{k}")
+        pairs = dask_runs(parlab, kernel_file, out, address)
+    except SystemExit:
+        for name, log in logs:  # what the cluster said, for the failure above
+            log.seek(0)
+            print(f"--- {name}:\n{log.read()[-1500:]}", file=sys.stderr)
+        raise
+    finally:
+        for proc in reversed(started):
+            end_group(proc)
+    for kernel, (one, across) in sorted(pairs.items()):
+        if across is None:
+            fail(f"dask: no record of {kernel} across hosts")
+        for name, r in (("one host", one), ("across hosts", across)):
+            if r["status"] != "ok":
+                fail(f"dask {name}: {kernel} is {r['status']}: {(r.get('reason') or r['validation']['detail'])[:600]}")
+        for field in ("hits", "checksum"):
+            if one.get(field) != across.get(field):
+                fail(f"dask: {kernel}'s {field} is {across.get(field)!r} across hosts, {one.get(field)!r} on one")
+        got = (one["metrics"].get("worker_hosts"), across["metrics"].get("worker_hosts"))
+        if got != (1, 2):
+            fail(f"dask: {kernel}'s workers were on {got[0]} host(s) on one host and {got[1]} across, not 1 and 2")
+    print(f"dask.distributed across sim0 and sim1: " +
+          "; ".join(f"{k} checksum {one['checksum']!r} as on one host, {across['time_s']['median'] * 1e3:.1f} ms "
+                    f"against {one['time_s']['median'] * 1e3:.1f} ms" for k, (one, across) in sorted(pairs.items())) +
+          f"; {time.monotonic() - t0:.1f} s")
+    for host in hosts:
+        left = [p for p in pids_in(host) if "distributed" in cmdline(p)]
+        if left:
+            fail(f"dask: processes left on {host}: {left}")
+
+
 
 if __name__ == "__main__":
     if len(sys.argv) == 5 and sys.argv[1] == "identity":
         identity(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif len(sys.argv) == 6 and sys.argv[1] == "delay":
         delay(os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
+    elif len(sys.argv) == 5 and sys.argv[1] == "dask":
+        dask(os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3]), sys.argv[4])
     elif len(sys.argv) == 4 and sys.argv[1] == "faults":
         faults(os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3]))
     else:
