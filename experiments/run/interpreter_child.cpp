@@ -5,19 +5,14 @@
 
 namespace parlab {
 
-std::optional<Record> measure_in_child(const InterpreterMode& mode, const MeasurementSpec& spec, std::size_t index,
-                                       double timeout_s) {
-  ChildJob job;
+std::optional<Record> measure_in_child(const InterpreterMode& mode, ChildJob job) {
   job.argv = {mode.parlab, "measure-spec"};
-  job.set_env = gil_env(mode.python_gil);
+  for (auto& e : gil_env(mode.python_gil)) job.set_env.push_back(std::move(e));
   job.what = "the child parlab (" + mode.describe() + ")";
-  job.base.spec = spec;
-  job.base.id = index;
   job.base.kind = to_string(BackendKind::python);
   job.base.spec.interpreter = mode.interpreter;
   job.base.spec.python_gil = mode.python_gil;
   job.base.python_build = mode.python_build;
-  job.timeout_s = timeout_s;
   std::optional<Record> rec = measure_in_child_process(job);
   if (rec && rec->status != RecordStatus::error) {
     // The plan entry's own fields, as the parent planned them.

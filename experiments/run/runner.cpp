@@ -359,26 +359,36 @@ Record record_of(const MeasurementSpec& s, std::size_t index, BackendKind kind) 
 
 }  // namespace
 
+ChildJob Runner::child_job(const MeasurementSpec& s, std::size_t index, const PythonFileKernel* file) const {
+  ChildJob job;
+  job.base = record_of(s, index, BackendKind::python);
+  job.timeout_s = options_.child_timeout_s;
+  if (file != nullptr) {
+    // The child registers the file as this process did, refuses it if edited since, and works in
+    // the run's directory.
+    job.set_env = {{kRunDirEnv, std::filesystem::absolute(dir_).string()},
+                   {kKernelSha256Env, file->sha256},
+                   {kKernelFileEnv, file->path}};
+    // Its worker processes (py-processes, dask.distributed) end with it when it is stopped.
+    job.own_process_group = true;
+  }
+  return job;
+}
+
 std::optional<Record> Runner::measure_file_kernel_in_child(const MeasurementSpec& s, const PythonFileKernel& file,
                                                            std::size_t index) {
   std::error_code ec;
   const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  ChildJob job;
+  ChildJob job = child_job(s, index, &file);
   job.argv = {ec ? std::string("parlab") : self.string(), "measure-spec"};
-  job.set_env = {{kRunDirEnv, std::filesystem::absolute(dir_).string()},
-                 {kKernelSha256Env, file.sha256},
-                 {kKernelFileEnv, file.path}};
   job.what = "the child parlab measuring " + file.path;
-  job.base = record_of(s, index, BackendKind::python);
-  job.timeout_s = options_.child_timeout_s;
-  // Its worker processes (py-processes, dask.distributed) end with it when it is stopped.
-  job.own_process_group = true;
   return measure_in_child_process(job);
 }
 
 std::optional<Record> Runner::measure(const MeasurementSpec& s, std::size_t index) {
   // An MPI record of a swept job size: measured by that many ranks, launched for it.
   if (s.ranks > 0) return measure_in_mpi_job(s, s.ranks, index, options_.child_timeout_s);
+  const std::optional<PythonFileKernel> file = python_file_kernel(s.problem.kernel);
   if (!s.interpreter.empty()) {
     // Another interpreter's record: measured in a child parlab built against it.
     const InterpreterMode* mode = find_interpreter_mode(s.interpreter, s.python_gil);
@@ -389,11 +399,14 @@ std::optional<Record> Runner::measure(const MeasurementSpec& s, std::size_t inde
                  " not found by this run (see `parlab list`)";
       return r;
     }
-    if (!mode->parlab.empty()) return measure_in_child(*mode, s, index, options_.child_timeout_s);
+    if (!mode->parlab.empty()) {
+      std::optional<Record> r = measure_in_child(*mode, child_job(s, index, file ? &*file : nullptr));
+      if (r && file) name_kernel_file(*r, *file, dir_);
+      return r;
+    }
   }
   // A Python kernel file's point: in a child parlab, so that --timeout ends a chunk that never
   // returns (a Python thread cannot be stopped) and the file's module state dies with the point.
-  const std::optional<PythonFileKernel> file = python_file_kernel(s.problem.kernel);
   if (file && !options_.in_child) {
     const BackendEntry* e = registry_.find(s.backend);
     if (e != nullptr && e->available) {

@@ -29,6 +29,7 @@
 #include "experiments/io/run_lock.hpp"
 #include "experiments/plan/suite.hpp"
 #include "experiments/record/record.hpp"
+#include "experiments/run/child_record.hpp"
 #include "experiments/wiring/python_part.hpp"
 
 namespace parlab {
@@ -73,6 +74,9 @@ class Runner {
   int execute();
   std::optional<Record> measure(const MeasurementSpec& spec, std::size_t index);
   std::optional<Record> measure_here(const MeasurementSpec& spec, std::size_t index);  // in this process
+  // A child process's job for `s`: its base record, timeout, and for a kernel file what the child
+  // needs to load it.
+  ChildJob child_job(const MeasurementSpec& s, std::size_t index, const PythonFileKernel* file) const;
   std::optional<Record> measure_file_kernel_in_child(const MeasurementSpec& spec, const PythonFileKernel& file,
                                                      std::size_t index);
   void check_consistency();

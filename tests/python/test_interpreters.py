@@ -10,7 +10,7 @@ import subprocess
 import jsonschema
 import pytest
 
-from conftest import SCHEMA, run_dir_of
+from conftest import ROOT, SCHEMA, run_dir_of
 
 SUITE = {
     "name": "interpreters", "description": "test suite", "reps": 2, "warmup": 1, "seed": 5, "min_rep_seconds": 0,
@@ -64,3 +64,26 @@ def test_one_run_measures_every_interpreter_mode(tmp_path, parlab_bin, ft_binari
     assert len(locked) == 3 and all(rec["validation"]["pass"] for rec in locked)
     no_gil = [rec for rec in pi if rec["backend"] == "py-parlab-gil-held" and not rec["gil_enabled"]]
     assert no_gil and all("no GIL at run time" in rec["validation"]["detail"] for rec in no_gil)
+
+
+def test_a_kernel_file_runs_in_every_interpreter_mode(tmp_path, parlab_bin, ft_binaries):
+    """A suite given by path names a person's kernel file with "interpreters": "all": each mode's
+    parlab loads the file itself, checks its hash and gives the one answer the kernel has."""
+    kernel = tmp_path / "k.py"
+    kernel.write_text(open(os.path.join(ROOT, "examples", "python-gil", "kernel.py")).read())
+    suite = tmp_path / "own.json"
+    suite.write_text(json.dumps({
+        "name": "own", "description": "a kernel file in every interpreter", "reps": 2, "warmup": 1, "seed": 5,
+        "min_rep_seconds": 0,
+        "experiments": [{"kernel": "k.py", "backends": ["py-pure-threads"], "threads": "1,2", "sizes": [20011],
+                         "interpreters": "all"}]}))
+    r = subprocess.run([parlab_bin, "run", str(suite), "--out", str(tmp_path / "out"), "--quiet", "--no-report",
+                        "--no-ceilings"], capture_output=True, text=True, timeout=900)
+    assert r.returncode == 0, r.stderr
+    doc = json.load(open(os.path.join(run_dir_of(tmp_path / "out"), "results.json")))
+    jsonschema.validate(doc, json.load(open(SCHEMA)))
+    assert all(rec["status"] == "ok" for rec in doc["records"]), [rec.get("reason") for rec in doc["records"]]
+    modes = {(rec["python_build"], rec["gil_enabled"]) for rec in doc["records"]}
+    assert modes == {("gil", True), ("free-threaded", True), ("free-threaded", False)}, modes
+    assert {rec["kernel_file"] for rec in doc["records"]} == {os.path.relpath(kernel, run_dir_of(tmp_path / "out"))}
+    assert len({rec["checksum"] for rec in doc["records"]}) == 1, [rec["checksum"] for rec in doc["records"]]
