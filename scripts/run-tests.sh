@@ -16,7 +16,8 @@
 #               1, 2, 4 ranks across them over TCP (--mca btl tcp,self, no one-sided component named),
 #               equal to one host's with the hosts in the records, the host fault cases, and the
 #               allreduce probe across links delayed by 50 us (at least 50 us per call); and
-#               dask.distributed with a worker on each host: pi and a kernel file as on one host
+#               dask.distributed with a worker on each host: pi and a kernel file as on one host,
+#               and a host lost mid-measurement named in a failed record
 # plus the Python tests of the plot scripts, then the reference runs' figures drawn again from
 # their committed data (scripts/reproduce-figures.sh --reference). Stops at the first failure.
 #

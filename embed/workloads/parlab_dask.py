@@ -23,6 +23,9 @@ import parlab_tasks
 # How long to wait for a cluster's workers to come up (spawning a Python and importing
 # distributed takes seconds on a busy machine) before calling the start a failure.
 STARTUP_TIMEOUT_S = 120
+# How long a host whose workers all left the cluster may take to have one back (its nanny
+# restarting a worker that died) before the measurement counts the host as lost.
+HOST_GRACE_S = 10
 SCHEDULER_ENV = "PARLAB_DASK_SCHEDULER"
 
 
@@ -114,7 +117,13 @@ class DaskDistributed:
                                    f"not the {workers} requested")
             # How many machines its workers are on, as the scheduler knows them: what a record
             # across hosts says of where it ran (metrics.worker_hosts; 1 for a LocalCluster).
-            self.worker_hosts = len({w.get("host") for w in self.client.scheduler_info()["workers"].values()})
+            self.start_hosts = self.hosts_now()
+            self.worker_hosts = len(self.start_hosts)
+            # The hosts' names as they call themselves, for a failure to name the one it lost.
+            import socket
+            known = self.client.scheduler_info()["workers"]
+            self.host_names = {known[addr].get("host"): name
+                               for addr, name in self.client.run(socket.gethostname).items() if addr in known}
             # Every worker gets parlab's modules (and ignores Ctrl-C: parlab shuts it down),
             # also one that joins later: a worker the nanny restarts after it died must still
             # import the tasks it is given to rerun.
@@ -128,19 +137,50 @@ class DaskDistributed:
             self.close()
             raise
 
+    def hosts_now(self):
+        """The hosts the cluster's workers are on now, as the scheduler knows them (addresses)."""
+        return {w.get("host") for w in self.client.scheduler_info()["workers"].values()}
+
+    def check_hosts(self):
+        """Raises, naming it, where a host the cluster had at the start has had no worker for
+        HOST_GRACE_S: its tasks ran again on the other hosts' workers (Dask reruns a lost worker's
+        tasks), so the answer may be right but the time is not that of the workers the record
+        counts. A worker its nanny restarts on the same host is no loss."""
+        deadline = time.monotonic() + HOST_GRACE_S
+        missing = self.start_hosts - self.hosts_now()
+        while missing and time.monotonic() < deadline:
+            time.sleep(0.2)
+            missing = self.start_hosts - self.hosts_now()
+        if missing:
+            names = ", ".join(sorted(f"{self.host_names.get(h, h)} ({h})" for h in missing))
+            raise RuntimeError(f"lost host {names}: its Dask workers left the cluster at {self.address} during the "
+                               f"measurement and none came back within {HOST_GRACE_S} s; the other hosts ran its "
+                               f"tasks again, so the time is not that of {self.workers} workers")
+
+    def gather(self, futures):
+        """The tasks' results; where they fail, a host the cluster lost meanwhile is named."""
+        try:
+            return self.client.gather(futures)
+        except Exception:
+            self.client.cancel(futures)
+            self.check_hosts()  # the task's own error where no host was lost
+            raise
+        except BaseException:
+            self.client.cancel(futures)
+            raise
+
     def run(self):
         t0 = time.perf_counter()
         n = len(self.ranges)
         futures = self.client.map(parlab_tasks.count_task, [self.seed] * n, [b for b, _ in self.ranges],
                                   [e for _, e in self.ranges], pure=False)
-        try:
-            results = self.client.gather(futures)
-        except BaseException:
-            self.client.cancel(futures)
-            raise
+        results = self.gather(futures)
         return self.account.add(time.perf_counter() - t0, results)
 
     def stats(self):
+        # After the timed runs (a scheduler round trip each, not in their time): a host lost
+        # meanwhile fails the record.
+        self.check_hosts()
         return dict(self.account.stats(), startup_s=self.startup_s, roundtrip_s=self.roundtrip_s,
                     worker_hosts=self.worker_hosts)
 

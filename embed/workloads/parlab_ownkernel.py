@@ -535,14 +535,11 @@ class DaskDistributedChunks(_Tasks):
         k, client, m = self.kernel, self.cluster.client, len(self.ranges)
         futures = client.map(run_chunk, [k.path] * m, [k.name] * m, [r[0] for r in self.ranges],
                              [r[1] for r in self.ranges], [self.seed] * m, pure=False)
-        try:
-            results = client.gather(futures)
-        except BaseException:
-            client.cancel(futures)
-            raise
+        results = self.cluster.gather(futures)
         return self._add(time.perf_counter() - t0, results)
 
     def stats(self):
+        self.cluster.check_hosts()  # a host lost during the timed runs fails the record
         return dict(super().stats(), worker_hosts=self.cluster.worker_hosts)
 
     def close(self):

@@ -16,7 +16,8 @@ multihost configuration once the hosts are up. Needs root (it enters the hosts' 
       host, which `parlab run -b py-dask-distributed` reaches through PARLAB_DASK_SCHEDULER; pi and
       the person's kernel file KERNEL_FILE at 2 workers give the answers of a LocalCluster on one
       host, bit for bit, and the records say their workers were on 2 hosts (metrics.worker_hosts).
-      Every process it started is ended, on every host.
+      Then sim1's worker is killed mid-measurement: a failed record naming sim1, exit 1. Every
+      process it started is ended, on every host.
   check.py faults PARLAB HOSTFILE
       an unreachable host in the hostfile, a far daemon killed mid-measurement and a link taken down
       mid-measurement: each a failed record naming the host and the fault, within --timeout,
@@ -357,36 +358,59 @@ def dask_runs(parlab, kernel_file, out, address):
     return {k: (runs["one host"][k], runs["across hosts"].get(k)) for k in runs["one host"]}
 
 
+class DaskCluster:
+    """A scheduler on sim0 and one single-threaded worker (with its nanny) on each host, every
+    process in a session of its own; ended, all of them, on leaving the block. On a failure inside
+    it, what the cluster logged is printed."""
+
+    def __init__(self, hosts):
+        self.hosts = hosts
+        self.sched = address_of(hosts[0])
+        self.address = f"tcp://{self.sched}:{DASK_PORT}"
+        self.procs, self.logs = [], []
+
+    def start(self, host, args, what):
+        log = tempfile.TemporaryFile(mode="w+")
+        self.logs.append((what, log))
+        self.procs.append(subprocess.Popen([SIM, "exec", host, sys.executable, "-m", *args], stdout=log,
+                                           stderr=subprocess.STDOUT, start_new_session=True))
+
+    def __enter__(self):
+        self.start("sim0", ["distributed.cli.dask_scheduler", "--host", self.sched, "--port", str(DASK_PORT),
+                            "--no-dashboard"], "the scheduler")
+        for k, ns in enumerate(self.hosts):
+            self.start(f"sim{k}", ["distributed.cli.dask_worker", self.address, "--host", address_of(ns),
+                                   "--nthreads", "1", "--nworkers", "1", "--no-dashboard"], f"the worker on sim{k}")
+        return self
+
+    def worker(self, k):
+        """The Popen of host k's worker (its nanny leads the session)."""
+        return self.procs[1 + k]
+
+    def registered(self, k):
+        what, log = self.logs[1 + k]
+        log.seek(0)
+        return "Registered to" in log.read()
+
+    def __exit__(self, kind, value, tb):
+        if kind is SystemExit:
+            for name, log in self.logs:
+                log.seek(0)
+                print(f"--- {name}:\n{log.read()[-1500:]}", file=sys.stderr)
+        for proc in reversed(self.procs):
+            end_group(proc)
+        # Every process in a host's namespace is one this check started (the nanny spawns its
+        # worker as a plain Python, so no name tells them apart): none may be left.
+        for host in self.hosts:
+            wait_for(lambda: not pids_in(host), 10, f"no process left on {host} (dask)")
+        return False
+
+
 def dask(parlab, kernel_file, out):
     hosts = sim_hosts()[:2]
-    sched = address_of(hosts[0])
-    address = f"tcp://{sched}:{DASK_PORT}"
-    py = [sys.executable, "-m"]
-    started = []
-    logs = []
-
-    def start(host, args, what):
-        log = tempfile.TemporaryFile(mode="w+")
-        logs.append((what, log))
-        started.append(subprocess.Popen([SIM, "exec", host, *py, *args], stdout=log, stderr=subprocess.STDOUT,
-                                        start_new_session=True))
-
     t0 = time.monotonic()
-    try:
-        start("sim0", ["distributed.cli.dask_scheduler", "--host", sched, "--port", str(DASK_PORT),
-                       "--no-dashboard"], "the scheduler")
-        for k, ns in enumerate(hosts):
-            start(f"sim{k}", ["distributed.cli.dask_worker", address, "--host", address_of(ns), "--nthreads", "1",
-                              "--nworkers", "1", "--no-dashboard"], f"the worker on sim{k}")
-        pairs = dask_runs(parlab, kernel_file, out, address)
-    except SystemExit:
-        for name, log in logs:  # what the cluster said, for the failure above
-            log.seek(0)
-            print(f"--- {name}:\n{log.read()[-1500:]}", file=sys.stderr)
-        raise
-    finally:
-        for proc in reversed(started):
-            end_group(proc)
+    with DaskCluster(hosts) as cluster:
+        pairs = dask_runs(parlab, kernel_file, out, cluster.address)
     for kernel, (one, across) in sorted(pairs.items()):
         if across is None:
             fail(f"dask: no record of {kernel} across hosts")
@@ -403,10 +427,53 @@ def dask(parlab, kernel_file, out):
           "; ".join(f"{k} checksum {one['checksum']!r} as on one host, {across['time_s']['median'] * 1e3:.1f} ms "
                     f"against {one['time_s']['median'] * 1e3:.1f} ms" for k, (one, across) in sorted(pairs.items())) +
           f"; {time.monotonic() - t0:.1f} s")
-    for host in hosts:
-        left = [p for p in pids_in(host) if "distributed" in cmdline(p)]
-        if left:
-            fail(f"dask: processes left on {host}: {left}")
+    dask_host_lost(parlab, hosts, out)
+
+
+def cpu_s(ns):
+    """CPU seconds of the processes in host namespace `ns` (utime + stime): the Dask worker and
+    its nanny, which are all that run there."""
+    total = 0
+    for pid in pids_in(ns):
+        try:
+            fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def dask_host_lost(parlab, hosts, out):
+    """sim1's worker and nanny killed once its tasks run: the record fails naming sim1, the run
+    goes on to its end and exits 1, and nothing of the cluster is left."""
+    t0 = time.monotonic()
+    where = os.path.join(out, "host-lost")
+    with DaskCluster(hosts) as cluster:
+        wait_for(lambda: cluster.registered(1), 120, "the worker on sim1 to register")
+        base = cpu_s(hosts[1])
+        cmd = [SIM, "exec", "sim0", parlab, "run", "-k", "pi", "-b", "py-dask-distributed", "-t", "2", "-n", "2^21",
+               "-r", "3", "--no-ceilings", "--no-report", "-q", "--timeout", "240", "--out", where]
+        proc = subprocess.Popen(cmd, env={**os.environ, "PARLAB_DASK_SCHEDULER": cluster.address},
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            # Its tasks running: half a second of CPU past what starting up took.
+            wait_for(lambda: proc.poll() is not None or cpu_s(hosts[1]) - base > 0.5, 120, "sim1's worker to compute")
+            if proc.poll() is not None:
+                fail(f"dask host lost: parlab ended ({proc.returncode}) before sim1's worker computed: "
+                     f"{proc.stderr.read()[-1500:]}")
+            end_group(cluster.worker(1))
+            _, err = proc.communicate(timeout=300)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+    if proc.returncode != 1:
+        fail(f"dask host lost: parlab exited {proc.returncode}, not 1: {err[-1500:]}")
+    (r,) = records(where)
+    if r["status"] != "error" or "lost host sim1" not in r.get("reason", ""):
+        fail(f"dask host lost: the record is {r['status']}: {r.get('reason', '')[:600]}")
+    print(f"dask.distributed, sim1's worker killed mid-measurement: {r['status']}, \"{r['reason'][:160]}\"; "
+          f"{time.monotonic() - t0:.1f} s")
 
 
 
