@@ -190,6 +190,7 @@ int Runner::resume(const std::filesystem::path& dir) {
   for (const json& s : doc_["plan"]) specs_.push_back(spec_from_json(s));
   records_.clear();
   for (const json& r : doc_["records"]) records_.push_back(read_record(r));
+  doc_["records"] = records_json();  // as this parlab's writer writes them
   if (!options_.quiet) log_ << "parlab: resuming " << (dir / "results.json").string() << "\n";
   return execute();
 }

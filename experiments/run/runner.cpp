@@ -198,7 +198,6 @@ Runner::Runner(const Registry& registry, std::ostream& log, RunOptions options)
 void Runner::save() {
   // A run in rounds holds its measurements pooled (pool_rounds.hpp) at every write, so that the
   // file is whole wherever the run stops.
-  doc_["records"] = records_json();
   if (has_rounds(doc_["records"])) {
     doc_["pooled"] = pool_rounds(doc_["records"], doc_["context"]);
   } else {
@@ -284,6 +283,8 @@ int Runner::execute() {
     if (const json& ctx = doc_["context"]; ctx.contains("ceilings") && ctx["ceilings"].is_object()) {
       record.limit = record_limit(to_json(record), ctx["ceilings"]);
     }
+    // Written once, as it is kept: a save rewrites the file without serializing every record again.
+    doc_["records"].push_back(to_json(record));
     records_.push_back(std::move(record));
     save();
   }
@@ -693,6 +694,7 @@ void Runner::check_consistency() {
         for (std::size_t i : idx) {
           records_[i].status = RecordStatus::failed_validation;
           records_[i].validation = RecordVerdict{false, os.str()};
+          doc_["records"][i] = to_json(records_[i]);
         }
       }
     }
@@ -702,7 +704,6 @@ void Runner::check_consistency() {
 
 void Runner::grade_with_end_probe() {
   // The probe grades the file's records (roof_drift.hpp); their limits come back to the typed ones.
-  doc_["records"] = records_json();
   if (!parlab::grade_with_end_probe(doc_, log_, options_.quiet)) return;
   for (std::size_t i = 0; i < records_.size(); ++i) records_[i].limit = doc_["records"][i].value("limit", json());
   save();

@@ -89,7 +89,8 @@ class Runner {
   std::ostream& log_;
   RunOptions options_;
   std::filesystem::path dir_;
-  // The file's document less its records, which records_ holds and save() writes.
+  // The file's document; its records are records_ as to_json writes them, each written once when
+  // it is made or changed (a save does not serialize every record again).
   nlohmann::json doc_;
   std::vector<Record> records_;  // typed, as made here or read once from the file resumed
   // The plan as typed specs: a new run's from make_plan, a resumed one's read once from its file.
