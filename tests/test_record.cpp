@@ -6,7 +6,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <set>
 #include <string>
@@ -16,10 +15,7 @@
 #include "core/error.hpp"
 #include "experiments/record/record.hpp"
 #include "experiments/run/runner.hpp"
-
-#ifndef PARLAB_SOURCE_DIR
-#error "PARLAB_SOURCE_DIR names the source tree (tests/CMakeLists.txt)"
-#endif
+#include "committed_runs.hpp"
 
 namespace parlab {
 namespace {
@@ -27,10 +23,8 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  return json::parse(in);
-}
+using test::committed_runs;
+using test::read_json;
 
 std::set<std::string> keys(const json& j) {
   std::set<std::string> out;
@@ -40,19 +34,16 @@ std::set<std::string> keys(const json& j) {
 
 TEST(Record, EveryCommittedRecordReadsAndWritesBackUnchanged) {
   int records = 0, runs = 0;
-  for (const char* top : {"results", "tests/fixtures"}) {
-    for (const auto& e : fs::recursive_directory_iterator(fs::path(PARLAB_SOURCE_DIR) / top)) {
-      if (!e.is_regular_file() || e.path().filename() != "results.json") continue;
-      const json doc = read_json(e.path());
-      // Runs of an older schema are migrate's input (test_migrate.cpp), not this reader's.
-      if (doc.value("schema", "") != kResultsSchema) continue;
-      ++runs;
-      for (const json& r : doc.at("records")) {
-        Record typed;
-        ASSERT_NO_THROW(typed = read_record(r)) << e.path() << " record " << r.value("id", -1);
-        EXPECT_EQ(to_json(typed), r) << e.path() << " record " << r.value("id", -1);
-        ++records;
-      }
+  for (const fs::path& run : committed_runs()) {
+    const json doc = read_json(run);
+    // Runs of an older schema are migrate's input (test_migrate.cpp), not this reader's.
+    if (doc.value("schema", "") != kResultsSchema) continue;
+    ++runs;
+    for (const json& r : doc.at("records")) {
+      Record typed;
+      ASSERT_NO_THROW(typed = read_record(r)) << run << " record " << r.value("id", -1);
+      EXPECT_EQ(to_json(typed), r) << run << " record " << r.value("id", -1);
+      ++records;
     }
   }
   // The committed runs hold thousands of records; few read means few were found.

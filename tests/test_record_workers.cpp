@@ -14,10 +14,8 @@
 #include "experiments/machine/worker_causes.hpp"
 #include "experiments/record/workers.hpp"
 #include "experiments/run/worker_accounting.hpp"
+#include "committed_runs.hpp"
 
-#ifndef PARLAB_SOURCE_DIR
-#error "PARLAB_SOURCE_DIR names the source tree (tests/CMakeLists.txt)"
-#endif
 
 namespace parlab {
 namespace {
@@ -25,22 +23,8 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
-json read_json(const fs::path& p) {
-  std::ifstream in(p);
-  return json::parse(in);
-}
-
-// Every results.json under results/ and tests/fixtures/: the committed runs and the fixtures.
-std::vector<fs::path> committed_runs() {
-  std::vector<fs::path> out;
-  for (const char* top : {"results", "tests/fixtures"}) {
-    const fs::path root = fs::path(PARLAB_SOURCE_DIR) / top;
-    for (const auto& e : fs::recursive_directory_iterator(root)) {
-      if (e.is_regular_file() && e.path().filename() == "results.json") out.push_back(e.path());
-    }
-  }
-  return out;
-}
+using test::committed_runs;
+using test::read_json;
 
 TEST(RecordWorkers, EveryCommittedBlockReadsAndWritesBackUnchanged) {
   int blocks = 0, causes = 0;

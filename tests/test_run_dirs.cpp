@@ -20,6 +20,7 @@
 #include "experiments/io/files.hpp"
 #include "experiments/io/terminal.hpp"
 #include "experiments/run/runner.hpp"
+#include "fresh_dir.hpp"
 
 namespace fs = std::filesystem;
 using parlab::host_slug;
@@ -216,4 +217,26 @@ TEST(ResultsCsv, FormulaCellsAreNeutralised) {
   EXPECT_NE(csv.find(",'-2,"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",pi,serial,"), std::string::npos) << csv;
   for (const char* bad : {",=", ",+", ",@", ",-"}) EXPECT_EQ(csv.find(bad), std::string::npos) << bad << "\n" << csv;
+}
+
+// The folder a test makes (tests/fresh_dir.hpp) goes with everything in it, a link included, but
+// not what the link names, nor a person's file beside the folder.
+TEST(FreshDir, RemovesOnlyWhatItMade) {
+  parlab::test::FreshDir person("parlab-fresh-dir-person");
+  const fs::path theirs = person.path() / "theirs.txt";
+  std::ofstream(theirs) << "a person's file";
+  fs::path made, beside;
+  {
+    parlab::test::FreshDir d("parlab-fresh-dir");
+    made = d.path();
+    beside = made.parent_path() / (made.filename().string() + ".beside");
+    std::ofstream(beside) << "beside it";
+    std::ofstream(made / "own.txt") << "its own";
+    fs::create_symlink(theirs, made / "link-to-theirs");
+    fs::create_directory_symlink(person.path(), made / "link-to-their-folder");
+  }
+  EXPECT_FALSE(fs::exists(made));
+  EXPECT_TRUE(fs::exists(theirs));
+  EXPECT_TRUE(fs::exists(beside));
+  fs::remove(beside);
 }

@@ -3,17 +3,17 @@
 // must be the one-worker result bit for bit, and the kernel's faults read as on the other
 // Python backends. Where this build has no per-interpreter GIL, the suite skips with the reason
 // (the backend is then listed unavailable with it: test_python_backends.cpp).
-#include <stdlib.h>
-
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/error.hpp"
 #include "embed/own_kernel_workloads.hpp"
 #include "embed_test_support.hpp"
+#include "fresh_dir.hpp"
 
 namespace parlab {
 namespace {
@@ -26,19 +26,13 @@ class SubinterpFiles : public test::SharedPython {
     SharedPython::SetUp();
     const embed::PythonInfo info = embed::python_info();
     if (!info.per_interpreter_gil) GTEST_SKIP() << info.per_interpreter_gil_reason;
-    // A folder this test makes afresh (mkdtemp), so TearDown removes only what it made.
-    std::string tmpl = (fs::temp_directory_path() / "parlab-subinterp-files-XXXXXX").string();
-    ASSERT_NE(mkdtemp(tmpl.data()), nullptr) << "mkdtemp " << tmpl;
-    dir_ = tmpl;
+    dir_.emplace("parlab-subinterp-files");  // removed, and only it, when the test ends
   }
-  void TearDown() override {
-    std::error_code ec;
-    if (!dir_.empty()) fs::remove_all(dir_, ec);  // removes links inside, never what they name
-  }
+  void TearDown() override { dir_.reset(); }
 
   // Writes `text` as kernel file `name` and registers it as the run's only file kernel.
   std::string kernel(const std::string& name, const std::string& text) {
-    const fs::path path = dir_ / name;
+    const fs::path path = dir_->path() / name;
     std::ofstream(path) << text;
     const embed::OwnKernel k = embed::check_own_kernel(path.string());
     embed::set_own_kernels({k});
@@ -58,7 +52,7 @@ class SubinterpFiles : public test::SharedPython {
     return embed::make_own_kernel_workload("py-subinterp", "subinterp", p);
   }
 
-  fs::path dir_;
+  std::optional<test::FreshDir> dir_;
 };
 
 // A float sum whose value depends on the order of its additions: only the fixed chunks combined
