@@ -18,6 +18,7 @@
 #include "core/error.hpp"
 #include "experiments/machine/ceilings.hpp"
 #include "experiments/machine/limit.hpp"
+#include "record_fields.hpp"
 #include "test_support.hpp"
 
 namespace parlab {
@@ -60,7 +61,7 @@ json ok_record(const std::string& kernel, int threads, const std::string& precis
 
 TEST(RecordLimit, TriadIsHeldAgainstTheTriadBandwidthRoof) {
   const json r = ok_record("triad", 4, "double", 1e-3);
-  const json l = record_limit(r, ceilings());
+  const json l = test::limit_of(r, ceilings());
   ASSERT_TRUE(l["roof"].is_string()) << l.dump();
   EXPECT_EQ(l["roof"], "cpu_bw_triad_all");
   EXPECT_EQ(l["unit"], "bytes/s");
@@ -77,23 +78,23 @@ TEST(RecordLimit, ArraysThatFitTheLastLevelCacheHaveNoMeasuredRoof) {
   c["roofs"]["cpu_llc_bytes"] = roof(32.0 * (1 << 20), "bytes", 1);
   json r = ok_record("triad", 4, "double", 1e-3);
   r["work"]["footprint_bytes"] = 24.0 * (1 << 20);
-  const json l = record_limit(r, c);
+  const json l = test::limit_of(r, c);
   EXPECT_TRUE(l["roof"].is_null()) << l.dump();
   EXPECT_NE(l.value("reason", "").find("fit the last-level cache"), std::string::npos) << l.dump();
   r["work"]["footprint_bytes"] = 33.0 * (1 << 20);
-  EXPECT_EQ(record_limit(r, c)["roof"], "cpu_bw_triad_all");
+  EXPECT_EQ(test::limit_of(r, c)["roof"], "cpu_bw_triad_all");
   json pi = ok_record("pi", 4, "int32", 1e-3);  // no arrays: the multiply roof as before
-  EXPECT_EQ(record_limit(pi, c)["roof"], "cpu_imul_all");
+  EXPECT_EQ(test::limit_of(pi, c)["roof"], "cpu_imul_all");
 }
 
 TEST(RecordLimit, DotIsHeldAgainstTheReadRoof) {
-  const json l = record_limit(ok_record("dot", 1, "double", 1e-3), ceilings());
+  const json l = test::limit_of(ok_record("dot", 1, "double", 1e-3), ceilings());
   EXPECT_EQ(l["roof"], "cpu_bw_read_1") << l.dump();
 }
 
 TEST(RecordLimit, PiIsHeldAgainstTheIntegerMultiplyRoofAt12MultipliesPerSample) {
   const json r = ok_record("pi", 1, "int32", 0.01);
-  const json l = record_limit(r, ceilings());
+  const json l = test::limit_of(r, ceilings());
   ASSERT_EQ(l["roof"], "cpu_imul_1") << l.dump();
   EXPECT_EQ(l["unit"], "muls/s");
   const double samples_per_s = r["rate"]["samples_per_s"].get<double>();
@@ -103,50 +104,50 @@ TEST(RecordLimit, PiIsHeldAgainstTheIntegerMultiplyRoofAt12MultipliesPerSample) 
 
 TEST(RecordLimit, AFractionAboveOneIsNotClamped) {
   const json r = ok_record("pi", 1, "int32", 1e-4);  // 1.05e10 samples/s: 12.6x the roof
-  EXPECT_GT(record_limit(r, ceilings())["fraction"].get<double>(), 1.0);
+  EXPECT_GT(test::limit_of(r, ceilings())["fraction"].get<double>(), 1.0);
 }
 
 TEST(RecordLimit, CpuRoofScalesWithTheThreadCount) {
   const json c = ceilings();
   // 2 threads: min(40, 2 x 15) = 30 GB/s, from the one-core roof.
-  json l = record_limit(ok_record("triad", 2, "double", 1e-3), c);
+  json l = test::limit_of(ok_record("triad", 2, "double", 1e-3), c);
   EXPECT_EQ(l["roof"], "cpu_bw_triad_1") << l.dump();
   EXPECT_DOUBLE_EQ(l["value"].get<double>(), 30e9);
   EXPECT_TRUE(l.contains("basis"));
   // 3 threads: min(40, 45) = 40, the all-cores roof.
-  l = record_limit(ok_record("triad", 3, "double", 1e-3), c);
+  l = test::limit_of(ok_record("triad", 3, "double", 1e-3), c);
   EXPECT_EQ(l["roof"], "cpu_bw_triad_all");
   EXPECT_DOUBLE_EQ(l["value"].get<double>(), 40e9);
   // At and above the all-cores roof's thread count: the all-cores roof.
-  for (int t : {4, 8}) EXPECT_DOUBLE_EQ(record_limit(ok_record("triad", t, "double", 1e-3), c)["value"].get<double>(), 40e9);
+  for (int t : {4, 8}) EXPECT_DOUBLE_EQ(test::limit_of(ok_record("triad", t, "double", 1e-3), c)["value"].get<double>(), 40e9);
   // Compute scales too: 3 threads of 10 Gmul/s is below the all-cores 40.
-  EXPECT_DOUBLE_EQ(record_limit(ok_record("pi", 3, "int32", 1e-2), c)["value"].get<double>(), 30e9);
+  EXPECT_DOUBLE_EQ(test::limit_of(ok_record("pi", 3, "int32", 1e-2), c)["value"].get<double>(), 30e9);
 }
 
 TEST(RecordLimit, AKernelWithNoMeasuredRoofSaysNoRoof) {
   const json c = ceilings();
   // The race lab names no bound resource.
-  json l = record_limit(ok_record("count_atomic", 2, "int32", 1e-3), c);
+  json l = test::limit_of(ok_record("count_atomic", 2, "int32", 1e-3), c);
   EXPECT_TRUE(l["roof"].is_null());
   EXPECT_EQ(l["reason"].get<std::string>().rfind("no roof: ", 0), 0u) << l.dump();
   // matmul is bound by fp32 flops, and the CPU has no measured fp32 roof.
-  l = record_limit(ok_record("matmul", 1, "float", 1.0), c);
+  l = test::limit_of(ok_record("matmul", 1, "float", 1.0), c);
   EXPECT_TRUE(l["roof"].is_null()) << l.dump();
   // A GPU record where the GPU roofs are unavailable: the reason says why.
-  l = record_limit(ok_record("triad", 1, "double", 1e-3, "gpu", "cuda"), c);
+  l = test::limit_of(ok_record("triad", 1, "double", 1e-3, "gpu", "cuda"), c);
   EXPECT_TRUE(l["roof"].is_null());
   EXPECT_NE(l["reason"].get<std::string>().find("no CUDA device"), std::string::npos) << l.dump();
   // A kernel outside the catalogue (a wing's study).
   json r = ok_record("triad", 1, "double", 1e-3);
   r["kernel"] = "transfer_pinned";
-  EXPECT_TRUE(record_limit(r, c)["roof"].is_null());
+  EXPECT_TRUE(test::limit_of(r, c)["roof"].is_null());
 }
 
 TEST(RecordLimit, ATheoreticalRoofIsNotUsed) {
   json c = ceilings();
   c["roofs"]["cpu_bw_triad_all"]["method"] = "theoretical";
   c["roofs"]["cpu_bw_triad_all"]["inputs"] = {{"channels", 8}};
-  const json l = record_limit(ok_record("triad", 4, "double", 1e-3), c);
+  const json l = test::limit_of(ok_record("triad", 4, "double", 1e-3), c);
   EXPECT_TRUE(l["roof"].is_null()) << l.dump();
 }
 
@@ -154,9 +155,9 @@ TEST(RecordLimit, GpuRecordsAreHeldAgainstGpuRoofs) {
   json c = ceilings();
   c["roofs"]["gpu_bw"] = roof(3e12, "bytes/s", 1, "gpu0");
   c["roofs"]["gpu_imul"] = roof(2e13, "muls/s", 1, "gpu0");
-  EXPECT_EQ(record_limit(ok_record("triad", 1, "double", 1e-5, "gpu", "cuda"), c)["roof"], "gpu_bw");
-  EXPECT_EQ(record_limit(ok_record("triad", 1, "double", 1e-5, "peer", "babelstream-cuda"), c)["roof"], "gpu_bw");
-  EXPECT_EQ(record_limit(ok_record("pi", 1, "int32", 1e-5, "gpu", "cuda"), c)["roof"], "gpu_imul");
+  EXPECT_EQ(test::limit_of(ok_record("triad", 1, "double", 1e-5, "gpu", "cuda"), c)["roof"], "gpu_bw");
+  EXPECT_EQ(test::limit_of(ok_record("triad", 1, "double", 1e-5, "peer", "babelstream-cuda"), c)["roof"], "gpu_bw");
+  EXPECT_EQ(test::limit_of(ok_record("pi", 1, "int32", 1e-5, "gpu", "cuda"), c)["roof"], "gpu_imul");
 }
 
 // The in-core block of pi's compiled loop (experiments/machine/incore.hpp) as the ceilings hold it:
@@ -179,14 +180,14 @@ json own(json r) {
 
 TEST(RecordLimit, PiOfParlabsOwnLoopIsHeldAgainstTheMultipliesItIssues) {
   const json r = own(ok_record("pi", 1, "int32", 0.01));
-  const json l = record_limit(r, with_incore(ceilings()));
+  const json l = test::limit_of(r, with_incore(ceilings()));
   const double samples_per_s = r["rate"]["samples_per_s"].get<double>();
   ASSERT_EQ(l["roof"], "cpu_imul_1") << l.dump();
   EXPECT_DOUBLE_EQ(l["attained"].get<double>(), 11.5 * samples_per_s);
   EXPECT_NE(l["counted"].get<std::string>().find("issued: 11.50 multiplies per sample"), std::string::npos) << l["counted"];
   EXPECT_NE(l["counted"].get<std::string>().find("the algorithm's 12"), std::string::npos);
   // A backend of another's code (Python, a peer) keeps the algorithm's count and has no in-core bound.
-  const json other = record_limit(ok_record("pi", 1, "int32", 0.01), with_incore(ceilings()));
+  const json other = test::limit_of(ok_record("pi", 1, "int32", 0.01), with_incore(ceilings()));
   EXPECT_DOUBLE_EQ(other["attained"].get<double>(), 12 * samples_per_s);
   EXPECT_FALSE(other.contains("counted"));
   EXPECT_FALSE(other.contains("incore"));
@@ -194,7 +195,7 @@ TEST(RecordLimit, PiOfParlabsOwnLoopIsHeldAgainstTheMultipliesItIssues) {
 
 TEST(RecordLimit, PiGetsItsShareOfTheInCoreBoundOfTheCoresItUses) {
   const json c = with_incore(ceilings());
-  const json one = record_limit(own(ok_record("pi", 1, "int32", 1.0)), c);  // 2^20 samples/s
+  const json one = test::limit_of(own(ok_record("pi", 1, "int32", 1.0)), c);  // 2^20 samples/s
   ASSERT_TRUE(one.contains("incore")) << one.dump();
   EXPECT_DOUBLE_EQ(one["incore"]["value"].get<double>(), 2.8e9);
   EXPECT_DOUBLE_EQ(one["incore"]["fraction"].get<double>(), (1 << 20) / 2.8e9);
@@ -202,15 +203,15 @@ TEST(RecordLimit, PiGetsItsShareOfTheInCoreBoundOfTheCoresItUses) {
   // Far below the bound, and nothing in the record explains it: it says so.
   EXPECT_EQ(one["incore"]["below"].get<std::string>().rfind("no cause measured", 0), 0u) << one["incore"];
   // Two threads: the fastest core plus one at half its clock, 1.5 cores' worth.
-  const json two = record_limit(own(ok_record("pi", 2, "int32", 1.0)), c);
+  const json two = test::limit_of(own(ok_record("pi", 2, "int32", 1.0)), c);
   EXPECT_DOUBLE_EQ(two["incore"]["value"].get<double>(), 2.8e9 * 4.5e9 / 3e9);
   EXPECT_EQ(two["incore"]["cores"], 2);
   // More threads than cores: the cores bound it, and the record says why it falls short.
-  const json eight = record_limit(own(ok_record("pi", 8, "int32", 1.0)), c);
+  const json eight = test::limit_of(own(ok_record("pi", 8, "int32", 1.0)), c);
   EXPECT_EQ(eight["incore"]["cores"], 4);
   EXPECT_NE(eight["incore"]["below"].get<std::string>().find("more threads than cores"), std::string::npos);
   // Near the bound: no cause asked for.
-  const json near = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / 2.7e9)), c);
+  const json near = test::limit_of(own(ok_record("pi", 1, "int32", (1 << 20) / 2.7e9)), c);
   EXPECT_FALSE(near["incore"].contains("below")) << near["incore"];
   EXPECT_FALSE(near["incore"].contains("above")) << near["incore"];
 }
@@ -231,7 +232,7 @@ json with_matmul_incore(json c) {
 TEST(RecordLimit, MatmulOfParlabsOwnLoopIsHeldAgainstItsInCoreBoundWithoutARoof) {
   const json c = with_matmul_incore(ceilings());
   const double flops = 2.0 * (1 << 20) * (1 << 20) * double(1 << 20);  // ok_record's n = 2^20
-  const json near = record_limit(own(ok_record("matmul", 1, "float", flops / 90e9)), c);
+  const json near = test::limit_of(own(ok_record("matmul", 1, "float", flops / 90e9)), c);
   EXPECT_TRUE(near["roof"].is_null()) << near.dump();
   EXPECT_EQ(near["reason"].get<std::string>().rfind("no roof: ", 0), 0u);
   ASSERT_TRUE(near.contains("incore")) << near.dump();
@@ -239,18 +240,18 @@ TEST(RecordLimit, MatmulOfParlabsOwnLoopIsHeldAgainstItsInCoreBoundWithoutARoof)
   EXPECT_NEAR(near["incore"]["fraction"].get<double>(), 0.9, 1e-9);
   EXPECT_FALSE(near["incore"].contains("below"));
   // At 0.45 of the bound, 0.9 of the tile probe: its operands from L2 are the cause named.
-  const json l2 = record_limit(own(ok_record("matmul", 1, "float", flops / 45e9)), c);
+  const json l2 = test::limit_of(own(ok_record("matmul", 1, "float", flops / 45e9)), c);
   EXPECT_EQ(l2["incore"].value("below", "").rfind("its operands come from L2", 0), 0u) << l2["incore"];
   EXPECT_NE(l2["incore"]["below"].get<std::string>().find("reached 0.50 of the bound"), std::string::npos);
   // Far below even that: no cause measured.
-  const json far = record_limit(own(ok_record("matmul", 1, "float", flops / 20e9)), c);
+  const json far = test::limit_of(own(ok_record("matmul", 1, "float", flops / 20e9)), c);
   EXPECT_EQ(far["incore"].value("below", "").rfind("no cause measured", 0), 0u) << far["incore"];
   // Two threads: two cores' worth; another's code (numpy, a peer) has no in-core bound.
-  EXPECT_DOUBLE_EQ(record_limit(own(ok_record("matmul", 2, "float", 1.0)), c)["incore"]["value"].get<double>(), 200e9);
-  EXPECT_FALSE(record_limit(ok_record("matmul", 1, "float", 1.0), c).contains("incore"));
+  EXPECT_DOUBLE_EQ(test::limit_of(own(ok_record("matmul", 2, "float", 1.0)), c)["incore"]["value"].get<double>(), 200e9);
+  EXPECT_FALSE(test::limit_of(ok_record("matmul", 1, "float", 1.0), c).contains("incore"));
   // pi's block does not apply to matmul, nor matmul's to pi.
-  EXPECT_FALSE(record_limit(own(ok_record("matmul", 1, "float", 1.0)), with_incore(ceilings())).contains("incore"));
-  EXPECT_FALSE(record_limit(own(ok_record("pi", 1, "int32", 0.01)), c).contains("incore"));
+  EXPECT_FALSE(test::limit_of(own(ok_record("matmul", 1, "float", 1.0)), with_incore(ceilings())).contains("incore"));
+  EXPECT_FALSE(test::limit_of(own(ok_record("pi", 1, "int32", 0.01)), c).contains("incore"));
 }
 
 // Equal clocks, unequal CPUs: matmul's probe pinned on each CPU in turn ran at 100, 90, 50 and 40
@@ -264,7 +265,7 @@ TEST(RecordLimit, MatmulBelowTheBoundOnFloatingThreadsNamesTheSlowerCpusItsProbe
   EXPECT_EQ(cache_problem(c), "");
   const double flops = 2.0 * (1 << 20) * (1 << 20) * double(1 << 20);
   const auto below = [&](int threads, double share) {
-    const json l = record_limit(own(ok_record("matmul", threads, "float", flops / (share * threads * 100e9))), c);
+    const json l = test::limit_of(own(ok_record("matmul", threads, "float", flops / (share * threads * 100e9))), c);
     EXPECT_NEAR(l["incore"]["fraction"].get<double>(), share, 1e-9) << l["incore"];
     return l["incore"].value("below", std::string());
   };
@@ -279,7 +280,7 @@ TEST(RecordLimit, MatmulBelowTheBoundOnFloatingThreadsNamesTheSlowerCpusItsProbe
   // Fewer rates than the record's cores (a cache of another shape): the clocks (equal here) decide.
   json few = c;
   few["incore"]["matmul"]["probe_cpu"]["rates_flops_per_s"] = {100e9, 40e9};
-  EXPECT_EQ(record_limit(own(ok_record("matmul", 4, "float", flops / (0.45 * 4 * 100e9))), few)["incore"]
+  EXPECT_EQ(test::limit_of(own(ok_record("matmul", 4, "float", flops / (0.45 * 4 * 100e9))), few)["incore"]
                 .value("below", "")
                 .rfind("no cause measured", 0),
             0u);
@@ -288,7 +289,7 @@ TEST(RecordLimit, MatmulBelowTheBoundOnFloatingThreadsNamesTheSlowerCpusItsProbe
   json all = c;  // 8 CPUs' rates (4 slow), 4 allowed to the record's threads
   all["incore"]["matmul"]["probe_cpu"]["rates_flops_per_s"] = {100e9, 100e9, 100e9, 100e9, 40e9, 40e9, 40e9, 40e9};
   all["incore"]["matmul"]["all_cpus"] = {{"cpus", 4}, {"value", 4 * 100e9}, {"share", 1.0}};
-  const json on_all = record_limit(own(ok_record("matmul", 4, "float", flops / (0.6 * 4 * 100e9))), all);
+  const json on_all = test::limit_of(own(ok_record("matmul", 4, "float", flops / (0.6 * 4 * 100e9))), all);
   EXPECT_EQ(on_all["incore"].value("below", "").rfind("no cause measured", 0), 0u) << on_all["incore"];
   json bad = c;
   bad["incore"]["matmul"]["probe_cpu"]["rates_flops_per_s"] = {100e9, 0};
@@ -298,12 +299,12 @@ TEST(RecordLimit, MatmulBelowTheBoundOnFloatingThreadsNamesTheSlowerCpusItsProbe
 TEST(RecordLimit, PiAboveItsInCoreBoundIsNeverSilent) {
   json c = with_incore(ceilings());
   c["incore"]["pi"]["probe"]["spread"] = {{"median", 1.0}, {"max", 1.05}};
-  const json within = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (2.8e9 * 1.03))), c);
+  const json within = test::limit_of(own(ok_record("pi", 1, "int32", (1 << 20) / (2.8e9 * 1.03))), c);
   EXPECT_NEAR(within["incore"]["fraction"].get<double>(), 1.03, 1e-9);
   EXPECT_EQ(within["incore"].value("above", "").rfind("above its in-core bound by 3.0%, within its probe's spread", 0),
             0u)
       << within["incore"];
-  const json beyond = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (2.8e9 * 1.12))), c);
+  const json beyond = test::limit_of(own(ok_record("pi", 1, "int32", (1 << 20) / (2.8e9 * 1.12))), c);
   EXPECT_EQ(beyond["incore"].value("above", "").rfind("above its in-core bound by 12.0%, beyond", 0), 0u)
       << beyond["incore"];
   EXPECT_NE(beyond["incore"]["above"].get<std::string>().find("parlab ceilings --remeasure"), std::string::npos);
@@ -314,7 +315,7 @@ TEST(RecordLimit, PiOnEveryCpuIsHeldAgainstTheProbeRunOnAllOfThemAtOnce) {
   // Alone, the 4 CPUs give 2.8e9 x (3 + 1.5 x 3) / 3 = 7e9; all busy at once, 4e9.
   c["incore"]["pi"]["all_cpus"] = {{"cpus", 4}, {"value", 4e9}, {"share", 0.4}, {"instructions_per_s", 1.0}};
   EXPECT_EQ(cache_problem(c), "");
-  const json four = record_limit(own(ok_record("pi", 4, "int32", (1 << 20) / 3.6e9)), c);  // 3.6e9 samples/s
+  const json four = test::limit_of(own(ok_record("pi", 4, "int32", (1 << 20) / 3.6e9)), c);  // 3.6e9 samples/s
   ASSERT_TRUE(four.contains("incore")) << four.dump();
   EXPECT_DOUBLE_EQ(four["incore"]["value"].get<double>(), 4e9);
   EXPECT_NEAR(four["incore"]["fraction"].get<double>(), 0.9, 1e-9);
@@ -322,12 +323,12 @@ TEST(RecordLimit, PiOnEveryCpuIsHeldAgainstTheProbeRunOnAllOfThemAtOnce) {
       << four["incore"];
   EXPECT_FALSE(four["incore"].contains("below"));
   // Fewer threads than CPUs: the clocks each reached alone (an upper bound whatever the others do).
-  const json two = record_limit(own(ok_record("pi", 2, "int32", 1.0)), c);
+  const json two = test::limit_of(own(ok_record("pi", 2, "int32", 1.0)), c);
   EXPECT_DOUBLE_EQ(two["incore"]["value"].get<double>(), 2.8e9 * 4.5e9 / 3e9);
   EXPECT_NE(two["incore"]["basis"].get<std::string>().find("at the clocks each reached alone"), std::string::npos);
   // An all-CPU figure above the sum of the clocks is no tighter bound: the clocks stay.
   c["incore"]["pi"]["all_cpus"]["value"] = 9e9;
-  EXPECT_DOUBLE_EQ(record_limit(own(ok_record("pi", 4, "int32", 1.0)), c)["incore"]["value"].get<double>(), 7e9);
+  EXPECT_DOUBLE_EQ(test::limit_of(own(ok_record("pi", 4, "int32", 1.0)), c)["incore"]["value"].get<double>(), 7e9);
   json bad = c;
   bad["incore"]["pi"]["all_cpus"]["cpus"] = 0;
   EXPECT_NE(cache_problem(bad).find("'all_cpus'"), std::string::npos);
@@ -341,7 +342,7 @@ TEST(RecordLimit, PiBelowTheBoundQuotesNoProbeOfAnotherCpuCount) {
   c["incore"]["pi"]["clocks_hz"] = {3e9, 3e9, 3e9, 3e9};
   c["incore"]["pi"]["all_cpus"] = {{"cpus", 4}, {"value", 4 * 0.85 * 2.8e9}, {"share", 0.85}, {"instructions_per_s", 1.0}};
   const auto below = [&](int threads, double share) {
-    const json l = record_limit(own(ok_record("pi", threads, "int32", (1 << 20) / (share * threads * 2.8e9))), c);
+    const json l = test::limit_of(own(ok_record("pi", threads, "int32", (1 << 20) / (share * threads * 2.8e9))), c);
     EXPECT_NEAR(l["incore"]["fraction"].get<double>(), share, 1e-9) << l["incore"];
     return l["incore"].value("below", std::string());
   };
@@ -362,17 +363,17 @@ TEST(RecordLimit, RepetitionsThatDisagreeAreNoiseUnlessTheRecordMeasuredOtherWor
   // One worker: no computation scaling to name before the noise.
   json r = own(ok_record("pi", 1, "int32", (1 << 20) / (0.5 * 2.8e9)));
   r["unstable"] = "CV 35% over 10%";
-  EXPECT_EQ(record_limit(r, c)["incore"]["below"],
+  EXPECT_EQ(test::limit_of(r, c)["incore"]["below"],
             "its repetitions disagree (CV 35% over 10%): noise; the record did not measure the machine's other work");
   r["workers"] = {{"accounting", "on"}, {"count", 1}, {"cpu_s", {0.1}}, {"busy_s", {0.1}},
                   {"pop", {{"load_balance", 1.0}, {"communication", 0.97}, {"parallel", 0.97}}},
                   {"disturbance", {{"runnable_share", 0.001}, {"others", 0.02}}}};
-  const std::string quiet = record_limit(r, c)["incore"]["below"];
+  const std::string quiet = test::limit_of(r, c)["incore"]["below"];
   EXPECT_NE(quiet.find("noise, though by its own figures the machine was quiet (other processes used 0.02 CPUs"),
             std::string::npos)
       << quiet;
   r["workers"]["disturbance"]["others"] = 1.3;
-  EXPECT_EQ(record_limit(r, c)["incore"]["below"].get<std::string>().rfind(
+  EXPECT_EQ(test::limit_of(r, c)["incore"]["below"].get<std::string>().rfind(
                 "disturbed: other processes used 1.30 CPUs' worth of time while it ran", 0),
             0u);
 }
@@ -381,7 +382,7 @@ TEST(RecordLimit, PiBelowTheBoundOnFloatingThreadsNamesTheSlowerClocks) {
   json c = with_incore(ceilings());
   c["incore"]["pi"]["clocks_hz"] = {3e9, 2.7e9, 2.7e9, 2.7e9};
   // One thread at 0.75 of the fastest CPU's bound: on the slowest (0.9 of its clock) 0.83.
-  const json one = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (0.75 * 2.8e9))), c);
+  const json one = test::limit_of(own(ok_record("pi", 1, "int32", (1 << 20) / (0.75 * 2.8e9))), c);
   ASSERT_TRUE(one["incore"].contains("below")) << one["incore"];
   EXPECT_NE(one["incore"]["below"].get<std::string>().find("not pinned, and the CPUs' clocks differ"), std::string::npos)
       << one["incore"];
@@ -391,11 +392,11 @@ TEST(RecordLimit, PiBelowTheBoundOnFloatingThreadsNamesTheSlowerClocks) {
   // The chains probe: 8 chains reached 0.72 of the ports' rate, which covers 0.75 of the bound.
   c["incore"]["pi"]["chains"] = {{"chains", 8}, {"share", 0.72}};
   EXPECT_EQ(cache_problem(c), "");
-  const json lat = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (0.75 * 2.8e9))), c);
+  const json lat = test::limit_of(own(ok_record("pi", 1, "int32", (1 << 20) / (0.75 * 2.8e9))), c);
   EXPECT_EQ(lat["incore"]["below"].get<std::string>().rfind("latency: the loop keeps 8 dependency chains", 0), 0u)
       << lat["incore"];
   // Latency and the slower clocks together: 0.52 / (0.72 x 0.9) = 0.80.
-  const json both = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (0.52 * 2.8e9))), c);
+  const json both = test::limit_of(own(ok_record("pi", 1, "int32", (1 << 20) / (0.52 * 2.8e9))), c);
   EXPECT_NE(both["incore"]["below"].get<std::string>().find("; and its threads are not pinned"), std::string::npos)
       << both["incore"];
   c["incore"]["pi"].erase("chains");
@@ -403,7 +404,7 @@ TEST(RecordLimit, PiBelowTheBoundOnFloatingThreadsNamesTheSlowerClocks) {
   bad["incore"]["pi"]["chains"] = {{"chains", 8}, {"share", 0}};
   EXPECT_NE(cache_problem(bad).find("'chains'"), std::string::npos);
   // Further below than the clocks explain: no cause measured.
-  const json far = record_limit(own(ok_record("pi", 1, "int32", (1 << 20) / (0.5 * 2.8e9))), c);
+  const json far = test::limit_of(own(ok_record("pi", 1, "int32", (1 << 20) / (0.5 * 2.8e9))), c);
   EXPECT_EQ(far["incore"]["below"].get<std::string>().rfind("no cause measured", 0), 0u) << far["incore"];
 }
 
@@ -418,7 +419,7 @@ TEST(RecordLimit, GpuPiIsHeldAgainstTheTheoreticalRateWhenTheProbeDoesNotBoundIt
                            {"imul_probe_bounds", false},
                            {"imul_probe", {{"instructions_per_multiply", 2.22}, {"pi_instructions_per_multiply", 2.04}}}};
   const json r = own(ok_record("pi", 1, "int32", 1e-4, "gpu", "cuda"));
-  const json l = record_limit(r, c);
+  const json l = test::limit_of(r, c);
   ASSERT_EQ(l["roof"], "gpu_imul_peak") << l.dump();
   EXPECT_NE(l["basis"].get<std::string>().find("issues 2.22 instructions per multiply, pi 2.04"), std::string::npos);
   EXPECT_DOUBLE_EQ(l["attained"].get<double>(), 89.0 / 8 * r["rate"]["samples_per_s"].get<double>());
@@ -427,7 +428,7 @@ TEST(RecordLimit, GpuPiIsHeldAgainstTheTheoreticalRateWhenTheProbeDoesNotBoundIt
   EXPECT_EQ(l["incore"]["basis"], "the whole GPU");
   // Where the probe does bound it, gpu_imul stays the roof.
   c["incore"]["pi_gpu"]["imul_probe_bounds"] = true;
-  EXPECT_EQ(record_limit(r, c)["roof"], "gpu_imul");
+  EXPECT_EQ(test::limit_of(r, c)["roof"], "gpu_imul");
 }
 
 // An in-core bound is warned about as a roof is: its probe's windows spread over 10%, or CPUs so
@@ -483,34 +484,34 @@ TEST(RecordLimit, TheProcessorFieldPicksTheRoofs) {
   // A py-cupy-like record: kind python, no "cuda" in its name, ran on the GPU.
   json cupy = ok_record("triad", 1, "double", 1e-5, "python", "py-cupy");
   cupy["processor"] = "gpu";
-  EXPECT_TRUE(record_on_gpu(cupy));
-  EXPECT_EQ(record_limit(cupy, c)["roof"], "gpu_bw");
+  EXPECT_TRUE(record_on_gpu(test::record_from(cupy)));
+  EXPECT_EQ(test::limit_of(cupy, c)["roof"], "gpu_bw");
   json torch = ok_record("pi", 1, "int32", 1e-5, "python", "py-torch");
   torch["processor"] = "gpu";
-  EXPECT_EQ(record_limit(torch, c)["roof"], "gpu_imul");
+  EXPECT_EQ(test::limit_of(torch, c)["roof"], "gpu_imul");
   // The field wins over the name: a CPU record whose backend name says "cuda" is on the CPU.
   json named = ok_record("triad", 1, "double", 1e-3, "mpi", "mpi+cuda-like");
   named["processor"] = "cpu";
-  EXPECT_FALSE(record_on_gpu(named));
-  EXPECT_EQ(record_limit(named, c)["roof"], "cpu_bw_triad_1");
+  EXPECT_FALSE(record_on_gpu(test::record_from(named)));
+  EXPECT_EQ(test::limit_of(named, c)["roof"], "cpu_bw_triad_1");
 }
 
 // Records written before the field existed keep the old rule (kind "gpu" or "cuda" in the name).
 TEST(RecordLimit, ARecordWithoutTheProcessorFieldFallsBackToTheOldRule) {
   json c = ceilings();
   c["roofs"]["gpu_bw"] = roof(3e12, "bytes/s", 1, "gpu0");
-  EXPECT_TRUE(record_on_gpu(ok_record("triad", 1, "double", 1e-5, "gpu", "cuda")));
-  EXPECT_TRUE(record_on_gpu(ok_record("triad", 1, "double", 1e-5, "mpi", "mpi+cuda")));
-  EXPECT_FALSE(record_on_gpu(ok_record("triad", 1, "double", 1e-5, "python", "py-cupy")));
-  EXPECT_EQ(record_limit(ok_record("triad", 1, "double", 1e-5, "peer", "babelstream-cuda"), c)["roof"], "gpu_bw");
-  EXPECT_EQ(record_limit(ok_record("triad", 1, "double", 1e-3, "cpu", "pool"), c)["roof"], "cpu_bw_triad_1");
+  EXPECT_TRUE(record_on_gpu(test::record_from(ok_record("triad", 1, "double", 1e-5, "gpu", "cuda"))));
+  EXPECT_TRUE(record_on_gpu(test::record_from(ok_record("triad", 1, "double", 1e-5, "mpi", "mpi+cuda"))));
+  EXPECT_FALSE(record_on_gpu(test::record_from(ok_record("triad", 1, "double", 1e-5, "python", "py-cupy"))));
+  EXPECT_EQ(test::limit_of(ok_record("triad", 1, "double", 1e-5, "peer", "babelstream-cuda"), c)["roof"], "gpu_bw");
+  EXPECT_EQ(test::limit_of(ok_record("triad", 1, "double", 1e-3, "cpu", "pool"), c)["roof"], "cpu_bw_triad_1");
 }
 
 TEST(RecordLimit, ARecordThatDidNotRunOkGetsNoLimit) {
   for (const char* status : {"failed-validation", "error", "unavailable"}) {
     json r = ok_record("triad", 2, "double", 1e-3);
     r["status"] = status;
-    EXPECT_TRUE(record_limit(r, ceilings()).is_null()) << status;
+    EXPECT_TRUE(test::limit_of(r, ceilings()).is_null()) << status;
   }
 }
 

@@ -7,6 +7,7 @@
 #include "core/file_kernel.hpp"
 #include "core/workload.hpp"
 #include "experiments/machine/limit.hpp"
+#include "record_fields.hpp"
 
 namespace parlab {
 namespace {
@@ -49,7 +50,7 @@ TEST(FileKernelName, ExecutorsAreThePythonOnes) {
 }
 
 nlohmann::json file_record(double bytes, double flops) {
-  return {{"status", "ok"},     {"kernel", "/k.py"},  {"kernel_file", "/k.py"},
+  return {{"status", "ok"},     {"kernel", "/k.py"},  {"kernel_file", "/k.py"}, {"kernel_sha256", std::string(64, 'a')},
           {"backend", "py-pure-threads"}, {"kind", "python"}, {"processor", "cpu"}, {"threads", 1},
           {"precision", "double"},
           {"work", {{"samples", 100.0}, {"bytes", bytes}, {"flops", flops}}},
@@ -57,7 +58,7 @@ nlohmann::json file_record(double bytes, double flops) {
 }
 
 TEST(FileKernelRoof, WithoutWorkItSaysWhy) {
-  const nlohmann::json limit = record_limit(file_record(0, 0), nlohmann::json::object());
+  const nlohmann::json limit = test::limit_of(file_record(0, 0), nlohmann::json::object());
   ASSERT_TRUE(limit.is_object());
   EXPECT_TRUE(limit["roof"].is_null());
   EXPECT_NE(limit["reason"].get<std::string>().find("declares no WORK"), std::string::npos) << limit.dump();
@@ -65,7 +66,7 @@ TEST(FileKernelRoof, WithoutWorkItSaysWhy) {
 
 TEST(FileKernelRoof, WithWorkItLooksForTheRoofItNames) {
   // No ceilings measured: the FMA roof WORK's flops name is looked for, and its absence said.
-  const nlohmann::json limit = record_limit(file_record(0, 500), nlohmann::json::object());
+  const nlohmann::json limit = test::limit_of(file_record(0, 500), nlohmann::json::object());
   ASSERT_TRUE(limit.is_object());
   EXPECT_EQ(limit["reason"].get<std::string>().find("declares no WORK"), std::string::npos) << limit.dump();
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
 #include <string>
@@ -15,6 +16,9 @@
 #include "core/spread.hpp"
 #include "experiments/machine/limit.hpp"
 #include "experiments/run/pool_rounds.hpp"
+#include "experiments/run/runner.hpp"
+#include "committed_runs.hpp"
+#include "record_fields.hpp"
 
 #ifndef PARLAB_SOURCE_DIR
 #error "PARLAB_SOURCE_DIR names the source tree (tests/CMakeLists.txt)"
@@ -47,17 +51,16 @@ json ceilings(double copy_all) {
 
 // One round's record of copy on 16 threads, its repetitions `reps` (seconds per run), with the
 // time, rate and limit the runner gives it against `ceil` (null: no ceilings).
-json round_record(int round, std::vector<double> reps, const json& ceil = nullptr, int inner = 1) {
-  json r = {{"id", 0}, {"study", "s"}, {"scaling", "none"}, {"kernel", "copy"}, {"backend", "openmp"},
-            {"kind", "cpu"}, {"processor", "cpu"}, {"threads", 16}, {"size", kN}, {"precision", "double"},
-            {"seed", 1}, {"reps", reps.size()}, {"status", "ok"}, {"round", round}, {"inner", inner},
-            {"validation", {{"pass", true}, {"detail", "round " + std::to_string(round)}}},
-            {"work", {{"bytes", kBytes}, {"footprint_bytes", kFootprint}}}};
-  r["reps_s"] = reps;
-  const Spread s = *spread_of(reps);
-  r["time_s"] = {{"n", s.n}, {"q1", s.q1}, {"median", s.median}, {"q3", s.q3}, {"min", s.min}, {"max", s.max}};
-  r["rate"] = {{"bytes_per_s", kBytes / s.median}};
-  if (!ceil.is_null()) r["limit"] = record_limit(r, ceil);
+Record round_record(int round, std::vector<double> reps, const json& ceil = nullptr, int inner = 1) {
+  Record r = test::record_from({{"study", "s"}, {"kernel", "copy"}, {"backend", "openmp"}, {"processor", "cpu"},
+                                {"threads", 16}, {"size", kN}, {"precision", "double"}, {"seed", 1},
+                                {"reps", reps.size()}, {"round", round}, {"inner", inner},
+                                {"validation", {{"pass", true}, {"detail", "round " + std::to_string(round)}}},
+                                {"work", {{"bytes", kBytes}, {"footprint_bytes", kFootprint}}}});
+  r.times->reps_s = reps;
+  r.times->time_s = *spread_of(reps);
+  r.rate = RecordRates{std::nullopt, kBytes / r.times->time_s.median, std::nullopt};
+  if (!ceil.is_null()) r.limit = record_limit(r, ceil);
   return r;
 }
 
@@ -67,20 +70,20 @@ std::vector<double> reps_around(double median) {
 }
 
 TEST(PoolRounds, ARunWithoutRoundsHasNothingToPool) {
-  json r = round_record(1, {1.0});
-  r.erase("round");
-  const json records = json::array({r, r});
+  Record r = round_record(1, {1.0});
+  r.spec.round = 0;
+  const std::vector<Record> records = {r, r};
   EXPECT_FALSE(has_rounds(records));
   EXPECT_EQ(pool_rounds(records, json::object()), json::array());
 }
 
 TEST(PoolRounds, TheRoundsRepetitionsMakeOneSpreadAndItsRate) {
   // Rounds written out of order, between a record of no round: the entry lists them in round order.
-  json plain = round_record(1, {9.0});
-  plain.erase("round");
-  plain["kernel"] = "triad";
+  Record plain = round_record(1, {9.0});
+  plain.spec.round = 0;
+  plain.spec.problem.kernel = "triad";
   std::vector<double> one = {1.0, 1.1, 1.2}, two = {1.3, 1.4, 1.5};
-  const json records = json::array({round_record(2, two, nullptr, 3), plain, round_record(1, one, nullptr, 2)});
+  const std::vector<Record> records = {round_record(2, two, nullptr, 3), plain, round_record(1, one, nullptr, 2)};
   const json pooled = pool_rounds(records, json::object());
   ASSERT_EQ(pooled.size(), 1u);
   const json& p = pooled[0];
@@ -101,7 +104,7 @@ TEST(PoolRounds, TheRoundsRepetitionsMakeOneSpreadAndItsRate) {
 TEST(PoolRounds, ManyRepetitionsMakeTheMediansIntervalOfAllOfThem) {
   std::vector<double> reps;
   for (int i = 0; i < 520; ++i) reps.push_back(1.0 + (i * 7919 % 520) / 52000.0);
-  const json p = pool_rounds(json::array({round_record(1, reps), round_record(2, reps)}), json::object())[0];
+  const json p = pool_rounds(std::vector<Record>({round_record(1, reps), round_record(2, reps)}), json::object())[0];
   EXPECT_EQ(p["time_s"]["n"], 1040);
   EXPECT_GE(p["time_s"]["ci_level"].get<double>(), kSpreadCiLevel);
   EXPECT_LE(p["time_s"]["median_ci"][0].get<double>(), p["time_s"]["median"].get<double>());
@@ -109,50 +112,53 @@ TEST(PoolRounds, ManyRepetitionsMakeTheMediansIntervalOfAllOfThem) {
 }
 
 TEST(PoolRounds, RoundsThatDisagreeAreUnstableThoughEachIsSteady) {
-  const json steady = pool_rounds(json::array({round_record(1, reps_around(1.0)), round_record(2, reps_around(1.05))}),
+  const json steady = pool_rounds(std::vector<Record>({round_record(1, reps_around(1.0)), round_record(2, reps_around(1.05))}),
                                   json::object())[0];
   EXPECT_FALSE(steady.contains("unstable")) << steady.dump();
-  const json apart = pool_rounds(json::array({round_record(1, reps_around(1.0)), round_record(2, reps_around(1.12))}),
+  const json apart = pool_rounds(std::vector<Record>({round_record(1, reps_around(1.0)), round_record(2, reps_around(1.12))}),
                                  json::object())[0];
   EXPECT_EQ(apart.value("unstable", ""), "rounds differ by 12%, over 10%");
-  const json noisy = pool_rounds(json::array({round_record(1, {1.0, 2.0, 3.0}), round_record(2, {1.0, 2.0, 3.0})}),
+  const json noisy = pool_rounds(std::vector<Record>({round_record(1, {1.0, 2.0, 3.0}), round_record(2, {1.0, 2.0, 3.0})}),
                                  json::object())[0];
   EXPECT_EQ(noisy.value("unstable", "").rfind("CV ", 0), 0u) << "its own spread's reason first";
 }
 
 TEST(PoolRounds, AFailedRoundIsTheMeasurementsRecord) {
-  json bad = round_record(2, {1.0});
-  bad["validation"]["pass"] = false;
-  json err = round_record(3, {1.0});
-  err["status"] = "error";
-  json p = pool_rounds(json::array({round_record(1, {1.0}), err, bad}), json::object())[0];
+  Record bad = round_record(2, {1.0});
+  bad.validation->pass = false;
+  Record err = round_record(3, {1.0});
+  err.status = RecordStatus::error;
+  json p = pool_rounds(std::vector<Record>({round_record(1, {1.0}), err, bad}), json::object())[0];
   EXPECT_EQ(p["failed"], 2) << "round 2 is the first to fail, whichever record comes first";
   EXPECT_FALSE(p.contains("time_s"));
-  p = pool_rounds(json::array({round_record(1, {1.0}), err}), json::object())[0];
+  p = pool_rounds(std::vector<Record>({round_record(1, {1.0}), err}), json::object())[0];
   EXPECT_EQ(p["failed"], 1);
 }
 
 TEST(PoolRounds, RoundsWhoseTimesAreNotTimesAreRefusedNamingTheRecord) {
-  json r = round_record(2, {1.0});
-  r["reps_s"] = json::array({1.0, -1.0});
+  Record r = round_record(2, {1.0});
+  r.times->reps_s = {1.0, 0.0};
   try {
-    pool_rounds(json::array({round_record(1, {1.0}), r}), json::object());
+    pool_rounds(std::vector<Record>({round_record(1, {1.0}), r}), json::object());
     FAIL() << "expected UsageError";
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("record 1 (round 2)"), std::string::npos) << e.what();
   }
-  json zero = round_record(1, {1.0});
-  zero["round"] = 0;
-  EXPECT_THROW(pool_rounds(json::array({zero}), json::object()), UsageError);
-  // A field of the wrong type where the limit is graded again: refused, naming the record.
-  json odd = round_record(1, {1.0});
-  odd["threads"] = "sixteen";
-  EXPECT_THROW(pool_rounds(json::array({odd, round_record(2, {1.0})}), {{"ceilings", ceilings(150 * kGB)}}),
-               UsageError);
-  // An inner count no double holds exactly, or not a count, is read as 1.
-  json huge = round_record(1, {1.0});
-  huge["inner"] = 1e300;
-  EXPECT_EQ(pool_rounds(json::array({huge, round_record(2, {1.0})}), json::object())[0]["inner"], 1);
+  Record below = round_record(1, {1.0});
+  below.spec.round = -1;
+  EXPECT_THROW(pool_rounds(std::vector<Record>({below}), json::object()), UsageError);
+  // A file's record is read before it is pooled (read_record): a field of the wrong type, or a
+  // round or inner count out of range, is refused there, naming the field.
+  for (const auto& [field, value] : std::vector<std::pair<const char*, json>>{
+           {"threads", "sixteen"}, {"round", 0}, {"inner", 1e300}, {"reps_s", {1.0, -1.0}}}) {
+    json odd = to_json(round_record(1, {1.0}));
+    odd[field] = value;
+    EXPECT_THROW(read_record(odd), UsageError) << field;
+  }
+  // An inner count no double holds exactly is read as 1.
+  Record huge = round_record(1, {1.0});
+  huge.times->inner = std::numeric_limits<long>::max();
+  EXPECT_EQ(pool_rounds(std::vector<Record>({huge, round_record(2, {1.0})}), json::object())[0]["inner"], 1);
 }
 
 // The limit is graded on the pooled time, against the run's roofs: a first round above its roof
@@ -162,15 +168,15 @@ TEST(PoolRounds, TheLimitIsThePooledTimesAgainstTheRunsRoofs) {
   const json ceil = ceilings(roof_value);
   const json context = {{"ceilings", ceil}};
   const double at_110 = kBytes / (1.10 * roof_value), at_090 = kBytes / (0.90 * roof_value);
-  const json first = round_record(1, reps_around(at_110), ceil), second = round_record(2, reps_around(at_090), ceil);
-  ASSERT_TRUE(first["limit"].contains("above_roof"));
-  ASSERT_FALSE(second["limit"].contains("above_roof"));
-  const json p = pool_rounds(json::array({first, second}), context)[0];
+  const Record first = round_record(1, reps_around(at_110), ceil), second = round_record(2, reps_around(at_090), ceil);
+  ASSERT_TRUE(first.limit.contains("above_roof"));
+  ASSERT_FALSE(second.limit.contains("above_roof"));
+  const json p = pool_rounds(std::vector<Record>({first, second}), context)[0];
   const double attained = kBytes / p["time_s"]["median"].get<double>();
   EXPECT_DOUBLE_EQ(p["limit"]["attained"].get<double>(), attained);
   EXPECT_DOUBLE_EQ(p["limit"]["fraction"].get<double>(), attained / roof_value);
   EXPECT_FALSE(p["limit"].contains("above_roof")) << p["limit"].dump();
-  const json both = pool_rounds(json::array({first, round_record(2, reps_around(kBytes / (1.12 * roof_value)), ceil)}),
+  const json both = pool_rounds(std::vector<Record>({first, round_record(2, reps_around(kBytes / (1.12 * roof_value)), ceil)}),
                                 context)[0];
   EXPECT_TRUE(both["limit"].contains("above_roof")) << both["limit"].dump();
 }
@@ -286,15 +292,15 @@ TEST(PoolWorkers, RoundsThatCannotBePooledGiveNone) {
 
 TEST(PoolRounds, PooledWorkersCarryTheirOwnCause) {
   // Two rounds whose median repetition's load balance is 0.5: the pooled record names it.
-  json r1 = round_record(1, {1.0, 1.1, 1.2}), r2 = round_record(2, {1.3});
+  Record r1 = round_record(1, {1.0, 1.1, 1.2}), r2 = round_record(2, {1.3});
   const auto block = [](std::vector<double> lb) {
     RoundWorkers r = round_workers({}, lb, std::vector<double>(lb.size(), 1.0), 1, {2.0, 0.5}, 1, 0, 1, 0);
     r.workers.items = {200, 50};
-    return to_json(r.workers);
+    return r.workers;
   };
-  r1["workers"] = block({0.5, 0.5, 0.5});
-  r2["workers"] = block({0.5});
-  const json p = pool_rounds(json::array({r1, r2}), json::object())[0];
+  r1.workers = block({0.5, 0.5, 0.5});
+  r2.workers = block({0.5});
+  const json p = pool_rounds(std::vector<Record>({r1, r2}), json::object())[0];
   ASSERT_TRUE(p.contains("workers")) << p.dump();
   EXPECT_EQ(p["workers"]["pop"]["load_balance"], 0.5);
   EXPECT_EQ(p["workers"].value("cause", "").rfind("load balance 0.50", 0), 0u) << p["workers"].dump();
@@ -304,18 +310,17 @@ TEST(PoolRounds, PooledWorkersCarryTheirOwnCause) {
 // The committed runs in rounds hold the pooled figures this build derives from their records, so no
 // view reads a pooling that another rule made.
 TEST(PoolRounds, EveryCommittedRunInRoundsHoldsWhatThisBuildPools) {
-  namespace fs = std::filesystem;
   int runs = 0;
-  for (const char* top : {"results", "tests/fixtures"}) {
-    for (const auto& e : fs::recursive_directory_iterator(fs::path(PARLAB_SOURCE_DIR) / top)) {
-      if (!e.is_regular_file() || e.path().filename() != "results.json") continue;
-      std::ifstream in(e.path());
-      const json doc = json::parse(in);
-      if (!doc.is_object() || !has_rounds(doc.value("records", json::array()))) continue;
-      ASSERT_TRUE(doc.contains("pooled")) << e.path() << ": `parlab migrate` pools it";
-      EXPECT_EQ(pool_rounds(doc["records"], doc["context"]), doc["pooled"]) << e.path();
-      ++runs;
-    }
+  for (const std::filesystem::path& path : test::committed_runs()) {
+    const json doc = test::read_json(path);
+    // Runs of an older schema are pooled by `parlab migrate`, after its steps (test_migrate.cpp).
+    if (!doc.is_object() || doc.value("schema", "") != kResultsSchema || !doc.contains("records")) continue;
+    std::vector<Record> records;
+    for (const json& r : doc["records"]) records.push_back(read_record(r));
+    if (!has_rounds(records)) continue;
+    ASSERT_TRUE(doc.contains("pooled")) << path << ": `parlab migrate` pools it";
+    EXPECT_EQ(pool_rounds(records, doc["context"]), doc["pooled"]) << path;
+    ++runs;
   }
   EXPECT_GE(runs, 5);
 }
@@ -328,14 +333,14 @@ TEST(PoolRounds, TheSchemaNamesWhatAnEntryHolds) {
   ASSERT_EQ(item["additionalProperties"], false);
   std::vector<std::string> named;
   for (const auto& [k, v] : item["properties"].items()) named.push_back(k);
-  json bad = round_record(1, {1.0});
-  bad["validation"]["pass"] = false;
+  Record bad = round_record(1, {1.0});
+  bad.validation->pass = false;
   std::vector<std::string> written;
   RoundWorkers w = round_workers({}, {0.5}, {1.0}, 1, {2.0, 0.5}, 1, 0, 1, 0);
-  json r1 = round_record(1, {1.0}, ceilings(150 * kGB)), r2 = round_record(2, {1.2}, ceilings(150 * kGB));
-  r1["workers"] = r2["workers"] = to_json(w.workers);
-  for (const json& e : {pool_rounds(json::array({r1, r2}), {{"ceilings", ceilings(150 * kGB)}})[0],
-                        pool_rounds(json::array({bad, round_record(2, {1.0})}), json::object())[0]}) {
+  Record r1 = round_record(1, {1.0}, ceilings(150 * kGB)), r2 = round_record(2, {1.2}, ceilings(150 * kGB));
+  r1.workers = r2.workers = w.workers;
+  for (const json& e : {pool_rounds(std::vector<Record>({r1, r2}), {{"ceilings", ceilings(150 * kGB)}})[0],
+                        pool_rounds(std::vector<Record>({bad, round_record(2, {1.0})}), json::object())[0]}) {
     for (const auto& [k, v] : e.items()) {
       if (std::find(written.begin(), written.end(), k) == written.end()) written.push_back(k);
     }

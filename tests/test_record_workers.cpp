@@ -15,6 +15,7 @@
 #include "experiments/record/workers.hpp"
 #include "experiments/run/worker_accounting.hpp"
 #include "committed_runs.hpp"
+#include "record_fields.hpp"
 
 
 namespace parlab {
@@ -39,7 +40,7 @@ TEST(RecordWorkers, EveryCommittedBlockReadsAndWritesBackUnchanged) {
       ++blocks;
       // The cause the runner derived from its typed values is the one its reader's rules give.
       if (w->count > 1 && !w->cause.empty()) {
-        EXPECT_EQ(worker_shortfall(r), w->cause) << run << " record " << r.value("id", -1);
+        EXPECT_EQ(worker_shortfall(read_record(r)), w->cause) << run << " record " << r.value("id", -1);
         ++causes;
       }
     }
@@ -92,9 +93,9 @@ TEST(RecordWorkers, ALedgersBlockSurvivesTheTrip) {
   ASSERT_TRUE(back);
   EXPECT_EQ(to_json(*back), j);
   // The JSON overloads, for records read back, apply the same rules to what they read.
-  EXPECT_EQ(worker_shortfall(json{{"workers", j}}), w.cause);
-  EXPECT_EQ(worker_cpus(json{{"workers", j}}), (std::vector<int>{0, 1}));
-  EXPECT_EQ(disturbance_text(json{{"workers", j}}), disturbance_text(w));
+  EXPECT_EQ(test::shortfall_of(json{{"workers", j}}), w.cause);
+  EXPECT_EQ(test::cpus_of(json{{"workers", j}}), (std::vector<int>{0, 1}));
+  EXPECT_EQ(test::disturbance_of(json{{"workers", j}}), disturbance_text(w));
 }
 
 // The names a JSON object's schema lists under `properties`, and those a value holds.
@@ -165,7 +166,7 @@ TEST(RecordWorkers, AHostileBlockReadsAsAbsentFields) {
   ASSERT_EQ(w->trace->events.size(), 1u);
   EXPECT_EQ(w->trace->events[0].worker, 1);
   // The cause it gives is the communication's, the one factor that read as a number.
-  EXPECT_EQ(worker_shortfall(json{{"workers", bad}}).rfind("communication efficiency 0.50", 0), 0u);
+  EXPECT_EQ(test::shortfall_of(json{{"workers", bad}}).rfind("communication efficiency 0.50", 0), 0u);
   EXPECT_FALSE(workers_of(json{{"workers", "on"}}));
   EXPECT_FALSE(workers_of(json::array()));
 }

@@ -12,6 +12,7 @@
 
 #include "experiments/machine/limit.hpp"
 #include "experiments/machine/roof_drift.hpp"
+#include "record_fields.hpp"
 
 namespace parlab {
 namespace {
@@ -53,13 +54,17 @@ json node_end(double start, double end) {
 constexpr double kIqrHalf = 0.025;
 
 // A copy record on 16 threads at `share` of `roof_value`, its quartile times kIqrHalf either side.
-json copy_record(double share, double roof_value, double iqr_half = kIqrHalf) {
+Record copy_record(double share, double roof_value, double iqr_half = kIqrHalf) {
   const double rate = share * roof_value, median = kBytes / rate;
-  return {{"id", 0}, {"kernel", "copy"}, {"backend", "openmp"}, {"kind", "cpu"}, {"processor", "cpu"},
-          {"threads", 16}, {"size", kN}, {"precision", "double"}, {"status", "ok"},
-          {"time_s", {{"n", 20}, {"q1", median * (1 - iqr_half)}, {"median", median}, {"q3", median * (1 + iqr_half)}}},
-          {"rate", {{"bytes_per_s", rate}}},
-          {"work", {{"bytes", kBytes}, {"footprint_bytes", kFootprint}}}};
+  Record r = test::record_from({{"kernel", "copy"}, {"backend", "openmp"}, {"kind", "cpu"}, {"processor", "cpu"},
+                                {"threads", 16}, {"size", kN}, {"precision", "double"},
+                                {"rate", {{"bytes_per_s", rate}}},
+                                {"work", {{"bytes", kBytes}, {"footprint_bytes", kFootprint}}}});
+  r.times->time_s.n = 20;
+  r.times->time_s.q1 = median * (1 - iqr_half);
+  r.times->time_s.median = median;
+  r.times->time_s.q3 = median * (1 + iqr_half);
+  return r;
 }
 
 // The node's records: 0.98 to 1.17 of the roof measured at the start.
@@ -83,7 +88,7 @@ TEST_P(NodeCase, RecordsReadAboveTheirRoofOnlyWhereTheWholeIntervalIs) {
   json context = {{"ceilings", ceilings}};
   int before = 0, after = 0;
   for (const double share : kNodeShares) {
-    const json r = copy_record(share, k.start * kGB);
+    const Record r = copy_record(share, k.start * kGB);
     const json old = record_limit(r, ceilings);
     ASSERT_EQ(old["roof"], "cpu_bw_copy_nt_all");
     if (old.contains("above_roof")) ++before;
@@ -92,7 +97,7 @@ TEST_P(NodeCase, RecordsReadAboveTheirRoofOnlyWhereTheWholeIntervalIs) {
   context["ceilings_end"] = node_end(k.start * kGB, k.end * kGB);
   const double high = std::max(k.start, k.end) * kGB, low = std::min(k.start, k.end) * kGB;
   for (const double share : kNodeShares) {
-    const json r = copy_record(share, k.start * kGB);
+    const Record r = copy_record(share, k.start * kGB);
     const json l = graded_limit(r, context);
     ASSERT_TRUE(l.contains("interval")) << l.dump();
     EXPECT_DOUBLE_EQ(l["value"].get<double>(), high) << "graded against the highest roof";
@@ -128,35 +133,35 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST(RoofDrift, TheBindingRoofsAreTheRecordsBandwidthRoofs) {
   const json c = node_ceilings(122 * kGB);
-  json records = json::array({copy_record(1.0, 122 * kGB)});
-  records[0]["limit"] = record_limit(records[0], c);
+  std::vector<Record> records = {copy_record(1.0, 122 * kGB)};
+  records[0].limit = record_limit(records[0], c);
   EXPECT_EQ(binding_bandwidth_roofs(records, c), std::vector<std::string>{"cpu_bw_copy_nt_all"});
   // A record between one thread and all: its roof is scaled from both, and both are measured again.
-  json four = copy_record(0.5, 60 * kGB);
-  four["threads"] = 4;
-  four["limit"] = record_limit(four, c);
-  ASSERT_TRUE(four["limit"].contains("basis")) << four["limit"].dump();
-  EXPECT_EQ(binding_bandwidth_roofs(json::array({four}), c),
+  Record four = copy_record(0.5, 60 * kGB);
+  four.spec.problem.threads = 4;
+  four.limit = record_limit(four, c);
+  ASSERT_TRUE(four.limit.contains("basis")) << four.limit.dump();
+  EXPECT_EQ(binding_bandwidth_roofs({four}, c),
             (std::vector<std::string>{"cpu_bw_copy_nt_1", "cpu_bw_copy_nt_all"}));
   // No bandwidth-bound record: nothing to measure again.
-  json failed = copy_record(1.0, 122 * kGB);
-  failed["status"] = "error";
-  json none = {{"roof", nullptr}, {"reason", "no roof: its arrays fit the last-level cache"}};
-  json cached = copy_record(1.0, 122 * kGB);
-  cached["limit"] = none;
-  EXPECT_TRUE(binding_bandwidth_roofs(json::array({failed, cached}), c).empty());
+  Record failed = copy_record(1.0, 122 * kGB);
+  failed.status = RecordStatus::error;
+  failed.limit = record_limit(copy_record(1.0, 122 * kGB), c);  // a limit it kept would not count
+  Record cached = copy_record(1.0, 122 * kGB);
+  cached.limit = {{"roof", nullptr}, {"reason", "no roof: its arrays fit the last-level cache"}};
+  EXPECT_TRUE(binding_bandwidth_roofs({failed, cached}, c).empty());
 }
 
 TEST(RoofDrift, ARunWithoutCeilingsOrBandwidthRecordsIsNotProbedAgain) {
-  json doc = {{"context", json::object()}, {"records", json::array({copy_record(1.0, 122 * kGB)})}};
-  const json before = doc;
+  json context = json::object();
+  std::vector<Record> records = {copy_record(1.0, 122 * kGB)};
   std::ostringstream log;
-  EXPECT_FALSE(grade_with_end_probe(doc, log, false));  // no ceilings
-  doc["context"]["ceilings"] = node_ceilings(122 * kGB);
-  doc["records"][0]["kernel"] = "count_atomic";  // a lab kernel: no roof
-  doc["records"][0]["limit"] = record_limit(doc["records"][0], doc["context"]["ceilings"]);
-  EXPECT_FALSE(grade_with_end_probe(doc, log, false));
-  EXPECT_FALSE(doc["context"].contains("ceilings_end"));
+  EXPECT_FALSE(grade_with_end_probe(records, context, log, false));  // no ceilings
+  context["ceilings"] = node_ceilings(122 * kGB);
+  records[0].spec.problem.kernel = "count_atomic";  // a lab kernel: no roof
+  records[0].limit = record_limit(records[0], context["ceilings"]);
+  EXPECT_FALSE(grade_with_end_probe(records, context, log, false));
+  EXPECT_FALSE(context.contains("ceilings_end"));
   EXPECT_EQ(log.str(), "") << "nothing measured, nothing said";
 }
 

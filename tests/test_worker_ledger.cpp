@@ -25,6 +25,7 @@
 #include "experiments/io/numbers.hpp"
 #include "experiments/machine/worker_causes.hpp"
 #include "experiments/run/worker_accounting.hpp"
+#include "record_fields.hpp"
 #include "test_support.hpp"
 
 extern char** environ;
@@ -197,12 +198,12 @@ TEST(WorkerLedger, PlantedImbalanceIsMeasuredWithinFivePercent) {
     // per chunk), so where other processes took the CPUs, where a worker waited for one inside or
     // outside its body is not known, and the load balance is only as good as the record says:
     // within 5% of the planted one on a quiet machine, flagged as disturbed otherwise.
-    const std::string cause = worker_shortfall(record);
+    const std::string cause = test::shortfall_of(record);
     const double lb = w["pop"]["load_balance"].get<double>();
-    if (disturbed(record)) {
+    if (test::disturbed_of(record)) {
       EXPECT_GT(lb, 0.0) << w.dump();
       EXPECT_LE(lb, 1.0) << w.dump();
-      EXPECT_EQ(cause, "disturbed: " + disturbance_text(record)) << cause;
+      EXPECT_EQ(cause, "disturbed: " + test::disturbance_of(record)) << cause;
     } else {
       EXPECT_NEAR(lb, planted, planted * 0.05) << backend << ": " << w.dump();
       // The figure as measured (0.49 and 0.51 are as good as 0.50), and the worker that was given more.
@@ -275,7 +276,7 @@ TEST(WorkerLedger, PlantedDisturbanceIsNamed) {
   // 0.45 s window that is known to about 0.05 CPUs).
   EXPECT_GT(w["disturbance"]["runnable_share"].get<double>(), 0.3) << w.dump();
   EXPECT_GT(w["disturbance"]["others"].get<double>(), 0.15) << w.dump();
-  const std::string cause = worker_shortfall(json{{"workers", w}});
+  const std::string cause = test::shortfall_of(json{{"workers", w}});
   EXPECT_EQ(cause.rfind("disturbed: other processes used ", 0), 0u) << cause << " " << w.dump();
   EXPECT_NE(cause.find("its workers were runnable but not running " +
                        fixed(w["disturbance"]["runnable_share"].get<double>() * 100, 1) + "%"),
@@ -634,36 +635,36 @@ json given_workers(double lb, double ce, double runnable) {
 }
 
 TEST(WorkerCauses, TheSmallestFactorIsNamedWithItsFigure) {
-  const std::string lb = worker_shortfall({{"workers", given_workers(0.44, 0.95, 0.02)}});
+  const std::string lb = test::shortfall_of({{"workers", given_workers(0.44, 0.95, 0.02)}});
   EXPECT_EQ(lb, "load balance 0.44: worker 0 computed 2.29x the mean, on CPU 7, runnable but not running 20% of that "
                 "time (41% of its CPU's time stolen by the hypervisor); it did 2.29x the mean work");
-  EXPECT_EQ(worker_shortfall({{"workers", given_workers(0.95, 0.6, 0.02)}}).rfind("communication efficiency 0.60", 0), 0u);
-  EXPECT_EQ(worker_shortfall({{"workers", given_workers(0.8, 0.95, 0.5)}}),
+  EXPECT_EQ(test::shortfall_of({{"workers", given_workers(0.95, 0.6, 0.02)}}).rfind("communication efficiency 0.60", 0), 0u);
+  EXPECT_EQ(test::shortfall_of({{"workers", given_workers(0.8, 0.95, 0.5)}}),
             "disturbed: other processes used 0.25 CPUs' worth of time while it ran; its workers were runnable but "
             "not running 50.0% of their busy time; up to 41% of a CPU's time was stolen by the hypervisor");
   // Every factor held and no disturbance by the record's figures: nothing to name.
-  EXPECT_EQ(worker_shortfall({{"workers", given_workers(0.95, 0.92, 0.02)}}), "");
+  EXPECT_EQ(test::shortfall_of({{"workers", given_workers(0.95, 0.92, 0.02)}}), "");
 }
 
 // Disturbance is named by the record's own figures, whatever the factors say, and first: at least
 // half a CPU of other processes, or 5% of the workers' busy time runnable but not running.
 TEST(WorkerCauses, DisturbanceIsNamedByTheRecordsOwnFiguresFirst) {
   json w = given_workers(0.44, 0.95, 0.02);  // an imbalance, and a quiet machine
-  EXPECT_EQ(worker_shortfall({{"workers", w}}).rfind("load balance 0.44", 0), 0u);
-  EXPECT_FALSE(disturbed({{"workers", w}}));
+  EXPECT_EQ(test::shortfall_of({{"workers", w}}).rfind("load balance 0.44", 0), 0u);
+  EXPECT_FALSE(test::disturbed_of({{"workers", w}}));
   w["disturbance"]["others"] = 1.9;  // busy loops elsewhere: named before the imbalance, with the figure
-  EXPECT_TRUE(disturbed({{"workers", w}}));
-  EXPECT_EQ(worker_shortfall({{"workers", w}}).rfind("disturbed: other processes used 1.90 CPUs' worth of time", 0), 0u);
+  EXPECT_TRUE(test::disturbed_of({{"workers", w}}));
+  EXPECT_EQ(test::shortfall_of({{"workers", w}}).rfind("disturbed: other processes used 1.90 CPUs' worth of time", 0), 0u);
   w["disturbance"]["others"] = 0.49;  // just under half a CPU
-  EXPECT_FALSE(disturbed({{"workers", w}}));
+  EXPECT_FALSE(test::disturbed_of({{"workers", w}}));
   w["disturbance"]["runnable_share"] = 0.098;  // the run queue's delay alone
-  EXPECT_NE(worker_shortfall({{"workers", w}}).find("runnable but not running 9.8% of their busy time"), std::string::npos);
+  EXPECT_NE(test::shortfall_of({{"workers", w}}).find("runnable but not running 9.8% of their busy time"), std::string::npos);
   // Every factor held, yet disturbed: still named (a record short of its bound is explained by it).
   json quiet_factors = given_workers(0.97, 0.96, 0.06);
-  EXPECT_EQ(worker_shortfall({{"workers", quiet_factors}}).rfind("disturbed: ", 0), 0u);
+  EXPECT_EQ(test::shortfall_of({{"workers", quiet_factors}}).rfind("disturbed: ", 0), 0u);
   // Accounting off: nothing measured, nothing said.
-  EXPECT_FALSE(disturbed({{"workers", {{"accounting", "off"}}}}));
-  EXPECT_EQ(disturbance_text({{"workers", {{"accounting", "off"}}}}), "");
+  EXPECT_FALSE(test::disturbed_of({{"workers", {{"accounting", "off"}}}}));
+  EXPECT_EQ(test::disturbance_of({{"workers", {{"accounting", "off"}}}}), "");
 }
 
 // A Python backend's wait for the GIL is its own cause. Its threads' time off a CPU inside a chunk
@@ -671,35 +672,35 @@ TEST(WorkerCauses, DisturbanceIsNamedByTheRecordsOwnFiguresFirst) {
 // machine; other processes' time still does.
 TEST(WorkerCauses, TheGilsWaitIsNamedAndNotTakenForABusyMachine) {
   json r = {{"kind", "python"}, {"workers", given_workers(0.95, 0.13, 0.92)}, {"metrics", {{"gil_wait_share", 0.92}}}};
-  EXPECT_FALSE(disturbed(r));
-  EXPECT_EQ(worker_shortfall(r), "the GIL: its threads waited for it 92% of their time (other processes used 0.25 "
+  EXPECT_FALSE(test::disturbed_of(r));
+  EXPECT_EQ(test::shortfall_of(r), "the GIL: its threads waited for it 92% of their time (other processes used 0.25 "
                                  "CPUs' worth of time meanwhile)");
   r["workers"]["disturbance"]["others"] = 1.4;
-  EXPECT_TRUE(disturbed(r));
-  EXPECT_EQ(worker_shortfall(r).rfind("disturbed: other processes used 1.40 CPUs", 0), 0u);
+  EXPECT_TRUE(test::disturbed_of(r));
+  EXPECT_EQ(test::shortfall_of(r).rfind("disturbed: other processes used 1.40 CPUs", 0), 0u);
   r["workers"]["disturbance"]["others"] = 0.25;
   r["metrics"]["gil_wait_share"] = 0.01;
-  EXPECT_EQ(worker_shortfall(r).rfind("communication efficiency 0.13", 0), 0u);
+  EXPECT_EQ(test::shortfall_of(r).rfind("communication efficiency 0.13", 0), 0u);
   // The same figures from a C++ executor's workers: the run queue's delay, a busy machine.
   json cpp = {{"kind", "cpu"}, {"workers", given_workers(0.95, 0.13, 0.92)}};
-  EXPECT_TRUE(disturbed(cpp));
+  EXPECT_TRUE(test::disturbed_of(cpp));
 }
 
 TEST(WorkerCauses, ComputationIsNamedWhereEveryWorkerFactorHeld) {
   json w = given_workers(0.98, 0.97, 0.01);
   w["pop"]["parallel"] = 0.95;
   // At 0.39 of the bound with parallel efficiency 0.95, each CPU-second did 0.41 of a core's bound.
-  EXPECT_EQ(computation_shortfall({{"workers", w}}, 0.39),
+  EXPECT_EQ(test::computation_of({{"workers", w}}, 0.39),
             "computation 0.41: its workers kept busy (parallel efficiency 0.95), and each CPU-second of theirs did "
             "0.41 of what the bound allows a core (no counters here to split it into instructions, IPC and clock)");
   w["counters"] = {{"available", true}, {"instructions", {4e9, 1e9, 1e9, 1e9}}, {"cycles", {2e9, 1e9, 1e9, 1e9}}};
   // 7e9 instructions over 5e9 cycles in 0.7 s of CPU time: 1.40 a cycle at 7.14 GHz (given numbers).
-  EXPECT_EQ(computation_shortfall({{"workers", w}}, 0.39),
+  EXPECT_EQ(test::computation_of({{"workers", w}}, 0.39),
             "computation 0.41: its workers kept busy (parallel efficiency 0.95), and each CPU-second of theirs did "
             "0.41 of what the bound allows a core: 1.40 instructions a cycle at 7.14 GHz");
-  EXPECT_EQ(computation_shortfall({{"workers", w}}, 0.9), "");  // 0.95 of a core per CPU-second
+  EXPECT_EQ(test::computation_of({{"workers", w}}, 0.9), "");  // 0.95 of a core per CPU-second
   w["count"] = 1;
-  EXPECT_EQ(computation_shortfall({{"workers", w}}, 0.39), "");  // one worker: its bound explains it
+  EXPECT_EQ(test::computation_of({{"workers", w}}, 0.39), "");  // one worker: its bound explains it
 }
 
 TEST(WorkerCauses, HostileOrMissingBlocksGiveNoCause) {
@@ -707,12 +708,12 @@ TEST(WorkerCauses, HostileOrMissingBlocksGiveNoCause) {
                         json{{"accounting", "on"}, {"pop", {{"load_balance", "0.1"}}}, {"cpu_s", {"x"}}},
                         json{{"accounting", "on"}, {"pop", {{"load_balance", 0.2}}}, {"cpu_s", json::array()},
                              {"cpus", "7"}, {"disturbance", {{"steal", {1}}, {"cpus", {1, 2}}}}}}) {
-    EXPECT_NO_THROW(worker_shortfall({{"workers", w}})) << w.dump();
-    EXPECT_NO_THROW(worker_cpus({{"workers", w}})) << w.dump();
-    EXPECT_NO_THROW(computation_shortfall({{"workers", w}}, 0.3)) << w.dump();
+    EXPECT_NO_THROW(test::shortfall_of({{"workers", w}})) << w.dump();
+    EXPECT_NO_THROW(test::cpus_of({{"workers", w}})) << w.dump();
+    EXPECT_NO_THROW(test::computation_of({{"workers", w}}, 0.3)) << w.dump();
   }
-  EXPECT_EQ(worker_shortfall(json::array()), "");
-  EXPECT_EQ(worker_cpus({{"workers", {{"cpus", {{3, 1}, {1}, {-2, "x"}}}}}}), (std::vector<int>{1, 3}));
+  EXPECT_EQ(test::shortfall_of(json::array()), "");
+  EXPECT_EQ(test::cpus_of({{"workers", {{"cpus", {{3, 1}, {1}, {-2, "x"}}}}}}), (std::vector<int>{1, 3}));
 }
 
 }  // namespace

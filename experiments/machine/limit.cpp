@@ -41,8 +41,8 @@ const json* object_in(const json* j, const char* key) {
 
 // The in-core block record `r` ran against, when there is one: a record of such a kernel whose
 // backend runs parlab's own code. Null otherwise.
-const json* kernel_incore(const json& r, const json& ceilings) {
-  return r.value("own_kernels", false) ? incore_block(r, ceilings) : nullptr;
+const json* kernel_incore(const Record& r, const json& ceilings) {
+  return r.own_kernels ? incore_block(r, ceilings) : nullptr;
 }
 
 }  // namespace
@@ -51,16 +51,13 @@ const json* kernel_incore(const json& r, const json& ceilings) {
 // py-torch are of kind "python" and run on the GPU; mpi+cuda and babelstream-cuda are "mpi" /
 // "peer"). The fallback is for OLDER records only, written before the field existed: kind "gpu"
 // or a backend name containing "cuda", the rule of those days (it put py-cupy on the CPU).
-bool record_on_gpu(const json& r) {
-  if (r.contains("processor") && r["processor"].is_string()) {
-    return processor_from_name(r["processor"].get<std::string>()) == Processor::gpu;
-  }
-  return backend_kind_from_name(text_in(r, "kind")) == BackendKind::gpu ||
-         text_in(r, "backend").find("cuda") != std::string::npos;
+bool record_on_gpu(const Record& r) {
+  if (!r.processor.empty()) return processor_from_name(r.processor) == Processor::gpu;
+  return backend_kind_from_name(r.kind) == BackendKind::gpu || r.spec.backend.find("cuda") != std::string::npos;
 }
 
-const json* incore_block(const json& r, const json& ceilings) {
-  const std::string kernel = text_in(r, "kernel");
+const json* incore_block(const Record& r, const json& ceilings) {
+  const std::string& kernel = r.spec.problem.kernel;
   const bool gpu = record_on_gpu(r);
   const char* key = kernel == "pi" ? (gpu ? "pi_gpu" : "pi") : kernel == "matmul" && !gpu ? "matmul" : nullptr;
   return key == nullptr ? nullptr : object_in(object_in(&ceilings, "incore"), key);
@@ -205,9 +202,8 @@ void add_peak_and_excess(json& limit, const json& ceilings, const Candidate& bin
 // no probe measures, so such a record has no measured roof (held against memory's it would read as
 // several times its roof): that limit is returned. Arrays between the LLC and kMemoryResidentFactor
 // times it set `partly_cached`. Without a known LLC or footprint, nothing is said.
-std::optional<json> cache_residency(const json& work, const json& ceilings, bool& partly_cached) {
+std::optional<json> cache_residency(double footprint, const json& ceilings, bool& partly_cached) {
   std::string why;
-  const double footprint = work.value("footprint_bytes", 0.0);
   const json* llc = measured_roof(ceilings, RoofKey::cpu_llc_bytes, why);
   if (llc != nullptr && footprint > 0) {
     const double llc_bytes = (*llc)["value"].get<double>();
@@ -285,8 +281,8 @@ struct SlowCpus {
 // Where the record says which CPUs its workers ran on (workers.cpus) and the probe kept each CPU's
 // rate (`probe_cpu.by_cpu`): those CPUs' rates against the `cores` fastest, measured, not the
 // `cores` slowest supposed. nullopt where either is missing.
-std::optional<SlowCpus> ran_on_cpus(const json& r, const json& incore, int cores) {
-  const std::vector<int> used = worker_cpus(r);
+std::optional<SlowCpus> ran_on_cpus(const Record& r, const json& incore, int cores) {
+  const std::vector<int> used = r.workers ? worker_cpus(*r.workers) : std::vector<int>();
   const json by = incore.value("probe_cpu", json::object()).value("by_cpu", json::object());
   if (used.empty() || !by.is_object()) return std::nullopt;
   const json ids = by.value("cpus", json::array()), rates = by.value("rates", json::array());
@@ -340,8 +336,8 @@ SlowCpus slow_cpus(const json& incore, int cores) {
 // repetitions disagree, with what it measured of the machine); else that no cause was measured.
 // Each "could" cause is named where the record reaches kIncoreExplained of the bound lowered by
 // it: it would account for the shortfall. A probe is quoted only at the CPU count the record used.
-std::string incore_shortfall(const json& r, const json& incore, int threads, int cores, double share) {
-  if (const double t = r.value("time_s", json::object()).value("median", 0.0); t > 0 && t < 1e-3) {
+std::string incore_shortfall(const Record& r, const json& incore, int threads, int cores, double share) {
+  if (const double t = r.times ? r.times->time_s.median : 0.0; t > 0 && t < 1e-3) {
     return "one call takes " + fixed(t * 1e6, 0) + " us: start-up and the reduction weigh on it";
   }
   if (threads > incore.value("cores", 1)) {
@@ -393,25 +389,29 @@ std::string incore_shortfall(const json& r, const json& incore, int threads, int
   // The all-CPU probe is not quoted for fewer threads than it ran: with every CPU busy it says
   // nothing of how 2 of 16 slow each other, and a record at the probe's count is held against it.
   // Every worker factor held, and no probe explains it: the loss is in each CPU-second's work.
-  if (std::string computation = computation_shortfall(r, share); !computation.empty()) return computation;
+  if (std::string computation = r.workers ? computation_shortfall(*r.workers, share) : std::string();
+      !computation.empty()) {
+    return computation;
+  }
   // Noise last: repetitions that disagree, with what the record measured of the machine meanwhile.
-  if (r.contains("unstable") && r["unstable"].is_string()) {
-    const std::string figures = disturbance_text(r);
-    return "its repetitions disagree (" + r["unstable"].get<std::string>() + ")" +
+  if (r.times && !r.times->unstable.empty()) {
+    const std::string figures = r.workers ? disturbance_text(*r.workers) : std::string();
+    return "its repetitions disagree (" + r.times->unstable + ")" +
            (figures.empty() ? std::string(": noise; the record did not measure the machine's other work")
                             : ": noise, though by its own figures the machine was quiet (" + figures + ")");
   }
   std::string factors;  // the worker factors, all at least kFactorExplains where measured
-  if (const json w = r.value("workers", json::object()); w.is_object() && w.value("accounting", "") == "on") {
-    const json pop = w.value("pop", json::object());
-    factors = " (its workers' load balance " + fixed(pop.value("load_balance", 1.0), 2) + ", communication efficiency " +
-              fixed(pop.value("communication", 1.0), 2) + ", runnable but not running " +
-              fixed(w.value("disturbance", json::object()).value("runnable_share", 0.0) * 100, 0) + "% of their time)";
+  if (r.workers && r.workers->accounting) {
+    const PopFigures pop = r.workers->pop.value_or(PopFigures{});
+    factors = " (its workers' load balance " + fixed(pop.load_balance, 2) + ", communication efficiency " +
+              fixed(pop.communication, 2) + ", runnable but not running " +
+              fixed((r.workers->disturbance ? r.workers->disturbance->runnable_share : 0.0) * 100, 0) +
+              "% of their time)";
   }
   return "no cause measured: the loop ran below what its instructions allow on this core" + factors;
 }
 
-void add_incore(json& limit, const json& r, const json& incore, int threads, bool gpu) {
+void add_incore(json& limit, const Record& r, const json& incore, int threads, bool gpu) {
   const int cores = std::max(1, std::min(threads, incore.value("cores", 1)));
   // One core's bound at the fastest CPU's clock, times the clocks of the `cores` fastest CPUs over
   // it (a VM's vCPUs differ); `cores` times it where the clocks were not read.
@@ -434,7 +434,8 @@ void add_incore(json& limit, const json& r, const json& incore, int threads, boo
             " CPUs at once (each reached " + fixed(all.value("share", 0.0), 2) + " of the fastest one alone)";
   }
   const std::string unit = incore.value("unit", "samples/s");
-  const double rate = r.value("rate", json::object()).value(unit == "flops/s" ? "flops_per_s" : "samples_per_s", 0.0);
+  const RecordRates rates = r.rate.value_or(RecordRates{});
+  const double rate = (unit == "flops/s" ? rates.flops_per_s : rates.samples_per_s).value_or(0.0);
   if (!(rate > 0)) return;
   json j = {{"value", bound},
             {"unit", unit},
@@ -451,16 +452,16 @@ void add_incore(json& limit, const json& r, const json& incore, int threads, boo
 // The roofs that bound the record's kernel: the catalogue's model, or for a Python kernel file
 // what its WORK declares per item (bytes: the triad bandwidth roof, flops: the FMA roof). nullopt,
 // with `why`, where nothing says what the kernel moves or computes.
-std::optional<RoofModel> roof_model_of(const json& r, const std::string& kernel, std::string& why) {
+std::optional<RoofModel> roof_model_of(const Record& r, const std::string& kernel, std::string& why) {
   if (const KernelSpec* spec = find_kernel(kernel)) return spec->roof;
-  if (!r.contains("kernel_file")) {
+  if (r.kernel_file.empty()) {
     why = "kernel " + kernel + " is not in the catalogue, so it has no work model";
     return std::nullopt;
   }
   RoofModel declared;
-  const json w = r.value("work", json::object());
-  if (w.value("bytes", 0.0) > 0) declared.memory = MemoryRoof::triad;
-  if (w.value("flops", 0.0) > 0) declared.flops = true;
+  const WorkCount w = r.work.value_or(WorkCount{});
+  if (w.bytes > 0) declared.memory = MemoryRoof::triad;
+  if (w.flops > 0) declared.flops = true;
   if (!declared.bounded()) {
     why = "the kernel file declares no WORK (bytes and flops per item), so nothing says what it moves or "
           "computes; add WORK = {\"bytes\": B, \"flops\": F} to it for a roof";
@@ -471,9 +472,9 @@ std::optional<RoofModel> roof_model_of(const json& r, const std::string& kernel,
 
 }  // namespace
 
-json record_limit(const json& r, const json& ceilings) {
-  if (r.value("status", "") != "ok") return json();
-  const std::string kernel = r.value("kernel", "");
+json record_limit(const Record& r, const json& ceilings) {
+  if (r.status != RecordStatus::ok) return json();
+  const std::string& kernel = r.spec.problem.kernel;
   std::string unmodelled;
   const std::optional<RoofModel> found = roof_model_of(r, kernel, unmodelled);
   if (!found) return no_roof(unmodelled);
@@ -482,10 +483,10 @@ json record_limit(const json& r, const json& ceilings) {
     return no_roof("the catalogue names no bound resource (bandwidth, flops, multiplies) for " + kernel + ": " +
                    std::string(model.no_roof));
   }
-  if (r.value("hosts", 1) > 1) return no_roof("a record spread over several hosts has no one machine's roof");
+  if (r.layout && r.layout->hosts > 1) return no_roof("a record spread over several hosts has no one machine's roof");
   const bool gpu = record_on_gpu(r);
   // Threads of this host the record used: ranks on the host times each rank's threads.
-  const int threads = r.value("threads", 1) * (gpu ? 1 : r.value("ranks_per_node", 1));
+  const int threads = r.spec.problem.threads * (gpu || !r.layout ? 1 : r.layout->ranks_per_node);
   // The in-core bound of the loop the record ran, when the ceilings hold one: beside its roof, or
   // beside its `no roof` reason (CPU matmul has no fp32 roof).
   const json* incore = kernel_incore(r, ceilings);
@@ -493,9 +494,9 @@ json record_limit(const json& r, const json& ceilings) {
     if (incore != nullptr && incore->contains("value")) add_incore(limit, r, *incore, threads, gpu);
     return limit;
   };
-  const json rate = r.value("rate", json::object());
-  const json work = r.value("work", json::object());
-  const std::string precision = r.value("precision", "");
+  const RecordRates rate = r.rate.value_or(RecordRates{});
+  const WorkCount work = r.work.value_or(WorkCount{});
+  const Precision precision = r.spec.problem.precision;
 
   std::vector<Candidate> cands;
   std::string why;
@@ -517,21 +518,23 @@ json record_limit(const json& r, const json& ceilings) {
     return true;
   };
   if (model.memory != MemoryRoof::none && !gpu) {
-    if (std::optional<json> none = cache_residency(work, ceilings, partly_cached)) return *none;
+    if (std::optional<json> none = cache_residency(r.footprint_bytes.value_or(0.0), ceilings, partly_cached)) {
+      return *none;
+    }
   }
   if (const std::optional<CpuRoof> bw = cpu_bandwidth_roof(model.memory)) {
-    if (!add(RoofKey::gpu_bw, *bw, work.value("bytes", 0.0), rate.value("bytes_per_s", 0.0))) {
+    if (!add(RoofKey::gpu_bw, *bw, work.bytes, rate.bytes_per_s.value_or(0.0))) {
       return no_roof(why);
     }
   }
   if (model.flops) {
-    const bool f64 = precision == "double";
-    if (!f64 && precision != "float") return no_roof("no FMA roof for precision " + precision);
+    const bool f64 = precision == Precision::f64;
+    if (!f64 && precision != Precision::f32) return no_roof("no FMA roof for precision " + std::string(to_string(precision)));
     if (!gpu && !f64) {
       return with_incore(no_roof("no measured CPU fp32 FMA roof (only cpu_fma_f64)"));
     }
-    if (!add(f64 ? RoofKey::gpu_fma_f64 : RoofKey::gpu_fma_f32, CpuRoof::fma_f64, work.value("flops", 0.0),
-             rate.value("flops_per_s", 0.0))) {
+    if (!add(f64 ? RoofKey::gpu_fma_f64 : RoofKey::gpu_fma_f32, CpuRoof::fma_f64, work.flops,
+             rate.flops_per_s.value_or(0.0))) {
       return no_roof(why);
     }
   }
@@ -539,11 +542,11 @@ json record_limit(const json& r, const json& ceilings) {
   if (model.imuls_per_sample > 0) {
     const double k = issued_per_sample(model, incore, gpu, counted);
     if (gpu && incore != nullptr && !probe_bounds_pi(*incore)) {
-      std::optional<Candidate> c = gpu_pi_peak(ceilings, *incore, k * work.value("samples", 0.0),
-                                               k * rate.value("samples_per_s", 0.0));
+      std::optional<Candidate> c =
+          gpu_pi_peak(ceilings, *incore, k * work.samples, k * rate.samples_per_s.value_or(0.0));
       if (!c) return no_roof("gpu_imul's probe does not bound pi's instruction mix, and there is no gpu_imul_peak");
       cands.push_back(*c);
-    } else if (!add(RoofKey::gpu_imul, CpuRoof::imul, k * work.value("samples", 0.0), k * rate.value("samples_per_s", 0.0))) {
+    } else if (!add(RoofKey::gpu_imul, CpuRoof::imul, k * work.samples, k * rate.samples_per_s.value_or(0.0))) {
       return no_roof(why);
     }
   }

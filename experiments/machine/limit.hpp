@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "experiments/record/record.hpp"
+
 namespace parlab {
 
 // The record's `limit`: {roof, value, unit, attained, fraction} against the binding roof of the
@@ -12,7 +14,7 @@ namespace parlab {
 // RoofModel of the record's kernel; the binding one is the one whose time lower bound (the
 // record's work / the roof) is largest. The fraction is attained / value, not clamped: a record
 // slightly above its roof says the roof's measurement was beaten, which is worth seeing.
-nlohmann::json record_limit(const nlohmann::json& record, const nlohmann::json& ceilings);
+nlohmann::json record_limit(const Record& record, const nlohmann::json& ceilings);
 
 // The note of a record above its roof (`limit.above_roof`), from its `limit` (fraction, attained,
 // roof, and basis where the roof was scaled) and the run's ceilings (context.ceilings; null where
@@ -29,10 +31,10 @@ std::string incore_above_note(const nlohmann::json& incore_limit, const nlohmann
 
 // The ceilings' in-core block of the compiled loop `record` ran (incore.hpp: `pi` and `matmul` on
 // the CPU, `pi_gpu` on the GPU), by its kernel and processor; null where the ceilings hold none.
-const nlohmann::json* incore_block(const nlohmann::json& record, const nlohmann::json& ceilings);
+const nlohmann::json* incore_block(const Record& record, const nlohmann::json& ceilings);
 
-// Whether `record` ran on a GPU: its `processor` field; for older records without it, the old
-// rule (kind "gpu" or "cuda" in the backend's name). The one place that fallback lives in C++.
-bool record_on_gpu(const nlohmann::json& record);
+// Whether `record` ran on a GPU: its `processor`; for older records without it, the old rule
+// (kind "gpu" or "cuda" in the backend's name). The one place that fallback lives in C++.
+bool record_on_gpu(const Record& record);
 
 }  // namespace parlab

@@ -91,12 +91,11 @@ double estimate_seconds(const json& ceilings, const std::map<int, std::vector<st
 
 }  // namespace
 
-std::vector<std::string> binding_bandwidth_roofs(const json& records, const json& ceilings) {
+std::vector<std::string> binding_bandwidth_roofs(const std::vector<Record>& records, const json& ceilings) {
   std::set<std::string> out;
-  if (!records.is_array()) return {};
-  for (const json& r : records) {
-    if (!r.is_object() || r.value("status", "") != "ok" || !r.contains("limit") || !r["limit"].is_object()) continue;
-    const json& limit = r["limit"];
+  for (const Record& r : records) {
+    if (r.status != RecordStatus::ok || !r.limit.is_object()) continue;
+    const json& limit = r.limit;
     if (!limit.contains("roof") || !limit["roof"].is_string()) continue;
     const auto roof = bandwidth_roof(limit["roof"].get<std::string>());
     if (!roof) continue;
@@ -180,7 +179,7 @@ json ceilings_at(const json& ceilings, const json& ceilings_end, RoofEnd which) 
   return out;
 }
 
-json graded_limit(const json& r, const json& context) {
+json graded_limit(const Record& r, const json& context) {
   const auto c = context.find("ceilings");
   if (c == context.end() || !c->is_object()) return json();
   const json& ceilings = *c;
@@ -193,14 +192,13 @@ json graded_limit(const json& r, const json& context) {
     return limit;  // its roof was not measured again: no drift to widen the share by
   }
   const json low_roof = record_limit(r, ceilings_at(ceilings, end, RoofEnd::lowest));
-  const json t = r.value("time_s", json::object());
-  const std::optional<double> median = positive(t, "median"), q1 = positive(t, "q1"), q3 = positive(t, "q3");
+  const Spread t = r.times ? r.times->time_s : Spread{};
   const std::optional<double> value = positive(limit, "value"), attained = positive(limit, "attained");
   const std::optional<double> roof_low = positive(low_roof, "value");
-  if (!median || !q1 || !q3 || !value || !attained || !roof_low) return limit;
+  if (!(t.median > 0) || !(t.q1 > 0) || !(t.q3 > 0) || !value || !attained || !roof_low) return limit;
   // The rate at a time's quartile is work / that time: attained (work / median) x median / q.
-  const double low = *attained * *median / *q3 / *value;
-  const double high = *attained * *median / *q1 / *roof_low;
+  const double low = *attained * t.median / t.q3 / *value;
+  const double high = *attained * t.median / t.q1 / *roof_low;
   limit["interval"] = {{"low", low}, {"high", high}, {"roof_low", *roof_low}};
   if (limit.contains("above_roof")) {
     if (low > 1) {
@@ -213,12 +211,10 @@ json graded_limit(const json& r, const json& context) {
   return limit;
 }
 
-bool grade_with_end_probe(json& doc, std::ostream& log, bool quiet) {
-  if (!doc.is_object() || !doc.contains("context") || !doc["context"].is_object()) return false;
-  json& context = doc["context"];
-  if (!context.contains("ceilings") || !context["ceilings"].is_object()) return false;
+bool grade_with_end_probe(std::vector<Record>& records, json& context, std::ostream& log, bool quiet) {
+  if (!context.is_object() || !context.contains("ceilings") || !context["ceilings"].is_object()) return false;
   const json& ceilings = context["ceilings"];
-  const std::vector<std::string> names = binding_bandwidth_roofs(doc.value("records", json::array()), ceilings);
+  const std::vector<std::string> names = binding_bandwidth_roofs(records, ceilings);
   if (names.empty()) return false;
   const double estimate =
       estimate_seconds(ceilings, by_threads(ceilings, names),
@@ -233,15 +229,7 @@ bool grade_with_end_probe(json& doc, std::ostream& log, bool quiet) {
                  terminal_width())
       << "\n";
   context["ceilings_end"] = measure_roofs_again(ceilings, names, out);
-  for (json& r : doc["records"]) {
-    if (!r.is_object()) continue;
-    json limit = graded_limit(r, context);
-    if (limit.is_null()) {
-      r.erase("limit");
-    } else {
-      r["limit"] = std::move(limit);
-    }
-  }
+  for (Record& r : records) r.limit = graded_limit(r, context);
   return true;
 }
 

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiments/record/record.hpp"
+
 namespace parlab {
 
 // A roof whose end probe differs from its start by more than this share says to remeasure.
@@ -18,7 +20,7 @@ inline constexpr double kRoofDriftRemeasure = 0.20;
 // The CPU bandwidth roofs (cpu_bw_*) that `records` are held against: each ok record's
 // `limit.roof`, and for a roof scaled between one thread and all of them (`limit.basis`) both
 // scopes it is made from. Only roofs `ceilings.roofs` holds as measured; sorted, each once.
-std::vector<std::string> binding_bandwidth_roofs(const nlohmann::json& records, const nlohmann::json& ceilings);
+std::vector<std::string> binding_bandwidth_roofs(const std::vector<Record>& records, const nlohmann::json& ceilings);
 
 // Measures the roofs `names` again with the probe and plan `parlab ceilings` measured them with
 // (ceilings.hpp, bandwidth_probe_plan; quick where the start measurement was), each at the threads
@@ -45,12 +47,12 @@ nlohmann::json ceilings_at(const nlohmann::json& ceilings, const nlohmann::json&
 // whole interval is above 1 (low > 1), and then says so. Null for a record that is not ok, as
 // record_limit, and where the context holds no ceilings; without context.ceilings_end, exactly
 // record_limit's.
-nlohmann::json graded_limit(const nlohmann::json& record, const nlohmann::json& context);
+nlohmann::json graded_limit(const Record& record, const nlohmann::json& context);
 
-// A run's end (runner.cpp, after its last record): where its context holds ceilings and its
-// records are held against CPU bandwidth roofs, measures those again (saying so on `log` unless
-// `quiet`), writes context.ceilings_end and grades every ok record again with graded_limit.
-// Returns whether it changed `doc`; the caller writes the file.
-bool grade_with_end_probe(nlohmann::json& doc, std::ostream& log, bool quiet);
+// A run's end (runner.cpp, after its last record): where its `context` holds ceilings and its
+// `records` are held against CPU bandwidth roofs, measures those again (saying so on `log` unless
+// `quiet`), writes context.ceilings_end and grades every record again with graded_limit.
+// Returns whether it changed them; the caller writes the file.
+bool grade_with_end_probe(std::vector<Record>& records, nlohmann::json& context, std::ostream& log, bool quiet);
 
 }  // namespace parlab

@@ -8,8 +8,6 @@
 
 namespace parlab {
 
-using nlohmann::json;
-
 namespace {
 
 std::string cpu_list(const std::vector<int>& cpus) {
@@ -106,17 +104,6 @@ std::string disturbance_figures(const Disturbance& d) {
   return text;
 }
 
-// The GIL's wait, where a Python backend measured it (metrics.gil_wait_share: the share of its
-// threads' wall time not on a CPU while they held or sought the GIL), apart from the kernel's
-// run-queue delay above.
-double gil_wait(const json& r) {
-  const json m = r.value("metrics", json::object());
-  if (!m.is_object() || !m.contains("gil_wait_share") || !m["gil_wait_share"].is_number()) return 0;
-  const double v = m["gil_wait_share"].get<double>();
-  return std::isfinite(v) ? std::clamp(v, 0.0, 1.0) : 0.0;
-}
-
-bool accounted(const std::optional<Workers>& w) { return w && w->accounting; }
 
 }  // namespace
 
@@ -189,31 +176,14 @@ std::vector<int> worker_cpus(const Workers& w) {
   return {all.begin(), all.end()};
 }
 
-bool python_threads(const json& r) { return r.is_object() && r.value("kind", "") == "python"; }
-
-bool disturbed(const json& r) {
-  const std::optional<Workers> w = workers_of(r);
-  return w && disturbed(*w, python_threads(r));
-}
-
-std::string disturbance_text(const json& r) {
-  const std::optional<Workers> w = workers_of(r);
-  return accounted(w) ? disturbance_text(*w) : std::string();
-}
-
-std::string worker_shortfall(const json& r) {
-  const std::optional<Workers> w = workers_of(r);
-  return accounted(w) ? worker_shortfall(*w, python_threads(r), gil_wait(r)) : std::string();
-}
-
-std::string computation_shortfall(const json& r, double share) {
-  const std::optional<Workers> w = workers_of(r);
-  return accounted(w) ? computation_shortfall(*w, share) : std::string();
-}
-
-std::vector<int> worker_cpus(const json& r) {
-  const std::optional<Workers> w = workers_of(r);
-  return w ? worker_cpus(*w) : std::vector<int>{};
+std::string worker_shortfall(const Record& r) {
+  if (!r.workers || !r.workers->accounting) return {};
+  // The GIL's wait, where a Python backend measured it (metrics.gil_wait_share: the share of its
+  // threads' wall time not on a CPU while they held or sought the GIL), apart from the kernel's
+  // run-queue delay.
+  const auto m = r.metrics.find("gil_wait_share");
+  const double gil = m != r.metrics.end() && std::isfinite(m->second) ? std::clamp(m->second, 0.0, 1.0) : 0.0;
+  return worker_shortfall(*r.workers, r.kind == "python", gil);
 }
 
 }  // namespace parlab

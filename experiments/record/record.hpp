@@ -5,7 +5,8 @@
 // run's resumed or migrated. Python reads the file and derives nothing that is one record's.
 //
 // Two blocks keep the JSON form their one writer gives them, since nothing in C++ reads them
-// typed: `limit` (machine/limit.cpp's record_limit) and `machine` (run/worker_accounting.cpp).
+// typed: `limit` (machine/limit.cpp's record_limit, which derives it from the typed record) and
+// `machine` (run/worker_accounting.cpp).
 #pragma once
 
 #include <cstddef>

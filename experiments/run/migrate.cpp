@@ -72,16 +72,15 @@ bool add_spread(json& r) {
 // Each ok record above its roof or its in-core bound that lacks the note saying so (its run predates
 // the note) given it, from the record's own share and the run's ceilings, as record_limit writes it
 // for a new record: limit.cpp writes both notes, here and there. No fraction or roof is changed.
-void grade_excess(json& doc, Migration& m) {
+void grade_excess(std::vector<Record>& records, const json& doc, Migration& m) {
   static const json kNone;
   const json* ceilings = &kNone;  // what grading reads; a run without it gets a note that says so
   if (const auto ctx = doc.find("context"); ctx != doc.end() && ctx->is_object()) {
     if (const auto c = ctx->find("ceilings"); c != ctx->end() && c->is_object()) ceilings = &*c;
   }
-  for (json& r : doc["records"]) {
-    if (!r.is_object() || text_of(r, "status") != "ok") continue;
-    const auto limit = r.find("limit");
-    if (limit == r.end() || !limit->is_object()) continue;
+  for (Record& r : records) {
+    if (r.status != RecordStatus::ok || !r.limit.is_object()) continue;
+    const auto limit = &r.limit;
     // A limit with an interval was graded at its run's end (roof_drift.hpp), which kept above_roof
     // only where the whole interval is above 1: nothing is missing.
     if (!limit->contains("above_roof") && !limit->contains("interval")) {
@@ -163,12 +162,23 @@ Migration migrate_results(json doc, const Registry& registry, const std::string&
         "no family to give them: " + unknown + (n_unknown > 3 ? "; ..." : "") +
         " (a kernel of a wing this build lacks, such as CUDA's: migrate with a build that has it)");
   }
-  grade_excess(doc, m);
+  // Every record read whole (record/record.hpp), so a record this parlab cannot read is refused
+  // here, not by the next reader of the run; graded and pooled typed, and written by the one
+  // serializer.
+  std::vector<Record> records;
+  for (std::size_t i = 0; i < doc["records"].size(); ++i) {
+    try {
+      records.push_back(read_record(doc["records"][i]));
+    } catch (const UsageError& e) {
+      throw UsageError(where + ": record " + std::to_string(i) + " cannot be read as a record: " + e.what());
+    }
+  }
+  grade_excess(records, doc, m);
   // A run in rounds: its measurements pooled as the runner pools them now (pool_rounds.hpp).
-  if (has_rounds(doc["records"])) {
+  if (has_rounds(records)) {
     json pooled;
     try {
-      pooled = pool_rounds(doc["records"], doc.value("context", json::object()));
+      pooled = pool_rounds(records, doc.value("context", json::object()));
     } catch (const UsageError& e) {
       throw UsageError(where + ": " + e.what());
     }
@@ -177,16 +187,9 @@ Migration migrate_results(json doc, const Registry& registry, const std::string&
       m.rounds_pooled = static_cast<int>(doc["pooled"].size());
     }
   }
-  // Every record as the one serializer writes it (record/record.hpp): read whole, so a record
-  // this parlab cannot read is refused here, not by the next reader of the run.
-  for (std::size_t i = 0; i < doc["records"].size(); ++i) {
-    json& r = doc["records"][i];
-    try {
-      r = to_json(read_record(r));
-    } catch (const UsageError& e) {
-      throw UsageError(where + ": record " + std::to_string(i) + " cannot be read as a record: " + e.what());
-    }
-  }
+  json written = json::array();
+  for (const Record& r : records) written.push_back(to_json(r));
+  doc["records"] = std::move(written);
   // Last, so that whatever the steps above wrote is made portable too.
   m.paths_made_portable = make_portable(doc, roots);
   if (m.from_schema != kResultsSchema) {

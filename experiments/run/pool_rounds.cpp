@@ -22,40 +22,33 @@ using nlohmann::json;
 
 namespace {
 
-// What the records of one measurement have in common but their round: the plan's fields of a
-// measurement (plan/suite_file.cpp), the kernel file's identity where the kernel is a file.
-constexpr const char* kSpecFields[] = {"study",   "scaling", "kernel",          "backend", "threads",
-                                       "size",    "size_y",  "precision",       "seed",    "reps",
-                                       "warmup",  "min_rep_seconds", "device",  "interpreter",
-                                       "python_gil", "ranks", "kernel_file"};
+// What the records of one measurement have in common but their round: its plan entry but the
+// round, and the kernel file's identity where the kernel is a file.
+std::string measurement_key(const Record& r) {
+  MeasurementSpec spec = r.spec;
+  spec.round = 0;
+  return to_json(spec).dump() + "\x1f" + r.kernel_file;
+}
 
-bool finite_positive(const json& x) { return x.is_number() && std::isfinite(x.get<double>()) && x.get<double>() > 0; }
+bool finite_positive(double x) { return std::isfinite(x) && x > 0; }
 
 // A round's repetitions, each a finite positive time, or nothing.
-std::optional<std::vector<double>> reps_of(const json& r) {
-  const auto it = r.find("reps_s");
-  if (it == r.end() || !it->is_array() || it->empty()) return std::nullopt;
-  std::vector<double> out;
-  for (const auto& x : *it) {
+std::optional<std::vector<double>> reps_of(const Record& r) {
+  if (!r.times || r.times->reps_s.empty()) return std::nullopt;
+  for (double x : r.times->reps_s) {
     if (!finite_positive(x)) return std::nullopt;
-    out.push_back(x.get<double>());
   }
-  return out;
+  return r.times->reps_s;
 }
 
 // Runs per repetition: a count from 1 to 2^53 (any double holds it exactly), else 1.
-double inner_of(const json& r) {
-  const auto it = r.find("inner");
-  if (it == r.end() || !it->is_number_integer()) return 1.0;
-  const double x = it->get<double>();
+double inner_of(const Record& r) {
+  const double x = r.times ? static_cast<double>(r.times->inner) : 1.0;
   return x >= 1 && x <= 9007199254740992.0 ? x : 1.0;
 }
 
-bool failed(const json& r) {
-  const auto status = r.find("status");
-  if (status == r.end() || *status != "ok") return true;
-  const auto v = r.find("validation");
-  return v != r.end() && v->is_object() && v->contains("pass") && (*v)["pass"] == false;
+bool failed(const Record& r) {
+  return r.status != RecordStatus::ok || (r.validation && !r.validation->pass);
 }
 
 // The rounds' medians differ by more than kUnstableCv: the slowest over the fastest.
@@ -242,33 +235,31 @@ std::optional<Workers> pool_workers(const std::vector<RoundWorkers>& rounds) {
   return w;
 }
 
-bool has_rounds(const json& records) {
-  if (!records.is_array()) return false;
-  return std::any_of(records.begin(), records.end(), [](const json& r) { return r.is_object() && r.contains("round"); });
+bool has_rounds(const std::vector<Record>& records) {
+  return std::any_of(records.begin(), records.end(), [](const Record& r) { return r.spec.round != 0; });
 }
 
-json pool_rounds(const json& records, const json& context) {
+json pool_rounds(const std::vector<Record>& records, const json& context) {
   json out = json::array();
   if (!has_rounds(records)) return out;
   // The measurements, in the order of their first rounds.
   std::vector<std::string> keys;
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < records.size(); ++i) {
-    const json& r = records[i];
-    if (!r.is_object() || !r.contains("round")) continue;
-    if (!r["round"].is_number_integer() || r["round"].get<long long>() < 1) {
-      throw UsageError("record " + std::to_string(i) + ": its round is " + r["round"].dump() + ", not a number from 1");
+    const Record& r = records[i];
+    if (r.spec.round == 0) continue;
+    if (r.spec.round < 1) {
+      throw UsageError("record " + std::to_string(i) + ": its round is " + std::to_string(r.spec.round) +
+                       ", not a number from 1");
     }
-    std::string key;
-    for (const char* f : kSpecFields) key += (r.contains(f) ? r[f].dump() : std::string("-")) + "\x1f";
+    const std::string key = measurement_key(r);
     if (!groups.count(key)) keys.push_back(key);
     groups[key].push_back(i);
   }
   for (const auto& key : keys) {
     std::vector<std::size_t> idx = groups[key];
-    std::stable_sort(idx.begin(), idx.end(), [&](std::size_t a, std::size_t b) {
-      return records[a]["round"].get<long long>() < records[b]["round"].get<long long>();
-    });
+    std::stable_sort(idx.begin(), idx.end(),
+                     [&](std::size_t a, std::size_t b) { return records[a].spec.round < records[b].spec.round; });
     json entry = {{"records", idx}, {"rounds", idx.size()}};
     const auto bad = std::find_if(idx.begin(), idx.end(), [&](std::size_t i) { return failed(records[i]); });
     if (bad != idx.end()) {
@@ -281,7 +272,7 @@ json pool_rounds(const json& records, const json& context) {
     for (std::size_t i : idx) {
       const auto r = reps_of(records[i]);
       if (!r) {
-        throw UsageError("record " + std::to_string(i) + " (round " + records[i]["round"].dump() +
+        throw UsageError("record " + std::to_string(i) + " (round " + std::to_string(records[i].spec.round) +
                          "): its reps_s are not finite positive times");
       }
       reps.insert(reps.end(), r->begin(), r->end());
@@ -295,41 +286,38 @@ json pool_rounds(const json& records, const json& context) {
     if (unstable.empty()) unstable = rounds_disagree(medians);
     if (!unstable.empty()) entry["unstable"] = unstable;
     entry["inner"] = static_cast<long long>(inner);
-    // The pooled record: the first round's, with the pooled times. Its rate and limit are taken
-    // as the runner takes a record's.
-    json pooled = records[idx.front()];
-    pooled["time_s"] = entry["time_s"];
-    pooled["inner"] = entry["inner"];
+    // The pooled record: the first round's, with the pooled times and workers. Its rate, limit and
+    // cause are made as the runner makes a record's.
+    Record pooled = records[idx.front()];
+    pooled.times->reps_s = reps;
+    pooled.times->time_s = s;
+    pooled.times->unstable = unstable;
+    pooled.times->inner = static_cast<long>(inner);
     json rate = json::object();
-    if (const auto work = pooled.find("work"); work != pooled.end() && work->is_object()) {
-      for (const char* k : {"samples", "bytes", "flops"}) {
-        if (work->contains(k) && finite_positive((*work)[k])) rate[std::string(k) + "_per_s"] = (*work)[k].get<double>() / s.median;
-      }
+    RecordRates rates;
+    if (pooled.work) {
+      const auto per_s = [&](double work, const char* name, std::optional<double>& to) {
+        if (!finite_positive(work)) return;
+        to = work / s.median;
+        rate[name] = *to;
+      };
+      per_s(pooled.work->samples, "samples_per_s", rates.samples_per_s);
+      per_s(pooled.work->bytes, "bytes_per_s", rates.bytes_per_s);
+      per_s(pooled.work->flops, "flops_per_s", rates.flops_per_s);
     }
     entry["rate"] = rate;
-    pooled["rate"] = rate;
-    pooled.erase("limit");
-    try {
-      if (json limit = graded_limit(pooled, context); !limit.is_null()) entry["limit"] = std::move(limit);
-    } catch (const json::exception& e) {  // a field of a file's record of the wrong type
-      throw UsageError("record " + std::to_string(idx.front()) + " (round " + records[idx.front()]["round"].dump() +
-                       "): its limit cannot be graded again: " + e.what());
-    }
+    pooled.rate = rates;
     std::vector<RoundWorkers> round_workers;
-    for (std::size_t k = 0; k < idx.size(); ++k) {
-      std::optional<Workers> w = workers_of(records[idx[k]]);
-      if (!w) break;
-      round_workers.push_back({std::move(*w), *reps_of(records[idx[k]]), runs[k]});
+    for (std::size_t k = 0; k < idx.size() && records[idx[k]].workers; ++k) {
+      round_workers.push_back({*records[idx[k]].workers, *reps_of(records[idx[k]]), runs[k]});
     }
-    if (round_workers.size() == idx.size()) {
-      if (std::optional<Workers> w = pool_workers(round_workers)) {
-        if (w->accounting && w->count > 1) {
-          pooled["workers"] = to_json(*w);
-          w->cause = worker_shortfall(pooled);
-        }
-        entry["workers"] = to_json(*w);
-      }
-    }
+    std::optional<Workers> workers;
+    if (round_workers.size() == idx.size()) workers = pool_workers(round_workers);
+    pooled.workers = workers;
+    if (workers && workers->accounting && workers->count > 1) pooled.workers->cause = worker_shortfall(pooled);
+    pooled.limit = nullptr;
+    if (json limit = graded_limit(pooled, context); !limit.is_null()) entry["limit"] = std::move(limit);
+    if (pooled.workers) entry["workers"] = to_json(*pooled.workers);
     out.push_back(std::move(entry));
   }
   return out;

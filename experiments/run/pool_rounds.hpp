@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "experiments/record/record.hpp"
 #include "experiments/record/workers.hpp"
 
 namespace parlab {
@@ -40,19 +41,19 @@ struct RoundWorkers {
 // The cause is not set: the caller makes it on the pooled record.
 std::optional<Workers> pool_workers(const std::vector<RoundWorkers>& rounds);
 
-// The run's `pooled` array: for each measurement whose records carry `round`, in the order of
+// The run's `pooled` array: for each measurement whose records carry a round, in the order of
 // their first rounds, {records: the indexes of its rounds' records in round order, rounds}. Where
 // a round failed (not ok, or its validation did not pass), `failed`: the index of the first such
 // round's record, which the views show in its place (a failure stays a failure). Otherwise the
-// pooled figures: time_s (the spread of the rounds' repetitions together), unstable (that spread's
-// reason, else that the rounds' medians differ by over kUnstableCv), inner (the largest), rate
-// (from the pooled median, as the runner's), limit (graded_limit against `context` on the pooled
-// time) and workers (pool_workers, with its cause made again). Records are read as untrusted: a
-// round whose times are not finite and positive makes its measurement `failed` on it. An empty
-// array where no record has a round.
-nlohmann::json pool_rounds(const nlohmann::json& records, const nlohmann::json& context);
+// pooled figures, each made on the pooled record (the first round's, with the pooled times and
+// workers) as the runner makes a record's: time_s (the spread of the rounds' repetitions
+// together), unstable (that spread's reason, else that the rounds' medians differ by over
+// kUnstableCv), inner (the largest), rate (from the pooled median), workers (pool_workers, with
+// its cause) and limit (graded_limit against `context`). A round whose times are not finite and
+// positive is refused (UsageError naming it). An empty array where no record has a round.
+nlohmann::json pool_rounds(const std::vector<Record>& records, const nlohmann::json& context);
 
 // Whether `records` hold a record of a round (a run made in rounds).
-bool has_rounds(const nlohmann::json& records);
+bool has_rounds(const std::vector<Record>& records);
 
 }  // namespace parlab

@@ -198,8 +198,8 @@ Runner::Runner(const Registry& registry, std::ostream& log, RunOptions options)
 void Runner::save() {
   // A run in rounds holds its measurements pooled (pool_rounds.hpp) at every write, so that the
   // file is whole wherever the run stops.
-  if (has_rounds(doc_["records"])) {
-    doc_["pooled"] = pool_rounds(doc_["records"], doc_["context"]);
+  if (has_rounds(records_)) {
+    doc_["pooled"] = pool_rounds(records_, doc_["context"]);
   } else {
     doc_.erase("pooled");
   }
@@ -281,7 +281,7 @@ int Runner::execute() {
     if (record.family.empty()) record.family = kernel_family(spec.problem.kernel, registry_.find(spec.backend));
     // Its share of its roof (docs/ceilings.md), against the ceilings the run's context holds.
     if (const json& ctx = doc_["context"]; ctx.contains("ceilings") && ctx["ceilings"].is_object()) {
-      record.limit = record_limit(to_json(record), ctx["ceilings"]);
+      record.limit = record_limit(record, ctx["ceilings"]);
     }
     // Written once, as it is kept: a save rewrites the file without serializing every record again.
     doc_["records"].push_back(to_json(record));
@@ -647,15 +647,13 @@ std::optional<Record> Runner::measure_here(const MeasurementSpec& s, std::size_t
       }
       workers = account_workers(view, accounting, runs, window, accounting.on ? traced_repetition(s.reps) : -1);
       // What its own workers measured as the cause of a shortfall, once, for every view to quote.
-      if (workers->accounting && workers->count > 1) {
-        const double gil = v.metric("gil_wait_share").value_or(0.0);
-        workers->cause = worker_shortfall(*workers, python, std::isfinite(gil) ? std::clamp(gil, 0.0, 1.0) : 0.0);
-      }
     }
     if (std::optional<json> m = machine_beside(*entry, window, ledger, workers, python, s.problem.threads)) {
       r.machine = std::move(*m);
     }
     r.workers = std::move(workers);
+    // What its own workers measured as the cause of a shortfall, once, for every view to quote.
+    if (r.workers && r.workers->accounting && r.workers->count > 1) r.workers->cause = worker_shortfall(r);
   } catch (const UnavailableError& e) {
     r.status = RecordStatus::unavailable;
     r.reason = e.what();
@@ -703,9 +701,9 @@ void Runner::check_consistency() {
 }
 
 void Runner::grade_with_end_probe() {
-  // The probe grades the file's records (roof_drift.hpp); their limits come back to the typed ones.
-  if (!parlab::grade_with_end_probe(doc_, log_, options_.quiet)) return;
-  for (std::size_t i = 0; i < records_.size(); ++i) records_[i].limit = doc_["records"][i].value("limit", json());
+  // The probe grades the typed records (roof_drift.hpp); the file's are written from them again.
+  if (!parlab::grade_with_end_probe(records_, doc_["context"], log_, options_.quiet)) return;
+  doc_["records"] = records_json();
   save();
 }
 

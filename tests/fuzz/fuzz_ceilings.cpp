@@ -6,9 +6,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <sstream>
+#include <optional>
 #include <string_view>
+#include <vector>
 
 #include "core/error.hpp"
+#include "core/spread.hpp"
 #include "experiments/io/read.hpp"
 #include "experiments/machine/ceilings.hpp"
 #include "experiments/machine/limit.hpp"
@@ -17,18 +20,34 @@ namespace {
 
 using nlohmann::json;
 
-// Records of a run, one per kind of roof (bandwidth, FMA, multiplies; CPU and GPU), as the runner writes them.
-const json& records() {
-  static const json r = json::parse(R"([
-    {"kernel": "triad", "backend": "pool", "kind": "cpu", "threads": 4, "size": 1048576, "precision": "double",
-     "status": "ok", "rate": {"bytes_per_s": 2.5e10}, "work": {"bytes": 2.5e7, "footprint_bytes": 2.5e7}},
-    {"kernel": "dot", "backend": "serial", "kind": "cpu", "threads": 1, "size": 1048576, "precision": "double",
-     "status": "ok", "rate": {"bytes_per_s": 1e10, "flops_per_s": 1e9}, "work": {"bytes": 1.6e7, "flops": 2e6}},
-    {"kernel": "pi", "backend": "pool", "kind": "cpu", "threads": 2, "size": 1048576, "precision": "int32",
-     "status": "ok", "rate": {"samples_per_s": 1e9}, "work": {"samples": 1048576}},
-    {"kernel": "triad", "backend": "cuda", "kind": "gpu", "threads": 1, "size": 1048576, "precision": "float",
-     "status": "ok", "rate": {"bytes_per_s": 1e12}, "work": {"bytes": 1.2e7}}
-  ])");
+// Records of a run, one per kind of roof (bandwidth, FMA, multiplies; CPU and GPU), as the runner makes them.
+parlab::Record record(const char* kernel, const char* backend, const char* kind, int threads, parlab::Precision p,
+                      parlab::RecordRates rate, parlab::WorkCount work, std::optional<double> footprint = std::nullopt) {
+  parlab::Record r;
+  r.spec.problem.kernel = kernel;
+  r.spec.problem.threads = threads;
+  r.spec.problem.size = 1048576;
+  r.spec.problem.precision = p;
+  r.spec.backend = backend;
+  r.kind = kind;
+  r.status = parlab::RecordStatus::ok;
+  parlab::RecordTimes t;
+  t.reps_s = {1.0};
+  t.time_s = *parlab::spread_of(t.reps_s);
+  r.times = t;
+  r.rate = rate;
+  r.work = work;
+  r.footprint_bytes = footprint;
+  r.validation = parlab::RecordVerdict{true, ""};
+  return r;
+}
+const std::vector<parlab::Record>& records() {
+  using parlab::Precision;
+  static const std::vector<parlab::Record> r = {
+      record("triad", "pool", "cpu", 4, Precision::f64, {std::nullopt, 2.5e10, std::nullopt}, {0, 2.5e7, 0}, 2.5e7),
+      record("dot", "serial", "cpu", 1, Precision::f64, {std::nullopt, 1e10, 1e9}, {0, 1.6e7, 2e6}),
+      record("pi", "pool", "cpu", 2, Precision::i32, {1e9, std::nullopt, std::nullopt}, {1048576, 0, 0}),
+      record("triad", "cuda", "gpu", 1, Precision::f32, {std::nullopt, 1e12, std::nullopt}, {0, 1.2e7, 0})};
   return r;
 }
 
@@ -46,6 +65,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   c["cache"] = "fuzz.json";
   std::ostringstream out;
   parlab::print_ceilings(c, out);
-  for (const json& r : records()) (void)parlab::record_limit(r, c);
+  for (const parlab::Record& r : records()) (void)parlab::record_limit(r, c);
   return 0;
 }
