@@ -470,6 +470,27 @@ std::optional<RoofModel> roof_model_of(const Record& r, const std::string& kerne
   return declared;
 }
 
+// The limit of a record whose binding roof is `bind`: the share of it, the roof's peak where one
+// is kept and the note of an excess, how its multiplies were counted, and whether its arrays are
+// partly cache-resident.
+json bound_limit(const Candidate& bind, const json& ceilings, const std::string& counted, bool partly_cached) {
+  json limit = {{"roof", bind.roof},
+                {"value", bind.value},
+                {"unit", bind.unit},
+                {"attained", bind.attained},
+                {"fraction", bind.attained / bind.value}};
+  if (!bind.basis.empty()) limit["basis"] = bind.basis;
+  add_peak_and_excess(limit, ceilings, bind);
+  if (!counted.empty() && bind.unit == "muls/s") limit["counted"] = counted;
+  if (partly_cached) {
+    // Held against memory's roof, but part of each sweep hits the cache: such a record may read
+    // above 1, and the label says why.
+    limit["residency"] = "partly cache-resident: arrays between the last-level cache and " +
+                         std::to_string(static_cast<int>(kMemoryResidentFactor)) + "x it";
+  }
+  return limit;
+}
+
 }  // namespace
 
 json record_limit(const Record& r, const json& ceilings) {
@@ -557,22 +578,7 @@ json record_limit(const Record& r, const json& ceilings) {
     if (c.work / c.value > bind->work / bind->value) bind = &c;
   }
   if (!(bind->attained > 0)) return no_roof("the record has no rate in " + bind->unit);
-  json limit = {{"roof", bind->roof},
-                {"value", bind->value},
-                {"unit", bind->unit},
-                {"attained", bind->attained},
-                {"fraction", bind->attained / bind->value}};
-  if (!bind->basis.empty()) limit["basis"] = bind->basis;
-  add_peak_and_excess(limit, ceilings, *bind);
-  if (!counted.empty() && bind->unit == "muls/s") limit["counted"] = counted;
-  limit = with_incore(limit);
-  if (partly_cached) {
-    // Held against memory's roof, but part of each sweep hits the cache: such a record may read
-    // above 1, and the label says why.
-    limit["residency"] = "partly cache-resident: arrays between the last-level cache and " +
-                         std::to_string(static_cast<int>(kMemoryResidentFactor)) + "x it";
-  }
-  return limit;
+  return with_incore(bound_limit(*bind, ceilings, counted, partly_cached));
 }
 
 }  // namespace parlab
