@@ -26,7 +26,7 @@ void check_model_problem(const PyModelSpec& spec, const Problem& p) {
   Executor::check_threads(p.threads);
 }
 
-// A runner made by parlab_driver.make_model() (parlab_tasks.make()): run() -> hits,
+// A runner made by parlab_driver.make_model(): run() -> hits,
 // stats() -> {name: number}, close() shuts its pool or cluster down. The thread pools account
 // their workers (python_model_accounts_workers) as the Python thread teams do
 // (embed/kernel_workloads.cpp): a ledger of one worker per pool thread, installed for each run.

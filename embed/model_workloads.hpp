@@ -21,7 +21,7 @@ namespace parlab::embed {
 
 struct PyModelSpec {
   const char* name;    // the registry name, "py-processes"
-  const char* kind;    // parlab_tasks.make()'s kind, "processes"
+  const char* kind;    // parlab_driver.make_model()'s kind, "processes"
   const char* detail;  // what it measures, for `parlab list`
 };
 

@@ -104,7 +104,21 @@ def make_model(kind, seed, samples, workers, device=0):
     run() -> hits, stats() -> {name: number}, close(). Called as make() is (device unused: the
     models run on the CPU)."""
     import parlab_tasks
-    return parlab_tasks.make(kind, seed, samples, workers, Unavailable)
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    body, task_samples = parlab_tasks.task_body(kind)
+    if kind in ("thread-pool", "thread-pool-parlab"):
+        return parlab_tasks.ThreadPoolTasks(seed, samples, workers, body, task_samples)
+    if kind == "processes":
+        import parlab_processes
+        return parlab_processes.ProcessPi(seed, samples, workers)
+    if kind in ("dask-delayed", "dask-delayed-parlab", "dask-distributed"):
+        import parlab_dask
+        parlab_dask.require(Unavailable, distributed=kind == "dask-distributed")
+        if kind == "dask-distributed":
+            return parlab_dask.DaskDistributed(seed, samples, workers)
+        return parlab_dask.DaskDelayed(seed, samples, workers, body, task_samples)
+    raise ValueError(f"unknown task-model kind {kind!r}")
 
 
 def make_own(kind, path, name, sha256, seed, n, workers):

@@ -263,22 +263,3 @@ class ThreadPoolTasks:
 
     def close(self):
         self.pool.shutdown(wait=True, cancel_futures=True)
-
-
-def make(kind, seed, samples, workers, unavailable):
-    """A runner of `kind`; `unavailable` is the exception type meaning "cannot run here"."""
-    if workers < 1:
-        raise ValueError(f"workers must be >= 1, got {workers}")
-    body, task_samples = task_body(kind)
-    if kind in ("thread-pool", "thread-pool-parlab"):
-        return ThreadPoolTasks(seed, samples, workers, body, task_samples)
-    if kind == "processes":
-        import parlab_processes
-        return parlab_processes.ProcessPi(seed, samples, workers)
-    if kind in ("dask-delayed", "dask-delayed-parlab", "dask-distributed"):
-        import parlab_dask
-        parlab_dask.require(unavailable, distributed=kind == "dask-distributed")
-        if kind == "dask-distributed":
-            return parlab_dask.DaskDistributed(seed, samples, workers)
-        return parlab_dask.DaskDelayed(seed, samples, workers, body, task_samples)
-    raise ValueError(f"unknown task-model kind {kind!r}")
