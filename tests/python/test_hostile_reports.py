@@ -159,6 +159,21 @@ def test_the_clocks_grain_and_the_edges_of_each_range_are_accepted(tmp_path):
     load_run(str(write_doc(tmp_path, doc)))
 
 
+def test_switches_are_held_to_the_run_not_to_the_time_in_the_body():
+    # A 2-thread triad of a few microseconds: one worker was in the body 1.7 us a run and switched
+    # out 4 times a run while it waited in its window (a real record, pytest's stream-peers run).
+    doc = doc_of(scaling_records())
+    w = doc["records"][3]["workers"]
+    w["switches"][0] = 4.0
+    w["busy_s"][0] = 1.686e-6
+    w["disturbance"]["switches"] = sum(w["switches"])
+    check_workers(doc, "results.json")
+    w["switches"][0] = w["runtime_s"] * 1e6 + 2  # more than one a microsecond of the whole run
+    w["disturbance"]["switches"] = sum(w["switches"])
+    with pytest.raises(InputError, match=r"record 3: 'workers.switches\[0\]': .* switches per run in a run of "):
+        check_workers(doc, "results.json")
+
+
 def test_others_without_a_cpu_count_are_held_to_4096():
     doc = doc_of(scaling_records())
     del doc["context"]["cpu"]
