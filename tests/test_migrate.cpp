@@ -176,6 +176,52 @@ TEST(MigrateGrading, ACurrentRunWithNothingToDoIsLeftAndOneWithAPathIsNot) {
   EXPECT_EQ(with_path.roof_notes_added, 0);
 }
 
+// A cause an older rule gave is graded again from the record's own measurements; its figures, and
+// a limit today's rules would grade to another share, are kept as they are.
+TEST(MigrateCauses, AnOlderRulesCauseIsGradedAgainAndTheFiguresKept) {
+  json c = ceilings(true);
+  c["cache"] = nullptr;
+  c["incore"]["pi"] = {{"value", 1e9}, {"unit", "samples/s"}, {"cores", 4}, {"model", "m"}, {"binds", "b"}};
+  c["roofs"]["cpu_imul_1"] = {{"value", 40e9}, {"unit", "muls/s"}, {"method", "measured"}, {"threads", 1}};
+  c["roofs"]["cpu_imul_all"] = {{"value", 160e9}, {"unit", "muls/s"}, {"method", "measured"}, {"threads", 4}};
+  json pi = triad_record(nullptr);
+  pi["kernel"] = "pi";
+  pi["family"] = "pi";
+  pi["own_kernels"] = true;
+  pi["precision"] = "int32";
+  pi["threads"] = 2;
+  pi["rate"] = {{"samples_per_s", 1e9}};  // half of the bound of 2 cores
+  Record typed = read_record(pi);
+  Workers w;
+  w.accounting = true;
+  w.count = 2;
+  w.runtime_s = 1.0;
+  w.busy_s = w.cpu_s = {1.0, 0.5};
+  w.items = {100, 100};
+  w.chunks = {1, 1};
+  w.switches = {0, 0};
+  w.cpus = {{0}, {1}};
+  w.pop = PopFigures{};
+  w.pop->load_balance = 0.5;
+  typed.workers = w;
+  const json today = record_limit(typed, c);
+  ASSERT_TRUE(today["incore"].contains("below")) << today.dump();
+  const std::string cause = today["incore"]["below"];
+  EXPECT_TRUE(starts_with(cause, "load balance 0.50")) << cause;
+  // As an older parlab wrote it: the all-CPU probe quoted, and no workers' cause.
+  typed.limit = today;
+  typed.limit["incore"]["below"] = "CPUs busy together slow each other: with all 16 busy ...";
+  json moved = to_json(typed);  // a limit today's rules would grade to another share
+  moved["limit"]["incore"]["fraction"] = 0.6;
+  const Migration m = migrated(run_of(json::array({to_json(typed), moved}), c, kResultsSchema));
+  EXPECT_EQ(m.causes_graded, 3) << "both workers' causes, and the first record's in-core cause";
+  EXPECT_EQ(m.doc["records"][0]["limit"], today);
+  EXPECT_EQ(m.doc["records"][0]["workers"]["cause"].get<std::string>().rfind("load balance 0.50", 0), 0u);
+  EXPECT_EQ(m.doc["records"][1]["limit"], moved["limit"]) << "its share would move: left as it was";
+  // Graded once: a second migration has nothing to do.
+  EXPECT_FALSE(migrated(m.doc).changed());
+}
+
 // A run in rounds is given its pooled figures, and left alone once it holds this build's.
 TEST(MigrateRounds, ARunInRoundsIsPooledOnce) {
   json a = triad_record(triad_limit(0.5)), b = a;

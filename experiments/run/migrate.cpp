@@ -18,6 +18,8 @@
 #include "core/spread.hpp"
 #include "experiments/io/spread_json.hpp"
 #include "experiments/machine/limit.hpp"
+#include "experiments/machine/roof_drift.hpp"
+#include "experiments/machine/worker_causes.hpp"
 #include "experiments/run/runner.hpp"
 
 namespace parlab {
@@ -67,6 +69,42 @@ bool add_spread(json& r) {
   r["time_s"] = spread_json(*s);
   if (const std::string why = unstable_reason(*s); !why.empty()) r["unstable"] = why;
   return true;
+}
+
+// Each record's causes as this parlab's rules give them from the record's own measurements, where
+// an older rule gave another (worker_causes.hpp, limit.cpp): its workers' `cause`, and its limit's
+// in-core `below`. Only the text: where grading the record again against its run's ceilings
+// would move its roof, its share of it or its in-core bound (a rule of roof choice or residency
+// changed since, or its kernel is one this build does not know), its limit is left as it is.
+void grade_causes(std::vector<Record>& records, const json& doc, Migration& m) {
+  const json context = doc.value("context", json::object());
+  for (Record& r : records) {
+    if (r.workers && r.workers->accounting && r.workers->count > 1) {
+      if (std::string now = worker_shortfall(r); now != r.workers->cause) {
+        r.workers->cause = std::move(now);
+        ++m.causes_graded;
+      }
+    }
+    if (r.status != RecordStatus::ok || !r.limit.is_object() || !r.limit.contains("incore")) continue;
+    const json again = graded_limit(r, context);
+    const json& was = r.limit["incore"];
+    const auto now = again.is_object() ? again.find("incore") : again.end();
+    const auto held = [](const json& a, const json& b, const char* key) {
+      return a.is_object() && b.is_object() && a.value(key, json()) == b.value(key, json());
+    };
+    if (now == again.end() || !held(again, r.limit, "roof") || !held(again, r.limit, "fraction") ||
+        !held(*now, was, "value") || !held(*now, was, "fraction")) {
+      continue;
+    }
+    if (now->value("below", json()) != was.value("below", json())) {
+      if (now->contains("below")) {
+        r.limit["incore"]["below"] = (*now)["below"];
+      } else {
+        r.limit["incore"].erase("below");
+      }
+      ++m.causes_graded;
+    }
+  }
 }
 
 // Each ok record above its roof or its in-core bound that lacks the note saying so (its run predates
@@ -173,6 +211,7 @@ Migration migrate_results(json doc, const Registry& registry, const std::string&
       throw UsageError(where + ": record " + std::to_string(i) + " cannot be read as a record: " + e.what());
     }
   }
+  grade_causes(records, doc, m);
   grade_excess(records, doc, m);
   // A run in rounds: its measurements pooled as the runner pools them now (pool_rounds.hpp).
   if (has_rounds(records)) {
