@@ -222,6 +222,30 @@ TEST(MigrateCauses, AnOlderRulesCauseIsGradedAgainAndTheFiguresKept) {
   EXPECT_FALSE(migrated(m.doc).changed());
 }
 
+// A label an older rule did not give (arrays partly in the cache) is given where the limit's
+// figures stay; a note of an excess it lacks is still marked as migrate's.
+TEST(MigrateCauses, ALabelTheRunLackedIsGivenAndItsFiguresKept) {
+  json c = ceilings(true);
+  c["cache"] = nullptr;
+  c["roofs"]["cpu_bw_triad_1"] = {{"value", 10e9}, {"unit", "bytes/s"}, {"method", "measured"}, {"threads", 1}};
+  c["roofs"]["cpu_llc_bytes"] = {{"value", 1e6}, {"unit", "bytes"}, {"method", "measured"}, {"threads", 1}};
+  json triad = triad_record(nullptr);
+  triad["work"] = {{"samples", 0.0}, {"bytes", 2.4e7}, {"flops", 0.0}, {"footprint_bytes", 2e6}};
+  triad["rate"] = {{"bytes_per_s", 12e9}};  // above the one-thread roof
+  const json today = record_limit(read_record(triad), c);
+  ASSERT_TRUE(today.contains("residency") && today.contains("above_roof")) << today.dump();
+  triad["limit"] = today;
+  triad["limit"].erase("residency");
+  triad["limit"].erase("above_roof");
+  const Migration m = migrated(run_of(json::array({triad}), c, kResultsSchema));
+  EXPECT_EQ(m.causes_graded, 1);
+  EXPECT_EQ(m.roof_notes_added, 1);
+  const json& limit = m.doc["records"][0]["limit"];
+  EXPECT_EQ(limit["residency"], today["residency"]);
+  EXPECT_EQ(limit["fraction"], today["fraction"]);
+  EXPECT_TRUE(has(limit["above_roof"].get<std::string>(), "(graded by parlab migrate)")) << limit.dump();
+}
+
 // A run in rounds is given its pooled figures, and left alone once it holds this build's.
 TEST(MigrateRounds, ARunInRoundsIsPooledOnce) {
   json a = triad_record(triad_limit(0.5)), b = a;

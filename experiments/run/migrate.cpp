@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <ostream>
 #include <sstream>
 #include <string_view>
@@ -71,11 +72,32 @@ bool add_spread(json& r) {
   return true;
 }
 
-// Each record's causes as this parlab's rules give them from the record's own measurements, where
-// an older rule gave another (worker_causes.hpp, limit.cpp): its workers' `cause`, and its limit's
-// in-core `below`. Only the text: where grading the record again against its run's ceilings
-// would move its roof, its share of it or its in-core bound (a rule of roof choice or residency
-// changed since, or its kernel is one this build does not know), its limit is left as it is.
+// The figures of a limit block: every number, flag and null in it by its path, and the roof and
+// unit it names. What else it holds is text (a cause, a label, a note).
+void figures_of(const json& j, const std::string& path, std::map<std::string, json>& out) {
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) {
+      if (v.is_string() && k != "roof" && k != "unit") continue;
+      figures_of(v, path + "/" + k, out);
+    }
+  } else if (j.is_array()) {
+    for (std::size_t i = 0; i < j.size(); ++i) figures_of(j[i], path + "/" + std::to_string(i), out);
+  } else {
+    out[path] = j;
+  }
+}
+std::map<std::string, json> figures_of(const json& limit) {
+  std::map<std::string, json> out;
+  figures_of(limit, "", out);
+  return out;
+}
+
+// Each record's causes and labels as this parlab's rules give them from the record's own
+// measurements and its run's ceilings, where an older rule gave others (worker_causes.hpp,
+// limit.cpp): its workers' `cause`, and its `limit` where grading it again gives every figure
+// the same (its roof, value, share, interval and in-core bound) and only its text differs (the
+// in-core cause, a residency label, a note). Where a figure would move (a rule of roof choice or
+// residency changed since, or the kernel is one this build does not know), the limit is left.
 void grade_causes(std::vector<Record>& records, const json& doc, Migration& m) {
   const json context = doc.value("context", json::object());
   for (Record& r : records) {
@@ -85,23 +107,19 @@ void grade_causes(std::vector<Record>& records, const json& doc, Migration& m) {
         ++m.causes_graded;
       }
     }
-    if (r.status != RecordStatus::ok || !r.limit.is_object() || !r.limit.contains("incore")) continue;
-    const json again = graded_limit(r, context);
-    const json& was = r.limit["incore"];
-    const auto now = again.is_object() ? again.find("incore") : again.end();
-    const auto held = [](const json& a, const json& b, const char* key) {
-      return a.is_object() && b.is_object() && a.value(key, json()) == b.value(key, json());
+    if (r.status != RecordStatus::ok || !r.limit.is_object()) continue;
+    json again = graded_limit(r, context);
+    if (!again.is_object() || figures_of(again) != figures_of(r.limit)) continue;
+    // The notes of an excess stay the record's own; one it lacks is added by grade_excess, which
+    // says that parlab migrate added it.
+    const auto keep_note = [](json& to, const json& from, const char* key) {
+      to.erase(key);
+      if (from.contains(key)) to[key] = from[key];
     };
-    if (now == again.end() || !held(again, r.limit, "roof") || !held(again, r.limit, "fraction") ||
-        !held(*now, was, "value") || !held(*now, was, "fraction")) {
-      continue;
-    }
-    if (now->value("below", json()) != was.value("below", json())) {
-      if (now->contains("below")) {
-        r.limit["incore"]["below"] = (*now)["below"];
-      } else {
-        r.limit["incore"].erase("below");
-      }
+    keep_note(again, r.limit, "above_roof");
+    if (again.contains("incore") && r.limit.contains("incore")) keep_note(again["incore"], r.limit["incore"], "above");
+    if (again != r.limit) {
+      r.limit = std::move(again);
       ++m.causes_graded;
     }
   }

@@ -25,7 +25,7 @@ struct Migration {
   int spreads_added = 0;        // records given the whole spread of their repetitions
   int roof_notes_added = 0;     // records above their roof given limit.above_roof
   int incore_notes_added = 0;   // records above their in-core bound given limit.incore.above
-  int causes_graded = 0;        // causes (workers.cause, limit.incore.below) an older rule gave, graded again
+  int causes_graded = 0;        // causes and labels an older rule gave (workers.cause, limit's text), graded again
   int paths_made_portable = 0;  // paths of the writing machine replaced (io/portable_paths.hpp)
   int rounds_pooled = 0;        // measurements of a run in rounds given (or given again) their pooled figures
   bool changed() const {
