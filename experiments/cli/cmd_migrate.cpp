@@ -61,7 +61,8 @@ int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, 
            << m.families_added << " record(s) given their family, " << m.families_renamed << " renamed, "
            << m.footprints_added << " given their footprint, " << m.spreads_added << " their spread, "
            << m.roof_notes_added << " given their above-roof note, " << m.incore_notes_added
-           << " their above-in-core-bound note; " << m.causes_graded << " cause(s) or label(s) graded again; " << m.rounds_pooled << " measurement(s) of rounds pooled; "
+           << " their above-in-core-bound note; " << m.causes_graded << " cause(s) or label(s) graded again; "
+           << m.rounds_pooled << " measurement(s) of rounds pooled; "
            << m.paths_made_portable << " path(s) made portable";
       if (g_interrupted.load()) break;  // not started: left as it was
       if (!dry_run) write_results_file(file, m.doc);

@@ -145,13 +145,6 @@ std::string workers_fault(const json& w) {
 }
 
 
-json rates_json(const RecordRates& r) {
-  json j = json::object();
-  if (r.samples_per_s) j["samples_per_s"] = *r.samples_per_s;
-  if (r.bytes_per_s) j["bytes_per_s"] = *r.bytes_per_s;
-  if (r.flops_per_s) j["flops_per_s"] = *r.flops_per_s;
-  return j;
-}
 
 void add_times(json& j, const RecordTimes& t) {
   j["inner"] = t.inner;
@@ -331,6 +324,26 @@ std::optional<RecordStatus> record_status_from_name(std::string_view name) {
   return std::nullopt;
 }
 
+RecordRates rates_of(const WorkCount& work, double median_s) {
+  RecordRates rate;
+  if (!(median_s > 0)) return rate;
+  const auto per_s = [median_s](double count) {
+    return std::isfinite(count) && count > 0 ? std::optional<double>(count / median_s) : std::nullopt;
+  };
+  rate.samples_per_s = per_s(work.samples);
+  rate.bytes_per_s = per_s(work.bytes);
+  rate.flops_per_s = per_s(work.flops);
+  return rate;
+}
+
+json to_json(const RecordRates& r) {
+  json j = json::object();
+  if (r.samples_per_s) j["samples_per_s"] = *r.samples_per_s;
+  if (r.bytes_per_s) j["bytes_per_s"] = *r.bytes_per_s;
+  if (r.flops_per_s) j["flops_per_s"] = *r.flops_per_s;
+  return j;
+}
+
 json to_json(const Record& r) {
   json j = to_json(r.spec);
   // An MPI record's ranks: as planned, else as its job had them.
@@ -343,7 +356,7 @@ json to_json(const Record& r) {
   j["status"] = to_string(r.status);
   if (!r.reason.empty()) j["reason"] = r.reason;
   if (r.times) add_times(j, *r.times);
-  if (r.rate) j["rate"] = rates_json(*r.rate);
+  if (r.rate) j["rate"] = to_json(*r.rate);
   if (r.work) {
     j["work"] = {{"samples", r.work->samples}, {"bytes", r.work->bytes}, {"flops", r.work->flops}};
     if (r.footprint_bytes) j["work"]["footprint_bytes"] = *r.footprint_bytes;

@@ -46,6 +46,10 @@ struct RecordTimes {
 struct RecordRates {
   std::optional<double> samples_per_s, bytes_per_s, flops_per_s;
 };
+// The rates of `work` done in `median_s` seconds: each count that is finite and positive over the
+// time; none where the time is not positive. The runner's rule, and pooled rounds' (pool_rounds).
+RecordRates rates_of(const WorkCount& work, double median_s);
+nlohmann::json to_json(const RecordRates& r);
 
 struct RecordVerdict {
   bool pass = false;

@@ -293,20 +293,8 @@ json pool_rounds(const std::vector<Record>& records, const json& context) {
     pooled.times->time_s = s;
     pooled.times->unstable = unstable;
     pooled.times->inner = static_cast<long>(inner);
-    json rate = json::object();
-    RecordRates rates;
-    if (pooled.work) {
-      const auto per_s = [&](double work, const char* name, std::optional<double>& to) {
-        if (!finite_positive(work)) return;
-        to = work / s.median;
-        rate[name] = *to;
-      };
-      per_s(pooled.work->samples, "samples_per_s", rates.samples_per_s);
-      per_s(pooled.work->bytes, "bytes_per_s", rates.bytes_per_s);
-      per_s(pooled.work->flops, "flops_per_s", rates.flops_per_s);
-    }
-    entry["rate"] = rate;
-    pooled.rate = rates;
+    pooled.rate = pooled.work ? rates_of(*pooled.work, s.median) : RecordRates{};
+    entry["rate"] = to_json(*pooled.rate);
     std::vector<RoundWorkers> round_workers;
     for (std::size_t k = 0; k < idx.size() && records[idx[k]].workers; ++k) {
       round_workers.push_back({*records[idx[k]].workers, *reps_of(records[idx[k]]), runs[k]});
@@ -315,7 +303,6 @@ json pool_rounds(const std::vector<Record>& records, const json& context) {
     if (round_workers.size() == idx.size()) workers = pool_workers(round_workers);
     pooled.workers = workers;
     if (workers && workers->accounting && workers->count > 1) pooled.workers->cause = worker_shortfall(pooled);
-    pooled.limit = nullptr;
     if (json limit = graded_limit(pooled, context); !limit.is_null()) entry["limit"] = std::move(limit);
     if (pooled.workers) entry["workers"] = to_json(*pooled.workers);
     out.push_back(std::move(entry));

@@ -528,14 +528,7 @@ RecordTimes times_of(const RepTimes& t, long inner) {
 // Rates from the median time; the work, with what the workload's arrays occupy (the
 // catalogue's host words): the x axis of a bandwidth figure, which marks the caches they fit in.
 void add_rates_and_work(Record& r, const WorkCount& work, const MeasurementSpec& s) {
-  const double median = r.times->time_s.median;
-  RecordRates rate;
-  if (median > 0) {
-    if (work.samples > 0) rate.samples_per_s = work.samples / median;
-    if (work.bytes > 0) rate.bytes_per_s = work.bytes / median;
-    if (work.flops > 0) rate.flops_per_s = work.flops / median;
-  }
-  r.rate = rate;
+  r.rate = rates_of(work, r.times->time_s.median);
   r.work = work;
   if (const double footprint = kernel_host_bytes(s.problem.kernel, s.problem.precision, s.problem.size, s.problem.size_y); footprint > 0) {
     r.footprint_bytes = footprint;
