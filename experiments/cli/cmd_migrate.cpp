@@ -9,6 +9,7 @@
 #include "experiments/io/interrupt.hpp"
 #include "experiments/io/portable_paths.hpp"
 #include "experiments/io/read.hpp"
+#include "experiments/io/terminal.hpp"
 #include "experiments/io/text.hpp"
 #include "experiments/run/migrate.hpp"
 #include "experiments/run/runner.hpp"
@@ -66,7 +67,9 @@ int cmd_migrate(const Registry& registry, const std::vector<std::string>& runs, 
            << m.paths_made_portable << " path(s) made portable";
       if (g_interrupted.load()) break;  // not started: left as it was
       if (!dry_run) write_results_file(file, m.doc);
-      out << run << ": " << (dry_run ? "would migrate (dry run): " : "migrated: ") << what.str() << "\n";
+      // Wrapped to the terminal, as every line parlab prints: the counts run past any width.
+      out << hanging(run + ": " + (dry_run ? "would migrate (dry run): " : "migrated: "), what.str(), terminal_width())
+          << "\n";
     } catch (const Error& e) {  // bad input, or a file that cannot be written: 2 either way
       err << "parlab: migrate: " << e.what() << " (left as it was)\n";
       code = kExitUsage;

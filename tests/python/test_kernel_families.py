@@ -104,8 +104,9 @@ def test_migrate_gives_old_records_their_family_and_footprint_from_the_catalogue
 
     res = migrate(parlab_bin, run)
     assert res.returncode == 0, res.stderr
+    said = " ".join(res.stdout.split())  # wrapped to the terminal's width
     assert "parlab-results/1 -> parlab-results/5; 3 record(s) given their family, 1 renamed, 2 given their footprint" \
-        in res.stdout, res.stdout
+        in said, res.stdout
     # Each measured record is given the whole spread of its repetitions (schema 3).
     n_measured = sum(r.get("status") == "ok" and bool(r.get("reps_s")) for r in json.loads(before)["records"])
     assert f", {n_measured} their spread" in res.stdout, res.stdout
