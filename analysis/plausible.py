@@ -21,8 +21,13 @@ backend's 1-worker record) and the run's context:
 A mark says "look again", not "wrong": the record keeps its numbers."""
 from __future__ import annotations
 
+from analysis.spread import UNSTABLE_CV
+
 SUPERLINEAR = 1.1  # a speedup over this many times the workers is marked
 ONE_WORKER = 1.2   # a 1-worker record over this many times serial is marked
+
+# The table's `!`: a record whose repetitions (or rounds) disagree, its `unstable`.
+UNSTABLE = f"unstable: CV over {UNSTABLE_CV:.0%}; measure again with more --reps or --rounds"
 
 RULES = {
     "?": "implausible: a speedup above the CPUs used (over {sl:.1f}x the workers, or a 1-worker record over "
@@ -87,13 +92,14 @@ def marks(row: dict) -> str:
 
 
 def implausible(doc: dict, rows: list) -> list[dict]:
-    """Every marked row as {what, marks, why}: the report's list."""
-    out = []
+    """The report's list of results to look at again: each mark once, `!` (unstable) first, as
+    {marks: the mark, why: its rule, records: [{what: the marked row's name, reason: its own
+    reason or None}]}: a `~` record's own reason (its runner's measurement), since each differs."""
+    groups = {}
     for x in rows:
-        m = x.get("plausible", "")
-        if m:
-            out.append({"what": f"{x['backend']} {x['kernel']} t={x['threads']}" +
-                                (f" ranks={x['ranks']}" if x.get("ranks") else "") +
-                                (f" speedup {x['speedup']:.2f}x" if x.get("speedup") is not None else ""),
-                        "marks": m, "why": "; ".join(shared(x) if c == "~" else RULES[c] for c in m)})
-    return out
+        what = (f"{x['backend']} {x['kernel']} t={x['threads']}" + (f" ranks={x['ranks']}" if x.get("ranks") else "")
+                + (f" speedup {x['speedup']:.2f}x" if x.get("speedup") is not None else ""))
+        for c in ("!" if x.get("unstable") else "") + x.get("plausible", ""):
+            groups.setdefault(c, []).append({"what": what, "reason": shared(x) if c == "~" else None})
+    return [{"marks": c, "why": UNSTABLE if c == "!" else RULES[c], "records": groups[c]}
+            for c in ("!", "?", "~", "^") if c in groups]

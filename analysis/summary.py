@@ -223,9 +223,13 @@ def summary_html(summary: dict) -> str:
         parts.append("<p>Every measured result passed its validation.</p>")
     doubtful = summary.get("implausible") or []
     if doubtful:
-        parts.append(f"<h3 class='warn'>{len(doubtful)} result(s) to look at again</h3><table>"
-                     + "".join(f"<tr><td class='l'>{e(p['what'])}</td><td>{e(p['marks'])}</td>"
-                               f"<td class='l'>{e(p['why'])}</td></tr>" for p in doubtful) + "</table>")
+        # Each mark's reason once, with its records; a record under two marks is counted once.
+        names = {r["what"] for p in doubtful for r in p["records"]}
+        rows = ["<br>".join(e(r["what"] + (f": {r['reason']}" if r["reason"] else "")) for r in p["records"])
+                for p in doubtful]
+        parts.append(f"<h3 class='warn'>{len(names)} result(s) to look at again</h3><table>"
+                     + "".join(f"<tr><td>{e(p['marks'])}</td><td class='l'>{e(p['why'])}</td>"
+                               f"<td class='l'>{r}</td></tr>" for p, r in zip(doubtful, rows)) + "</table>")
     if unavailable:
         parts.append(f"<details><summary>{len(unavailable)} backend(s) unavailable here, with the reason</summary><table>"
                      + "".join(f"<tr><td class='l'>{e(p['what'])}</td><td class='l'>{e(p['reason'])}</td></tr>"

@@ -16,7 +16,7 @@ from analysis.records import processor_of, ranks_of, rate_of
 from analysis.roofs import roof_share
 from analysis.share_interval import reads_above, share_cell, share_interval
 from analysis.spread import UNSTABLE_CV, rate_band
-from analysis.plausible import NOT_MEASURED, OWN_PROCESSES, RULES, marks, unmeasured_why
+from analysis.plausible import NOT_MEASURED, OWN_PROCESSES, RULES, UNSTABLE, marks, unmeasured_why
 from analysis.terminal import hanging, terminal_width
 from analysis.untrusted import markdown_cell, one_line, plain_strings
 from analysis.writer import csv_text, json_text
@@ -163,8 +163,7 @@ def render_table(doc: dict, width: int) -> str:
             lines += hanging("roof ", "(low–high): its share from its slower quartile against the highest roof "
                                       "measured in the run to its faster against the lowest", width)
         if unstable:
-            lines += hanging("! ", f"unstable: CV over {UNSTABLE_CV:.0%}; measure again with more --reps or "
-                                   "--rounds", width)
+            lines += hanging("! ", UNSTABLE, width)
         # The footer lines wrap, as every other line does: nothing of a rule is cut.
         for m in sorted(seen_marks):
             lines += hanging(f"{m} ", RULES[m], width)

@@ -63,7 +63,7 @@ def test_the_shared_mark_is_the_records_own_measurement_not_the_load_at_the_star
     assert row_of(d, "pool", 2)["plausible"] == ""
     assert row_of(d, "pool", 4)["plausible"] == "~"
     (listed,) = run_summary(d)["implausible"]
-    assert listed["marks"] == "~" and listed["why"] == why
+    assert listed["marks"] == "~" and listed["records"] == [{"what": "pool pi t=4 speedup 3.64x", "reason": why}]
 
 
 def test_a_record_that_measured_no_other_work_gets_no_mark_and_the_footer_says_so():
@@ -128,6 +128,21 @@ def test_the_table_marks_them_and_says_each_rule_once():
 def test_no_rule_met_no_footer():
     text = render(doc_of([record(0, "serial", 1, 8.0), record(1, "pool", 2, 4.1)]), "table", 100)
     assert "implausible" not in text and "shared its CPUs" not in text
+
+
+def test_the_report_lists_each_marks_reason_once_with_its_records():
+    # Two records over the CPUs they used and one whose repetitions disagree: one line per mark.
+    unstable = record(3, "tbb", 2, 4.0)
+    unstable["unstable"] = "CV 30% over 10%"
+    d = doc_of([record(0, "serial", 1, 8.0), record(1, "pool", 2, 8.0 / 2.7), record(2, "pool", 4, 8.0 / 5.0),
+                unstable])
+    listed = run_summary(d)["implausible"]
+    assert [p["marks"] for p in listed] == ["!", "?"]
+    assert [r["what"].split(" speedup")[0] for r in listed[1]["records"]] == ["pool pi t=2", "pool pi t=4"]
+    assert [r["what"].split(" speedup")[0] for r in listed[0]["records"]] == ["tbb pi t=2"]
+    page = summary_html(run_summary(d))
+    assert "3 result(s) to look at again" in page
+    assert page.count("implausible: a speedup above the CPUs used") == 1 and page.count("unstable: CV over") == 1
 
 
 def test_the_report_lists_them():
